@@ -1,0 +1,71 @@
+"""Secrets as a type, and the one redactor every message, log line and trace goes through."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from urllib.parse import quote, quote_plus
+
+REDACTED = "[redacted-oauth-token]"
+
+_BEARER = re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/=-]+")
+
+
+class Secret:
+    """A token value that never prints: repr, str and format all show the placeholder."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return REDACTED
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return REDACTED
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+    def __reduce__(self):  # pickling would write the value somewhere: refuse
+        raise TypeError("Secret values cannot be pickled")
+
+
+def _forms(value: str) -> Iterable[str]:
+    """Every spelling under which a token can appear in text."""
+    yield value
+    yield quote(value, safe="")
+    yield quote_plus(value)
+    yield json.dumps(value)[1:-1]
+
+
+def redact(text: str, secrets: Iterable[Secret | str] = ()) -> str:
+    """Replace every known secret (raw, URL-encoded, JSON-escaped) and any `Bearer …`."""
+    values = sorted(
+        {s.reveal() if isinstance(s, Secret) else s for s in secrets if s},
+        key=len,
+        reverse=True,
+    )
+    for value in values:
+        if len(value) < 8:  # too short to be a token; replacing would shred normal text
+            continue
+        for form in _forms(value):
+            if form:
+                text = text.replace(form, REDACTED)
+    return _BEARER.sub("Bearer " + REDACTED, text)
+
+
+def redact_then_truncate(text: str, limit: int, secrets: Iterable[Secret | str] = ()) -> str:
+    """Redact first, then cut: a cut never leaves half a token behind."""
+    clean = redact(text, secrets)
+    return clean if len(clean) <= limit else clean[:limit] + "…"

@@ -1,0 +1,1 @@
+"""The Design pipeline: the MCP session, the live catalogue, permissions, result mapping."""

@@ -1,0 +1,1 @@
+"""The notebook layer: parse the magic line, call the pipeline, render. Widgets live here."""

@@ -1,0 +1,1 @@
+"""The Projects pipeline: five methods bound to the attached Project, on two transports."""

@@ -1,0 +1,57 @@
+"""The reference service's SQLite database: one file under --data-dir, WAL mode.
+
+Each storage module (`projects_store`, `design_store`, ...) owns its tables and passes
+its schema to `Database.migrate`. Connections are per thread; `transaction()` is the
+only way to write, so a failed request stores nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class Database:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        with self.transaction() as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any exception."""
+        conn = self._conn()
+        if conn.in_transaction:  # nested use joins the outer transaction
+            yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    def read(self) -> sqlite3.Connection:
+        """A connection for reads outside a transaction."""
+        return self._conn()
+
+    def migrate(self, schema_sql: str) -> None:
+        conn = self._conn()
+        conn.executescript(schema_sql)

@@ -1,0 +1,95 @@
+"""One capped exchange: send a request, read at most `max_bytes` of identity-encoded body
+within a total deadline, and hand back an `Answer`. Every client in the package reads
+answers through `send`, so caps, deadlines and encoding rules live in one place."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json as jsonlib
+from typing import Any
+
+import httpx
+
+from ..errors import DeadlineExceeded, ResponseTooLarge, TransportError
+
+#: headers every client sends (the session's httpx client is built with them)
+BASE_HEADERS = {"Accept-Encoding": "identity", "User-Agent": "jupyter-design-projects/0.1"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    action: str
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+    def json(self) -> Any:
+        """The body as JSON; a malformed body is a TransportError that never echoes it."""
+        try:
+            return jsonlib.loads(self.body)
+        except ValueError:
+            raise TransportError(self.action, f"the answer (HTTP {self.status}) is not JSON") from None
+
+    def text(self, limit: int = 2000) -> str:
+        return self.body[:limit].decode("utf-8", "replace")
+
+
+def make_client(
+    *, auth: httpx.Auth | None = None, transport: httpx.AsyncBaseTransport | None = None,
+    event_hooks: dict | None = None,
+) -> httpx.AsyncClient:
+    """The one long-lived client of a session: no redirects, identity encoding."""
+    return httpx.AsyncClient(
+        auth=auth,
+        transport=transport,
+        follow_redirects=False,
+        headers=BASE_HEADERS,
+        timeout=httpx.Timeout(60.0),
+        event_hooks=event_hooks or {},
+    )
+
+
+async def send(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    action: str,
+    max_bytes: int,
+    deadline_s: float,
+    json: Any = None,
+    headers: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
+) -> Answer:
+    """Send and read the answer under a byte cap and a total deadline (not a read timeout:
+    a slow drip is cut at the deadline)."""
+    try:
+        async with asyncio.timeout(deadline_s):
+            request = client.build_request(method, url, json=json, headers=headers, params=params)
+            response = await client.send(request, stream=True)
+            try:
+                encoding = response.headers.get("content-encoding", "identity").lower()
+                if encoding not in ("", "identity"):
+                    raise TransportError(action, f"the answer is {encoding}-encoded; asked for identity")
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > max_bytes:
+                    raise ResponseTooLarge(action, max_bytes)
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_raw():
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise ResponseTooLarge(action, max_bytes)
+                    chunks.append(chunk)
+            finally:
+                await response.aclose()
+    except TimeoutError:
+        raise DeadlineExceeded(action, deadline_s) from None
+    except httpx.HTTPError as exc:
+        raise TransportError(action, f"{type(exc).__name__} talking to the service") from None
+    return Answer(response.status_code, response.headers, b"".join(chunks), action)
