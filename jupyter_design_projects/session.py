@@ -1,0 +1,229 @@
+"""A Session: the one background event loop, the one httpx client, the credential manager,
+and the Design and Projects clients of one notebook (or script), opened and closed together.
+
+    session = Session.open(Settings.resolve(os.environ))
+    info = session.run(session.projects.info())
+    session.close()
+
+With no service configured, `open` starts the embedded reference service first and says
+so in `banner`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .settings import Settings
+
+T = TypeVar("T")
+
+BANNER = (
+    "Using the offline reference service at {base_url} (embedded, demo data, no account). "
+    "Set JDP_API_BASE_URL to use another service."
+)
+
+
+def user_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("jupyter-design-projects"))
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        data_dir: Path | None = None,
+        can_ask: Callable[[], bool] = lambda: False,
+        progress: Callable[[str, int, int | None], None] | None = None,
+        embedded: Any = None,
+    ) -> None:
+        from .transport.loop import BackgroundLoop
+
+        self.settings = settings
+        self.data_dir = data_dir or user_data_dir()
+        self.embedded = embedded
+        self.banner: str | None = (
+            BANNER.format(base_url=settings.api_base_url) if embedded is not None else None
+        )
+        self._can_ask = can_ask
+        self._progress = progress
+        self.loop = BackgroundLoop()
+        self.temp_dir = Path(tempfile.mkdtemp(prefix="jdp-session-"))
+        os.chmod(self.temp_dir, 0o700)
+        self._closed = False
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        data_dir: Path | None = None,
+        can_ask: Callable[[], bool] = lambda: False,
+        progress: Callable[[str, int, int | None], None] | None = None,
+    ) -> Session:
+        """Open a session; start the embedded reference service when none is configured."""
+        data_dir = data_dir or user_data_dir()
+        embedded = None
+        if settings.embedded:
+            from .embedded import start_embedded
+
+            embedded = start_embedded(data_dir / "reference-service")
+            settings = Settings.resolve(
+                {},
+                {
+                    **{k: v for k, v in vars(settings).items() if k != "session_jwt"},
+                    "api_base_url": embedded.base_url,
+                    "web_base_url": embedded.base_url,
+                    "oauth_token_url": embedded.base_url + "/v1/oauth/token",
+                    "oauth_authorize_url": embedded.base_url + "/oauth/authorize",
+                    "org_uuid": settings.org_uuid or embedded.org_uuid,
+                    "project_uuid": settings.project_uuid or embedded.project_uuid,
+                    "credentials_file": settings.credentials_file or embedded.credentials_file,
+                    "session_jwt": settings.session_jwt,
+                },
+            )
+        return cls(settings, data_dir=data_dir, can_ask=can_ask, progress=progress,
+                   embedded=embedded)
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run a coroutine on the session's loop and wait for it (scripts and magics)."""
+        return self.loop.run(coro, timeout=timeout)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        return self.loop.submit(coro)
+
+    # ------------------------------------------------------------------ parts
+
+    @cached_property
+    def trace(self):
+        from .transport.trace import HttpTrace
+
+        return HttpTrace(self.settings.http_trace, self._secrets)
+
+    def _secrets(self):
+        cred = self.credentials.current()
+        out = []
+        if cred is not None:
+            out.append(cred.access_token)
+            if cred.refresh_token is not None:
+                out.append(cred.refresh_token)
+        if self.settings.session_jwt is not None:
+            out.append(self.settings.session_jwt)
+        return out
+
+    @cached_property
+    def credentials(self):
+        from .transport.credential_manager import CredentialManager
+        from .transport.credentials import open_store
+        from .transport.oauth import OAuthClient
+
+        store = open_store(self.settings.credentials_file or None, self.data_dir)
+        oauth = OAuthClient(
+            self._oauth_http,
+            self.settings.oauth_token_url,
+            self.settings.oauth_authorize_url,
+            self.settings.oauth_client_id,
+        )
+        lock_dir = self.data_dir
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        return CredentialManager(
+            store,
+            oauth,
+            client_id=self.settings.oauth_client_id,
+            lock_path=lock_dir / "credentials.lock",
+            clock_ms=lambda: int(time.time() * 1000),
+        )
+
+    @cached_property
+    def _oauth_http(self):
+        """A client with no auth at all: the token endpoint never sees a bearer."""
+        from .transport.http import make_client
+
+        return make_client(event_hooks=self.trace.event_hooks())
+
+    @cached_property
+    def http(self):
+        from .transport.auth import BearerAuth
+        from .transport.http import make_client
+
+        auth = BearerAuth(self.credentials, self.settings.allowed_origins)
+        return make_client(auth=auth, event_hooks=self.trace.event_hooks())
+
+    @cached_property
+    def design(self):
+        from .design.client import DesignClient
+
+        return DesignClient(self.http, self.settings, can_ask=self._can_ask,
+                            clock_ms=lambda: int(time.time() * 1000))
+
+    @cached_property
+    def journal(self):
+        from .projects.journal import Journal
+
+        return Journal(self.data_dir / "journal.sqlite3")
+
+    @cached_property
+    def projects(self):
+        from .projects.client import ProjectsClient
+
+        return ProjectsClient(
+            self.http,
+            self.settings,
+            ensure_scopes=lambda: self.credentials.ensure_project_scopes(
+                policy_allows=self.settings.allow_projects_tool
+            ),
+            temp_dir=self.temp_dir,
+            journal=self.journal,
+            progress=self._progress,
+        )
+
+    # ------------------------------------------------------------------ login
+
+    def login_begin(self):
+        """Start the authorization-code flow: returns (url to open, attempt)."""
+        attempt = self.credentials.begin_login()
+        return attempt.url, attempt
+
+    def login_finish(self, attempt, pasted: str) -> None:
+        self.run(self.credentials.finish_login(attempt, pasted))
+
+    # ------------------------------------------------------------------ closing
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            for name in ("design", "projects"):
+                client = self.__dict__.get(name)
+                if client is not None and hasattr(client, "close"):
+                    self.run(client.close(), timeout=10)
+            for name in ("http", "_oauth_http"):
+                client = self.__dict__.get(name)
+                if client is not None:
+                    self.run(client.aclose(), timeout=10)
+        finally:
+            self.loop.close()
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            if self.embedded is not None:
+                self.embedded.stop()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
