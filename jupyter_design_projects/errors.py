@@ -17,6 +17,9 @@ magic boundary and nowhere else.
     ├── AuthError(reason)                          no usable credential (second 401, no login)
     │   └── ScopeExpansionFailed(reason)           Projects scopes could not be added
     ├── CredentialStoreError(store, reason)        the credential could not be read or saved
+    ├── SessionClosed(what)                        the background loop / session was closed
+    ├── ServiceStartFailed(reason, log_tail)       the embedded reference service did not start
+    ├── BadCommand(command, reason)                a magic line that does not parse
     ├── DesignError
     │   ├── DesignRpcError(operation, code, message)       a JSON-RPC error answer
     │   ├── HandshakeCancelled()                   design_tool_shared_handshake_cancelled
@@ -25,8 +28,10 @@ magic boundary and nowhere else.
     │   ├── NeedsConsent()                         HTTP 403 needs_consent
     │   ├── NeedsProjectGrant(project_id, prompt)  HTTP 403 needs_project_grant
     │   ├── GrantIneligible(project_id)            POST grants answered 404
+    │   ├── DesignApiError(action, status)         a Design REST route answered otherwise
     │   ├── PermissionDenied(operation, reason)    a person said no, or nobody could answer
-    │   └── AwaitingApproval(operation)            a pending outcome was read too early
+    │   ├── AwaitingApproval(operation)            a pending outcome was read too early
+    │   └── ApprovalClosed(operation)              a card that was already answered
     └── ProjectsError
         ├── ProjectsApiError(action, status, body) a non-2xx answer of the Projects API
         ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
@@ -35,7 +40,9 @@ magic boundary and nowhere else.
         ├── KnowledgeBudgetExceeded(knowledge_size, estimate, max_knowledge_size)
         ├── UploadRejected(local_path, rule)       the local_path guard refused the file
         ├── DownloadFailed(file_uuid, reason)      e.g. reported vs decoded size mismatch
-        └── ReplaceIncomplete(path, deleted_doc_uuid, cause)   delete done, create failed
+        ├── ReplaceIncomplete(path, deleted_doc_uuid, cause)   delete done, create failed
+        ├── InvalidProjectsArgument(method, field, rule)   e.g. search n outside 1–15
+        └── MalformedProjectsAnswer(action, reason)        a 2xx answer of the wrong shape
 """
 
 from __future__ import annotations
@@ -427,4 +434,90 @@ class ReplaceIncomplete(ProjectsError):
             path=path,
             deleted_doc_uuid=deleted_doc_uuid,
             cause=cause,
+        )
+
+
+class InvalidProjectsArgument(ProjectsError):
+    kind = "invalid_projects_argument"
+
+    def __init__(self, method: str, field: str, rule: str) -> None:
+        super().__init__(
+            f"Projects {method}: argument {field!r} {rule}.", method=method, field=field,
+            rule=rule,
+        )
+
+
+class MalformedProjectsAnswer(ProjectsError):
+    kind = "malformed_projects_answer"
+
+    def __init__(self, action: str, reason: str) -> None:
+        super().__init__(
+            f"Projects {action}: the service's answer {reason}; nothing was saved locally.",
+            action=action,
+            reason=reason,
+        )
+
+
+# ---------------------------------------------------------------- notebook
+
+
+class BadCommand(JdpError):
+    """A `%design` / `%project` line that does not parse; `command` is the subcommand."""
+
+    kind = "bad_command"
+
+    def __init__(self, command: str, reason: str) -> None:
+        where = f"%{command}" if command else "the magic"
+        super().__init__(f"{where}: {reason} (add --help for usage).", command=command,
+                         reason=reason)
+
+
+class ApprovalClosed(DesignError):
+    kind = "approval_closed"
+
+    def __init__(self, operation: str) -> None:
+        super().__init__(
+            f"The approval card for Design {operation} was already answered.",
+            operation=operation,
+        )
+
+
+# ---------------------------------------------------------------- the embedded service
+
+
+class ServiceStartFailed(JdpError):
+    """The embedded reference service did not start. `reason`: exited | timeout | bad_line."""
+
+    kind = "service_start_failed"
+
+    def __init__(self, reason: str, log_tail: str = "") -> None:
+        detail = f"\n--- service log (last lines) ---\n{log_tail}" if log_tail else ""
+        super().__init__(
+            f"The offline reference service did not start ({reason}).{detail}",
+            reason=reason,
+            log_tail=log_tail,
+        )
+
+
+class DesignApiError(DesignError):
+    """A Design REST route (consent, grants) answered a status its contract does not name."""
+
+    kind = "design_api_error"
+
+    def __init__(self, action: str, status: int) -> None:
+        super().__init__(f"Design {action} failed with HTTP {status}.", action=action,
+                         status=status)
+
+
+# ---------------------------------------------------------------- session
+
+
+class SessionClosed(JdpError):
+    kind = "session_closed"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"The {what} is closed (the extension was unloaded); run `%load_ext "
+            "jupyter_design_projects` again.",
+            what=what,
         )

@@ -11,6 +11,12 @@ from typing import Any
 
 from .database import Database
 
+#: the one person of the reference service: the authorize page approves them, every token
+#: the service issues belongs to them
+DEMO_USER_ID = "5f0c2a9e-7d3b-4e61-9a8f-1c2d3e4f5a6b"
+DEMO_USER_EMAIL = "demo@acme-research.example"
+DEMO_USER_NAME = "Demo User"
+
 
 @dataclasses.dataclass(frozen=True)
 class ServiceConfig:

@@ -13,13 +13,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+#: small key/value facts about this data dir (seed markers, signing keys)
+META_SCHEMA = """
+CREATE TABLE IF NOT EXISTS service_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
 
 class Database:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._local = threading.local()
-        with self.transaction() as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
+        # outside a transaction: SQLite refuses to switch journal modes inside one
+        self._conn().execute("PRAGMA journal_mode=WAL")
+        self.migrate(META_SCHEMA)
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -55,3 +61,15 @@ class Database:
     def migrate(self, schema_sql: str) -> None:
         conn = self._conn()
         conn.executescript(schema_sql)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.read().execute("SELECT value FROM service_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row["value"]
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO service_meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )

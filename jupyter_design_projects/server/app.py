@@ -1,0 +1,131 @@
+"""The app factory of the reference service: one context, every route family, the ASGI
+wrappers (host check, body limit, faults, Design gate), envelope error handlers and the
+lifespan that runs the Design MCP session manager."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from . import (
+    design_gate,
+    design_mcp,
+    design_rest,
+    design_store,
+    faults,
+    oauth,
+    projects_api,
+    projects_store,
+    remote_session,
+    seed,
+)
+from .bodies import BodyLimit
+from .context import ServiceConfig, ServiceContext
+from .database import Database
+from .envelopes import STATUS_KINDS, ApiError, envelope, envelope_body, raw_envelope
+
+log = logging.getLogger("jupyter_design_projects.server")
+
+DB_FILE = "service.sqlite3"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "testserver"})
+
+
+def build_context(config: ServiceConfig) -> ServiceContext:
+    """Open (or create) the data dir's database, install the token authority and the fault
+    switches, and seed once if asked."""
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    ctx = ServiceContext(config=config, db=Database(config.data_dir / DB_FILE))
+    ctx.db.migrate(projects_store.SCHEMA)
+    ctx.db.migrate(design_store.SCHEMA)
+    oauth.install(ctx)
+    if config.faults:
+        faults.install(ctx)
+    if config.seed:
+        seed.seed(ctx, config.seed)
+    org_uuid, project_uuid = seed.demo_ids(ctx)
+    ctx.hooks["demo_org_uuid"], ctx.hooks["demo_project_uuid"] = org_uuid, project_uuid
+    return ctx
+
+
+def _host_of(value: str) -> str:
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class HostCheck:
+    """Answers requests whose Host is not loopback (or the configured host) with a 400
+    envelope: a browser page elsewhere cannot rebind a name to this service."""
+
+    def __init__(self, app: Any, config: ServiceConfig) -> None:
+        self.app = app
+        self.allowed = LOOPBACK_HOSTS | {config.host}
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if _host_of(host).lower() not in self.allowed:
+                status, headers, body = raw_envelope(400, "invalid_request_error",
+                                                     "Unexpected Host header.")
+                await send({"type": "http.response.start", "status": status,
+                            "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return envelope(exc)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    kind = STATUS_KINDS.get(exc.status_code, "invalid_request_error")
+    message = {404: "No such route.", 405: "Method not allowed on this route."}.get(
+        exc.status_code, str(exc.detail))
+    return JSONResponse(envelope_body(kind, message), status_code=exc.status_code,
+                        headers=exc.headers)
+
+
+async def _bug(request: Request, exc: Exception) -> Response:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(envelope_body("api_error", "Internal error in the reference service."),
+                        status_code=500)
+
+
+def create_app(config: ServiceConfig) -> Starlette:
+    """A fresh app (and MCP server) over the data dir; `app.state.ctx` is its context."""
+    ctx = build_context(config)
+    mcp_route, mcp_lifespan = design_mcp.build(ctx)
+    routes = (oauth.routes(ctx) + projects_api.routes(ctx) + remote_session.routes(ctx)
+              + design_rest.routes(ctx) + [mcp_route])
+    if ctx.faults is not None:
+        routes += faults.routes(ctx)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with mcp_lifespan():
+            yield
+
+    middleware = [Middleware(HostCheck, config=config),
+                  Middleware(BodyLimit, max_bytes=config.max_body_bytes)]
+    if ctx.faults is not None:
+        middleware.append(Middleware(faults.FaultMiddleware, ctx=ctx))
+    middleware.append(Middleware(design_gate.DesignGate, ctx=ctx))
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={ApiError: _api_error, HTTPException: _http_error, Exception: _bug},
+    )
+    app.state.ctx = ctx
+    return app

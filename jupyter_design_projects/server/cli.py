@@ -1,0 +1,119 @@
+"""The `jdp-server` command: parse flags, build the app, serve it with uvicorn on loopback,
+and print one JSON line (base_url, ids, credentials file, session token) once listening."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import uvicorn
+
+from . import oauth, remote_session, seed
+from .app import create_app
+from .context import ServiceConfig, ServiceContext
+
+CREDENTIALS_FILE = "client-credentials.json"
+STARTUP_DEADLINE_S = 60.0
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("jupyter-design-projects")) / "reference-service"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="jdp-server",
+        description="The jupyter-design-projects reference service (offline, loopback).")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--seed", choices=seed.SEEDS, default=None)
+    parser.add_argument("--faults", action="store_true",
+                        help="enable the /_faults routes (loopback clients only)")
+    parser.add_argument("--session-idle-timeout", type=float, default=1800.0,
+                        help="seconds before an idle MCP session expires")
+    parser.add_argument("--parent-pid", type=int, default=None,
+                        help="exit when this process is gone (the embedded client sets it)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error("--port must be 0-65535")
+    if args.session_idle_timeout <= 0:
+        parser.error("--session-idle-timeout must be positive")
+    return args
+
+
+def config_from(args: argparse.Namespace) -> ServiceConfig:
+    return ServiceConfig(data_dir=(args.data_dir or default_data_dir()).resolve(),
+                         host=args.host, port=args.port, seed=args.seed, faults=args.faults,
+                         session_idle_timeout=args.session_idle_timeout)
+
+
+def startup_info(ctx: ServiceContext, base_url: str) -> dict[str, Any]:
+    """What the startup line says; writes the first credential if there is no usable one."""
+    credentials = oauth.ensure_credential_file(ctx, ctx.config.data_dir / CREDENTIALS_FILE)
+    org_uuid, project_uuid = seed.demo_ids(ctx)
+    session_jwt = (remote_session.mint_token(ctx, org_uuid, project_uuid)
+                   if org_uuid and project_uuid else None)
+    return {"base_url": base_url, "org_uuid": org_uuid, "project_uuid": project_uuid,
+            "credentials_file": str(credentials), "session_jwt": session_jwt}
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+def _parent_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def serve(config: ServiceConfig, parent_pid: int | None = None) -> None:
+    app = create_app(config)
+    sock = _bind(config.host, config.port)
+    port = sock.getsockname()[1]
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
+                                           lifespan="on", timeout_graceful_shutdown=5))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STARTUP_DEADLINE_S
+    while not server.started and not task.done() and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    if not server.started:
+        server.should_exit = True
+        await task
+        raise SystemExit("jdp-server: the service did not start")
+    info = startup_info(app.state.ctx, f"http://{host}:{port}")
+    sys.stdout.write(json.dumps(info) + "\n")
+    sys.stdout.flush()
+    while not task.done():
+        if parent_pid is not None and not _parent_alive(parent_pid):
+            server.should_exit = True
+        await asyncio.wait({task}, timeout=1.0)
+    await task
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(config_from(args), parent_pid=args.parent_pid))
+    return 0

@@ -1,0 +1,153 @@
+"""The HTTP gate in front of the Design MCP endpoint: bearer and scope check (401), GET
+refused (405), and the flat 403s `needs_consent` / `needs_project_grant` answered before
+MCP sees a `tools/call`. A plain ASGI wrapper around the whole app: it buffers the POST
+body, peeks at the JSON-RPC `method` and `params.name`, and otherwise replays the body
+unchanged, with the caller's Principal put in the ASGI scope for the tool handlers."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from starlette.requests import Request
+
+from .context import Principal, ServiceContext
+from .design_errors import NotFound
+from .design_store import DesignStore
+
+MCP_PATH = "/v1/design/mcp"
+#: the ASGI scope key under which the gate leaves the authenticated Principal
+PRINCIPAL_KEY = "jdp.design.principal"
+DESIGN_SCOPES = frozenset({"user:design:read", "user:design:write"})
+#: holding this scope alone also admits a caller to Design
+MCP_SERVERS_SCOPE = "user:mcp_servers"
+WWW_AUTHENTICATE = 'Bearer scope="user:design:read user:design:write"'
+#: tokenless calls of these tools need a durable project grant
+GRANT_TOOLS = frozenset({"write_files", "create_support_js"})
+
+
+def has_design_scopes(principal: Principal | None) -> bool:
+    return principal is not None and (DESIGN_SCOPES <= principal.scopes
+                                      or MCP_SERVERS_SCOPE in principal.scopes)
+
+
+async def authenticate(ctx: ServiceContext, scope: Any) -> Principal | None:
+    """The caller per `ctx.authenticate` (sync or async), or None."""
+    if ctx.authenticate is None:
+        return None
+    principal = ctx.authenticate(Request(scope))
+    if inspect.isawaitable(principal):
+        principal = await principal
+    return principal
+
+
+def grant_prompt(project_name: str) -> str:
+    return (f'Allow Claude to edit any ordinary file in the Design project "{project_name}" '
+            "until you revoke it in Design settings? Deletes, copies, membership and sharing "
+            "changes will still ask each time.")
+
+
+class DesignGate:
+    def __init__(self, app: Any, ctx: ServiceContext) -> None:
+        self.app = app
+        self.ctx = ctx
+        self.store = DesignStore(ctx.db, ctx.clock)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"].rstrip("/") != MCP_PATH:
+            await self.app(scope, receive, send)
+            return
+        method = scope["method"]
+        if method == "GET":
+            await _answer(send, 405, {"error": "method_not_allowed"},
+                          ((b"allow", b"POST, DELETE"),))
+            return
+        principal = await authenticate(self.ctx, scope)
+        if not has_design_scopes(principal):
+            error = "invalid_token" if principal is None else "insufficient_scope"
+            await _answer(send, 401, {"error": error},
+                          ((b"www-authenticate", WWW_AUTHENTICATE.encode()),))
+            return
+        assert principal is not None
+        scope[PRINCIPAL_KEY] = principal
+        if method != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(receive, self.ctx.config.max_body_bytes)
+        if body is None:
+            await _answer(send, 413, {"error": "request_too_large"})
+            return
+        refusal = self.refusal(principal, body)
+        if refusal is not None:
+            await _answer(send, 403, refusal)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    def refusal(self, principal: Principal, body: bytes) -> dict[str, Any] | None:
+        """The flat 403 body this call earns, or None to let MCP handle it."""
+        try:
+            message = json.loads(body)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return None
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            return None
+        if not self.store.consent(principal.user_id):
+            return {"error": "needs_consent"}
+        params = message.get("params")
+        if not isinstance(params, dict) or params.get("name") not in GRANT_TOOLS:
+            return None
+        arguments = params.get("arguments")
+        if not isinstance(arguments, dict) or arguments.get("plan_token"):
+            return None
+        project_id = arguments.get("project_id")
+        if not isinstance(project_id, str):
+            return None
+        try:
+            project = self.store.project(project_id)
+        except NotFound:
+            return None  # the tool itself answers "no such project"
+        if self.store.has_grant(principal.user_id, project_id):
+            return None
+        return {"error": "needs_project_grant", "project_id": project_id,
+                "prompt": grant_prompt(project["name"])}
+
+
+async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The whole request body, or None once it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _answer(send: Any, status: int, payload: dict[str, Any],
+                  extra_headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode()), *extra_headers]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

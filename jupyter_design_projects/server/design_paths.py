@@ -1,0 +1,78 @@
+"""The path rules of Design projects: what a project-relative path may be, and its one
+normal form (pure; no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .design_errors import PathRefused, TooManyTargets
+
+#: at most this many entries (files, paths, writes, deletes) in one call
+MAX_TARGETS = 256
+#: longest accepted path, in characters
+MAX_PATH_CHARS = 1024
+#: segment names refused at any depth, compared case-insensitively
+RESERVED_SEGMENTS = frozenset({"claude.md", ".claude"})
+
+
+def normalise(path: object) -> str:
+    """The normal form of `path` (`./a//` is refused, `./a/b` → `a/b`), or PathRefused.
+
+    Paths are printable ASCII: that refuses control characters and every invisible or
+    look-alike Unicode character (fullwidth dots and slashes, U+2215, ...) in one rule.
+    """
+    if not isinstance(path, str):
+        raise PathRefused(repr(path), "not_a_string")
+    if path == "":
+        raise PathRefused(path, "empty")
+    if len(path) > MAX_PATH_CHARS:
+        raise PathRefused(path, "too_long")
+    for char in path:
+        code = ord(char)
+        if code < 0x20 or code == 0x7F or 0x80 <= code <= 0x9F:
+            raise PathRefused(path, "control_character")
+        if code > 0x7E:
+            raise PathRefused(path, "non_ascii")
+    if "\\" in path:
+        raise PathRefused(path, "backslash")
+    if path.startswith("/"):
+        raise PathRefused(path, "absolute")
+    kept: list[str] = []
+    for segment in path.split("/"):
+        if segment == "":
+            raise PathRefused(path, "empty_segment")
+        if segment == "..":
+            raise PathRefused(path, "traversal")
+        if segment == ".":
+            continue
+        if segment.lower() in RESERVED_SEGMENTS:
+            raise PathRefused(path, "reserved")
+        kept.append(segment)
+    if not kept:
+        raise PathRefused(path, "empty")
+    return "/".join(kept)
+
+
+def normalise_all(paths: Iterable[object], field: str) -> list[str]:
+    """Normalise every path of one call: at most MAX_TARGETS, no duplicates after normalising."""
+    items = list(paths)
+    if len(items) > MAX_TARGETS:
+        raise TooManyTargets(field, len(items), MAX_TARGETS)
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in items:
+        norm = normalise(item)
+        if norm in seen:
+            raise PathRefused(norm, "duplicate")
+        seen.add(norm)
+        out.append(norm)
+    return out
+
+
+def basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def is_under(path: str, directory: str) -> bool:
+    """Whether normalised `path` is `directory` itself or inside it ("" is the root)."""
+    return directory == "" or path == directory or path.startswith(directory + "/")

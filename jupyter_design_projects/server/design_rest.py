@@ -1,0 +1,108 @@
+"""The Design REST routes of PROTOCOL §2: consent (GET/POST/DELETE) and durable project
+grants (GET/POST, DELETE by project). Errors use the §0 envelope, except the two flat
+answers PROTOCOL pins: `403 {"error":"needs_consent"}` and `404 {"error":"grant_ineligible"}`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .bodies import parse_object
+from .context import Principal, ServiceContext
+from .design_errors import NotFound
+from .design_gate import WWW_AUTHENTICATE, authenticate, has_design_scopes
+from .design_store import DesignStore
+from .envelopes import ApiError, envelope
+
+CONSENT_NAME = "agent_design_projects"
+#: Design REST bodies are tiny; anything larger is refused before parsing
+MAX_BODY_BYTES = 64 * 1024
+
+Handler = Callable[[Request, Principal], Awaitable[Response]]
+
+
+def routes(ctx: ServiceContext) -> list[Route]:
+    store = DesignStore(ctx.db, ctx.clock)
+
+    def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                principal = await authenticate(ctx, request.scope)
+                if not has_design_scopes(principal):
+                    raise ApiError("authentication_error",
+                                   "A bearer token with the Design scopes is required.",
+                                   headers={"www-authenticate": WWW_AUTHENTICATE})
+                assert principal is not None
+                return await handler(request, principal)
+            except ApiError as error:
+                return envelope(error)
+        return endpoint
+
+    async def get_consent(request: Request, principal: Principal) -> Response:
+        return JSONResponse({CONSENT_NAME: store.consent(principal.user_id)})
+
+    async def post_consent(request: Request, principal: Principal) -> Response:
+        await _consent_body(request, required=True)
+        store.give_consent(principal.user_id)
+        return Response(status_code=204)
+
+    async def delete_consent(request: Request, principal: Principal) -> Response:
+        await _consent_body(request, required=False)
+        if not store.revoke_consent(principal.user_id):
+            raise ApiError("not_found_error", "No Design consent was given.")
+        return Response(status_code=204)
+
+    async def get_grants(request: Request, principal: Principal) -> Response:
+        return JSONResponse({"grants": store.grants(principal.user_id)})
+
+    async def post_grant(request: Request, principal: Principal) -> Response:
+        body = await _body(request, required=True)
+        project_id = body.get("project_id")
+        if not isinstance(project_id, str) or not 1 <= len(project_id) <= 4096:
+            raise ApiError("invalid_request_error", "'project_id' must be a string.")
+        if not store.consent(principal.user_id):
+            return JSONResponse({"error": "needs_consent"}, status_code=403)
+        try:
+            grant = store.grant(principal.user_id, project_id)
+        except NotFound:
+            raise ApiError("not_found_error", "No such Design project.") from None
+        if grant is None:
+            return JSONResponse({"error": "grant_ineligible"}, status_code=404)
+        return JSONResponse(grant, status_code=201)
+
+    async def delete_grant(request: Request, principal: Principal) -> Response:
+        if not store.revoke_grant(principal.user_id, request.path_params["project_id"]):
+            raise ApiError("not_found_error", "There is no grant for this project.")
+        return Response(status_code=204)
+
+    return [
+        Route("/v1/design/consent", guarded(get_consent), methods=["GET"]),
+        Route("/v1/design/consent", guarded(post_consent), methods=["POST"]),
+        Route("/v1/design/consent", guarded(delete_consent), methods=["DELETE"]),
+        Route("/v1/design/grants", guarded(get_grants), methods=["GET"]),
+        Route("/v1/design/grants", guarded(post_grant), methods=["POST"]),
+        Route("/v1/design/grants/{project_id}", guarded(delete_grant), methods=["DELETE"]),
+    ]
+
+
+async def _body(request: Request, *, required: bool) -> dict[str, Any]:
+    """The JSON object body (an empty body is `{}` unless required)."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise ApiError("request_too_large",
+                           f"The request body is larger than {MAX_BODY_BYTES:,} bytes.")
+    if not raw.strip() and not required:
+        return {}
+    return parse_object(raw)
+
+
+async def _consent_body(request: Request, *, required: bool) -> None:
+    body = await _body(request, required=required)
+    if (required or body) and body.get("consent") != CONSENT_NAME:
+        raise ApiError("invalid_request_error", f"'consent' must be {CONSENT_NAME!r}.")

@@ -1,0 +1,197 @@
+"""The Projects org API (PROTOCOL §4) under /api/organizations/{org}/projects/{project},
+plus GET /api/organizations, and the operations it shares with the remote-session route."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from . import bodies, projects_store
+from . import search as kb_search
+from .context import Principal, ServiceContext
+from .envelopes import ApiError, envelope
+
+BASE = "/api/organizations/{org}/projects/{project}"
+DEFAULT_N, MAX_N = 5, 15
+READ, WRITE = "user:projects:read", "user:projects:write"
+
+
+# ---------------------------------------------------------------- operations (both routes)
+
+
+def detail(ctx: ServiceContext, org: str, project: str) -> dict[str, Any]:
+    conn = ctx.db.read()
+    return projects_store.detail(conn, projects_store.project(conn, org, project))
+
+
+def stats(ctx: ServiceContext, org: str, project: str) -> dict[str, Any]:
+    conn = ctx.db.read()
+    return projects_store.knowledge_stats(conn, projects_store.project(conn, org, project))
+
+
+def search(ctx: ServiceContext, org: str, project: str, query: str, n: int) -> dict[str, Any]:
+    conn = ctx.db.read()
+    proj = projects_store.project(conn, org, project)
+    if not proj["search_enabled"]:
+        raise ApiError("permission_error", "Knowledge search is disabled for this project.")
+    return kb_search.search(conn, proj["uuid"], query, n)
+
+
+def read_doc(ctx: ServiceContext, org: str, project: str, doc_uuid: str) -> dict[str, Any]:
+    conn = ctx.db.read()
+    proj = projects_store.project(conn, org, project)
+    return projects_store.doc_json(projects_store.doc(conn, proj["uuid"], doc_uuid))
+
+
+def create_doc(ctx: ServiceContext, org: str, project: str, file_name: str,
+               content: str) -> dict[str, Any]:
+    with ctx.db.transaction() as conn:
+        proj = projects_store.project(conn, org, project)
+        row = projects_store.create_doc(conn, proj, file_name, content, ctx.clock())
+        return projects_store.doc_json(row)
+
+
+def write_doc(ctx: ServiceContext, org: str, project: str, file_name: str,
+              content: str) -> tuple[dict[str, Any], bool]:
+    """Create a doc; (doc, True). Writing the same content to an existing name again is an
+    idempotent retry: (existing doc, False). Different content under a taken name is a 400."""
+    with ctx.db.transaction() as conn:
+        proj = projects_store.project(conn, org, project)
+        existing = projects_store.doc_by_name(conn, proj["uuid"], file_name)
+        if existing is not None and existing["content"] == content:
+            return projects_store.doc_json(existing), False
+        row = projects_store.create_doc(conn, proj, file_name, content, ctx.clock())
+        return projects_store.doc_json(row), True
+
+
+def replace_doc(ctx: ServiceContext, org: str, project: str, doc_uuid: str,
+                content: str) -> dict[str, Any]:
+    with ctx.db.transaction() as conn:
+        proj = projects_store.project(conn, org, project)
+        return projects_store.doc_json(
+            projects_store.replace_doc(conn, proj, doc_uuid, content, ctx.clock()))
+
+
+def delete_doc(ctx: ServiceContext, org: str, project: str, doc_uuid: str) -> None:
+    with ctx.db.transaction() as conn:
+        projects_store.delete_doc(conn, projects_store.project(conn, org, project), doc_uuid)
+
+
+def read_extracted(ctx: ServiceContext, org: str, project: str,
+                   file_uuid: str) -> dict[str, Any]:
+    conn = ctx.db.read()
+    proj = projects_store.project(conn, org, project)
+    return projects_store.extracted_json(projects_store.upload(conn, proj["uuid"], file_uuid))
+
+
+def read_raw(ctx: ServiceContext, org: str, project: str, file_uuid: str) -> dict[str, Any]:
+    conn = ctx.db.read()
+    proj = projects_store.project(conn, org, project)
+    row = projects_store.upload(conn, proj["uuid"], file_uuid)
+    misreport = ctx.faults is not None and ctx.faults.take_misreport(row["file_uuid"])
+    return projects_store.raw_json(row, misreport=misreport)
+
+
+# ---------------------------------------------------------------- the HTTP layer
+
+
+def require(ctx: ServiceContext, request: Request, scope: str) -> Principal:
+    """The request's principal, holding `scope`; 401 or 403 envelopes otherwise."""
+    principal = ctx.authenticate(request) if ctx.authenticate else None
+    if principal is None:
+        raise ApiError("authentication_error", "A valid bearer token is required.",
+                       headers={"www-authenticate":
+                                f'Bearer error="invalid_token", scope="{READ} {WRITE}"'})
+    if scope not in principal.scopes:
+        raise ApiError("permission_error", f"This token lacks the {scope} scope.",
+                       headers={"www-authenticate":
+                                f'Bearer error="insufficient_scope", scope="{READ} {WRITE}"'})
+    return principal
+
+
+Handler = Callable[[Request, str, str], Awaitable[Response]]
+
+
+def _route(ctx: ServiceContext, path: str, method: str, handler: Handler) -> Route:
+    scope = READ if method == "GET" else WRITE
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            principal = require(ctx, request, scope)
+            org, project = request.path_params["org"], request.path_params["project"]
+            if principal.project_uuid is not None and (principal.org_uuid, principal.project_uuid) \
+                    != (org, project):
+                raise ApiError("not_found_error", "No such project in this organization.")
+            return await handler(request, org, project)
+        except ApiError as error:
+            return envelope(error)
+
+    return Route(BASE + path, endpoint, methods=[method])
+
+
+def routes(ctx: ServiceContext) -> list[Route]:
+    async def get_detail(request: Request, org: str, project: str) -> Response:
+        return JSONResponse(detail(ctx, org, project))
+
+    async def get_stats(request: Request, org: str, project: str) -> Response:
+        return JSONResponse(stats(ctx, org, project))
+
+    async def get_search(request: Request, org: str, project: str) -> Response:
+        q = request.query_params
+        query = bodies.string({"query": q.get("query")}, "query", max_len=4096)
+        n = bodies.integer(q.get("n", str(DEFAULT_N)), "n", low=1, high=MAX_N)
+        return JSONResponse(search(ctx, org, project, query, n))
+
+    async def get_doc(request: Request, org: str, project: str) -> Response:
+        return JSONResponse(read_doc(ctx, org, project, request.path_params["doc"]))
+
+    async def post_doc(request: Request, org: str, project: str) -> Response:
+        body = bodies.only(await bodies.read_object(request), "file_name", "content")
+        name = bodies.doc_name(body.get("file_name"))
+        content = bodies.string(body, "content", min_len=0, max_len=1 << 40)
+        return JSONResponse(create_doc(ctx, org, project, name, content), status_code=201)
+
+    async def patch_doc(request: Request, org: str, project: str) -> Response:
+        body = bodies.only(await bodies.read_object(request), "content")
+        content = bodies.string(body, "content", min_len=0, max_len=1 << 40)
+        return JSONResponse(replace_doc(ctx, org, project, request.path_params["doc"], content))
+
+    async def del_doc(request: Request, org: str, project: str) -> Response:
+        delete_doc(ctx, org, project, request.path_params["doc"])
+        return Response(status_code=204)
+
+    async def get_extracted(request: Request, org: str, project: str) -> Response:
+        return JSONResponse(read_extracted(ctx, org, project, request.path_params["file"]))
+
+    async def get_raw(request: Request, org: str, project: str) -> Response:
+        return JSONResponse(read_raw(ctx, org, project, request.path_params["file"]))
+
+    async def organizations(request: Request) -> Response:
+        try:
+            principal = ctx.authenticate(request) if ctx.authenticate else None
+            if principal is None:
+                raise ApiError("authentication_error", "A valid bearer token is required.",
+                               headers={"www-authenticate": 'Bearer error="invalid_token"'})
+            orgs = projects_store.list_orgs(ctx.db.read())
+            if principal.org_uuid is not None:
+                orgs = [o for o in orgs if o["uuid"] == principal.org_uuid]
+            return JSONResponse(orgs)
+        except ApiError as error:
+            return envelope(error)
+
+    return [
+        Route("/api/organizations", organizations, methods=["GET"]),
+        _route(ctx, "/detail", "GET", get_detail),
+        _route(ctx, "/kb/stats", "GET", get_stats),
+        _route(ctx, "/kb/search", "GET", get_search),
+        _route(ctx, "/docs", "POST", post_doc),
+        _route(ctx, "/docs/{doc}", "GET", get_doc),
+        _route(ctx, "/docs/{doc}", "PATCH", patch_doc),
+        _route(ctx, "/docs/{doc}", "DELETE", del_doc),
+        _route(ctx, "/files/{file}/extracted", "GET", get_extracted),
+        _route(ctx, "/files/{file}/raw", "GET", get_raw),
+    ]

@@ -1,0 +1,70 @@
+"""In-process fixtures for the reference service: its config, the app and context, a
+TestClient with the lifespan running, bearer tokens and the demo ids."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from jupyter_design_projects.server import oauth
+from jupyter_design_projects.server.app import create_app
+from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
+
+ALL_SCOPES = tuple(sorted(oauth.KNOWN_SCOPES))
+
+
+@dataclasses.dataclass(frozen=True)
+class Demo:
+    org_uuid: str
+    project_uuid: str
+
+    @property
+    def base(self) -> str:
+        """The org API base path of the demo project."""
+        return f"/api/organizations/{self.org_uuid}/projects/{self.project_uuid}"
+
+
+@pytest.fixture
+def service_config(tmp_path: Path) -> ServiceConfig:
+    return ServiceConfig(data_dir=tmp_path, seed="demo", faults=True, session_idle_timeout=60.0)
+
+
+@pytest.fixture
+def service_app(service_config: ServiceConfig) -> tuple[Starlette, ServiceContext]:
+    app = create_app(service_config)
+    return app, app.state.ctx
+
+
+@pytest.fixture
+def client(service_app: tuple[Starlette, ServiceContext]) -> Iterator[TestClient]:
+    with TestClient(service_app[0], base_url="http://127.0.0.1") as test_client:
+        yield test_client
+
+
+def issue_token(ctx: ServiceContext, scopes: tuple[str, ...] = ALL_SCOPES) -> str:
+    """A fresh access token for the demo user with exactly these scopes."""
+    with ctx.db.transaction() as conn:
+        answer = oauth.issue_tokens(ctx, conn, user_id=DEMO_USER_ID,
+                                    client_id=oauth.FIRST_PARTY_CLIENT_ID, scopes=scopes)
+    return answer["access_token"]
+
+
+@pytest.fixture
+def bearer(service_app: tuple[Starlette, ServiceContext]) -> Callable[..., dict[str, str]]:
+    """bearer(*scopes) -> {"authorization": "Bearer ..."}; no scopes means every scope."""
+    def make(*scopes: str) -> dict[str, str]:
+        token = issue_token(service_app[1], tuple(scopes) or ALL_SCOPES)
+        return {"authorization": f"Bearer {token}"}
+
+    return make
+
+
+@pytest.fixture
+def demo(service_app: tuple[Starlette, ServiceContext]) -> Demo:
+    hooks = service_app[1].hooks
+    return Demo(hooks["demo_org_uuid"], hooks["demo_project_uuid"])

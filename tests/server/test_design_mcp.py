@@ -1,0 +1,213 @@
+"""The Design MCP endpoint over HTTP: the Streamable HTTP handshake, sessions, the gate's
+401/403/405 answers, and the catalogue as tools/list shows it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+try:
+    from .test_design_harness import DECK_ID, MCP, Harness, build_harness
+except ImportError:
+    from test_design_harness import DECK_ID, MCP, Harness, build_harness
+
+#: name -> (readOnlyHint, destructiveHint) exactly as PROTOCOL §3's catalogue pins them
+CATALOGUE = {
+    "get_claude_design_prompt": (True, False), "list_design_systems": (True, False),
+    "list_projects": (True, False), "get_project": (True, False),
+    "create_project": (False, False), "list_files": (True, False), "read_file": (True, False),
+    "finalize_plan": (False, False), "write_files": (False, True),
+    "create_support_js": (False, False), "copy_files": (False, True),
+    "delete_files": (False, True), "render_preview": (True, False),
+    "list_members": (True, False), "add_member": (False, True),
+    "update_member_role": (False, True), "remove_member": (False, True),
+    "update_sharing": (False, True),
+}
+#: name -> required inputs, in the catalogue's order
+REQUIRED = {
+    "get_project": ["project_id"], "create_project": ["name"], "list_files": ["project_id"],
+    "read_file": ["project_id", "path"], "finalize_plan": ["project_id"],
+    "write_files": ["project_id", "files"], "create_support_js": ["project_id"],
+    "copy_files": ["project_id", "files", "plan_token"],
+    "delete_files": ["project_id", "plan_token", "paths"],
+    "render_preview": ["project_id", "path"], "list_members": ["project_id"],
+    "add_member": ["project_id", "role", "email"],
+    "update_member_role": ["project_id", "account_uuid", "role"],
+    "remove_member": ["project_id", "account_uuid"], "update_sharing": ["project_id"],
+}
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Iterator[Harness]:
+    with build_harness(tmp_path) as harness:
+        yield harness
+
+
+def test_initialize_answers_json_with_a_session_id(h: Harness) -> None:
+    client = h.mcp()
+    answer = client.request("initialize", {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "claude-cli-design-tool", "version": "1"}})
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.headers["mcp-session-id"]
+    assert answer.json()["result"]["protocolVersion"] == "2025-03-26"
+
+
+def test_initialized_notification_answers_202(h: Harness) -> None:
+    client = h.mcp()
+    client.session_id = client.request("initialize", {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "claude-cli-design-tool", "version": "1"}}).headers["mcp-session-id"]
+    assert client.post({"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code == 202
+
+
+def test_tools_list_serves_the_eighteen_operations_with_their_hints(h: Harness) -> None:
+    tools = h.mcp().initialize().request("tools/list").json()["result"]["tools"]
+    served = {tool["name"]: tool for tool in tools}
+    assert set(served) == set(CATALOGUE)
+    for name, (read_only, destructive) in CATALOGUE.items():
+        hints = served[name]["annotations"]
+        assert (hints["readOnlyHint"], hints["destructiveHint"]) == (read_only, destructive)
+        assert isinstance(hints["idempotentHint"], bool)
+        assert hints["openWorldHint"] is False
+        assert served[name]["description"]
+
+
+def test_tools_list_requires_the_catalogue_inputs(h: Harness) -> None:
+    tools = h.mcp().initialize().request("tools/list").json()["result"]["tools"]
+    for tool in tools:
+        schema = tool["inputSchema"]
+        assert schema.get("required", []) == REQUIRED.get(tool["name"], []), tool["name"]
+
+
+def test_tools_list_needs_no_consent(h: Harness) -> None:
+    assert h.mcp().initialize().request("tools/list").status_code == 200
+
+
+def test_dropped_sessions_answer_404(h: Harness) -> None:
+    client = h.mcp().initialize()
+    assert h.ctx.drop_mcp_sessions is not None
+    assert h.ctx.drop_mcp_sessions() == 1
+    assert client.request("tools/list").status_code == 404
+
+
+def test_a_new_session_works_after_a_drop(h: Harness) -> None:
+    client = h.mcp().initialize()
+    h.ctx.drop_mcp_sessions()
+    client.session_id = None
+    assert client.initialize().request("tools/list").status_code == 200
+
+
+def test_unknown_session_id_answers_404(h: Harness) -> None:
+    client = h.mcp()
+    client.session_id = "0" * 32
+    assert client.request("tools/list").status_code == 404
+
+
+def test_request_without_a_session_id_answers_400(h: Harness) -> None:
+    assert h.mcp().request("tools/list").status_code == 400
+
+
+def test_batch_answers_400(h: Harness) -> None:
+    client = h.mcp().initialize()
+    assert client.post([{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}]).status_code == 400
+
+
+def test_unknown_method_is_a_jsonrpc_method_not_found(h: Harness) -> None:
+    answer = h.mcp().initialize().request("design/teleport")
+    assert answer.status_code == 200
+    assert answer.json()["error"]["code"] == -32601
+
+
+def test_unknown_tool_is_an_error_result(h: Harness) -> None:
+    h.consent()
+    result = h.mcp().initialize().tool("paint_everything")
+    assert result["isError"] is True
+
+
+def test_bad_arguments_are_an_error_result(h: Harness) -> None:
+    h.consent()
+    result = h.mcp().initialize().tool("read_file", project_id=DECK_ID)
+    assert result["isError"] is True
+
+
+def test_get_on_the_endpoint_answers_405(h: Harness) -> None:
+    answer = h.client.get(MCP, headers={"authorization": "Bearer alice",
+                                        "accept": "text/event-stream"})
+    assert answer.status_code == 405
+
+
+@pytest.mark.parametrize("user", [None, "stranger", "no-design"])
+def test_missing_or_narrow_token_answers_401_with_the_scope_challenge(
+        h: Harness, user: str | None) -> None:
+    answer = h.mcp(user).request("initialize", {})
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"] == \
+        'Bearer scope="user:design:read user:design:write"'
+
+
+def test_mcp_servers_scope_is_admitted(h: Harness) -> None:
+    assert h.mcp("mcp-only").initialize().request("tools/list").status_code == 200
+
+
+def test_tools_call_without_consent_is_a_flat_403(h: Harness) -> None:
+    answer = h.mcp().initialize().call("list_projects")
+    assert answer.status_code == 403
+    assert answer.json() == {"error": "needs_consent"}
+
+
+def test_consent_of_one_user_does_not_admit_another(h: Harness) -> None:
+    h.consent("alice")
+    assert h.mcp("bob").initialize().call("list_projects").status_code == 403
+
+
+def test_tokenless_write_without_a_grant_is_a_flat_403_with_prompt(h: Harness) -> None:
+    h.consent()
+    answer = h.mcp().initialize().call("write_files", project_id=DECK_ID,
+                                        files=[{"path": "a.html", "data": "x"}])
+    assert answer.status_code == 403
+    body = answer.json()
+    assert body["error"] == "needs_project_grant" and body["project_id"] == DECK_ID
+    assert "Quarterly Review Deck" in body["prompt"]
+
+
+def test_tokenless_support_js_without_a_grant_is_a_flat_403(h: Harness) -> None:
+    h.consent()
+    answer = h.mcp().initialize().call("create_support_js", project_id=DECK_ID)
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "needs_project_grant"
+
+
+def test_write_with_a_plan_token_passes_the_gate_without_a_grant(h: Harness) -> None:
+    h.consent()
+    client = h.mcp().initialize()
+    plan = client.ok("finalize_plan", project_id=DECK_ID, writes=["a.html"])
+    written = client.ok("write_files", project_id=DECK_ID, plan_token=plan["plan_token"],
+                        files=[{"path": "a.html", "data": "x"}])
+    assert written["written"] == 1
+
+
+def test_gate_replays_the_body_unchanged(h: Harness) -> None:
+    h.consent()
+    h.grant(DECK_ID)
+    client = h.mcp().initialize()
+    data = "<p>" + "é" * 5000 + "</p>"
+    client.ok("write_files", project_id=DECK_ID, files=[{"path": "big.html", "data": data}])
+    text = client.tool("read_file", project_id=DECK_ID, path="big.html")["content"][0]["text"]
+    assert "é" * 5000 in text
+
+
+def test_oversized_body_is_refused_before_mcp(h: Harness) -> None:
+    limit = h.ctx.config.max_body_bytes
+    answer = h.client.post(MCP, content=b" " * (limit + 1),
+                           headers={"authorization": "Bearer alice",
+                                    "content-type": "application/json"})
+    assert answer.status_code == 413
+
+
+def test_session_idle_timeout_comes_from_the_config(tmp_path: Path) -> None:
+    with build_harness(tmp_path, idle_timeout=7.5) as harness:
+        assert harness.ctx.hooks["design_mcp.session_manager"].session_idle_timeout == 7.5

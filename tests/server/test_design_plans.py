@@ -1,0 +1,103 @@
+"""Plan tokens: bound to one user, one project, exact path sets and 15 minutes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jupyter_design_projects.server import design_store
+from jupyter_design_projects.server.database import Database
+from jupyter_design_projects.server.design_errors import PlanRefused
+from jupyter_design_projects.server.design_plans import PLAN_TTL_SECONDS, PlanBook
+
+START = 1_700_000_000.25
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> tuple[PlanBook, Clock]:
+    db = Database(tmp_path / "plans.sqlite3")
+    db.migrate(design_store.SCHEMA)
+    clock = Clock()
+    return PlanBook(db, clock), clock
+
+
+def issue(book: PlanBook) -> dict:
+    return book.issue("alice", "p1", ["index.html", "slides/a.html"], ["old.html"],
+                      {"index.html": "e1", "slides/a.html": "0", "old.html": "e2"})
+
+
+def test_plan_answer_carries_every_protocol_field(book: tuple[PlanBook, Clock]) -> None:
+    plan = issue(book[0])
+    assert set(plan) == {"plan_token", "project_id", "scope", "writes", "deletes",
+                         "expires_at", "base_etags"}
+    assert plan["scope"] == "paths"
+    assert plan["expires_at"] == int(START) + PLAN_TTL_SECONDS
+
+
+def test_plan_never_lives_longer_than_fifteen_minutes(book: tuple[PlanBook, Clock]) -> None:
+    assert issue(book[0])["expires_at"] - START <= 900
+
+
+def test_covering_token_is_accepted(book: tuple[PlanBook, Clock]) -> None:
+    plans, _ = book
+    token = issue(plans)["plan_token"]
+    plans.require(token, user_id="alice", project_id="p1", writes=["index.html"],
+                  deletes=["old.html"])
+
+
+def test_token_is_accepted_just_before_expiry(book: tuple[PlanBook, Clock]) -> None:
+    plans, clock = book
+    plan = issue(plans)
+    clock.now = plan["expires_at"] - 0.001
+    plans.require(plan["plan_token"], user_id="alice", project_id="p1", writes=["index.html"])
+
+
+def test_token_is_refused_at_expiry(book: tuple[PlanBook, Clock]) -> None:
+    plans, clock = book
+    plan = issue(plans)
+    clock.now = plan["expires_at"]
+    with pytest.raises(PlanRefused) as refused:
+        plans.require(plan["plan_token"], user_id="alice", project_id="p1")
+    assert refused.value.reason == "expired"
+
+
+@pytest.mark.parametrize(("user", "project", "writes", "deletes", "reason"), [
+    ("alice", "p2", [], [], "other_project"),
+    ("bob", "p1", [], [], "unknown"),
+    ("alice", "p1", ["index.html", "other.html"], [], "not_covered"),
+    ("alice", "p1", ["old.html"], [], "not_covered"),
+    ("alice", "p1", [], ["index.html"], "not_covered"),
+])
+def test_token_does_not_cover_other_targets(book: tuple[PlanBook, Clock], user: str,
+                                            project: str, writes: list[str],
+                                            deletes: list[str], reason: str) -> None:
+    plans, _ = book
+    token = issue(plans)["plan_token"]
+    with pytest.raises(PlanRefused) as refused:
+        plans.require(token, user_id=user, project_id=project, writes=writes, deletes=deletes)
+    assert refused.value.reason == reason
+
+
+@pytest.mark.parametrize(("token", "reason"), [
+    (None, "missing"), ("", "missing"), ("dpt_not-a-token", "unknown")])
+def test_missing_or_unknown_token_is_refused(book: tuple[PlanBook, Clock], token: str | None,
+                                             reason: str) -> None:
+    with pytest.raises(PlanRefused) as refused:
+        book[0].require(token, user_id="alice", project_id="p1")
+    assert refused.value.reason == reason
+
+
+def test_tokens_are_stored_only_as_digests(book: tuple[PlanBook, Clock]) -> None:
+    plans, _ = book
+    token = issue(plans)["plan_token"]
+    rows = plans.db.read().execute("SELECT * FROM design_plans").fetchall()
+    assert rows and all(token not in str(tuple(row)) for row in rows)
