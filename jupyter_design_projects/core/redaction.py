@@ -69,3 +69,48 @@ def redact_then_truncate(text: str, limit: int, secrets: Iterable[Secret | str] 
     """Redact first, then cut: a cut never leaves half a token behind."""
     clean = redact(text, secrets)
     return clean if len(clean) <= limit else clean[:limit] + "…"
+
+
+#: JSON fields whose values are credentials wherever they appear (token answers, login bodies)
+SECRET_FIELDS = frozenset(
+    {
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "token",
+        "code",
+        "code_verifier",
+        "client_secret",
+        "session_jwt",
+        "password",
+    }
+)
+
+
+_SECRET_FIELD = re.compile(
+    r'("(?:' + "|".join(sorted(SECRET_FIELDS)) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"?'
+)
+
+
+def redact_fields(value: object) -> object:
+    """A copy of decoded JSON with the value of every credential-named field replaced:
+    catches tokens the caller does not know yet (a fresh token answer)."""
+    if isinstance(value, dict):
+        return {
+            k: REDACTED if k in SECRET_FIELDS and isinstance(v, str) and v else redact_fields(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact_fields(v) for v in value]
+    return value
+
+
+def redact_body(raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()) -> str:
+    """A body for display: credential fields blanked when it is JSON, every known secret
+    redacted, then (only then) truncated to `limit` characters."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        text = json.dumps(redact_fields(json.loads(text)), ensure_ascii=False)
+    except ValueError:  # not JSON, or cut short: blank the fields by pattern instead
+        text = _SECRET_FIELD.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
+    return redact_then_truncate(text, limit, secrets)

@@ -1,0 +1,234 @@
+"""The Design permission decision: a pure function of a snapshot of what is authorized,
+the facts of one operation and `now`, answering Allow, Ask (which card) or Deny (why).
+
+Read `decide` top to bottom as the table: each `if` is a row of spec §6–8. Nothing remote
+is written unless a person sees exactly what changes, or an authorization that covers
+exactly that change (a registered plan, a verified project grant) is in force.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from . import display
+from .plans import (
+    CARD_LIMIT,
+    DELETE_OPERATIONS,
+    SENSITIVE_OPERATIONS,
+    ApprovedPlan,
+    Targets,
+    change_card,
+    covers,
+    plan_rule,
+    targets_of,
+)
+
+#: tokenless writes a durable project grant may cover
+GRANT_OPERATIONS = frozenset({"write_files", "create_support_js"})
+#: operations whose targets are paths (approval goes through a plan for exactly them)
+PATH_OPERATIONS = frozenset({"write_files", "create_support_js", "copy_files", "delete_files"})
+CONSENT_COMMAND = "%design consent"
+#: argument keys a card shows through the path lists, never as detail lines
+_NOT_DETAILS = frozenset(
+    {"project_id", "plan_token", "files", "paths", "path", "writes", "deletes"}
+)
+
+HEADINGS = {
+    "finalize_plan": "Finalize a Design plan: these exact changes may then run without "
+    "asking again for up to 15 minutes.",
+    "per_batch": "Write these files (this batch only: the project cannot hold a grant).",
+    "write_files": "Write these files in the Design project?",
+    "create_support_js": "Create support.js in the Design project?",
+    "copy_files": "Copy files into the Design project?",
+    "delete_files": "Delete these files from the Design project?",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Facts:
+    """What the decision needs to know about one operation call."""
+
+    operation: str
+    read_only: bool
+    destructive: bool
+    project_id: Any = None
+    plan_token: str | None = None
+    scope: Any = None
+    #: None when the paths cannot be enumerated (or more than 256)
+    targets: Targets | None = Targets()
+    #: extra card lines (copies, roles, emails); None when one is not display-safe
+    details: tuple[str, ...] | None = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    consent: bool | None
+    plans: Mapping[str, ApprovedPlan] = dataclasses.field(default_factory=dict)
+    verified_grants: frozenset[str] = frozenset()
+    grant_ineligible: frozenset[str] = frozenset()
+    can_ask: bool = True
+    main_context: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Allow:
+    via: str  # read_only | plan | grant | approved
+
+
+@dataclasses.dataclass(frozen=True)
+class Ask:
+    card: str  # consent | plan | grant | operation
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Deny:
+    reason: str
+    command: str | None = None
+
+
+Decision = Allow | Ask | Deny
+
+
+def facts_of(operation: str, read_only: bool, destructive: bool,
+             arguments: Mapping[str, Any]) -> Facts:
+    token = arguments.get("plan_token")
+    return Facts(
+        operation=operation,
+        read_only=read_only,
+        destructive=destructive,
+        project_id=arguments.get("project_id"),
+        plan_token=token if isinstance(token, str) else None,
+        scope=arguments.get("scope") if operation == "finalize_plan" else None,
+        targets=targets_of(operation, arguments),
+        details=_details(operation, arguments),
+    )
+
+
+def _details(operation: str, arguments: Mapping[str, Any]) -> tuple[str, ...] | None:
+    lines: list[str] = []
+    if operation == "copy_files":
+        entries = arguments.get("files")
+        if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
+            return None
+        for entry in entries:
+            src, dest = entry.get("src"), entry.get("dest")
+            source = entry.get("src_project_id")
+            if display.path_rule(src) or display.path_rule(dest):
+                return None
+            if source is not None and display.id_rule(source):
+                return None
+            origin = f" (from project {source})" if source else ""
+            lines.append(f"  copy {display.normal_form(src)}{origin} -> "
+                         f"{display.normal_form(dest)}")
+        return tuple(lines)
+    for key, value in arguments.items():
+        if key in _NOT_DETAILS or value is None:
+            continue
+        if isinstance(value, int):  # bools too
+            lines.append(f"{key}: {value}")
+        elif isinstance(value, str) and not display.text_rule(value) and key.isidentifier():
+            lines.append(f"{key}: {value}")
+        else:
+            return None
+    return tuple(lines)
+
+
+def card_text(kind: str, facts: Facts) -> str:
+    """The body of a consent, plan or operation card (grant cards add the identity)."""
+    targets = facts.targets or Targets()
+    project = str(facts.project_id) if facts.project_id is not None else "(new project)"
+    if kind == "consent":
+        return (
+            "Allow agents to use your Claude Design projects (consent "
+            "agent_design_projects)?\nEach write still needs a plan or a project grant; "
+            f"`%design revoke` withdraws consent.\nRequested operation: {facts.operation}"
+        )
+    if kind == "plan" and facts.operation != "finalize_plan":
+        heading = HEADINGS["per_batch"]
+    else:
+        heading = HEADINGS.get(facts.operation, f"Run {facts.operation} on the Design project?")
+    return change_card(heading, project, targets, facts.details or ())
+
+
+def _card_problem(kind: str, facts: Facts) -> str | None:
+    """Why the card for `facts` cannot be shown exactly, or None."""
+    if facts.project_id is not None and display.id_rule(facts.project_id):
+        return "unsafe_project_id"
+    if facts.details is None:
+        return "unsafe_detail"
+    if facts.operation in PATH_OPERATIONS or facts.operation == "finalize_plan":
+        if facts.targets is None:
+            return "targets_not_enumerable"
+        if kind == "grant":
+            rule = next(filter(None, (display.path_rule(p, 1024) for p in facts.targets.all())),
+                        None)
+            rule = f"path_{rule}" if rule else None
+        else:
+            rule = plan_rule(facts.project_id, facts.scope, facts.targets)
+        if rule:
+            return rule
+    if len(card_text(kind, facts)) > CARD_LIMIT:
+        return "card_too_long"
+    return None
+
+
+def _ask(snapshot: Snapshot, kind: str, reason: str, facts: Facts) -> Decision:
+    problem = _card_problem(kind, facts)
+    if problem:
+        return Deny(problem)
+    if not snapshot.can_ask:
+        return Deny("nobody_can_approve")
+    return Ask(kind, reason)
+
+
+def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
+    """The table. Rows in order; the first that matches answers."""
+    op, pid, targets = facts.operation, facts.project_id, facts.targets
+    # consent is the entry to every Design call; unknown consent is left to the server
+    if snapshot.consent is False:
+        if snapshot.can_ask and snapshot.main_context:
+            return Ask("consent", "consent_not_given")
+        return Deny("consent_not_given", CONSENT_COMMAND)
+    if facts.read_only:
+        return Allow("read_only")
+    # a plan is shown to a person every time; a project-wide scope is never registered
+    if op == "finalize_plan":
+        return _ask(snapshot, "plan", "finalize_plan", facts)
+    # membership and sharing: a card every time, whatever token comes along
+    if op in SENSITIVE_OPERATIONS:
+        return _ask(snapshot, "operation", "sensitive_operation", facts)
+    if facts.plan_token is not None:
+        plan = snapshot.plans.get(facts.plan_token)
+        if plan is not None and covers(plan, pid, targets, now_ms):
+            return Allow("plan")
+        if op in PATH_OPERATIONS:
+            return _ask(snapshot, "operation", _token_miss(plan, pid, now_ms), facts)
+    if op in DELETE_OPERATIONS or op == "copy_files":
+        return _ask(snapshot, "operation", "no_plan_token", facts)
+    if op in GRANT_OPERATIONS:
+        if targets is None:
+            return Deny("targets_not_enumerable")
+        if any(display.is_reserved_path(p) for p in targets.all()):
+            return Deny("reserved_target")
+        if pid in snapshot.verified_grants:
+            return Allow("grant")
+        if pid in snapshot.grant_ineligible:
+            return _ask(snapshot, "plan", "grant_ineligible", facts)
+        if not snapshot.main_context:
+            return Deny("grant_needs_main_context")
+        return _ask(snapshot, "grant", "no_grant", facts)
+    # any other write-tier operation (create_project, ...): a person sees it
+    return _ask(snapshot, "operation", "write_operation", facts)
+
+
+def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
+    if plan is None:
+        return "plan_token_unknown"
+    if plan.expired(now_ms):
+        return "plan_token_expired"
+    if plan.project_id != project_id:
+        return "plan_token_other_project"
+    return "plan_token_does_not_cover"

@@ -1,0 +1,197 @@
+"""Path plans: which paths an operation touches, when a finalized plan may be registered,
+how long it lives, whether it covers a later operation, and the card that shows it.
+
+A plan token means "a person saw exactly these paths of this project a moment ago". It is
+registered only after its card was shown and approved, lives at most 15 minutes, and
+covers an operation only when every normalised target is in the matching set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import display
+
+#: writes and deletes a plan card may list (each)
+MAX_PLAN_PATHS = 20
+#: targets an operation may enumerate and still be matched or shown
+MAX_TARGETS = 256
+#: the longest a plan is honoured, whatever the server says
+PLAN_TTL_MS = 900_000
+#: the longest card body; over it the card is refused, never truncated
+CARD_LIMIT = 2_000
+
+#: operations whose `files[].path` / `path` / `files[].dest` are writes
+WRITE_OPERATIONS = frozenset({"write_files", "create_support_js", "copy_files"})
+DELETE_OPERATIONS = frozenset({"delete_files"})
+#: membership and sharing changes: a card every time, never a silent allow
+SENSITIVE_OPERATIONS = frozenset(
+    {"add_member", "update_member_role", "remove_member", "update_sharing"}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Targets:
+    """The raw paths an operation writes and deletes, in call order."""
+
+    writes: tuple[str, ...] = ()
+    deletes: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.writes) + len(self.deletes)
+
+    def all(self) -> tuple[str, ...]:
+        return self.writes + self.deletes
+
+
+@dataclasses.dataclass(frozen=True)
+class ApprovedPlan:
+    """A registered plan: token → project + exact normalised path sets + expiry (ms)."""
+
+    token: str = dataclasses.field(repr=False)
+    project_id: str
+    writes: frozenset[str]
+    deletes: frozenset[str]
+    expires_at_ms: int
+
+    def expired(self, now_ms: int) -> bool:
+        """Expired at the exact millisecond: at now == expires_at the plan is gone."""
+        return now_ms >= self.expires_at_ms
+
+
+def _strings(value: Any) -> tuple[str, ...] | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return tuple(value)
+
+
+def _entry_field(value: Any, field: str) -> tuple[str, ...] | None:
+    if not isinstance(value, list):
+        return None
+    out = []
+    for entry in value:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get(field), str):
+            return None
+        out.append(entry[field])
+    return tuple(out)
+
+
+def targets_of(operation: str, arguments: Mapping[str, Any]) -> Targets | None:
+    """The paths `operation` would write and delete, or None when they cannot be
+    enumerated (wrong shape, or more than MAX_TARGETS)."""
+    writes: tuple[str, ...] | None = ()
+    deletes: tuple[str, ...] | None = ()
+    if operation == "write_files":
+        writes = _entry_field(arguments.get("files"), "path")
+    elif operation == "copy_files":
+        writes = _entry_field(arguments.get("files"), "dest")
+    elif operation == "create_support_js":
+        path = arguments.get("path", "support.js")
+        writes = (path,) if isinstance(path, str) else None
+    elif operation == "delete_files":
+        deletes = _strings(arguments.get("paths"))
+    elif operation == "finalize_plan":
+        writes = _strings(arguments.get("writes", []))
+        deletes = _strings(arguments.get("deletes", []))
+    if writes is None or deletes is None:
+        return None
+    targets = Targets(writes, deletes)
+    return targets if targets.count <= MAX_TARGETS else None
+
+
+def plan_expiry_ms(server_expires_at: Any, now_ms: int) -> int:
+    """min(server `expires_at` (unix seconds) in ms, now + 15 min); a missing or malformed
+    server value leaves the client's own ceiling."""
+    ceiling = now_ms + PLAN_TTL_MS
+    if isinstance(server_expires_at, bool) or not isinstance(server_expires_at, (int, float)):
+        return ceiling
+    if not math.isfinite(server_expires_at):
+        return ceiling
+    return min(ceiling, math.floor(server_expires_at * 1000))
+
+
+def normalised(paths: Iterable[str]) -> frozenset[str] | None:
+    """Every path's normal form, or None if any path has none."""
+    out = set()
+    for path in paths:
+        norm = display.normal_form(path)
+        if norm is None:
+            return None
+        out.add(norm)
+    return frozenset(out)
+
+
+def covers(plan: ApprovedPlan, project_id: Any, targets: Targets | None, now_ms: int) -> bool:
+    """Whether `plan` allows these targets silently: unexpired, same project, enumerable
+    targets, and every normalised target in the matching set."""
+    if plan.expired(now_ms) or project_id != plan.project_id or targets is None:
+        return False
+    writes = normalised(targets.writes)
+    deletes = normalised(targets.deletes)
+    if writes is None or deletes is None:
+        return False
+    return writes <= plan.writes and deletes <= plan.deletes
+
+
+def plan_rule(project_id: Any, scope: Any, targets: Targets | None) -> str | None:
+    """Why a plan for these paths cannot be shown and registered, or None."""
+    if display.id_rule(project_id):
+        return "unsafe_project_id"
+    if scope not in (None, "paths"):
+        return "scope_not_paths"
+    if targets is None:
+        return "targets_not_enumerable"
+    if len(targets.writes) > MAX_PLAN_PATHS:
+        return "too_many_writes"
+    if len(targets.deletes) > MAX_PLAN_PATHS:
+        return "too_many_deletes"
+    for path in targets.all():
+        rule = display.path_rule(path)
+        if rule:
+            return f"path_{rule}"
+    return None
+
+
+def change_card(
+    heading: str, project_id: str, targets: Targets, details: Sequence[str] = ()
+) -> str:
+    """The body of a card that shows exactly what changes (paths in normal form)."""
+    lines = [heading, f"Project: {project_id}"]
+    for label, paths in (("Writes", targets.writes), ("Deletes", targets.deletes)):
+        if paths:
+            lines.append(f"{label} ({len(paths)}):")
+            lines.extend(f"  {display.normal_form(p) or p}" for p in paths)
+    lines.extend(details)
+    return "\n".join(lines)
+
+
+def approved_plan(
+    result: Any, project_id: str, shown: Targets, now_ms: int
+) -> ApprovedPlan | None:
+    """The plan to register from a finalize_plan answer, or None: the answer must name the
+    shown project, scope `paths`, and no path the person did not see."""
+    if not isinstance(result, Mapping):
+        return None
+    token = result.get("plan_token")
+    if not isinstance(token, str) or not token or len(token.encode()) > 65_536:
+        return None
+    if result.get("project_id", project_id) != project_id:
+        return None
+    if result.get("scope", "paths") != "paths":
+        return None
+    seen_writes, seen_deletes = normalised(shown.writes), normalised(shown.deletes)
+    writes = _strings(result.get("writes", list(shown.writes)))
+    deletes = _strings(result.get("deletes", list(shown.deletes)))
+    if None in (seen_writes, seen_deletes, writes, deletes):
+        return None
+    got_writes, got_deletes = normalised(writes or ()), normalised(deletes or ())
+    if got_writes is None or got_deletes is None:
+        return None
+    if not (got_writes <= seen_writes and got_deletes <= seen_deletes):  # type: ignore[operator]
+        return None
+    expires = plan_expiry_ms(result.get("expires_at"), now_ms)
+    return ApprovedPlan(token, project_id, got_writes, got_deletes, expires)

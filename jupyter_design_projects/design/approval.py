@@ -1,0 +1,159 @@
+"""What a Design call hands back: a finished `DesignOutcome`, or a `PendingApproval` whose
+`ApprovalRequest` says exactly what the approval card shows."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import json
+from typing import Any
+
+from ..core import display
+from ..core.permissions import Facts, card_text
+from ..core.plans import CARD_LIMIT, Targets
+from ..core.results import MappedResult, from_error, to_tool_result
+from ..errors import JdpError
+
+GRANT_HEADING = (
+    "Allow Claude to write any ordinary file of this Design project until you revoke the "
+    "grant in Design settings?"
+)
+GRANT_LIMITS = (
+    "Deletes, membership and sharing changes, copies and CLAUDE.md / .claude are never "
+    "covered: they ask every time. \"Approve once\" allows only this batch."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ApprovalRequest:
+    """The content of one approval card (never truncated: over ~2,000 chars it is refused)."""
+
+    kind: str  # consent | plan | grant | operation
+    operation: str
+    project_id: str | None = None
+    project_name: str | None = None
+    sharing: str | None = None
+    url: str | None = None
+    writes: tuple[str, ...] = ()
+    deletes: tuple[str, ...] = ()
+    #: the "Approve for this project" button may be offered
+    allows_durable: bool = False
+    text: str = ""
+    #: why the card is asked for (a row name of the decision table)
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PendingApproval:
+    """A call waiting for a person; `DesignClient.resume` continues it."""
+
+    request: ApprovalRequest
+    operation: str
+    arguments: dict
+    agent_key: str = "notebook"
+    #: the consent card already came once for this call (a second needs_consent fails)
+    consent_asked: bool = False
+    #: the arguments as the card showed them; `resume` runs these, whatever happens to
+    #: `arguments` (a dict the caller may touch) in the meantime
+    _sealed: str = dataclasses.field(default="", repr=False)
+
+    @classmethod
+    def seal(cls, request: ApprovalRequest, operation: str, arguments: dict, *,
+             agent_key: str = "notebook", consent_asked: bool = False) -> PendingApproval:
+        sealed = json.dumps(arguments)
+        return cls(request, operation, json.loads(sealed), agent_key, consent_asked, sealed)
+
+    def sealed_arguments(self) -> dict:
+        return json.loads(self._sealed) if self._sealed else json.loads(json.dumps(self.arguments))
+
+
+class DesignOutcome:
+    """A finished Design call: mapped content blocks, or the error that stopped it."""
+
+    def __init__(self, operation: str, mapped: MappedResult,
+                 error: JdpError | None = None) -> None:
+        self.operation = operation
+        self.blocks = mapped.blocks
+        self.is_error = mapped.is_error
+        self.error = error
+        self._mapped = mapped
+
+    @classmethod
+    def failed(cls, operation: str, error: JdpError) -> DesignOutcome:
+        return cls(operation, from_error(error), error)
+
+    @classmethod
+    def of_data(cls, operation: str, data: Any) -> DesignOutcome:
+        text = json.dumps(data, ensure_ascii=False)
+        return cls(operation, MappedResult([{"type": "text", "text": text}], False))
+
+    @property
+    def data(self) -> Any:
+        """The first text block parsed as JSON when it is JSON, else its text, else None."""
+        for block in self.blocks:
+            if block.get("type") == "text":
+                try:
+                    return json.loads(block["text"])
+                except ValueError:
+                    return block["text"]
+        return None
+
+    @property
+    def images(self) -> list[tuple[str, bytes]]:
+        out = []
+        for block in self.blocks:
+            source = block.get("source") if block.get("type") == "image" else None
+            if isinstance(source, dict):
+                try:
+                    out.append((source["media_type"],
+                                base64.b64decode(source["data"], validate=True)))
+                except (binascii.Error, ValueError, KeyError):
+                    continue
+        return out
+
+    def to_tool_result(self, tool_use_id: str) -> dict:
+        return to_tool_result(tool_use_id, self._mapped)
+
+    def __repr__(self) -> str:
+        state = f"error={self.error!r}" if self.error else f"is_error={self.is_error}"
+        return f"DesignOutcome({self.operation!r}, {len(self.blocks)} block(s), {state})"
+
+
+def _paths(paths: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(display.normal_form(p) or p for p in paths)
+
+
+def change_request(kind: str, facts: Facts, reason: str) -> ApprovalRequest:
+    """A consent, plan or operation card (the decision already checked it can be shown)."""
+    targets = facts.targets or Targets()
+    pid = facts.project_id if isinstance(facts.project_id, str) else None
+    return ApprovalRequest(
+        kind=kind, operation=facts.operation, project_id=pid,
+        writes=_paths(targets.writes), deletes=_paths(targets.deletes),
+        text=card_text(kind, facts), reason=reason,
+    )
+
+
+def grant_request(facts: Facts, identity: display.ProjectIdentity) -> ApprovalRequest | None:
+    """The grant card for a tokenless write, or None when it would not fit."""
+    writes = _paths((facts.targets or Targets()).writes)
+    sharing = identity.scope + (f", link: {identity.link_permission}"
+                                if identity.link_permission else "")
+    lines = [
+        GRANT_HEADING,
+        f"Project: {identity.name} ({identity.project_id})",
+        f"Sharing: {sharing}",
+        f"URL: {identity.url}",
+        GRANT_LIMITS,
+        f"This batch writes ({len(writes)}):",
+        *(f"  {p}" for p in writes),
+    ]
+    text = "\n".join(lines)
+    if len(text) > CARD_LIMIT:
+        return None
+    return ApprovalRequest(
+        kind="grant", operation=facts.operation, project_id=identity.project_id,
+        project_name=identity.name, sharing=sharing, url=identity.url, writes=writes,
+        allows_durable=True, text=text, reason="no_grant",
+    )

@@ -1,0 +1,135 @@
+"""The live Design catalogue: the server's `tools/list` merged with the client's floor
+into one registry of `OperationEntry`s, and the client's own `list` view of it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..core import hints
+from ..core.catalogue import HashMemory, catalogue_hash, first_sentence
+from ..core.validation import check_operation_name
+from ..errors import InvalidArguments, UnknownOperation
+from . import schemas
+from .session import McpSession
+
+UNCHANGED_HINT = (
+    "The catalogue is unchanged since it was last listed for this agent. If the full "
+    "schemas are no longer in view, call list again with {full: true}."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class OperationEntry:
+    name: str
+    description: str
+    input_schema: dict
+    read_only: bool
+    destructive: bool
+    #: the client has a local schema and floor for this operation
+    known: bool
+
+    @property
+    def write_tier(self) -> bool:
+        return not self.read_only
+
+
+def build_entry(tool: dict) -> OperationEntry:
+    """One `tools/list` item merged with the client's floor (`core.hints.merge`)."""
+    name = tool["name"]
+    annotations = tool.get("annotations")
+    floor = schemas.floor(name)
+    read_only, destructive = hints.merge(
+        annotations if isinstance(annotations, dict) else {}, floor
+    )
+    description = tool.get("description")
+    if floor is not None:
+        schema = schemas.local_schema(name) or {}
+    else:
+        server_schema = tool.get("inputSchema")
+        schema = server_schema if isinstance(server_schema, dict) else {}
+    return OperationEntry(
+        name=name,
+        description=description if isinstance(description, str) else "",
+        input_schema=schema,
+        read_only=read_only,
+        destructive=destructive,
+        known=floor is not None,
+    )
+
+
+class Catalogue:
+    """The operations a Design call may use, as this client and the server agree on them."""
+
+    def __init__(self, session: McpSession) -> None:
+        self._session = session
+        self._registry: dict[str, OperationEntry] = {}
+        self._generation = -1
+        self._shown = HashMemory()
+
+    async def entry(self, name: str) -> OperationEntry:
+        """The merged entry for `name`, or UnknownOperation saying what to do instead."""
+        check_operation_name(name)
+        if schemas.floor(name) is None and not self._session.state.discovered:
+            raise UnknownOperation(name, "call_list_first")
+        registry = await self._current()
+        entry = registry.get(name)
+        if entry is None:
+            raise UnknownOperation(name, "not_in_catalogue")
+        if entry.write_tier and not entry.known:
+            raise UnknownOperation(name, "upgrade_client")
+        return entry
+
+    async def entries(self) -> list[OperationEntry]:
+        """Every operation of the live catalogue, sorted by name."""
+        registry = await self._current()
+        return [registry[name] for name in sorted(registry)]
+
+    async def list_view(self, *, agent_key: str = "notebook", full: bool = False) -> dict:
+        """The `list` result: the full catalogue with its hash, or, when this agent was
+        already shown the same hash and `full` is not asked, a short unchanged view."""
+        operations = [_full_view(e) for e in await self.entries()]
+        digest = catalogue_hash(operations)
+        if not full and self._shown.seen(agent_key, digest):
+            return {
+                "catalog_unchanged": True,
+                "catalog_hash": digest,
+                "operations": [
+                    {"name": op["name"], "summary": first_sentence(op["description"])}
+                    for op in operations
+                ],
+                "hint": UNCHANGED_HINT,
+            }
+        self._shown.remember(agent_key, digest)
+        return {"operations": operations, "catalog_hash": digest}
+
+    async def _current(self) -> dict[str, OperationEntry]:
+        """The registry, rebuilt from scratch whenever a fresh tools/list has completed."""
+        tools = await self._session.tools()
+        generation = self._session.state.generation
+        if generation != self._generation:
+            registry: dict[str, OperationEntry] = {}
+            for tool in tools:
+                if _valid_name(tool.get("name")) and tool["name"] not in registry:
+                    registry[tool["name"]] = build_entry(tool)
+            self._registry = registry
+            self._generation = generation
+        return self._registry
+
+
+def _valid_name(name: Any) -> bool:
+    try:
+        check_operation_name(name)
+    except InvalidArguments:
+        return False
+    return True
+
+
+def _full_view(entry: OperationEntry) -> dict:
+    return {
+        "name": entry.name,
+        "description": entry.description,
+        "input_schema": schemas.public_schema(entry.input_schema),
+        "read_only": entry.read_only,
+        "destructive": entry.destructive,
+    }

@@ -1,0 +1,297 @@
+"""The Design tool: gates → catalogue → validation → permission decision → call → mapped
+result, with approval cards as `PendingApproval`s that `resume` continues.
+
+Every failure of a call comes back as a `DesignOutcome` carrying the error (a tool result
+with is_error); only closed gates raise. Nothing remote is written unless a person saw
+exactly what changes, or a registered plan or a verified grant covers it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+
+import httpx
+
+from ..core import display
+from ..core.permissions import (
+    GRANT_OPERATIONS,
+    PATH_OPERATIONS,
+    Allow,
+    Ask,
+    Facts,
+    decide,
+    facts_of,
+)
+from ..core.plans import SENSITIVE_OPERATIONS, Targets, approved_plan, normalised, plan_rule
+from ..core.results import map_result
+from ..core.validation import validate
+from ..errors import (
+    GateClosed,
+    GrantIneligible,
+    JdpError,
+    NeedsConsent,
+    NeedsProjectGrant,
+    PermissionDenied,
+)
+from ..settings import Settings
+from .approval import DesignOutcome, PendingApproval, change_request, grant_request
+from .catalogue import Catalogue
+from .permissions import PermissionEngine
+from .rest import DesignRest
+from .session import McpSession
+
+Result = DesignOutcome | PendingApproval
+
+
+@dataclasses.dataclass(frozen=True)
+class _Call:
+    """One Design call as the person or the model asked for it (never the augmented form)."""
+
+    operation: str
+    arguments: dict
+    agent_key: str = "notebook"
+    consent_asked: bool = False
+    grant_retried: bool = False
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class DesignClient:
+    def __init__(self, http: httpx.AsyncClient, settings: Settings, *,
+                 can_ask: Callable[[], bool], clock_ms: Callable[[], int] | None = None,
+                 main_context: bool = True) -> None:
+        self._settings = settings
+        self._can_ask = can_ask
+        self._clock = clock_ms or _now_ms
+        self._main = main_context
+        base = settings.api_base_url.rstrip("/")
+        self.session = McpSession(http, base + "/v1/design/mcp")
+        self.catalogue = Catalogue(self.session)
+        self.engine = PermissionEngine(DesignRest(http, base))
+
+    # ------------------------------------------------------------ public API
+
+    async def list(self, *, full: bool = False, agent_key: str = "notebook") -> DesignOutcome:
+        self._gates()
+        try:
+            view = await self.catalogue.list_view(agent_key=agent_key, full=full)
+        except JdpError as error:
+            return DesignOutcome.failed("list", error)
+        return DesignOutcome.of_data("list", view)
+
+    async def call(self, operation: str, arguments: dict, *,
+                   agent_key: str = "notebook") -> Result:
+        self._gates()
+        if operation == "list":
+            return await self.list(full=bool((arguments or {}).get("full")), agent_key=agent_key)
+        try:
+            entry = await self.catalogue.entry(operation)
+            checked = validate(operation, arguments, entry.input_schema)
+            call = _Call(operation, json.loads(json.dumps(checked)), agent_key)
+            return await self._proceed(call)
+        except JdpError as error:
+            return DesignOutcome.failed(str(operation), error)
+
+    async def resume(self, pending: PendingApproval, *, approved: bool,
+                     durable: bool = False) -> Result:
+        """Continue a call after its card was answered. A denial sends nothing."""
+        self._gates()
+        op = pending.operation
+        if not approved:
+            return DesignOutcome.failed(op, PermissionDenied(op, "denied on the approval card"))
+        call = _Call(op, pending.sealed_arguments(), pending.agent_key, pending.consent_asked)
+        kind = pending.request.kind
+        try:
+            if kind == "consent":
+                await self.engine.give_consent()
+                return await self._proceed(dataclasses.replace(call, consent_asked=True))
+            if kind == "grant" and durable and pending.request.allows_durable:
+                return await self._write_under_grant(call)
+            if op == "finalize_plan":
+                return await self._finalize(call)
+            if op in SENSITIVE_OPERATIONS:
+                return await self._sensitive(call)
+            if op in PATH_OPERATIONS:
+                return await self._per_batch(call)
+            return await self._send(call, op, call.arguments)
+        except JdpError as error:
+            return DesignOutcome.failed(op, error)
+
+    async def consent(self) -> dict:
+        """`%design consent`: the person typed it, so no card is needed."""
+        self._gates()
+        await self.engine.give_consent()
+        return await self.status()
+
+    async def revoke(self) -> dict:
+        """`%design revoke`: DELETE consent; forget plans and verified grants."""
+        self._gates()
+        existed = await self.engine.revoke()
+        return {"revoked": existed, **await self.status()}
+
+    async def status(self) -> dict:
+        return self.engine.status(self._clock())
+
+    async def close(self) -> None:
+        await self.session.close()
+
+    # ------------------------------------------------------------ the decision
+
+    def _gates(self) -> None:
+        s = self._settings
+        for gate, open_ in (("allow_design_sync", s.allow_design_sync),
+                            ("essential_traffic_only", not s.essential_traffic_only),
+                            ("api_base_url", bool(s.api_base_url)),
+                            ("design_feature_flag", s.design_feature_flag)):
+            if not open_:
+                raise GateClosed("Design", gate)
+
+    async def _facts(self, call: _Call) -> Facts:
+        entry = await self.catalogue.entry(call.operation)
+        return facts_of(call.operation, entry.read_only, entry.destructive, call.arguments)
+
+    async def _proceed(self, call: _Call) -> Result:
+        """Decide, then run, ask or refuse."""
+        try:
+            facts = await self._facts(call)
+            await self.engine.prefetch_consent()
+            pid = facts.project_id
+            if (facts.operation in GRANT_OPERATIONS and facts.plan_token is None
+                    and isinstance(pid, str) and self._main and self.engine.consent is not False):
+                await self.engine.probe_grant(pid)
+            snapshot = self.engine.snapshot(can_ask=self._can_ask(), main_context=self._main,
+                                            now_ms=self._clock())
+            decision = decide(snapshot, facts, self._clock())
+            if isinstance(decision, Allow):
+                return await self._send(call, call.operation, call.arguments)
+            if isinstance(decision, Ask):
+                return await self._ask(call, facts, decision)
+            reason = decision.reason + (f"; run `{decision.command}`" if decision.command else "")
+            return DesignOutcome.failed(call.operation, PermissionDenied(call.operation, reason))
+        except NeedsConsent:
+            return await self._consent_needed(call)
+
+    async def _consent_needed(self, call: _Call) -> Result:
+        """403 needs_consent: seed the cache false and decide again (the consent card, or a
+        refusal naming `%design consent`); a second one for the same call is an error."""
+        if call.consent_asked:
+            raise NeedsConsent()
+        self.engine.seed_consent_false()
+        return await self._proceed(dataclasses.replace(call, consent_asked=True))
+
+    async def _ask(self, call: _Call, facts: Facts, decision: Ask) -> Result:
+        if decision.card != "grant":
+            request = change_request(decision.card, facts, decision.reason)
+        else:
+            identity = await self._identity(facts.project_id)
+            request = (grant_request(facts, identity)
+                       if isinstance(identity, display.ProjectIdentity) else None)
+            if request is None:
+                # the grant card cannot be shown exactly: offer this batch only
+                refused = identity if isinstance(identity, str) else "card_too_long"
+                problem = plan_rule(facts.project_id, None, facts.targets)
+                if problem:
+                    return DesignOutcome.failed(call.operation, PermissionDenied(
+                        call.operation, f"grant card refused ({refused}); {problem}"))
+                request = change_request("plan", facts, f"grant_card_refused_{refused}")
+        return PendingApproval.seal(request, call.operation, call.arguments,
+                                    agent_key=call.agent_key, consent_asked=call.consent_asked)
+
+    async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
+        """The project as get_project describes it, strictly checked for display."""
+        outcome = DesignOutcome("get_project", map_result(
+            await self.session.call_tool("get_project", {"project_id": project_id})))
+        if outcome.is_error:
+            return "get_project_failed"
+        return display.project_identity(project_id, outcome.data)
+
+    # ------------------------------------------------------------ running
+
+    async def _send(self, call: _Call, name: str, arguments: dict) -> Result:
+        """One tools/call; a 403 sends the call back through the decision once."""
+        try:
+            raw = await self.session.call_tool(name, arguments)
+        except NeedsConsent:
+            return await self._consent_needed(call)
+        except NeedsProjectGrant:
+            pid = call.arguments.get("project_id")
+            self.engine.forget_grant(pid if isinstance(pid, str) else "")
+            if call.grant_retried:
+                raise
+            return await self._proceed(dataclasses.replace(call, grant_retried=True))
+        outcome = DesignOutcome(call.operation, map_result(raw))
+        pid = call.arguments.get("project_id")
+        if call.operation in SENSITIVE_OPERATIONS and not outcome.is_error and isinstance(pid, str):
+            self.engine.forget_project(pid)
+        return outcome
+
+    async def _write_under_grant(self, call: _Call) -> Result:
+        """Approved for the project: write; on needs_project_grant mint the grant and retry
+        once; a project that cannot hold a grant goes to per-batch plans from now on."""
+        pid = call.arguments["project_id"]
+        try:
+            raw = await self.session.call_tool(call.operation, call.arguments)
+        except NeedsProjectGrant:
+            try:
+                await self.engine.mint_grant(pid)
+            except GrantIneligible:
+                return await self._proceed(dataclasses.replace(call, grant_retried=True))
+            return await self._send(dataclasses.replace(call, grant_retried=True),
+                                    call.operation, call.arguments)
+        except NeedsConsent:
+            return await self._consent_needed(call)
+        return DesignOutcome(call.operation, map_result(raw))
+
+    async def _plan_for(self, call: _Call, targets: Targets) -> DesignOutcome | str:
+        """finalize_plan for exactly the shown targets; the registered token, or the
+        outcome that stopped it."""
+        pid = call.arguments.get("project_id")
+        problem = plan_rule(pid, None, targets)
+        if problem:
+            return DesignOutcome.failed(call.operation, PermissionDenied(call.operation, problem))
+        writes, deletes = normalised(targets.writes), normalised(targets.deletes)
+        plan_args = {"project_id": pid, "writes": sorted(writes or ()),
+                     "deletes": sorted(deletes or ())}
+        result = await self._send(call, "finalize_plan", plan_args)
+        if not isinstance(result, DesignOutcome) or result.is_error:
+            return result  # type: ignore[return-value]
+        plan = approved_plan(result.data, pid, targets, self._clock())
+        if plan is None:
+            return DesignOutcome.failed(call.operation, PermissionDenied(
+                call.operation, "the service's plan did not match what the card showed"))
+        if targets.count:
+            self.engine.register(plan)
+        return plan.token
+
+    async def _per_batch(self, call: _Call) -> Result:
+        targets = (await self._facts(call)).targets
+        if targets is None:
+            raise PermissionDenied(call.operation, "targets_not_enumerable")
+        token = await self._plan_for(call, targets)
+        if not isinstance(token, str):
+            return token
+        return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
+
+    async def _sensitive(self, call: _Call) -> Result:
+        """Membership and sharing: the service wants a plan token; this one is used once
+        and never registered (a card every time)."""
+        token = await self._plan_for(call, Targets())
+        if not isinstance(token, str):
+            return token
+        return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
+
+    async def _finalize(self, call: _Call) -> Result:
+        """The plan card was shown and approved: finalize and register the token."""
+        result = await self._send(call, "finalize_plan", call.arguments)
+        if isinstance(result, DesignOutcome) and not result.is_error:
+            facts = await self._facts(call)
+            plan = approved_plan(result.data, facts.project_id, facts.targets or Targets(),
+                                 self._clock())
+            if plan is not None and plan_rule(facts.project_id, facts.scope, facts.targets) is None:
+                self.engine.register(plan)
+        return result

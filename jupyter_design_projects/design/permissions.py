@@ -1,0 +1,141 @@
+"""The permission engine: the process's consent cache, approved plans, verified grants and
+grant-ineligible projects, and the I/O that keeps them true. The decision itself is
+`core.permissions.decide`, fed a snapshot from here."""
+
+from __future__ import annotations
+
+from ..core.permissions import Snapshot
+from ..core.plans import ApprovedPlan
+from ..errors import AuthError, GrantIneligible, NeedsConsent, TransportError
+from .rest import DesignRest
+
+
+class PermissionEngine:
+    """Owned by one DesignClient; nothing here outlives the process."""
+
+    def __init__(self, rest: DesignRest) -> None:
+        self._rest = rest
+        self.consent: bool | None = None
+        self._prefetched = False
+        self._plans: dict[str, ApprovedPlan] = {}
+        self._verified: set[str] = set()
+        self._ineligible: set[str] = set()
+
+    # ------------------------------------------------------------ consent
+
+    async def prefetch_consent(self) -> None:
+        """GET the consent bit once; a failure leaves the cache empty, not an error."""
+        if self._prefetched:
+            return
+        self._prefetched = True
+        value = await self._rest.get_consent()
+        if value is not None and self.consent is None:
+            self.consent = value
+
+    def seed_consent_false(self) -> None:
+        """The service answered needs_consent: the next decision shows the consent card."""
+        self._prefetched = True
+        self.consent = False
+
+    async def give_consent(self) -> None:
+        await self._rest.post_consent()
+        self._prefetched = True
+        self.consent = True
+
+    async def revoke(self) -> bool:
+        """DELETE consent (the service drops every grant with it) and forget every local
+        authorization. False when there was no consent to revoke."""
+        try:
+            existed = await self._rest.delete_consent()
+        finally:
+            self._plans.clear()
+            self._verified.clear()
+        self._prefetched = True
+        self.consent = False
+        return existed
+
+    # ------------------------------------------------------------ snapshot
+
+    def snapshot(self, *, can_ask: bool, main_context: bool, now_ms: int) -> Snapshot:
+        """What is authorized now. Expired plans are in it one last time (so the decision
+        can say "expired") and are dropped from the store on the way."""
+        plans = dict(self._plans)
+        for token in [t for t, p in plans.items() if p.expired(now_ms)]:
+            del self._plans[token]
+        return Snapshot(
+            consent=self.consent,
+            plans=plans,
+            verified_grants=frozenset(self._verified),
+            grant_ineligible=frozenset(self._ineligible),
+            can_ask=can_ask,
+            main_context=main_context,
+        )
+
+    # ------------------------------------------------------------ plans
+
+    def register(self, plan: ApprovedPlan) -> None:
+        self._plans[plan.token] = plan
+
+    def forget_project(self, project_id: str) -> None:
+        """After a membership or sharing change: the project's plans go, its grant is
+        re-verified before it is relied on again."""
+        for token in [t for t, p in self._plans.items() if p.project_id == project_id]:
+            del self._plans[token]
+        self._verified.discard(project_id)
+
+    # ------------------------------------------------------------ grants
+
+    async def probe_grant(self, project_id: str) -> bool:
+        """Whether the service already holds a grant for the project (GET grants). A
+        failure to read the grants means "not verified", never an error."""
+        if project_id in self._verified:
+            return True
+        try:
+            grants = await self._rest.list_grants()
+        except NeedsConsent:
+            self.seed_consent_false()
+            return False
+        except (TransportError, AuthError):
+            return False
+        self._verified.update(grants)
+        return project_id in self._verified
+
+    async def mint_grant(self, project_id: str) -> None:
+        """POST a durable grant; a 404 marks the project grant-ineligible for good."""
+        try:
+            await self._rest.post_grant(project_id)
+        except GrantIneligible:
+            self._ineligible.add(project_id)
+            self._verified.discard(project_id)
+            raise
+        self._verified.add(project_id)
+
+    def forget_grant(self, project_id: str) -> None:
+        """The service answered needs_project_grant: the cached grant is gone."""
+        self._verified.discard(project_id)
+
+    def is_verified(self, project_id: str) -> bool:
+        return project_id in self._verified
+
+    # ------------------------------------------------------------ status
+
+    def status(self, now_ms: int) -> dict:
+        """For `%design status` and the lab side panel (no plan tokens: they are not shown)."""
+        snapshot = self.snapshot(can_ask=False, main_context=False, now_ms=now_ms)
+        live = [p for p in snapshot.plans.values() if not p.expired(now_ms)]
+        plans = sorted(live, key=lambda p: (p.expires_at_ms, p.project_id))
+        return {
+            "consent": self.consent,
+            "approved_plans": [
+                {
+                    "project_id": p.project_id,
+                    "writes": sorted(p.writes),
+                    "deletes": sorted(p.deletes),
+                    "expires_at_ms": p.expires_at_ms,
+                    "expires_in_s": max(0, (p.expires_at_ms - now_ms) // 1000),
+                }
+                for p in plans
+            ],
+            "verified_grants": sorted(self._verified),
+            "grant_ineligible": sorted(self._ineligible),
+        }

@@ -1,0 +1,95 @@
+"""The Design REST routes of PROTOCOL §2 — consent and durable project grants — read and
+mapped to results or errors here and nowhere else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from ..errors import AuthError, DesignApiError, GrantIneligible, NeedsConsent, TransportError
+from ..transport.http import Answer, send
+
+CONSENT_NAME = "agent_design_projects"
+#: the REST answers are small JSON objects
+MAX_BYTES = 262_144
+DEADLINE_S = 60.0
+
+
+class DesignRest:
+    """Consent and grants on `api_base_url` through the session's one httpx client."""
+
+    def __init__(self, http: httpx.AsyncClient, api_base_url: str) -> None:
+        self._http = http
+        self._base = api_base_url.rstrip("/") + "/v1/design"
+
+    async def _send(self, method: str, route: str, action: str, json: Any = None) -> Answer:
+        answer = await send(self._http, method, self._base + route, action=f"design {action}",
+                            max_bytes=MAX_BYTES, deadline_s=DEADLINE_S, json=json)
+        if answer.status == 401:
+            raise AuthError("rejected", "The Design service rejected the credential (HTTP 401) "
+                            "even after a refresh. Run `%design login` to sign in again.")
+        return answer
+
+    async def get_consent(self) -> bool | None:
+        """The consent bit, or None when it could not be read (a prefetch never fails)."""
+        try:
+            answer = await self._send("GET", "/consent", "consent prefetch")
+            body = answer.json() if answer.status == 200 else None
+        except (TransportError, AuthError):
+            return None
+        value = body.get(CONSENT_NAME) if isinstance(body, dict) else None
+        return value if isinstance(value, bool) else None
+
+    async def post_consent(self) -> None:
+        answer = await self._send("POST", "/consent", "consent", {"consent": CONSENT_NAME})
+        if answer.status not in (200, 201, 204):
+            raise DesignApiError("consent", answer.status)
+
+    async def delete_consent(self) -> bool:
+        """Revoke consent (the service revokes every grant too); False when there was none."""
+        answer = await self._send("DELETE", "/consent", "revoke consent",
+                                  {"consent": CONSENT_NAME})
+        if answer.status == 404:
+            return False
+        if answer.status not in (200, 204):
+            raise DesignApiError("revoke consent", answer.status)
+        return True
+
+    async def list_grants(self) -> dict[str, str]:
+        """project_id → created_at of every durable grant the service holds for this user."""
+        answer = await self._send("GET", "/grants", "grants")
+        if answer.status == 403 and _error_of(answer) == "needs_consent":
+            raise NeedsConsent()
+        if answer.status != 200:
+            raise DesignApiError("grants", answer.status)
+        body = answer.json()
+        grants = body.get("grants") if isinstance(body, dict) else None
+        if not isinstance(grants, list):
+            raise TransportError("design grants", "the answer has no grants list")
+        return {
+            g["project_id"]: str(g.get("created_at", ""))
+            for g in grants
+            if isinstance(g, dict) and isinstance(g.get("project_id"), str)
+        }
+
+    async def post_grant(self, project_id: str) -> None:
+        """Mint a durable grant; GrantIneligible on 404 grant_ineligible (a 404 envelope for an
+        unknown project is a DesignApiError), NeedsConsent on 403 needs_consent."""
+        answer = await self._send("POST", "/grants", "grant", {"project_id": project_id})
+        if answer.status in (200, 201):
+            return
+        if answer.status == 404 and _error_of(answer) == "grant_ineligible":
+            raise GrantIneligible(project_id)
+        if answer.status == 403 and _error_of(answer) == "needs_consent":
+            raise NeedsConsent()
+        raise DesignApiError("grant", answer.status)
+
+
+def _error_of(answer: Answer) -> str | None:
+    try:
+        body = answer.json()
+    except TransportError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, str) else None

@@ -1,0 +1,214 @@
+"""The Design MCP session: JSON-RPC framing over Streamable HTTP (JSON answers only), the
+shared initialize → initialized → tools/list handshake, and the one re-initialize after a
+404 on a request that carried a session id."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from ..errors import HandshakeCancelled, TransportError
+from ..transport.http import Answer, send
+from . import wire
+
+PROTOCOL_VERSION = "2025-03-26"
+CLIENT_INFO = {"name": "claude-cli-design-tool", "version": "1"}
+#: a hostile server cannot keep the client paging forever
+MAX_LIST_PAGES = 100
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionState:
+    has_session_id: bool
+    initialized: bool
+    discovered: bool
+    #: how many tools/list rounds have completed (a new round resets the hint registry)
+    generation: int
+
+
+class McpSession:
+    """One MCP session with the Design endpoint, shared by every Design call of a process."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        endpoint: str,
+        *,
+        timeout_s: float = 60.0,
+        max_bytes: int = 2_080_000,
+    ) -> None:
+        self._http = http
+        self._endpoint = endpoint
+        self._timeout_s = timeout_s
+        self._max_bytes = max_bytes
+        self._ids = itertools.count(1)
+        self._session_id: str | None = None
+        self._initialized = False
+        self._tools: list[dict] | None = None
+        self._generation = 0
+        self._initializing: asyncio.Task | None = None
+        self._discovering: asyncio.Task | None = None
+
+    @property
+    def state(self) -> SessionState:
+        return SessionState(
+            has_session_id=self._session_id is not None,
+            initialized=self._initialized,
+            discovered=self._tools is not None,
+            generation=self._generation,
+        )
+
+    async def tools(self, refresh: bool = False) -> list[dict]:
+        """The server's tools (discovering them first if needed); `refresh` re-lists."""
+        if refresh and self._discovering is None:
+            self._tools = None
+        while self._tools is None:
+            await self._shared("_discovering", self._discover)
+        return [dict(tool) for tool in self._tools]
+
+    async def call_tool(self, name: str, arguments: dict) -> dict:
+        """The raw MCP result `{content: [...], isError?}` of one tools/call."""
+        return await self._request("tools/call", {"name": name, "arguments": arguments}, name)
+
+    async def close(self) -> None:
+        """Forget the session (and tell the server, if it kept one; failures are ignored)."""
+        session_id = self._session_id
+        self._reset(session_id)
+        if session_id is None:
+            return
+        try:
+            await send(
+                self._http, "DELETE", self._endpoint, action="design close",
+                max_bytes=self._max_bytes, deadline_s=min(self._timeout_s, 5.0),
+                headers=self._headers(session_id),
+            )
+        except TransportError:
+            pass
+
+    # ------------------------------------------------------------ handshake
+
+    async def _shared(self, slot: str, run: Callable[[], Awaitable[T]]) -> T:
+        """Run `run` once for every concurrent caller. The first caller owns the task: if
+        it is cancelled the task is too, and the others get HandshakeCancelled."""
+        task = getattr(self, slot)
+        if task is None:
+            task = asyncio.ensure_future(run())
+            setattr(self, slot, task)
+            task.add_done_callback(lambda done: self._clear_slot(slot, done))
+            return await task
+        await asyncio.wait({task})
+        if task.cancelled():
+            raise HandshakeCancelled()
+        return task.result()
+
+    def _clear_slot(self, slot: str, done: asyncio.Task) -> None:
+        if getattr(self, slot) is done:
+            setattr(self, slot, None)
+
+    async def _ensure_initialized(self) -> None:
+        while not self._initialized:
+            await self._shared("_initializing", self._initialize)
+
+    async def _initialize(self) -> None:
+        answer = await self._post(
+            self._envelope(
+                "initialize",
+                {
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "capabilities": {},
+                    "clientInfo": dict(CLIENT_INFO),
+                },
+            ),
+            session_id=None,
+            action="design initialize",
+        )
+        wire.rpc_result(answer, "initialize")
+        session_id = wire.session_id_of(answer)
+        notified = await self._post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            session_id=session_id,
+            action="design notifications/initialized",
+        )
+        wire.check_status(notified)
+        self._session_id = session_id
+        self._initialized = True
+
+    async def _discover(self) -> None:
+        tools: list[dict] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_LIST_PAGES):
+            params = {"cursor": cursor} if cursor is not None else {}
+            result = await self._request("tools/list", params, "tools/list")
+            page = result.get("tools")
+            if not isinstance(page, list):
+                raise TransportError("design tools/list", "the answer has no tools list")
+            tools.extend(t for t in page if isinstance(t, dict) and isinstance(t.get("name"), str))
+            cursor = result.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                self._tools = tools
+                self._generation += 1
+                return
+            if cursor in seen:
+                raise TransportError("design tools/list", "the service repeated a page cursor")
+            seen.add(cursor)
+        raise TransportError("design tools/list", f"more than {MAX_LIST_PAGES} pages")
+
+    # ------------------------------------------------------------ requests
+
+    async def _request(self, method: str, params: dict, operation: str) -> dict:
+        """One JSON-RPC request on the session; a 404 on a session id re-initializes and
+        retries once."""
+        for attempt in (1, 2):
+            await self._ensure_initialized()
+            session_id = self._session_id
+            answer = await self._post(
+                self._envelope(method, params), session_id=session_id,
+                action=f"design {operation}",
+            )
+            if answer.status == 404 and session_id is not None:
+                wire.refuse_event_stream(answer)
+                self._reset(session_id)
+                if attempt == 1:
+                    continue
+                raise TransportError(
+                    answer.action, "the Design session was lost again after re-initializing",
+                    status=404,
+                )
+            return wire.rpc_result(answer, operation)
+        raise AssertionError("unreachable")
+
+    def _reset(self, session_id: str | None) -> None:
+        """Drop session, initialized and discovery state, unless another caller already
+        replaced the session that failed."""
+        if session_id != self._session_id:
+            return
+        self._session_id = None
+        self._initialized = False
+        self._tools = None
+
+    def _envelope(self, method: str, params: dict[str, Any]) -> dict:
+        return {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+
+    def _headers(self, session_id: str | None) -> dict[str, str]:
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": PROTOCOL_VERSION,
+        }
+        if session_id is not None:
+            headers["Mcp-Session-Id"] = session_id
+        return headers
+
+    async def _post(self, body: dict, *, session_id: str | None, action: str) -> Answer:
+        return await send(
+            self._http, "POST", self._endpoint, action=action, max_bytes=self._max_bytes,
+            deadline_s=self._timeout_s, json=body, headers=self._headers(session_id),
+        )

@@ -1,0 +1,118 @@
+"""The one place Design MCP answers become results or errors: status codes, flat 403
+bodies, content types and JSON-RPC envelopes are read here and nowhere else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.redaction import redact_then_truncate
+from ..errors import (
+    AuthError,
+    DesignRpcError,
+    NeedsConsent,
+    NeedsProjectGrant,
+    TransportError,
+    UnexpectedContentType,
+)
+from ..transport.http import Answer
+
+#: how much of an unexpected body an error may quote
+BODY_SHOWN = 200
+#: how much of a server-provided prompt or message is kept
+PROMPT_KEPT = 2_000
+
+EVENT_STREAM = "text/event-stream"
+
+
+def refuse_event_stream(answer: Answer) -> None:
+    """An SSE answer is rejected before anything reads it."""
+    if answer.content_type == EVENT_STREAM:
+        raise UnexpectedContentType(answer.action, EVENT_STREAM)
+
+
+def check_status(answer: Answer) -> None:
+    """Raise the error a non-2xx answer stands for (404 is the session's business)."""
+    refuse_event_stream(answer)
+    if 200 <= answer.status < 300:
+        return
+    if answer.status == 401:
+        raise AuthError(
+            "rejected",
+            "The Design service rejected the credential (HTTP 401) even after a refresh. "
+            "Run `%design login` to sign in again.",
+        )
+    if answer.status == 403:
+        _raise_flat_403(answer)
+    raise TransportError(
+        answer.action, f"HTTP {answer.status}: {shown_body(answer)}", status=answer.status
+    )
+
+
+def rpc_result(answer: Answer, operation: str) -> dict:
+    """The `result` object of a JSON-RPC answer; an `error` becomes `DesignRpcError`."""
+    check_status(answer)
+    if answer.content_type != "application/json":
+        raise UnexpectedContentType(answer.action, answer.content_type or "(none)")
+    envelope = answer.json()
+    if not isinstance(envelope, dict):
+        raise TransportError(answer.action, "the answer is not a JSON-RPC object")
+    error = envelope.get("error")
+    if error is not None:
+        code, message = _rpc_error_fields(error)
+        raise DesignRpcError(operation, code, message)
+    result = envelope.get("result")
+    if not isinstance(result, dict):
+        raise TransportError(answer.action, "the JSON-RPC answer has no result object")
+    return result
+
+
+def shown_body(answer: Answer) -> str:
+    """A short, redacted excerpt of a body for an error message."""
+    return redact_then_truncate(answer.text(BODY_SHOWN * 4), BODY_SHOWN) or "(empty body)"
+
+
+def session_id_of(answer: Answer) -> str | None:
+    """The `Mcp-Session-Id` header, which must be visible ASCII (MCP spec), or None."""
+    value = answer.headers.get("mcp-session-id")
+    if value is None:
+        return None
+    if not value or len(value) > 1024 or any(not 0x21 <= ord(c) <= 0x7E for c in value):
+        raise TransportError(answer.action, "the service sent a malformed Mcp-Session-Id")
+    return value
+
+
+def _raise_flat_403(answer: Answer) -> None:
+    body: Any = None
+    if answer.content_type == "application/json":
+        try:
+            body = answer.json()
+        except TransportError:
+            body = None
+    kind = body.get("error") if isinstance(body, dict) else None
+    if kind == "needs_consent":
+        raise NeedsConsent()
+    if kind == "needs_project_grant":
+        project_id = body.get("project_id")
+        prompt = body.get("prompt")
+        raise NeedsProjectGrant(
+            _clean(project_id) if isinstance(project_id, str) else "",
+            _clean(prompt) if isinstance(prompt, str) else "",
+        )
+    raise TransportError(answer.action, f"HTTP 403: {shown_body(answer)}", status=403)
+
+
+def _rpc_error_fields(error: Any) -> tuple[int, str]:
+    if not isinstance(error, dict):
+        return 0, "malformed error"
+    code = error.get("code")
+    message = error.get("message")
+    return (
+        code if isinstance(code, int) and not isinstance(code, bool) else 0,
+        _clean(message) if isinstance(message, str) else "",
+    )
+
+
+def _clean(text: str) -> str:
+    """Server text kept in an error: redacted, control characters dropped, cut."""
+    visible = "".join(c for c in text if c in "\n\t" or c.isprintable())
+    return redact_then_truncate(visible, PROMPT_KEPT)

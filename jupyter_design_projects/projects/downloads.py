@@ -1,0 +1,68 @@
+"""The session's download directory: owner-only (0700), holding owner-only (0600) files
+with fresh unpredictable names, each written completely or not at all."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from ..core.project_paths import safe_file_name
+from ..errors import DownloadFailed
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def make_session_temp_dir(parent: Path | None = None) -> Path:
+    """A new 0700 directory for one session's downloads (the session removes it on close)."""
+    return Path(tempfile.mkdtemp(prefix="jdp-projects-", dir=parent))
+
+
+class DownloadDir:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def ensure(self) -> Path:
+        """Create the directory 0700, or check an existing one is a real directory of ours
+        (not a symlink someone planted) and tighten it to 0700."""
+        try:
+            self.root.mkdir(mode=DIR_MODE, parents=True)
+        except FileExistsError:
+            pass
+        info = os.lstat(self.root)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            raise DownloadFailed("-", f"the download directory {self.root} is not a directory "
+                                      "owned by this user")
+        if stat.S_IMODE(info.st_mode) != DIR_MODE:
+            os.chmod(self.root, DIR_MODE)
+        return self.root
+
+    def save_text(self, content: str) -> Path:
+        """`project-doc-*.txt`, mode 0600."""
+        return self._save(content.encode("utf-8"), "project-doc-", ".txt")
+
+    def save_bytes(self, file_name: str, data: bytes) -> Path:
+        """`project-file-*-<safe name>`: safe characters only, their last 64, mode 0600."""
+        return self._save(data, "project-file-", "-" + safe_file_name(file_name))
+
+    def _save(self, data: bytes, prefix: str, suffix: str) -> Path:
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=self.ensure())
+        try:
+            os.fchmod(fd, FILE_MODE)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+            raise
+        os.close(fd)
+        return Path(name)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,114 @@
+"""The local journal of remote Project writes: remote writes survive a notebook rewind, so
+each create, replace and delete is recorded (time, project, path, doc uuid, bytes, sha256,
+and the content a replace or delete removed) in a per-user SQLite file, to show what
+changed and to restore it."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    project_uuid TEXT NOT NULL,
+    action TEXT NOT NULL,
+    path TEXT NOT NULL,
+    doc_uuid TEXT,
+    bytes INTEGER,
+    sha256 TEXT,
+    previous_doc_uuid TEXT,
+    previous_bytes INTEGER,
+    previous_sha256 TEXT,
+    previous_content TEXT,
+    restored_from INTEGER
+);
+CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project_uuid, id);
+"""
+
+#: what `entries()` lists; `get()` adds the previous content itself
+LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sha256",
+          "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from")
+
+
+def default_journal_path() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("jupyter-design-projects")) / "projects-journal.sqlite3"
+
+
+def _digest(text: str | None) -> tuple[int | None, str | None]:
+    if text is None:
+        return None, None
+    data = text.encode("utf-8")
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+class Journal:
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
+        with self._connect() as db:
+            db.executescript(SCHEMA)
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=5.0)
+        db.row_factory = sqlite3.Row
+        try:
+            with db:
+                yield db
+        finally:
+            db.close()
+
+    def record(
+        self,
+        *,
+        project_uuid: str,
+        action: str,
+        path: str,
+        doc_uuid: str | None,
+        content: str | None = None,
+        previous_doc_uuid: str | None = None,
+        previous_content: str | None = None,
+        restored_from: int | None = None,
+    ) -> int:
+        """Append one entry; `action` is create, replace, delete or replace_incomplete."""
+        at = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
+        n_bytes, sha = _digest(content)
+        prev_bytes, prev_sha = _digest(previous_content)
+        with self._connect() as db:
+            cursor = db.execute(
+                "INSERT INTO entries (at, project_uuid, action, path, doc_uuid, bytes, sha256,"
+                " previous_doc_uuid, previous_bytes, previous_sha256, previous_content,"
+                " restored_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (at.isoformat().replace("+00:00", "Z"), project_uuid, action, path, doc_uuid,
+                 n_bytes, sha, previous_doc_uuid, prev_bytes, prev_sha, previous_content,
+                 restored_from),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def entries(self, project_uuid: str, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first, without the previous content (`has_previous` says if there is one)."""
+        with self._connect() as db:
+            rows = db.execute(
+                f"SELECT {', '.join(LISTED)}, previous_content IS NOT NULL AS has_previous"
+                " FROM entries WHERE project_uuid = ? ORDER BY id DESC LIMIT ?",
+                (project_uuid, max(0, int(limit))),
+            ).fetchall()
+        return [{**dict(row), "has_previous": bool(row["has_previous"])} for row in rows]
+
+    def get(self, entry_id: int) -> dict[str, Any] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        return dict(row) if row else None

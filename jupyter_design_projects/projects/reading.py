@@ -1,0 +1,123 @@
+"""`project_read`: find the exact path among text docs, then uploads; text and extracted
+text come back inline up to 262,144 UTF-8 bytes or in a 0600 file; other uploads are
+downloaded raw with strict base64 and a reported-vs-decoded size check (one full retry)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from typing import Any
+
+from ..core.budgets import INLINE_MAX_BYTES, RAW_MAX_BYTES, fits_inline
+from ..core.project_paths import is_canonical_uuid
+from ..errors import DocNotFound, DownloadFailed, ProjectsApiError
+from . import wire
+from .api import ProjectsApi
+from .downloads import DownloadDir
+from .wire import Detail, FileEntry
+
+#: how many available paths a DocNotFound lists
+AVAILABLE_LISTED = 30
+#: the longest base64 text that can decode to at most RAW_MAX_BYTES
+RAW_MAX_BASE64_CHARS = -(-RAW_MAX_BYTES // 3) * 4
+
+Progress = Callable[[str, int, "int | None"], None]
+
+
+async def read_path(
+    api: ProjectsApi, detail: Detail, path: str, downloads: DownloadDir,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    doc = detail.doc(path)
+    if doc is not None:
+        answer = await api.read_doc(doc.uuid)
+        return present_text(path, "doc", answer["content"], downloads, doc_uuid=doc.uuid)
+    upload = detail.file(path)
+    if upload is None:
+        raise DocNotFound(path, detail.paths()[:AVAILABLE_LISTED])
+    if not is_canonical_uuid(upload.file_uuid):
+        raise DownloadFailed(upload.file_uuid, "the file id is not a canonical UUID")
+    if upload.file_kind == "document":
+        answer = await api.read_extracted(upload.file_uuid)
+        content = wire.field(answer, "content", str, "read extracted text")
+        return present_text(path, "extracted", content, downloads, file_uuid=upload.file_uuid)
+    return await download_raw(api, path, upload, downloads, progress)
+
+
+def present_text(
+    path: str, kind: str, content: str, downloads: DownloadDir, **ids: str
+) -> dict[str, Any]:
+    """Inline up to 262,144 UTF-8 bytes; beyond that a `project-doc-*.txt` of mode 0600."""
+    size = len(content.encode("utf-8"))
+    result: dict[str, Any] = {"path": path, "kind": kind, **ids, "bytes": size}
+    if fits_inline(size):
+        result["content"] = content
+    else:
+        result["local_file"] = str(downloads.save_text(content))
+        result["note"] = (
+            f"The content is larger than {INLINE_MAX_BYTES:,} bytes, so it was saved to "
+            "local_file (mode 0600) instead of being returned inline."
+        )
+    return result
+
+
+async def download_raw(
+    api: ProjectsApi, path: str, upload: FileEntry, downloads: DownloadDir,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Download, compare the reported size with the decoded bytes, retry once in full;
+    only verified bytes are ever written to disk."""
+    file_uuid = upload.file_uuid
+    if upload.file_size_bytes is not None and upload.file_size_bytes > RAW_MAX_BYTES:
+        raise DownloadFailed(file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes")
+    label = f"download {path}"
+    sizes: list[tuple[int, int]] = []
+    for _attempt in range(2):
+        if progress:
+            progress(label, 0, upload.file_size_bytes)
+        try:
+            answer = await api.read_raw(file_uuid)
+        except ProjectsApiError as exc:
+            if exc.status == 413:
+                raise DownloadFailed(
+                    file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes") from None
+            raise
+        data, reported = decode_raw(answer, file_uuid)
+        if progress:
+            progress(label, len(data), reported)
+        if reported == len(data):
+            saved = downloads.save_bytes(upload.path, data)
+            return {
+                "path": path, "kind": "raw", "file_uuid": file_uuid,
+                "file_kind": upload.file_kind, "mime_type": answer.get("mime_type"),
+                "local_file": str(saved), "bytes": len(data),
+            }
+        sizes.append((reported, len(data)))
+    detail = ", ".join(f"reported {r:,} bytes, decoded {d:,}" for r, d in sizes)
+    raise DownloadFailed(
+        file_uuid,
+        f"size mismatch twice ({detail}): the upload may be under concurrent modification; "
+        "retry when it is saved",
+    )
+
+
+def decode_raw(answer: dict[str, Any], file_uuid: str) -> tuple[bytes, int]:
+    """(decoded bytes, reported file_size_bytes) of a raw answer; strict base64 only."""
+    if answer.get("file_uuid") not in (None, file_uuid):
+        raise DownloadFailed(file_uuid, "the answer is for another file")
+    if answer.get("encoding") != "base64":
+        raise DownloadFailed(file_uuid, "the answer is not base64-encoded")
+    data = answer.get("data")
+    reported = answer.get("file_size_bytes")
+    if not isinstance(data, str) or not isinstance(reported, int) or isinstance(reported, bool):
+        raise DownloadFailed(file_uuid, "the answer has no data or file_size_bytes")
+    if len(data) > RAW_MAX_BASE64_CHARS:
+        raise DownloadFailed(file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes")
+    try:
+        decoded = base64.b64decode(data.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise DownloadFailed(file_uuid, "the data is not valid base64") from None
+    if len(decoded) > RAW_MAX_BYTES:
+        raise DownloadFailed(file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes")
+    return decoded, reported

@@ -1,0 +1,99 @@
+"""Knowledge estimates and the pre-check, size limits, search range and the result cap."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jupyter_design_projects.core import budgets
+from jupyter_design_projects.errors import KnowledgeBudgetExceeded
+
+
+@pytest.mark.parametrize(
+    ("n_bytes", "tokens"),
+    [(0, 0), (1, 1), (3, 1), (4, 1), (5, 2), (8, 2), (9, 3), (1_000_001, 250_001)],
+)
+def test_estimate_is_ceil_of_bytes_over_four(n_bytes: int, tokens: int) -> None:
+    assert budgets.estimate_tokens(n_bytes) == tokens
+
+
+@pytest.mark.parametrize(
+    ("size", "maximum", "n_bytes"),
+    [(0, 0, 0), (96, 100, 16), (99, 100, 1), (100, 100, 0), (0, 2_000_000, 8_000_000)],
+)
+def test_knowledge_check_allows_up_to_the_maximum(size: int, maximum: int, n_bytes: int) -> None:
+    assert budgets.check_knowledge(size, maximum, n_bytes) == budgets.estimate_tokens(n_bytes)
+
+
+@pytest.mark.parametrize(
+    ("size", "maximum", "n_bytes", "estimate"),
+    [(96, 100, 17, 5), (100, 100, 1, 1), (0, 2_000_000, 8_000_001, 2_000_001)],
+)
+def test_knowledge_check_refuses_one_past_the_maximum(
+    size: int, maximum: int, n_bytes: int, estimate: int
+) -> None:
+    with pytest.raises(KnowledgeBudgetExceeded) as caught:
+        budgets.check_knowledge(size, maximum, n_bytes)
+    assert (caught.value.knowledge_size, caught.value.estimate,
+            caught.value.max_knowledge_size) == (size, estimate, maximum)
+
+
+@pytest.mark.parametrize(
+    ("n_bytes", "inline"),
+    [(0, True), (budgets.INLINE_MAX_BYTES, True), (budgets.INLINE_MAX_BYTES + 1, False)],
+)
+def test_inline_limit(n_bytes: int, inline: bool) -> None:
+    assert budgets.fits_inline(n_bytes) is inline
+
+
+@pytest.mark.parametrize(
+    ("n", "ok"),
+    [(0, False), (1, True), (5, True), (15, True), (16, False), (-1, False), (True, False),
+     (5.0, False), ("5", False), (None, False)],
+)
+def test_search_n_range(n: object, ok: bool) -> None:
+    assert budgets.search_n_allowed(n) is ok
+
+
+def test_limits_match_the_spec() -> None:
+    assert (budgets.INLINE_MAX_BYTES, budgets.RAW_MAX_BYTES, budgets.UPLOAD_MAX_BYTES,
+            budgets.RESULT_MAX_CHARS) == (262_144, 20_971_520, 26_214_400, 300_000)
+
+
+def _size(result: dict) -> int:
+    return len(json.dumps(result, ensure_ascii=False))
+
+
+def test_a_result_that_fits_is_returned_unchanged() -> None:
+    result = {"content": "x" * 100}
+    assert budgets.cap_result(result, limit=_size(result)) is result
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"content": "x" * 400_000},
+        {"content": "é" * 400_000},
+        {"content": "\n" * 200_000},
+        {"docs": [{"path": f"doc-{i}.md", "doc_uuid": "u" * 36} for i in range(20_000)]},
+        {"hits": [{"text": "y" * 50_000} for _ in range(15)], "query": "q"},
+        {"nested": {"deeper": [{"text": "z" * 350_000}]}},
+    ],
+)
+def test_an_oversized_result_is_cut_to_the_cap_and_says_so(result: dict) -> None:
+    original = json.dumps(result)
+    capped = budgets.cap_result(result)
+    assert _size(capped) <= budgets.RESULT_MAX_CHARS
+    assert capped["truncated"] is True
+    assert json.dumps(result) == original  # the input is untouched
+
+
+def test_the_cap_boundary_is_exact() -> None:
+    filler = {"content": ""}
+    overhead = _size(filler)
+    exact = {"content": "x" * (budgets.RESULT_MAX_CHARS - overhead)}
+    assert _size(exact) == budgets.RESULT_MAX_CHARS
+    assert budgets.cap_result(exact) is exact
+    over = {"content": "x" * (budgets.RESULT_MAX_CHARS - overhead + 1)}
+    assert budgets.cap_result(over)["truncated"] is True

@@ -1,0 +1,233 @@
+"""The permission decision table, one row per case of spec §6–8."""
+
+import pytest
+
+from jupyter_design_projects.core.permissions import (
+    Allow,
+    Ask,
+    Deny,
+    Snapshot,
+    card_text,
+    decide,
+    facts_of,
+)
+from jupyter_design_projects.core.plans import ApprovedPlan
+
+NOW = 1_700_000_000_000
+P = "p1"
+LIVE = ApprovedPlan("tok", P, frozenset({"a.html", "support.js"}), frozenset({"old.html"}),
+                    NOW + 60_000)
+EXPIRED = ApprovedPlan("old", P, frozenset({"a.html"}), frozenset({"old.html"}), NOW)
+OTHER = ApprovedPlan("oth", "p2", frozenset({"a.html"}), frozenset({"old.html"}), NOW + 60_000)
+PLANS = {"tok": LIVE, "old": EXPIRED, "oth": OTHER}
+
+READ_ONLY = {"list_files", "get_project", "read_file", "render_preview", "list_members"}
+DESTRUCTIVE = {"write_files", "copy_files", "delete_files", "add_member",
+               "update_member_role", "remove_member", "update_sharing"}
+
+
+def snap(consent=True, grants=(), ineligible=(), can_ask=True, main=True):
+    return Snapshot(consent, PLANS, frozenset(grants), frozenset(ineligible), can_ask, main)
+
+
+def write(*paths, token=None, project=P):
+    args = {"project_id": project, "files": [{"path": p, "data": "x"} for p in paths]}
+    return ("write_files", args | ({"plan_token": token} if token else {}))
+
+
+def delete(*paths, token=None):
+    return ("delete_files", {"project_id": P, "paths": list(paths)}
+            | ({"plan_token": token} if token else {}))
+
+
+def copy(dest, token=None):
+    return ("copy_files", {"project_id": P, "files": [{"src": "a.html", "dest": dest}]}
+            | ({"plan_token": token} if token else {}))
+
+
+def plan(writes=(), deletes=(), scope=None):
+    args = {"project_id": P, "writes": list(writes), "deletes": list(deletes)}
+    return ("finalize_plan", args | ({"scope": scope} if scope else {}))
+
+
+CONSENT_CMD = "%design consent"
+
+TABLE = [
+    # --- consent: the entry to every call
+    ("read-only, consent unknown: allowed, the server gates",
+     snap(consent=None), ("list_files", {"project_id": P}), Allow("read_only")),
+    ("read-only, consent given", snap(), ("get_project", {"project_id": P}),
+     Allow("read_only")),
+    ("consent false: consent card", snap(consent=False), ("list_files", {"project_id": P}),
+     Ask("consent", "consent_not_given")),
+    ("consent false on a write: consent card first", snap(consent=False), write("a.html"),
+     Ask("consent", "consent_not_given")),
+    ("consent false, nobody can answer: deny naming %design consent",
+     snap(consent=False, can_ask=False), ("list_files", {"project_id": P}),
+     Deny("consent_not_given", CONSENT_CMD)),
+    ("consent false in a sub-context: deny naming %design consent",
+     snap(consent=False, main=False), write("a.html"), Deny("consent_not_given", CONSENT_CMD)),
+    # --- finalize_plan: always a card
+    ("finalize_plan asks for a plan card", snap(), plan(["a.html"], ["b.html"]),
+     Ask("plan", "finalize_plan")),
+    ("finalize_plan even with a live grant", snap(grants=[P]), plan(["a.html"]),
+     Ask("plan", "finalize_plan")),
+    ("finalize_plan scope project is refused", snap(), plan(["a.html"], scope="project"),
+     Deny("scope_not_paths")),
+    ("finalize_plan with 21 writes is refused", snap(), plan([f"f{i}" for i in range(21)]),
+     Deny("too_many_writes")),
+    ("finalize_plan with 20 writes is shown", snap(), plan([f"f{i}" for i in range(20)]),
+     Ask("plan", "finalize_plan")),
+    ("finalize_plan with 21 deletes is refused", snap(),
+     plan(deletes=[f"f{i}" for i in range(21)]), Deny("too_many_deletes")),
+    ("finalize_plan with a bidi path is refused", snap(), plan(["a\u202egnp.html"]),
+     Deny("path_non_ascii")),
+    ("finalize_plan on a reserved path is refused", snap(), plan([".Claude/x"]),
+     Deny("path_reserved")),
+    ("finalize_plan nobody can answer", snap(can_ask=False), plan(["a.html"]),
+     Deny("nobody_can_approve")),
+    # --- plan tokens
+    ("write covered by a live plan", snap(), write("a.html", token="tok"), Allow("plan")),
+    ("write covered after normalising", snap(), write("./a.html", token="tok"),
+     Allow("plan")),
+    ("create_support_js covered by a plan", snap(),
+     ("create_support_js", {"project_id": P, "plan_token": "tok"}), Allow("plan")),
+    ("delete covered by a live plan", snap(), delete("old.html", token="tok"), Allow("plan")),
+    ("copy dest covered by a live plan", snap(), copy("a.html", token="tok"), Allow("plan")),
+    ("write of a path outside the plan asks", snap(), write("a.html", "b.html", token="tok"),
+     Ask("operation", "plan_token_does_not_cover")),
+    ("delete of a written path asks", snap(), delete("a.html", token="tok"),
+     Ask("operation", "plan_token_does_not_cover")),
+    ("expired plan asks", snap(), write("a.html", token="old"),
+     Ask("operation", "plan_token_expired")),
+    ("other project's plan asks", snap(), write("a.html", token="oth"),
+     Ask("operation", "plan_token_other_project")),
+    ("unregistered token asks", snap(), delete("old.html", token="made-up"),
+     Ask("operation", "plan_token_unknown")),
+    ("uncovered with a grant still asks: a token is not tokenless", snap(grants=[P]),
+     write("b.html", token="tok"), Ask("operation", "plan_token_does_not_cover")),
+    ("uncovered, nobody can answer", snap(can_ask=False), delete("x.html", token="tok"),
+     Deny("nobody_can_approve")),
+    # --- deletes and copies never ride on a grant
+    ("tokenless delete asks", snap(grants=[P]), delete("old.html"),
+     Ask("operation", "no_plan_token")),
+    ("tokenless copy always asks", snap(grants=[P]), copy("b.html"),
+     Ask("operation", "no_plan_token")),
+    ("tokenless delete nobody can answer", snap(can_ask=False), delete("old.html"),
+     Deny("nobody_can_approve")),
+    ("delete of 21 paths cannot be shown as one plan", snap(),
+     delete(*[f"f{i}" for i in range(21)]), Deny("too_many_deletes")),
+    ("delete of a reserved path", snap(), delete("CLAUDE.md."), Deny("path_reserved")),
+    ("copy from a hostile source", snap(),
+     ("copy_files", {"project_id": P, "files": [{"src": "a\u200b", "dest": "b"}]}),
+     Deny("unsafe_detail")),
+    # --- grants: tokenless write_files / create_support_js
+    ("tokenless write with a verified grant", snap(grants=[P]), write("a.html", "b.html"),
+     Allow("grant")),
+    ("tokenless write of 256 files with a grant", snap(grants=[P]),
+     write(*[f"f{i}" for i in range(256)]), Allow("grant")),
+    ("tokenless write of 257 files is not enumerable", snap(grants=[P]),
+     write(*[f"f{i}" for i in range(257)]), Deny("targets_not_enumerable")),
+    ("reserved target never rides on a grant", snap(grants=[P]), write("docs/CLAUDE.md"),
+     Deny("reserved_target")),
+    ("reserved .claude in any case", snap(grants=[P]), write(".Claude/settings.json"),
+     Deny("reserved_target")),
+    ("tokenless write without a grant: grant card", snap(), write("a.html"),
+     Ask("grant", "no_grant")),
+    ("tokenless create_support_js: grant card", snap(),
+     ("create_support_js", {"project_id": P}), Ask("grant", "no_grant")),
+    ("grant-ineligible project: per-batch plan card", snap(ineligible=[P]), write("a.html"),
+     Ask("plan", "grant_ineligible")),
+    ("grant-ineligible with 21 writes cannot be one plan", snap(ineligible=[P]),
+     write(*[f"f{i}" for i in range(21)]), Deny("too_many_writes")),
+    ("no grant, nobody can answer: none is minted", snap(can_ask=False), write("a.html"),
+     Deny("nobody_can_approve")),
+    ("existing grant reused where nobody can answer", snap(grants=[P], can_ask=False),
+     write("a.html"), Allow("grant")),
+    ("no grant in a sub-context", snap(main=False), write("a.html"),
+     Deny("grant_needs_main_context")),
+    ("grant card with a hostile path", snap(), write("a\u2215b.html"),
+     Deny("path_non_ascii")),
+    # --- membership and sharing: a card every time
+    ("add_member asks", snap(grants=[P]),
+     ("add_member", {"project_id": P, "email": "x@acme.example", "role": "editor"}),
+     Ask("operation", "sensitive_operation")),
+    ("update_sharing asks even with a live token", snap(),
+     ("update_sharing", {"project_id": P, "scope": "link", "plan_token": "tok"}),
+     Ask("operation", "sensitive_operation")),
+    ("remove_member nobody can answer", snap(can_ask=False),
+     ("remove_member", {"project_id": P, "account_uuid": "u1"}), Deny("nobody_can_approve")),
+    ("add_member with a hostile email", snap(),
+     ("add_member", {"project_id": P, "email": "x@\u0430cme.example", "role": "editor"}),
+     Deny("unsafe_detail")),
+    # --- any other write-tier operation
+    ("create_project asks", snap(), ("create_project", {"name": "Launch deck"}),
+     Ask("operation", "write_operation")),
+    ("create_project with a hostile name", snap(), ("create_project", {"name": "De\u202eck"}),
+     Deny("unsafe_detail")),
+    ("hostile project id", snap(), write("a.html", project="p\u200b1"),
+     Deny("unsafe_project_id")),
+]
+
+
+@pytest.mark.parametrize(("snapshot", "call", "decision"),
+                         [row[1:] for row in TABLE], ids=[row[0] for row in TABLE])
+def test_decision_table(snapshot, call, decision):
+    operation, arguments = call
+    facts = facts_of(operation, operation in READ_ONLY, operation in DESTRUCTIVE, arguments)
+    assert decide(snapshot, facts, NOW) == decision
+
+
+def facts(call):
+    return facts_of(call[0], False, True, call[1])
+
+
+def test_plan_is_honoured_one_millisecond_before_expiry():
+    assert decide(snap(), facts(write("a.html", token="tok")), NOW + 59_999) == Allow("plan")
+
+
+def test_plan_asks_at_the_exact_expiry_millisecond():
+    assert decide(snap(), facts(write("a.html", token="tok")), NOW + 60_000) == \
+        Ask("operation", "plan_token_expired")
+
+
+def long_paths(n, length):
+    return [f"{i:02d}/" + "x" * (length - 3) for i in range(n)]
+
+
+def card_length(call):
+    return len(card_text("plan", facts(call)))
+
+
+def test_card_near_the_limit_is_shown():
+    call = plan(long_paths(20, 80), long_paths(2, 80))
+    assert card_length(call) <= 2000
+    assert decide(snap(), facts(call), NOW) == Ask("plan", "finalize_plan")
+
+
+def test_card_over_the_limit_is_refused_not_truncated():
+    call = plan(long_paths(20, 80), long_paths(3, 80))
+    assert card_length(call) > 2000
+    assert decide(snap(), facts(call), NOW) == Deny("card_too_long")
+
+
+def test_card_of_exactly_2000_chars_is_shown_and_2001_refused():
+    deletes = long_paths(2, 80)
+    spare = 2000 - card_length(plan(long_paths(20, 80), deletes + ["d"]))
+    fits = plan(long_paths(20, 80), deletes + ["d" * (spare + 1)])
+    over = plan(long_paths(20, 80), deletes + ["d" * (spare + 2)])
+    assert card_length(fits) == 2000 and card_length(over) == 2001
+    assert decide(snap(), facts(fits), NOW) == Ask("plan", "finalize_plan")
+    assert decide(snap(), facts(over), NOW) == Deny("card_too_long")
+
+
+def test_operation_card_shows_exactly_what_changes():
+    text = card_text("operation", facts(copy("b.html")))
+    assert "  b.html" in text.splitlines()
+    assert "  copy a.html -> b.html" in text.splitlines()
+
+
+def test_membership_card_shows_the_role_and_email():
+    call = ("add_member", {"project_id": P, "email": "x@acme.example", "role": "editor"})
+    lines = card_text("operation", facts(call)).splitlines()
+    assert "email: x@acme.example" in lines and "role: editor" in lines

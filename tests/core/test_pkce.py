@@ -1,0 +1,70 @@
+import pytest
+
+from jupyter_design_projects.core import pkce
+from jupyter_design_projects.errors import AuthError
+
+# RFC 7636, appendix B
+RFC_BYTES = bytes([116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,
+                   22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121])
+RFC_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+RFC_CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
+
+def test_verifier_from_rfc_bytes_matches_appendix_b():
+    assert pkce.verifier_from_bytes(RFC_BYTES) == RFC_VERIFIER
+
+
+def test_challenge_of_rfc_verifier_matches_appendix_b():
+    assert pkce.challenge_for(RFC_VERIFIER) == RFC_CHALLENGE
+
+
+@pytest.mark.parametrize(
+    ("length", "ok"),
+    [(42, False), (43, True), (128, True), (129, False)],
+)
+def test_verifier_length_is_43_to_128(length, ok):
+    verifier = "a" * length
+    if ok:
+        assert pkce.check_verifier(verifier) == verifier
+    else:
+        with pytest.raises(AuthError) as info:
+            pkce.check_verifier(verifier)
+        assert info.value.reason == "invalid_verifier"
+
+
+@pytest.mark.parametrize("bad", ["a" * 42 + "!", "a" * 42 + " ", "a" * 42 + "é"])
+def test_verifier_refuses_reserved_characters(bad):
+    with pytest.raises(AuthError):
+        pkce.check_verifier(bad)
+
+
+@pytest.mark.parametrize(
+    ("pasted", "code"),
+    [
+        ("abc#s1", "abc"),
+        ("  abc#s1\n", "abc"),
+    ],
+)
+def test_pasted_code_with_matching_state_gives_the_code(pasted, code):
+    assert pkce.parse_pasted(pasted, "s1") == code
+
+
+@pytest.mark.parametrize(
+    ("pasted", "reason"),
+    [
+        ("abc", "malformed_code"),
+        ("#s1", "malformed_code"),
+        ("abc#", "malformed_code"),
+        ("a c#s1", "malformed_code"),
+        ("abc#s2", "state_mismatch"),
+        ("abc#s1#x", "state_mismatch"),
+    ],
+)
+def test_pasted_code_is_refused_when_malformed_or_state_differs(pasted, reason):
+    with pytest.raises(AuthError) as info:
+        pkce.parse_pasted(pasted, "s1")
+    assert info.value.reason == reason
+
+
+def test_state_from_bytes_is_url_safe():
+    assert pkce.state_from_bytes(b"\xff" * 24) == "_" * 32

@@ -1,0 +1,95 @@
+import json
+import pickle
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from jupyter_design_projects.core.redaction import (
+    REDACTED,
+    Secret,
+    redact,
+    redact_body,
+    redact_fields,
+    redact_then_truncate,
+)
+
+TOKEN = 'tok/+=en"value\\with spaces'
+
+
+@pytest.mark.parametrize("show", [repr, str, lambda s: f"{s}", lambda s: f"{s:>40}",
+                                  lambda s: f"{s}"])
+def test_secret_never_prints_its_value(show):
+    assert show(Secret("abcdefgh12345")) == REDACTED
+
+
+def test_secret_reveals_its_value_on_request():
+    assert Secret("abcdefgh12345").reveal() == "abcdefgh12345"
+
+
+def test_secrets_compare_by_value():
+    assert Secret("abcdefgh") == Secret("abcdefgh")
+    assert Secret("abcdefgh") != Secret("abcdefgi")
+    assert Secret("abcdefgh") != "abcdefgh"
+
+
+def test_secret_cannot_be_pickled():
+    with pytest.raises(TypeError):
+        pickle.dumps(Secret("abcdefgh"))
+
+
+@pytest.mark.parametrize(
+    "form",
+    [TOKEN, quote(TOKEN, safe=""), quote_plus(TOKEN), json.dumps(TOKEN)[1:-1]],
+)
+def test_every_spelling_of_a_known_secret_is_redacted(form):
+    out = redact(f"before {form} after", [Secret(TOKEN)])
+    assert form not in out
+    assert REDACTED in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Authorization: Bearer abc.def-ghi", "bearer xyz123", "BEARER a/b+c="],
+)
+def test_bearer_patterns_are_redacted_without_knowing_the_token(text):
+    out = redact(text)
+    assert out.endswith("Bearer " + REDACTED)
+
+
+@pytest.mark.parametrize(("value", "redacted"), [("1234567", False), ("12345678", True)])
+def test_values_shorter_than_8_characters_are_not_treated_as_tokens(value, redacted):
+    assert (REDACTED in redact(f"x {value} y", [value])) is redacted
+
+
+def test_redaction_happens_before_truncation():
+    secret = "SECRETTOKENVALUE"
+    text = "x" * 10 + secret
+    out = redact_then_truncate(text, 14, [secret])
+    assert "SECR" not in out
+    assert out.startswith("x" * 10)
+
+
+@pytest.mark.parametrize(("limit", "cut"), [(5, False), (4, True)])
+def test_truncation_boundary(limit, cut):
+    assert redact_then_truncate("abcde", limit).endswith("…") is cut
+
+
+def test_credential_fields_are_blanked_in_json():
+    data = {"access_token": "a", "nested": [{"refresh_token": "b", "code": -32601}],
+            "scope": "x"}
+    assert redact_fields(data) == {
+        "access_token": REDACTED,
+        "nested": [{"refresh_token": REDACTED, "code": -32601}],
+        "scope": "x",
+    }
+
+
+def test_body_redaction_blanks_fields_and_known_secrets_then_truncates():
+    raw = json.dumps({"access_token": "FRESHTOKEN1", "note": "old KNOWNTOKEN2"}).encode()
+    out = redact_body(raw, 1000, [Secret("KNOWNTOKEN2")])
+    assert "FRESHTOKEN1" not in out and "KNOWNTOKEN2" not in out
+
+
+def test_body_redaction_of_non_json_still_redacts_known_secrets():
+    out = redact_body(b"oops KNOWNTOKEN2 \xff", 1000, ["KNOWNTOKEN2"])
+    assert "KNOWNTOKEN2" not in out

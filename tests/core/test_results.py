@@ -1,0 +1,135 @@
+"""core.results: the image, aggregate and tool-result caps, each at its exact boundary."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_design_projects.core.results import (
+    AGGREGATE_MAX_CHARS,
+    EMPTY_RESULT,
+    IMAGE_MAX_CHARS,
+    RESULT_MAX_CHARS,
+    MappedResult,
+    from_error,
+    map_result,
+    to_tool_result,
+)
+from jupyter_design_projects.errors import NeedsConsent
+
+
+def text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+def image(size: int) -> dict:
+    return {"type": "image", "data": "A" * size, "mimeType": "image/png"}
+
+
+def texts(mapped: MappedResult) -> list[str]:
+    return [b["text"] for b in mapped.blocks if b["type"] == "text"]
+
+
+def test_text_and_image_blocks_are_mapped() -> None:
+    mapped = map_result({"content": [text("hello"), image(8)]})
+    assert mapped == MappedResult(
+        [text("hello"),
+         {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                      "data": "A" * 8}}],
+        False,
+    )
+
+
+@pytest.mark.parametrize(("size", "kept"), [(IMAGE_MAX_CHARS, True),
+                                            (IMAGE_MAX_CHARS + 1, False)])
+def test_image_over_130000_base64_chars_is_omitted(size: int, kept: bool) -> None:
+    mapped = map_result({"content": [image(size)]})
+    assert len(mapped.blocks) == 1
+    if kept:
+        assert mapped.blocks[0]["type"] == "image"
+    else:
+        assert mapped.blocks[0] == text(
+            "[image omitted: 130,001 base64 chars over the 130,000 limit]")
+
+
+@pytest.mark.parametrize(("last", "kept"), [(30_000, True), (30_001, False)])
+def test_blocks_past_the_130000_aggregate_are_dropped(last: int, kept: bool) -> None:
+    assert AGGREGATE_MAX_CHARS == 100_000 + 30_000
+    mapped = map_result({"content": [image(100_000), image(last)]})
+    kinds = [b["type"] for b in mapped.blocks]
+    if kept:
+        assert kinds == ["image", "image"]
+    else:
+        assert kinds == ["image", "text"]
+        assert "1 content block(s) omitted" in mapped.blocks[1]["text"]
+
+
+def test_every_block_after_the_aggregate_is_passed_is_dropped() -> None:
+    mapped = map_result({"content": [image(130_000), text("a"), text("b")]})
+    assert [b["type"] for b in mapped.blocks] == ["image", "text"]
+    assert "2 content block(s) omitted" in mapped.blocks[1]["text"]
+
+
+def test_aggregate_counts_text_and_image_together() -> None:
+    mapped = map_result({"content": [text("x" * 50_000), image(80_000), image(1)]})
+    assert [b["type"] for b in mapped.blocks] == ["text", "image", "text"]
+
+
+@pytest.mark.parametrize(("size", "cut"), [(RESULT_MAX_CHARS, False),
+                                           (RESULT_MAX_CHARS + 1, True)])
+def test_tool_result_text_is_capped_at_100000(size: int, cut: bool) -> None:
+    mapped = map_result({"content": [text("x" * size)]})
+    total = sum(len(t) for t in texts(mapped))
+    if cut:
+        assert total <= RESULT_MAX_CHARS
+        assert texts(mapped)[-1] == "[result truncated at 100,000 characters]"
+    else:
+        assert texts(mapped) == ["x" * RESULT_MAX_CHARS]
+
+
+def test_text_cap_spans_several_blocks_and_keeps_images() -> None:
+    content = [text("a" * 60_000), image(10), text("b" * 60_000), text("c")]
+    mapped = map_result({"content": content})
+    assert sum(len(t) for t in texts(mapped)) <= RESULT_MAX_CHARS
+    assert [b["type"] for b in mapped.blocks] == ["text", "image", "text", "text"]
+    assert mapped.blocks[0]["text"] == "a" * 60_000
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [{}, {"content": []}, {"content": [text("")]}, {"content": None}, None, "nonsense"],
+)
+def test_empty_result_becomes_a_placeholder(raw) -> None:
+    assert map_result(raw).blocks == [text(EMPTY_RESULT)]
+
+
+@pytest.mark.parametrize(("flag", "is_error"), [(True, True), (False, False), ("true", False),
+                                                (None, False)])
+def test_is_error_comes_from_is_error(flag, is_error: bool) -> None:
+    assert map_result({"content": [text("x")], "isError": flag}).is_error is is_error
+
+
+@pytest.mark.parametrize(
+    "block",
+    [{"type": "audio", "data": "x"}, {"type": "resource"}, "text", {"type": "text", "text": 3},
+     {"type": "image", "data": 5, "mimeType": "image/png"}, {"type": "image", "data": "x"}],
+)
+def test_unsupported_or_malformed_blocks_become_notices(block) -> None:
+    mapped = map_result({"content": [block]})
+    assert mapped.blocks[0]["type"] == "text"
+    assert mapped.blocks[0]["text"].startswith("[")
+
+
+def test_error_folds_to_text_with_is_error() -> None:
+    mapped = from_error(NeedsConsent())
+    assert mapped.is_error
+    assert '"needs_consent"' in mapped.blocks[0]["text"]
+
+
+def test_tool_result_pairs_blocks_with_the_tool_use_id() -> None:
+    mapped = map_result({"content": [text("ok")], "isError": True})
+    assert to_tool_result("toolu_1", mapped) == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [text("ok")],
+        "is_error": True,
+    }

@@ -1,0 +1,216 @@
+"""core.validation: every local rule refuses with InvalidArguments naming field and rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_design_projects.core.validation import (
+    PLAN_TOKEN_MAX_BYTES,
+    STRING_MAX_BYTES,
+    check_operation_name,
+    suggest,
+    validate,
+)
+from jupyter_design_projects.design.schemas import local_schema
+from jupyter_design_projects.errors import InvalidArguments
+
+WRITE = local_schema("write_files")
+COPY = local_schema("copy_files")
+DELETE = local_schema("delete_files")
+PLAN = local_schema("finalize_plan")
+LIST = local_schema("list_projects")
+
+
+def refusal(operation, arguments, schema) -> InvalidArguments:
+    with pytest.raises(InvalidArguments) as caught:
+        validate(operation, arguments, schema)
+    return caught.value
+
+
+def files(*entries: dict) -> dict:
+    return {"project_id": "p", "files": list(entries)}
+
+
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("a", True),
+        ("a" * 64, True),
+        ("list_files", True),
+        ("v2.render-preview", True),
+        ("", False),
+        ("a" * 65, False),
+        ("two words", False),
+        ("caf\u00e9", False),
+        ("\u0661\u0662", False),
+        ("op\n", False),
+        ("x/y", False),
+        (None, False),
+    ],
+)
+def test_operation_name_rule(name, valid: bool) -> None:
+    if valid:
+        assert check_operation_name(name) == name
+    else:
+        with pytest.raises(InvalidArguments) as caught:
+            check_operation_name(name)
+        assert caught.value.field == "operation"
+
+
+def test_validate_checks_the_operation_name_first() -> None:
+    assert refusal("bad name", {"nope": 1}, WRITE).field == "operation"
+
+
+def test_arguments_must_be_an_object() -> None:
+    assert refusal("list_projects", ["x"], LIST).field == "arguments"
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [
+        ("x" * STRING_MAX_BYTES, True),
+        ("x" * (STRING_MAX_BYTES + 1), False),
+        ("\u00e9" * (STRING_MAX_BYTES // 2), True),
+        ("\u00e9" * (STRING_MAX_BYTES // 2) + "x", False),
+        ("\u20ac" * 1365 + "x", True),  # 4,096 bytes in 1,366 characters
+        ("\u20ac" * 1365 + "xx", False),
+    ],
+)
+def test_ordinary_string_cap_counts_utf8_bytes(text: str, valid: bool) -> None:
+    arguments = {"project_id": text}
+    if valid:
+        assert validate("get_project", arguments, local_schema("get_project")) == arguments
+    else:
+        error = refusal("get_project", arguments, local_schema("get_project"))
+        assert (error.field, error.operation) == ("project_id", "get_project")
+
+
+@pytest.mark.parametrize(("size", "valid"), [(STRING_MAX_BYTES, True),
+                                             (STRING_MAX_BYTES + 1, False)])
+def test_array_of_strings_items_are_capped(size: int, valid: bool) -> None:
+    arguments = {"project_id": "p", "plan_token": "t", "paths": ["a.html", "x" * size]}
+    if valid:
+        validate("delete_files", arguments, DELETE)
+    else:
+        assert refusal("delete_files", arguments, DELETE).field == "paths[1]"
+
+
+@pytest.mark.parametrize(("size", "valid"), [(STRING_MAX_BYTES, True),
+                                             (STRING_MAX_BYTES + 1, False)])
+def test_entry_fields_are_capped(size: int, valid: bool) -> None:
+    arguments = files({"path": "x" * size, "data": "d"})
+    if valid:
+        validate("write_files", arguments, WRITE)
+    else:
+        assert refusal("write_files", arguments, WRITE).field == "files[0].path"
+
+
+def test_body_fields_are_exempt_from_the_string_cap() -> None:
+    arguments = files({"path": "index.html", "data": "x" * 1_000_000})
+    assert validate("write_files", arguments, WRITE) == arguments
+
+
+@pytest.mark.parametrize(("size", "valid"), [(PLAN_TOKEN_MAX_BYTES, True),
+                                             (PLAN_TOKEN_MAX_BYTES + 1, False)])
+def test_plan_token_cap(size: int, valid: bool) -> None:
+    arguments = {"project_id": "p", "plan_token": "t" * size, "paths": ["a"]}
+    if valid:
+        validate("delete_files", arguments, DELETE)
+    else:
+        assert refusal("delete_files", arguments, DELETE).field == "plan_token"
+
+
+@pytest.mark.parametrize(("size", "valid"), [(STRING_MAX_BYTES, True),
+                                             (STRING_MAX_BYTES + 1, False)])
+def test_caps_apply_without_a_schema(size: int, valid: bool) -> None:
+    arguments = {"nested": {"list": ["x" * size]}}
+    if valid:
+        validate("preview_theme", arguments, None)
+    else:
+        assert refusal("preview_theme", arguments, None).field == "nested.list[0]"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field", "suggestion"),
+    [
+        ({"project_id": "p", "files": [], "Plan_Token": "t"}, "Plan_Token", "plan_token"),
+        ({"project_id": "p", "files": [], "plan_tokn": "t"}, "plan_tokn", "plan_token"),
+        ({"projectid": "p", "files": []}, "projectid", "project_id"),
+        ({"project_id": "p", "files": [], "zzz": 1}, "zzz", None),
+        ({"project_id": "p", "files": [{"Path": "a", "data": "d"}]}, "files[0].Path", "path"),
+        ({"project_id": "p", "files": [{"path": "a", "data": "d", "ifmatch": "0"}]},
+         "files[0].ifmatch", "if_match"),
+    ],
+)
+def test_unknown_fields_are_refused_with_a_did_you_mean(arguments, field, suggestion) -> None:
+    error = refusal("write_files", arguments, WRITE)
+    assert (error.field, error.suggestion) == (field, suggestion)
+
+
+def test_suggest_prefers_an_exact_case_insensitive_match() -> None:
+    assert suggest("PATHS", ["path", "paths"]) == "paths"
+
+
+def test_overlong_unknown_field_is_shown_cut_without_a_suggestion() -> None:
+    error = refusal("write_files", files() | {"p" * 5000: 1}, WRITE)
+    assert len(error.field) <= 101 and error.suggestion is None
+
+
+@pytest.mark.parametrize(
+    ("operation", "arguments", "field"),
+    [
+        ("write_files", {"project_id": "p"}, "files"),
+        ("write_files", files({"path": "a"}), "files[0].data"),
+        ("copy_files", {"project_id": "p", "files": [{"src": "a", "dest": "b"}]}, "plan_token"),
+        ("copy_files", {"project_id": "p", "plan_token": "t", "files": [{"src": "a"}]},
+         "files[0].dest"),
+    ],
+)
+def test_required_fields(operation: str, arguments: dict, field: str) -> None:
+    error = refusal(operation, arguments, local_schema(operation))
+    assert (error.field, error.rule) == (field, "is required")
+
+
+@pytest.mark.parametrize(
+    ("operation", "arguments", "field"),
+    [
+        ("list_projects", {"limit": "10"}, "limit"),
+        ("list_projects", {"limit": True}, "limit"),
+        ("list_projects", {"limit": 1.5}, "limit"),
+        ("list_projects", {"cursor": 3}, "cursor"),
+        ("list_projects", {"cursor": None}, "cursor"),
+        ("write_files", {"project_id": "p", "files": {"path": "a"}}, "files"),
+        ("write_files", {"project_id": "p", "files": ["a.html"]}, "files[0]"),
+        ("write_files", files({"path": "a", "data": "d", "encoding": "hex"}), "files[0].encoding"),
+        ("delete_files", {"project_id": "p", "plan_token": "t", "paths": [1]}, "paths[0]"),
+        ("finalize_plan", {"project_id": "p", "scope": "everything"}, "scope"),
+        ("render_preview", {"project_id": "p", "path": "a", "viewport": [1, 2]}, "viewport"),
+        ("render_preview", {"project_id": "p", "path": "a", "viewport": {"width": 1}},
+         "viewport.height"),
+        ("render_preview", {"project_id": "p", "path": "a",
+                            "viewport": {"width": 1, "height": 2, "dpr": 2}}, "viewport.dpr"),
+    ],
+)
+def test_declared_types_and_enums(operation: str, arguments: dict, field: str) -> None:
+    assert refusal(operation, arguments, local_schema(operation)).field == field
+
+
+def test_finalize_plan_with_project_scope_is_refused() -> None:
+    error = refusal("finalize_plan", {"project_id": "p", "scope": "project"}, PLAN)
+    assert (error.field, error.rule) == ("scope", "scope project is not allowed")
+
+
+def test_finalize_plan_with_paths_scope_is_accepted() -> None:
+    arguments = {"project_id": "p", "writes": ["index.html"], "scope": "paths"}
+    assert validate("finalize_plan", arguments, PLAN) == arguments
+
+
+def test_valid_arguments_come_back_as_a_new_dict() -> None:
+    arguments = files({"path": "a.html", "data": "<p>", "encoding": "base64", "if_match": "0"})
+    result = validate("write_files", arguments, WRITE)
+    assert result == arguments and result is not arguments
+
+
+def test_server_schema_without_properties_checks_caps_only() -> None:
+    arguments = {"anything": "goes"}
+    assert validate("preview_theme", arguments, {"type": "object"}) == arguments

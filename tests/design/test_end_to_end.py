@@ -1,0 +1,210 @@
+"""The Design tool against the real reference service on loopback: consent, grants,
+plans, grant-ineligible projects, denial, and the service's own backstop."""
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from jupyter_design_projects.core.redaction import Secret
+from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
+from jupyter_design_projects.design.client import DesignClient
+from jupyter_design_projects.design.session import McpSession
+from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from jupyter_design_projects.errors import NeedsProjectGrant, PermissionDenied
+from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.transport.http import make_client
+
+# the demo projects the reference service seeds (server/design_demo.py derives the same ids)
+DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
+DECK = str(uuid.uuid5(DEMO_NAMESPACE, "project:Quarterly Review Deck"))
+PARTNER = str(uuid.uuid5(DEMO_NAMESPACE, "project:Partner Launch Kit"))
+
+
+class StoredToken(httpx.Auth):
+    """The service's stored access token on every request (refresh is transport's job)."""
+
+    def __init__(self, token: Secret) -> None:
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Iterator[httpx.Request]:
+        request.headers["Authorization"] = f"Bearer {self._token.reveal()}"
+        yield request
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedService]:
+    running = start_embedded(tmp_path_factory.mktemp("design-e2e"), faults=True)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest_asyncio.fixture
+async def http(service) -> AsyncIterator[httpx.AsyncClient]:
+    token = Secret(json.loads(service.credentials_file.read_text())["access_token"])
+    async with make_client(auth=StoredToken(token)) as client:
+        # every test starts with no consent and no grants (DELETE consent revokes grants)
+        await client.request("DELETE", service.base_url + "/v1/design/consent",
+                             json={"consent": "agent_design_projects"})
+        yield client
+
+
+def design(http, service, *, can_ask=True) -> DesignClient:
+    return DesignClient(http, Settings(api_base_url=service.base_url),
+                        can_ask=lambda: can_ask)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}.html"
+
+
+async def paths_of(client: DesignClient, project: str) -> set[str]:
+    outcome = await client.call("list_files", {"project_id": project, "depth": 5})
+    assert isinstance(outcome, DesignOutcome) and not outcome.is_error
+    return {entry["path"] for entry in outcome.data}
+
+
+async def server_grants(http, service) -> list[str]:
+    answer = await http.get(service.base_url + "/v1/design/grants")
+    return [g["project_id"] for g in answer.json()["grants"]]
+
+
+def write(project: str, path: str) -> dict:
+    return {"project_id": project, "files": [{"path": path, "data": "<h1>Q4</h1>"}]}
+
+
+@pytest.mark.asyncio
+async def test_consent_card_then_grant_card_then_the_write_lands(http, service):
+    client = design(http, service)
+    path = "slides/" + unique("q4")
+    consent = await client.call("write_files", write(DECK, path))
+    assert isinstance(consent, PendingApproval) and consent.request.kind == "consent"
+    grant = await client.resume(consent, approved=True)
+    assert isinstance(grant, PendingApproval) and grant.request.kind == "grant"
+    assert grant.request.project_name == "Quarterly Review Deck"
+    outcome = await client.resume(grant, approved=True, durable=True)
+    assert isinstance(outcome, DesignOutcome) and not outcome.is_error
+    assert path in await paths_of(client, DECK)
+    assert await server_grants(http, service) == [DECK]
+    # the grant now covers ordinary writes: no card
+    second = unique("q4b")
+    assert isinstance(await client.call("write_files", write(DECK, second)), DesignOutcome)
+    assert second in await paths_of(client, DECK)
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_plan_then_delete_without_another_card(http, service):
+    client = design(http, service)
+    await client.consent()
+    path = unique("doomed")
+    once = await client.resume(await client.call("write_files", write(DECK, path)),
+                               approved=True, durable=False)
+    assert not once.is_error and path in await paths_of(client, DECK)
+    assert await server_grants(http, service) == []  # approve-once mints nothing
+    card = await client.call("finalize_plan", {"project_id": DECK, "deletes": [path]})
+    assert card.request.kind == "plan" and card.request.deletes == (path,)
+    plan = await client.resume(card, approved=True)
+    deleted = await client.call("delete_files", {"project_id": DECK, "paths": [path],
+                                                 "plan_token": plan.data["plan_token"]})
+    assert isinstance(deleted, DesignOutcome) and deleted.data == {"deleted": 1}
+    assert path not in await paths_of(client, DECK)
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_grant_ineligible_project_gets_per_batch_plans(http, service):
+    client = design(http, service)
+    await client.consent()
+    path = unique("partner")
+    grant = await client.call("write_files", write(PARTNER, path))
+    assert grant.request.kind == "grant"
+    plan_card = await client.resume(grant, approved=True, durable=True)
+    assert isinstance(plan_card, PendingApproval) and plan_card.request.kind == "plan"
+    assert (await client.status())["grant_ineligible"] == [PARTNER]
+    outcome = await client.resume(plan_card, approved=True)
+    assert not outcome.is_error and path in await paths_of(client, PARTNER)
+    assert await server_grants(http, service) == []
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_denied_write_writes_nothing(http, service):
+    client = design(http, service)
+    await client.consent()
+    path = unique("denied")
+    outcome = await client.resume(await client.call("write_files", write(DECK, path)),
+                                  approved=False)
+    assert isinstance(outcome.error, PermissionDenied)
+    assert path not in await paths_of(client, DECK)
+    assert await server_grants(http, service) == []
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_nobody_to_ask_mints_no_grant_and_writes_nothing(http, service):
+    client = design(http, service, can_ask=False)
+    await client.consent()
+    path = unique("unattended")
+    outcome = await client.call("write_files", write(DECK, path))
+    assert isinstance(outcome.error, PermissionDenied)
+    assert path not in await paths_of(client, DECK)
+    assert await server_grants(http, service) == []
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_revoke_drops_consent_and_the_servers_grants(http, service):
+    client = design(http, service)
+    await client.consent()
+    await client.resume(await client.call("write_files", write(DECK, unique("g"))),
+                        approved=True, durable=True)
+    assert await server_grants(http, service) == [DECK]
+    status = await client.revoke()
+    assert (status["consent"], status["verified_grants"]) == (False, [])
+    assert await server_grants(http, service) == []
+    pending = await client.call("list_files", {"project_id": DECK})
+    assert isinstance(pending, PendingApproval) and pending.request.kind == "consent"
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_service_backstop_refuses_what_a_buggy_client_would_send(http, service):
+    client = design(http, service)
+    await client.consent()
+    keep = unique("keep")
+    await client.resume(await client.call("write_files", write(DECK, keep)),
+                        approved=True, durable=False)
+    plan = await client.resume(
+        await client.call("finalize_plan", {"project_id": DECK, "deletes": ["old.html"]}),
+        approved=True)
+    session = McpSession(http, service.base_url + "/v1/design/mcp")
+    try:
+        # a token that does not cover the path
+        raw = await session.call_tool("delete_files", {
+            "project_id": DECK, "paths": [keep], "plan_token": plan.data["plan_token"]})
+        assert raw.get("isError") is True
+        # a token for another project
+        raw = await session.call_tool("delete_files", {
+            "project_id": PARTNER, "paths": ["index.html"],
+            "plan_token": plan.data["plan_token"]})
+        assert raw.get("isError") is True
+        # a tokenless write without a grant
+        with pytest.raises(NeedsProjectGrant) as caught:
+            await session.call_tool("write_files", write(DECK, unique("sneak")))
+        assert caught.value.project_id == DECK
+        # a reserved target, even with a plan
+        raw = await session.call_tool("write_files", {
+            "project_id": DECK, "files": [{"path": "CLAUDE.md", "data": "x"}],
+            "plan_token": plan.data["plan_token"]})
+        assert raw.get("isError") is True
+    finally:
+        await session.close()
+    assert keep in await paths_of(client, DECK)
+    assert "CLAUDE.md" not in await paths_of(client, DECK)
+    await client.close()

@@ -1,0 +1,186 @@
+"""The permission engine: consent cache, plans, verified grants, grant-ineligible projects."""
+
+import pytest
+
+from jupyter_design_projects.core.plans import ApprovedPlan
+from jupyter_design_projects.design.permissions import PermissionEngine
+from jupyter_design_projects.errors import GrantIneligible, NeedsConsent, TransportError
+
+NOW = 1_700_000_000_000
+
+
+class FakeRest:
+    def __init__(self, consent=None, grants=(), ineligible=(), fail_grants=None):
+        self.consent, self.grants, self.ineligible = consent, set(grants), set(ineligible)
+        self.fail_grants = fail_grants
+        self.calls = []
+
+    async def get_consent(self):
+        self.calls.append("GET consent")
+        return self.consent
+
+    async def post_consent(self):
+        self.calls.append("POST consent")
+        self.consent = True
+
+    async def delete_consent(self):
+        self.calls.append("DELETE consent")
+        existed, self.consent = bool(self.consent), False
+        self.grants.clear()
+        return existed
+
+    async def list_grants(self):
+        self.calls.append("GET grants")
+        if self.fail_grants:
+            raise self.fail_grants
+        return {p: "t" for p in self.grants}
+
+    async def post_grant(self, project_id):
+        self.calls.append("POST grant")
+        if project_id in self.ineligible:
+            raise GrantIneligible(project_id)
+        self.grants.add(project_id)
+
+
+def plan(token="t1", project="p1", expires=NOW + 1000):
+    return ApprovedPlan(token, project, frozenset({"a.html"}), frozenset(), expires)
+
+
+@pytest.mark.asyncio
+async def test_consent_is_prefetched_once():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    await engine.prefetch_consent()
+    await engine.prefetch_consent()
+    assert engine.consent is True and rest.calls == ["GET consent"]
+
+
+@pytest.mark.asyncio
+async def test_failed_prefetch_leaves_consent_unknown():
+    engine = PermissionEngine(FakeRest(consent=None))
+    await engine.prefetch_consent()
+    assert engine.consent is None
+
+
+@pytest.mark.asyncio
+async def test_needs_consent_seeds_the_cache_false_and_skips_the_prefetch():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    engine.seed_consent_false()
+    await engine.prefetch_consent()
+    assert engine.consent is False and rest.calls == []
+
+
+@pytest.mark.asyncio
+async def test_revoke_deletes_consent_and_forgets_plans_and_grants():
+    rest = FakeRest(consent=True, grants=["p1"])
+    engine = PermissionEngine(rest)
+    await engine.probe_grant("p1")
+    engine.register(plan())
+    assert await engine.revoke() is True
+    snapshot = engine.snapshot(can_ask=True, main_context=True, now_ms=NOW)
+    assert (snapshot.consent, dict(snapshot.plans), snapshot.verified_grants) == \
+        (False, {}, frozenset())
+
+
+@pytest.mark.asyncio
+async def test_revoke_forgets_local_state_even_when_the_service_fails():
+    class Broken(FakeRest):
+        async def delete_consent(self):
+            raise TransportError("design revoke consent", "down")
+    engine = PermissionEngine(Broken())
+    engine.register(plan())
+    with pytest.raises(TransportError):
+        await engine.revoke()
+    assert engine.status(NOW)["approved_plans"] == []
+
+
+def test_snapshot_keeps_a_plan_until_its_last_millisecond():
+    engine = PermissionEngine(FakeRest())
+    engine.register(plan(expires=NOW + 1))
+    assert "t1" in engine.snapshot(can_ask=True, main_context=True, now_ms=NOW).plans
+
+
+def test_snapshot_drops_a_plan_at_its_expiry_millisecond():
+    engine = PermissionEngine(FakeRest())
+    engine.register(plan(expires=NOW))
+    assert engine.status(NOW)["approved_plans"] == []
+    assert engine.status(NOW - 1)["approved_plans"] == []  # dropped for good
+
+
+def test_snapshot_shows_an_expired_plan_one_last_time_for_the_decision():
+    engine = PermissionEngine(FakeRest())
+    engine.register(plan(expires=NOW))
+    assert "t1" in engine.snapshot(can_ask=True, main_context=True, now_ms=NOW).plans
+    assert engine.snapshot(can_ask=True, main_context=True, now_ms=NOW).plans == {}
+
+
+@pytest.mark.asyncio
+async def test_probe_reuses_an_existing_server_grant():
+    engine = PermissionEngine(FakeRest(grants=["p1", "p9"]))
+    assert await engine.probe_grant("p1") is True
+    assert engine.status(NOW)["verified_grants"] == ["p1", "p9"]
+
+
+@pytest.mark.asyncio
+async def test_probe_without_a_grant_verifies_nothing():
+    engine = PermissionEngine(FakeRest())
+    assert await engine.probe_grant("p1") is False
+
+
+@pytest.mark.asyncio
+async def test_probe_failure_means_not_verified():
+    engine = PermissionEngine(FakeRest(fail_grants=TransportError("design grants", "down")))
+    assert await engine.probe_grant("p1") is False
+
+
+@pytest.mark.asyncio
+async def test_probe_answered_needs_consent_seeds_consent_false():
+    engine = PermissionEngine(FakeRest(fail_grants=NeedsConsent()))
+    assert await engine.probe_grant("p1") is False
+    assert engine.consent is False
+
+
+@pytest.mark.asyncio
+async def test_mint_verifies_the_grant():
+    engine = PermissionEngine(FakeRest())
+    await engine.mint_grant("p1")
+    assert engine.is_verified("p1")
+
+
+@pytest.mark.asyncio
+async def test_mint_404_marks_the_project_grant_ineligible():
+    engine = PermissionEngine(FakeRest(ineligible=["p2"]))
+    with pytest.raises(GrantIneligible):
+        await engine.mint_grant("p2")
+    assert engine.snapshot(can_ask=True, main_context=True, now_ms=NOW).grant_ineligible == \
+        frozenset({"p2"})
+
+
+@pytest.mark.asyncio
+async def test_needs_project_grant_forgets_the_verified_grant():
+    engine = PermissionEngine(FakeRest(grants=["p1"]))
+    await engine.probe_grant("p1")
+    engine.forget_grant("p1")
+    assert not engine.is_verified("p1")
+
+
+@pytest.mark.asyncio
+async def test_sensitive_change_forgets_the_projects_plans_and_grant():
+    engine = PermissionEngine(FakeRest(grants=["p1"]))
+    await engine.probe_grant("p1")
+    engine.register(plan("a", "p1"))
+    engine.register(plan("b", "p2"))
+    engine.forget_project("p1")
+    snapshot = engine.snapshot(can_ask=True, main_context=True, now_ms=NOW)
+    assert set(snapshot.plans) == {"b"} and snapshot.verified_grants == frozenset()
+
+
+def test_status_shows_plans_without_their_tokens():
+    engine = PermissionEngine(FakeRest())
+    engine.register(plan("secret-plan-token", expires=NOW + 61_500))
+    status = engine.status(NOW)
+    assert status["approved_plans"] == [{"project_id": "p1", "writes": ["a.html"],
+                                         "deletes": [], "expires_at_ms": NOW + 61_500,
+                                         "expires_in_s": 61}]
+    assert "secret-plan-token" not in repr(status)

@@ -1,0 +1,54 @@
+"""The session's download directory: 0700, 0600 files, safe names, nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from jupyter_design_projects.errors import DownloadFailed
+from jupyter_design_projects.projects.downloads import DownloadDir, make_session_temp_dir
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_a_session_temp_dir_is_owner_only(tmp_path: Path) -> None:
+    assert mode(make_session_temp_dir(tmp_path)) == 0o700
+
+
+def test_an_existing_loose_directory_is_tightened(tmp_path: Path) -> None:
+    root = tmp_path / "dl"
+    root.mkdir(mode=0o777)
+    os.chmod(root, 0o777)
+    DownloadDir(root).ensure()
+    assert mode(root) == 0o700
+
+
+def test_a_planted_symlink_is_not_used_as_the_directory(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "dl").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(DownloadFailed):
+        DownloadDir(tmp_path / "dl").save_text("x")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_text_and_bytes_are_saved_owner_only_with_fresh_names(tmp_path: Path) -> None:
+    downloads = DownloadDir(tmp_path / "dl")
+    first, second = downloads.save_text("é"), downloads.save_text("é")
+    raw = downloads.save_bytes("../../x y.png", b"\x00\x01")
+    assert first != second and first.read_text() == "é"
+    assert first.name.startswith("project-doc-") and first.name.endswith(".txt")
+    assert raw.name.startswith("project-file-") and raw.name.endswith("-xy.png")
+    assert raw.read_bytes() == b"\x00\x01" and raw.parent == tmp_path / "dl"
+    assert {mode(first), mode(second), mode(raw)} == {0o600}
+
+
+def test_cleanup_removes_the_directory(tmp_path: Path) -> None:
+    downloads = DownloadDir(tmp_path / "dl")
+    downloads.save_text("x")
+    downloads.cleanup()
+    assert not (tmp_path / "dl").exists()

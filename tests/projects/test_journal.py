@@ -1,0 +1,68 @@
+"""The local journal of remote writes: owner-only file, what an entry records, ordering,
+limits, per-project listing."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from pathlib import Path
+
+import pytest
+
+from jupyter_design_projects.projects.journal import Journal
+
+A = "0f8fad5b-d9cb-469f-a165-70867728950e"
+B = "11111111-2222-4333-8444-555555555555"
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    return Journal(tmp_path / "private" / "journal.sqlite3", clock=lambda: 1_800_000_000.5)
+
+
+def test_the_journal_file_and_its_new_directory_are_owner_only(journal: Journal) -> None:
+    assert stat.S_IMODE(journal.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(journal.path.parent.stat().st_mode) == 0o700
+
+
+def test_an_entry_records_time_path_uuid_bytes_and_hashes(journal: Journal) -> None:
+    entry_id = journal.record(project_uuid=A, action="replace", path="claude/n.md",
+                              doc_uuid="d2", content="new é", previous_doc_uuid="d1",
+                              previous_content="old")
+    entry = journal.get(entry_id)
+    assert entry is not None
+    assert entry["at"] == "2027-01-15T08:00:00.500000Z"
+    assert (entry["project_uuid"], entry["action"], entry["path"], entry["doc_uuid"]) == (
+        A, "replace", "claude/n.md", "d2")
+    assert entry["bytes"] == len("new é".encode())
+    assert entry["sha256"] == hashlib.sha256("new é".encode()).hexdigest()
+    assert (entry["previous_doc_uuid"], entry["previous_content"], entry["previous_bytes"]) == (
+        "d1", "old", 3)
+    assert entry["previous_sha256"] == hashlib.sha256(b"old").hexdigest()
+
+
+def test_a_delete_records_no_new_content(journal: Journal) -> None:
+    entry = journal.get(journal.record(project_uuid=A, action="delete", path="a.md",
+                                       doc_uuid=None, previous_content="gone"))
+    assert entry is not None and (entry["bytes"], entry["sha256"]) == (None, None)
+
+
+def test_entries_are_newest_first_per_project_and_limited(journal: Journal) -> None:
+    ids = [journal.record(project_uuid=A, action="create", path=f"{i}.md", doc_uuid=str(i),
+                          content="x") for i in range(5)]
+    journal.record(project_uuid=B, action="create", path="other.md", doc_uuid="o", content="x")
+    listed = journal.entries(A, limit=3)
+    assert [e["id"] for e in listed] == ids[::-1][:3]
+    assert all("previous_content" not in e and e["has_previous"] is False for e in listed)
+    assert [e["path"] for e in journal.entries(B)] == ["other.md"]
+    assert journal.entries(A, limit=0) == []
+
+
+def test_an_unknown_entry_is_none(journal: Journal) -> None:
+    assert journal.get(12345) is None
+
+
+def test_entries_survive_reopening(journal: Journal) -> None:
+    entry_id = journal.record(project_uuid=A, action="create", path="a.md", doc_uuid="d",
+                              content="x")
+    assert Journal(journal.path).get(entry_id)["path"] == "a.md"
