@@ -1,0 +1,342 @@
+"""The `%design` and `%project` magics: parse the line, call the pipeline on the session
+that lives on this magics instance, render the outcome.
+
+Loading registers the magics and changes nothing process-wide; the session (and, with no
+service configured, the embedded reference service) starts on first use and closes on
+unload and at exit. Expected failures become a one-line `UsageError`. A Design call that
+needs a person where nobody can answer (`approval_mode` 'deny', or 'auto' with stdin not
+allowed, as under nbclient and papermill) does not raise: it returns an error outcome
+whose message names the explicit command (e.g. `%design consent`), so headless notebooks
+run through and show why nothing was written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import weakref
+from collections import ChainMap
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import (
+    Magics,
+    line_cell_magic,
+    magics_class,
+    needs_local_scope,
+    no_var_expand,
+)
+from traitlets import Bool, Enum, Unicode, observe
+
+from ..errors import BadCommand, JdpError, PermissionDenied
+from ..settings import Settings
+from . import grammar, views
+
+#: traits that are passed to Settings.resolve as overrides (never a secret among them)
+SETTING_TRAITS = (
+    "api_base_url", "web_base_url", "oauth_token_url", "oauth_client_id", "org_uuid",
+    "credentials_file", "allow_design_sync", "allow_projects_tool", "design_feature_flag",
+    "essential_traffic_only", "http_trace",
+)
+
+
+@magics_class
+class DesignProjects(Magics):
+    """%design and %project. Options: %config DesignProjects.<trait> = value."""
+
+    approval_mode = Enum(
+        ("auto", "widget", "deny"), "auto", config=True,
+        help="How Design asks a person: 'widget' always shows approval cards, 'deny' never "
+             "asks (fails closed), 'auto' shows cards only where someone can click (stdin "
+             "allowed) and fails closed elsewhere (nbclient, papermill).",
+    )
+    api_base_url = Unicode("", config=True, help="Design MCP/REST base URL (empty: the "
+                                                  "embedded offline reference service).")
+    web_base_url = Unicode("", config=True, help="Projects org API base URL.")
+    oauth_token_url = Unicode("", config=True, help="OAuth token endpoint.")
+    oauth_client_id = Unicode("", config=True, help="OAuth client id.")
+    org_uuid = Unicode("", config=True, help="Organization UUID (default: the first).")
+    credentials_file = Unicode("", config=True, help="Credential file path (default: the "
+                                                      "system keyring or the user data dir).")
+    allow_design_sync = Bool(True, config=True, help="Policy gate for Design.")
+    allow_projects_tool = Bool(True, config=True, help="Policy gate for Projects.")
+    design_feature_flag = Bool(True, config=True, help="Feature gate for Design.")
+    essential_traffic_only = Bool(False, config=True, help="Turns Design off when True.")
+    http_trace = Bool(False, config=True, help="Record an HTTP trace (%design trace); set "
+                                               "before the first call.")
+
+    def __init__(self, shell=None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self._session: Any = None
+        self._finalizer: weakref.finalize | None = None
+        self._login_attempt: Any = None
+        self._panel: Any = None
+        self._design_started = False
+        #: who can answer right now, fixed on the main thread for the call in progress
+        self._answerable: bool | None = None
+
+    @observe(*SETTING_TRAITS)
+    def _setting_changed(self, change: Any) -> None:
+        if self._session is not None:
+            print(f"DesignProjects.{change['name']} applies to the next session: run "
+                  "%reload_ext jupyter_design_projects to start one.")
+
+    # ------------------------------------------------------------ session
+
+    def settings(self) -> Settings:
+        overrides = {name: getattr(self, name) for name in SETTING_TRAITS}
+        return Settings.resolve(os.environ, overrides)
+
+    @property
+    def session(self):
+        """The session, opened on first use (starting the reference service if needed)."""
+        if self._session is None:
+            from ..session import Session
+
+            with self._progress(transient=True) as panel:
+                if panel is not None:
+                    panel.report("connecting", 0, 1)
+                session = Session.open(self.settings(), can_ask=self.can_ask,
+                                       progress=self.report_progress)
+                if panel is not None:
+                    panel.report("connected", 1, 1)
+            self._session = session
+            self._finalizer = weakref.finalize(self, session.close)
+            if session.banner:
+                print(session.banner)
+        return self._session
+
+    def close(self) -> None:
+        """Close the session: the temp dir goes, and anything it started stops."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._session = None
+        self._finalizer = None
+        self._design_started = False
+
+    # ------------------------------------------------------------ who can answer
+
+    def can_ask(self) -> bool:
+        """Whether a person can answer an approval card now (the DesignClient's can_ask)."""
+        if self._answerable is not None:
+            return self._answerable
+        return self._live_can_ask()
+
+    def _live_can_ask(self) -> bool:
+        if self.approval_mode == "widget":
+            return True
+        if self.approval_mode == "deny":
+            return False
+        kernel = getattr(self.shell, "kernel", None)
+        if kernel is None:  # a terminal: nobody can click a widget
+            return False
+        try:
+            return bool(kernel.get_parent()["content"]["allow_stdin"])
+        except (KeyError, TypeError, AttributeError):
+            return False
+
+    @contextlib.contextmanager
+    def _answering(self, value: bool):
+        previous, self._answerable = self._answerable, value
+        try:
+            yield
+        finally:
+            self._answerable = previous
+
+    # ------------------------------------------------------------ progress
+
+    def report_progress(self, label: str, done: int, total: int | None) -> None:
+        """The pipelines' progress callback (may run on the session's loop thread)."""
+        panel = self._panel
+        if panel is not None:
+            panel.report(label, done, total)
+
+    @contextlib.contextmanager
+    def _progress(self, *, transient: bool = False):
+        """A hidden progress panel under the cell while the block runs (only in a kernel: a
+        terminal has nowhere to draw it); blanked afterwards if it never had to show, or
+        always when `transient`."""
+        if getattr(self.shell, "kernel", None) is None:
+            yield None
+            return
+        from IPython.display import display
+
+        from .progress import ProgressPanel
+
+        panel = ProgressPanel()
+        handle = display(panel.widget, display_id=True)
+        previous, self._panel = self._panel, panel
+        try:
+            yield panel
+        finally:
+            self._panel = previous
+            if transient or not panel.visible:
+                panel.close()
+                if handle is not None:
+                    handle.update({"text/plain": ""}, raw=True)
+
+    @contextlib.contextmanager
+    def _first_handshake(self):
+        """The first Design command of a session also shakes hands: show that it is working."""
+        if self._design_started:
+            yield None
+            return
+        self._design_started = True
+        with self._progress(transient=True) as panel:
+            yield panel
+
+    # ------------------------------------------------------------ the magics
+
+    def _namespace(self, local_ns: Any) -> ChainMap:
+        return ChainMap(local_ns or {}, self.shell.user_ns if self.shell else {})
+
+    @no_var_expand
+    @needs_local_scope
+    @line_cell_magic
+    def project(self, line: str, cell: str | None = None, local_ns: Any = None):
+        """The attached claude.ai Project (its knowledge, docs and uploads).
+
+        %project info | read PATH | search QUERY [-n N] | write PATH --from LOCAL_PATH |
+        delete PATH | history [-n N] | restore ID;  %%project write PATH (cell = content).
+        Each returns an Outcome: .data, .df, .local_file, .to_tool_result(id).
+        `$name` passes a Python variable. Add --help after a subcommand for its help.
+        """
+        try:
+            command = grammar.parse_project(line, cell, self._namespace(local_ns))
+            if command.help is not None:
+                print(command.help)
+                return None
+            return self._project(command)
+        except JdpError as exc:
+            raise UsageError(str(exc)) from None
+
+    @no_var_expand
+    @needs_local_scope
+    @line_cell_magic
+    def design(self, line: str, cell: str | None = None, local_ns: Any = None):
+        """The remote Design canvas (its operations come from the service's catalogue).
+
+        %design list [--full] | OPERATION [JSON | key=value ...] | consent | revoke |
+        status | login [CODE] | trace;  %%design OPERATION (cell = JSON arguments).
+        A call that needs approval shows a card (Approve / Approve for this project /
+        Deny) and returns a PendingOutcome; where nobody can click it returns an error
+        outcome naming the explicit command. Add --help after a subcommand for its help.
+        """
+        try:
+            command = grammar.parse_design(line, cell, self._namespace(local_ns))
+            if command.help is not None:
+                print(command.help)
+                return None
+            with self._answering(self._live_can_ask()), self._first_handshake() as panel:
+                if panel is not None:
+                    panel.report("Design handshake (initialize, tools/list)", 0, 1)
+                return self._design(command)
+        except JdpError as exc:
+            raise UsageError(str(exc)) from None
+
+    # ------------------------------------------------------------ %project
+
+    def _project(self, command: grammar.Command):
+        action, args = command.action, command.args
+        projects = self.session.projects
+        if action == "history":
+            return views.history_outcome(projects.history(args["limit"]))
+        if action == "restore":
+            data = self.session.run(projects.restore(args["entry_id"]))
+            return views.project_outcome("restore", data)
+        call_args = {k: v for k, v in args.items() if v is not None}
+        if action == "info":
+            call_args = {}
+        transfer = action == "read" or (action == "write" and args.get("local_path"))
+        progress = self._progress() if transfer else contextlib.nullcontext()
+        with progress:
+            data = self.session.run(projects.call(f"project_{action}", call_args))
+        return views.project_outcome(action, data)
+
+    # ------------------------------------------------------------ %design
+
+    def _design(self, command: grammar.Command):
+        session = self.session
+        design = session.design
+        action, args = command.action, command.args
+        if action == "list":
+            from .catalogue import CatalogueView
+
+            result = session.run(design.list(full=args["full"]))
+            return views.design_outcome(result, catalogue_widget=CatalogueView)
+        if action in ("consent", "revoke"):
+            data = session.run(getattr(design, action)())
+            status = {"consent": action == "consent"} if data is None else data
+            return views.status_outcome(status, label=f"design {action}")
+        if action == "status":
+            return views.status_outcome(session.run(design.status()))
+        if action == "trace":
+            return views.trace_outcome(session.trace.records())
+        if action == "login":
+            return self._login(args.get("code"))
+        return self._call(args["operation"], args["arguments"])
+
+    def _call(self, operation: str, arguments: dict):
+        session = self.session
+        try:
+            result = session.run(session.design.call(operation, arguments))
+        except PermissionDenied as exc:  # fail closed: shown, not raised
+            return views.failed_outcome(f"design {operation}", exc)
+        from ..design.approval import PendingApproval
+
+        if not isinstance(result, PendingApproval):
+            return views.design_outcome(result)
+        if not self.can_ask():
+            return views.failed_outcome(f"design {operation}", PermissionDenied(
+                operation, "nobody can answer an approval card here; run the explicit "
+                "command (e.g. `%design consent`) or set DesignProjects.approval_mode"))
+        from IPython.display import display
+
+        from .cards import ApprovalCard
+        from .outcome import PendingOutcome
+
+        card = ApprovalCard(result, resume=self._resume, present=views.design_outcome)
+        display(card.widget)
+        return PendingOutcome(operation, card)
+
+    def _resume(self, pending: Any, approved: bool, durable: bool):
+        """The card's continuation: a person has just answered, so asking again is allowed."""
+        session = self.session
+        with self._answering(True):
+            return session.run(session.design.resume(pending, approved=approved,
+                                                     durable=durable))
+
+    def _login(self, code: str | None):
+        session = self.session
+        if code is not None:
+            if self._login_attempt is None:
+                raise BadCommand("design login", "run %design login first, then "
+                                                         "paste the code it asks for")
+            session.login_finish(self._login_attempt, code)
+            self._login_attempt = None
+            return views.status_outcome({"signed_in": True}, label="design login")
+        if session.embedded is not None:  # the reference service needs no paste
+            login_embedded = getattr(session, "login_embedded", None)
+            if login_embedded is not None:
+                login_embedded()
+            return views.status_outcome({"signed_in": True, "service": "offline reference"},
+                                        label="design login")
+        url, self._login_attempt = session.login_begin()
+        return views.login_outcome(url)
+
+
+def load(ipython) -> None:
+    """Register the magics (once); nothing else changes."""
+    if "DesignProjects" not in ipython.magics_manager.registry:
+        ipython.register_magics(DesignProjects(shell=ipython))
+
+
+def unload(ipython) -> None:
+    """Close the session and remove the magics."""
+    manager = ipython.magics_manager
+    instance = manager.registry.pop("DesignProjects", None)
+    if instance is not None:
+        instance.close()
+    for kind in ("line", "cell"):
+        for name in ("design", "project"):
+            manager.magics[kind].pop(name, None)

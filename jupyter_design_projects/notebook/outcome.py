@@ -1,0 +1,223 @@
+"""What every magic returns: an `Outcome` (the tool's JSON result, its tables as
+DataFrames, a rich rendering and a `tool_result` block) or, while a person still has to
+answer an approval card, a `PendingOutcome` that becomes one once the card is answered."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..errors import AwaitingApproval, JdpError
+from . import tables
+from .budget import Budget, meter_html, meter_text
+
+#: characters of JSON or text shown in a rendering (the data itself is never cut)
+SHOWN_CHARS = 20_000
+
+
+def _shorten(text: str, limit: int = SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more)"
+
+
+def _json_text(data: Any) -> str:
+    try:
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(data)
+
+
+class Outcome:
+    """The result of one magic: `.data` is the tool's JSON result, `.df` its main table."""
+
+    def __init__(
+        self,
+        label: str,
+        data: Any,
+        *,
+        is_error: bool = False,
+        error: JdpError | None = None,
+        tables: Mapping[str, list[dict[str, Any]]] | None = None,
+        images: Sequence[tuple[str, bytes]] = (),
+        notice: str | None = None,
+        body: str | None = None,
+        budget: Budget | None = None,
+        tool_result: Callable[[str], dict] | None = None,
+        widget: Callable[[], Any] | None = None,
+    ) -> None:
+        self.label = label
+        self.data = data
+        self.is_error = is_error
+        self.error = error
+        self.tables = dict(tables or {})
+        self.images = list(images)
+        self.notice = notice
+        self.body = body
+        self.budget = budget
+        self._tool_result = tool_result
+        self._widget_factory = widget
+        self._widget = None
+
+    # ------------------------------------------------------------ data
+
+    @property
+    def local_file(self) -> str | None:
+        """Where a large read was saved (mode 0600, in the session's temp dir), if it was."""
+        if isinstance(self.data, Mapping):
+            value = self.data.get("local_file")
+            return value if isinstance(value, str) else None
+        return None
+
+    @property
+    def df(self):
+        """The main table as a pandas DataFrame (the first of `.tables`)."""
+        if not self.tables:
+            raise AttributeError(f"{self.label} has no table; use .data")
+        return self.frame(next(iter(self.tables)))
+
+    def frame(self, name: str):
+        """One named table (catalogue, hits, docs, uploads, history, trace) as a DataFrame."""
+        return tables.frame(name, self.tables[name])
+
+    def to_tool_result(self, tool_use_id: str) -> dict[str, Any]:
+        """The `tool_result` block an agent loop would receive for this call."""
+        if self._tool_result is not None:
+            return self._tool_result(tool_use_id)
+        if isinstance(self.data, str):
+            text = self.data
+        else:
+            text = json.dumps(self.data, ensure_ascii=False, default=str)
+        return {"type": "tool_result", "tool_use_id": tool_use_id,
+                "content": [{"type": "text", "text": text or "(empty result)"}],
+                "is_error": self.is_error}
+
+    @property
+    def widget(self):
+        """The interactive view (the catalogue table), built on first use."""
+        if self._widget is None and self._widget_factory is not None:
+            self._widget = self._widget_factory()
+        return self._widget
+
+    # ------------------------------------------------------------ rendering
+
+    def _text(self) -> str:
+        lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
+        if self.notice:
+            lines.append(self.notice)
+        if self.budget:
+            lines.append(meter_text(self.budget))
+        for name, rows in self.tables.items():
+            lines.append(f"{name}: {len(rows)} rows (.df / .frame({name!r}))")
+        if self.local_file:
+            lines.append(f"saved to {self.local_file}")
+        if self.body is not None:
+            lines.append(_shorten(self.body, 2000))
+        elif not self.tables:
+            lines.append(_shorten(_json_text(self.data), 2000))
+        for mime, blob in self.images:
+            lines.append(f"[{mime} image, {len(blob):,} bytes]")
+        return "\n".join(lines)
+
+    def _html(self) -> str:
+        colour = "#c62828" if self.is_error else "#1f4e79"
+        parts = [f'<div class="jdp-outcome"><div style="font-weight:bold;color:{colour}">'
+                 f"{html.escape(self.label)}{' — error' if self.is_error else ''}</div>"]
+        if self.notice:
+            parts.append(f'<div style="color:#6d4c41">{html.escape(self.notice)}</div>')
+        if self.budget:
+            parts.append(meter_html(self.budget))
+        if self.local_file:
+            parts.append(f"<div>Saved to <code>{html.escape(self.local_file)}</code> "
+                         "(<code>.local_file</code>)</div>")
+        for name, rows in self.tables.items():
+            parts.append(f"<div><b>{html.escape(name)}</b> ({len(rows)})</div>")
+            parts.append(tables.html_table(rows, _shown_columns(name)))
+        for mime, blob in self.images:
+            if mime in ("image/png", "image/jpeg", "image/gif", "image/webp"):
+                encoded = base64.b64encode(blob).decode("ascii")
+                parts.append(f'<img alt="preview" style="max-width:100%" '
+                             f'src="data:{mime};base64,{encoded}">')
+        if self.body is not None:
+            parts.append(f'<pre style="white-space:pre-wrap">{html.escape(_shorten(self.body))}'
+                         "</pre>")
+        elif not self.tables:
+            parts.append(f"<pre>{html.escape(_shorten(_json_text(self.data)))}</pre>")
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        bundle: dict[str, Any] = {"text/plain": self._text(), "text/html": self._html()}
+        pngs = [blob for mime, blob in self.images if mime == "image/png"]
+        if pngs:
+            bundle["image/png"] = base64.b64encode(pngs[0]).decode("ascii")
+        if self.widget is not None:
+            view = self.widget._repr_mimebundle_()
+            bundle.update({k: v for k, v in view.items() if k != "text/plain"})
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"<Outcome {self.label}{' error' if self.is_error else ''}>"
+
+
+def _shown_columns(name: str) -> tuple[str, ...]:
+    """The catalogue's long columns stay in .df; the HTML shows the short ones."""
+    if name == "catalogue":
+        return ("name", "summary", "read_only", "destructive", "needs_approval")
+    return tables.COLUMNS.get(name, ())
+
+
+class PendingOutcome:
+    """A Design call waiting on its approval card; `.card.approve()` / `.deny()` answer it
+    from code, and afterwards every attribute is the final `Outcome`'s."""
+
+    def __init__(self, operation: str, card: Any) -> None:
+        self.operation = operation
+        self.card = card
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.card.outcome
+
+    @property
+    def done(self) -> bool:
+        return self.card.outcome is not None
+
+    def _final(self) -> Outcome:
+        if self.card.outcome is None:
+            raise AwaitingApproval(self.operation)
+        return self.card.outcome
+
+    @property
+    def data(self) -> Any:
+        return self._final().data
+
+    @property
+    def is_error(self) -> bool:
+        return self._final().is_error
+
+    @property
+    def df(self):
+        return self._final().df
+
+    @property
+    def local_file(self) -> str | None:
+        return self._final().local_file
+
+    @property
+    def images(self) -> list[tuple[str, bytes]]:
+        return self._final().images
+
+    def to_tool_result(self, tool_use_id: str) -> dict[str, Any]:
+        return self._final().to_tool_result(tool_use_id)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        if self.card.outcome is not None:
+            return self.card.outcome._repr_mimebundle_(include, exclude)
+        text = f"Design {self.operation}: awaiting approval on its card"
+        return {"text/plain": text, "text/html": f"<em>{html.escape(text)}</em>"}
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "awaiting approval"
+        return f"<PendingOutcome {self.operation} {state}>"

@@ -1,0 +1,67 @@
+"""Progress bars for long work: the first connection (starting the service, signing in, the
+first handshake) and uploads and downloads of a MiB or more.
+
+A panel is built and displayed on the kernel's main thread before the work starts, hidden;
+`report(label, done, total)` — the pipelines' progress callback, called from the
+session's loop thread — only updates widget values, which needs no display call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+#: transfers smaller than this show no bar
+MIB = 1_048_576
+
+TRANSFERS = ("download", "upload")
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """What a bar shows for one report: fraction done and its caption."""
+
+    fraction: float
+    caption: str
+
+
+def step_of(label: str, done: int, total: int | None) -> Step | None:
+    """The bar state for a report, or None when it deserves no bar (a small transfer)."""
+    transfer = label.split(" ", 1)[0] in TRANSFERS
+    if transfer:
+        if total is None or total < MIB:
+            return None
+        return Step(min(1.0, max(0.0, done / total)),
+                    f"{label}: {done / MIB:.1f} of {total / MIB:.1f} MiB")
+    if total:
+        return Step(min(1.0, max(0.0, done / total)), f"{label} ({done}/{total})")
+    return Step(0.0, label)
+
+
+class ProgressPanel:
+    """One bar and its caption; invisible until a report deserves a bar."""
+
+    def __init__(self) -> None:
+        import ipywidgets as w
+
+        self.bar = w.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info")
+        self.caption = w.Label()
+        self.widget = w.HBox([self.bar, self.caption], layout=w.Layout(display="none"))
+        self.visible = False
+
+    def report(self, label: str, done: int, total: int | None) -> None:
+        step = step_of(label, done, total)
+        if step is None:
+            return
+        self.bar.value = step.fraction
+        self.caption.value = step.caption
+        if step.fraction >= 1.0:
+            self.bar.bar_style = "success"
+        if not self.visible:
+            self.visible = True
+            self.widget.layout.display = "flex"
+
+    def close(self) -> None:
+        self.widget.close()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return self.widget._repr_mimebundle_(include=include, exclude=exclude)

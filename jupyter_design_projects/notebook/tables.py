@@ -1,0 +1,123 @@
+"""The tables a result holds — catalogue, hits, docs, uploads, history, trace — as rows with
+fixed columns, rendered as escaped HTML or (lazily importing pandas) as DataFrames."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..core.catalogue import first_sentence
+
+#: the columns of each table, in display order
+COLUMNS: Mapping[str, tuple[str, ...]] = {
+    "catalogue": ("name", "summary", "read_only", "destructive", "needs_approval",
+                  "description", "input_schema"),
+    "hits": ("name", "doc_uuid", "text"),
+    "docs": ("path", "doc_uuid", "estimated_token_count", "created_at"),
+    "uploads": ("path", "file_uuid", "file_kind", "mime_type", "file_size_bytes",
+                "created_at"),
+    "history": ("id", "time", "action", "path", "doc_uuid", "bytes", "restored_from",
+                "restorable"),
+    "trace": ("action", "method", "url", "status", "elapsed_ms", "request_bytes",
+              "response_bytes", "error"),
+}
+
+#: an HTML table shows at most this many rows (the DataFrame has them all)
+HTML_ROW_LIMIT = 50
+#: a cell shows at most this many characters in HTML
+HTML_CELL_LIMIT = 300
+
+_ALIASES = {
+    "path": ("path", "file_name", "name"),
+    "doc_uuid": ("doc_uuid", "uuid"),
+    "text": ("text", "chunk"),
+    "time": ("time", "at", "timestamp", "created_at"),
+    "elapsed_ms": ("elapsed_ms", "duration_ms", "elapsed"),
+    "id": ("id", "entry_id"),
+}
+
+
+def _pick(record: Mapping[str, Any], column: str) -> Any:
+    for key in _ALIASES.get(column, (column,)):
+        if key in record:
+            value = record[key]
+            if key == "chunk" and isinstance(value, Mapping):
+                return value.get("text")
+            return value
+    return None
+
+
+def project_rows(kind: str, records: Any) -> list[dict[str, Any]]:
+    """Rows with exactly COLUMNS[kind], from the pipeline's records (missing → None)."""
+    if not isinstance(records, Sequence) or isinstance(records, (str, bytes)):
+        return []
+    return [
+        {c: _pick(r, c) for c in COLUMNS[kind]} for r in records if isinstance(r, Mapping)
+    ]
+
+
+def catalogue_rows(view: Any) -> list[dict[str, Any]]:
+    """One row per operation of a `list` result (full or unchanged view)."""
+    operations = view.get("operations", []) if isinstance(view, Mapping) else []
+    rows = []
+    for op in operations:
+        if not isinstance(op, Mapping):
+            continue
+        description = str(op.get("description") or "")
+        read_only = op.get("read_only")
+        rows.append({
+            "name": str(op.get("name", "")),
+            "summary": op.get("summary") or first_sentence(description),
+            "read_only": read_only,
+            "destructive": op.get("destructive"),
+            # anything that is not known to be read-only may need a person's approval
+            "needs_approval": None if read_only is None else not read_only,
+            "description": description,
+            "input_schema": op.get("input_schema"),
+        })
+    return rows
+
+
+def history_rows(entries: Any) -> list[dict[str, Any]]:
+    rows = project_rows("history", entries)
+    for row, entry in zip(rows, entries, strict=False):
+        row["restorable"] = bool(entry.get("has_previous")
+                                 or entry.get("previous_content") is not None)
+    return rows
+
+
+def frame(kind: str, rows: list[dict[str, Any]]):
+    """The rows as a pandas DataFrame with the table's columns (pandas loads here)."""
+    import pandas as pd
+
+    columns = list(rows[0]) if rows else list(COLUMNS.get(kind, ()))
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        value = json.dumps(value, ensure_ascii=False)
+    text = str(value)
+    if len(text) > HTML_CELL_LIMIT:
+        text = text[: HTML_CELL_LIMIT - 1] + "…"
+    return html.escape(text)
+
+
+def html_table(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """An escaped HTML table of the first HTML_ROW_LIMIT rows; every value is data."""
+    if not rows:
+        return "<p><em>(no rows)</em></p>"
+    columns = list(columns or rows[0])
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in columns) + "</tr>"
+        for r in rows[:HTML_ROW_LIMIT]
+    )
+    more = ""
+    if len(rows) > HTML_ROW_LIMIT:
+        more = (f"<p><em>{len(rows) - HTML_ROW_LIMIT} more rows: see .df</em></p>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"

@@ -1,0 +1,167 @@
+"""Approval cards: what they show, and approve / durable / deny from code and by click."""
+
+from __future__ import annotations
+
+import pytest
+from nb_fakes import outcome, pending, request
+
+from jupyter_design_projects.design.approval import DesignOutcome
+from jupyter_design_projects.errors import (
+    ApprovalClosed,
+    AwaitingApproval,
+    JdpError,
+    PermissionDenied,
+)
+from jupyter_design_projects.notebook import views
+from jupyter_design_projects.notebook.cards import ApprovalCard, card_html
+from jupyter_design_projects.notebook.outcome import PendingOutcome
+
+
+class Resumer:
+    """Records each resume and answers from a script (a result or an exception)."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.seen = []
+
+    def __call__(self, pending_approval, approved, durable):
+        self.seen.append((pending_approval.request.kind, approved, durable))
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def make(kind="grant", *answers, durable=True):
+    resumer = Resumer(*answers)
+    card = ApprovalCard(pending(kind, durable=durable), resumer, views.design_outcome)
+    return card, resumer
+
+
+def test_card_shows_operation_project_sharing_url_and_writes_escaped():
+    body = card_html(request())
+    assert "write_files" in body
+    assert "Quarterly &lt;Review&gt; Deck" in body
+    assert "org, link: view" in body
+    assert 'href="https://design.example/p/p-1"' in body
+    assert "slides/04.html" in body
+    assert "<script>" not in body
+
+
+def test_a_url_that_is_not_https_is_not_a_link():
+    from dataclasses import replace
+
+    body = card_html(replace(request(), url="javascript:alert(1)"))
+    assert "href" not in body
+
+
+def test_grant_card_offers_approve_for_this_project():
+    card, _ = make("grant", outcome("write_files", {"written": 1}))
+    assert [b.description for b in card.buttons.children] == [
+        "Approve", "Approve for this project", "Deny"]
+
+
+def test_card_without_durable_offers_only_approve_and_deny():
+    card, _ = make("plan", outcome("write_files", {}), durable=False)
+    assert [b.description for b in card.buttons.children] == ["Approve", "Deny"]
+
+
+def test_approve_resumes_once_and_renders_the_result_into_the_card():
+    card, resumer = make("grant", outcome("write_files", {"written": 1}))
+    result = card.approve()
+    assert resumer.seen == [("grant", True, False)]
+    assert result is card.outcome
+    assert card.outcome.data == {"written": 1}
+    assert len(card.output.outputs) == 1
+    assert card.buttons.children == ()
+
+
+def test_approve_for_this_project_resumes_durably():
+    card, resumer = make("grant", outcome("write_files", {"written": 1}))
+    card.approve(durable=True)
+    assert resumer.seen == [("grant", True, True)]
+
+
+def test_durable_approval_is_refused_on_a_card_that_does_not_offer_it():
+    card, resumer = make("plan", outcome("write_files", {}), durable=False)
+    with pytest.raises(PermissionDenied):
+        card.approve(durable=True)
+    assert resumer.seen == []
+    assert card.outcome is None
+
+
+def test_deny_resumes_with_approved_false():
+    denied = DesignOutcome.failed("write_files", PermissionDenied("write_files", "no"))
+    card, resumer = make("grant", denied)
+    result = card.deny()
+    assert resumer.seen == [("grant", False, False)]
+    assert result.is_error
+    assert isinstance(result.error, PermissionDenied)
+
+
+def test_clicking_approve_does_what_approve_does():
+    card, resumer = make("grant", outcome("write_files", {"written": 1}))
+    card.approve_button.click()
+    assert resumer.seen == [("grant", True, False)]
+    assert card.outcome.data == {"written": 1}
+
+
+def test_clicking_approve_for_this_project_is_durable():
+    card, resumer = make("grant", outcome("write_files", {"written": 1}))
+    card.durable_button.click()
+    assert resumer.seen == [("grant", True, True)]
+
+
+def test_clicking_deny_denies():
+    card, resumer = make("grant", outcome("write_files", {}))
+    card.deny_button.click()
+    assert resumer.seen == [("grant", False, False)]
+
+
+def test_buttons_disable_after_a_click_and_a_second_answer_is_refused():
+    card, resumer = make("grant", outcome("write_files", {"written": 1}))
+    buttons = (card.approve_button, card.durable_button, card.deny_button)
+    card.approve_button.click()
+    assert all(b.disabled for b in buttons)
+    card.deny_button.click()  # a stale click on a disabled button does nothing
+    assert resumer.seen == [("grant", True, False)]
+    with pytest.raises(ApprovalClosed):
+        card.deny()
+
+
+def test_a_follow_up_request_replaces_the_card_content():
+    follow_up = pending("grant")
+    card, resumer = make("consent", follow_up, outcome("write_files", {"written": 1}),
+                         durable=False)
+    assert card.approve() is None
+    assert card.outcome is None
+    assert card.pending is follow_up
+    assert "Approve for this project" in [b.description for b in card.buttons.children]
+    card.approve(durable=True)
+    assert resumer.seen == [("consent", True, False), ("grant", True, True)]
+    assert card.outcome.data == {"written": 1}
+
+
+def test_an_error_while_resuming_is_shown_in_the_card_as_an_error_outcome():
+    card, _ = make("grant", PermissionDenied("write_files", "grant refused"))
+    result = card.approve()
+    assert result.is_error
+    assert isinstance(result.error, JdpError)
+    assert result.data["error"] == "permission_denied"
+
+
+def test_pending_outcome_data_raises_awaiting_approval_until_answered():
+    card, _ = make("grant", outcome("write_files", {"written": 1}))
+    waiting = PendingOutcome("write_files", card)
+    with pytest.raises(AwaitingApproval) as caught:
+        _ = waiting.data
+    assert caught.value.operation == "write_files"
+    with pytest.raises(AwaitingApproval):
+        waiting.to_tool_result("toolu_1")
+    assert "awaiting approval" in waiting._repr_mimebundle_()["text/plain"]
+    waiting.card.approve()
+    assert waiting.done
+    assert waiting.data == {"written": 1}
+    assert waiting.to_tool_result("toolu_1")["tool_use_id"] == "toolu_1"
+    assert waiting._repr_mimebundle_()["text/html"] == card.outcome._repr_mimebundle_()[
+        "text/html"]

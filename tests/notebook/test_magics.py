@@ -1,0 +1,238 @@
+"""The magics in an IPython shell with a fake session: grammar to pipeline to outcome,
+one-line UsageErrors, approval modes, and loading that changes nothing process-wide."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+
+import pytest
+from nb_fakes import FakeSession, pending
+
+from jupyter_design_projects.errors import DocNotFound, PermissionDenied
+from jupyter_design_projects.notebook.magics import DesignProjects, load, unload
+from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+
+
+class FakeKernel:
+    def __init__(self, allow_stdin):
+        self.allow_stdin = allow_stdin
+
+    def get_parent(self, channel=None):
+        return {"content": {"allow_stdin": self.allow_stdin}}
+
+
+@pytest.fixture
+def kernel(shell):
+    def attach(allow_stdin):
+        shell.kernel = FakeKernel(allow_stdin)
+
+    yield attach
+    if "kernel" in vars(shell):
+        del shell.kernel
+
+
+def test_load_registers_both_magics_and_unload_removes_them_and_closes_the_session(shell):
+    assert "design" in shell.magics_manager.magics["line"]
+    assert "project" in shell.magics_manager.magics["cell"]
+    instance = shell.magics_manager.registry["DesignProjects"]
+    fake = FakeSession(instance.can_ask)
+    instance._session = fake
+    instance._finalizer = None
+    import weakref
+
+    instance._finalizer = weakref.finalize(instance, fake.close)
+    unload(shell)
+    assert fake.closed
+    assert "design" not in shell.magics_manager.magics["line"]
+    load(shell)  # the fixture unloads again
+
+
+def test_loading_twice_keeps_one_instance(shell):
+    first = shell.magics_manager.registry["DesignProjects"]
+    load(shell)
+    assert shell.magics_manager.registry["DesignProjects"] is first
+
+
+def test_loading_changes_nothing_process_wide(shell):
+    unload(shell)
+    before = (list(sys.path), dict(os.environ), list(warnings.filters),
+              list(logging.getLogger().handlers), sys.excepthook)
+    load(shell)
+    after = (list(sys.path), dict(os.environ), list(warnings.filters),
+             list(logging.getLogger().handlers), sys.excepthook)
+    assert after == before
+
+
+def test_assigning_a_magic_gives_an_outcome(shell, magics):
+    magics.session.projects.answers["project_search"] = {
+        "rag": True, "hits": [{"name": "a.md", "doc_uuid": "d", "text": "retention"}]}
+    assert shell.run_cell('x = %project search "retention"').success
+    x = shell.user_ns["x"]
+    assert isinstance(x, Outcome)
+    assert x.df["name"].tolist() == ["a.md"]
+    assert magics.session.projects.calls == [("project_search", {"query": "retention",
+                                                                 "n": 5})]
+
+
+def test_dollar_name_passes_a_notebook_variable(shell, magics):
+    shell.user_ns["doc"] = "claude/notes.md"
+    shell.run_line_magic("project", "read $doc")
+    assert magics.session.projects.calls == [("project_read", {"path": "claude/notes.md"})]
+
+
+def test_cell_magic_write_sends_the_cell_body(shell, magics):
+    shell.run_cell_magic("project", "write notes.md", "# Notes\n")
+    assert magics.session.projects.calls == [
+        ("project_write", {"path": "notes.md", "content": "# Notes\n"})]
+
+
+def test_history_and_restore(shell, magics):
+    assert shell.run_line_magic("project", "history").df["id"].tolist() == [2]
+    restored = shell.run_line_magic("project", "restore 2")
+    assert restored.data["restored_from"] == 2
+
+
+def test_help_prints_and_returns_none(shell, magics, capsys):
+    assert shell.run_line_magic("project", "search --help") is None
+    assert "usage: %project search" in capsys.readouterr().out
+    assert magics.session.projects.calls == []
+
+
+def test_expected_failures_are_one_line_usage_errors(shell, magics):
+    magics.session.projects.answers["project_read"] = DocNotFound("x.md", ["a.md"])
+    result = shell.run_cell("%project read x.md")
+    from IPython.core.error import UsageError
+
+    assert type(result.error_in_exec) is UsageError
+    assert result.error_in_exec.__suppress_context__
+    assert "\n" not in str(result.error_in_exec)
+
+
+def test_a_bad_line_is_a_usage_error(shell, magics):
+    from IPython.core.error import UsageError
+
+    with pytest.raises(UsageError):
+        shell.run_line_magic("design", "get_project {broken")
+
+
+def test_design_list_returns_the_catalogue(shell, magics):
+    out = shell.run_line_magic("design", "list")
+    assert out.df["name"].tolist()[0] == "list_projects"
+    assert out.widget.names()
+
+
+def test_design_consent_status_and_trace(shell, magics):
+    assert shell.run_line_magic("design", "consent").data == {"consent": True}
+    assert shell.run_line_magic("design", "status").data["consent"] is True
+    trace = shell.run_line_magic("design", "trace")
+    assert trace.df["status"].tolist() == [200]
+
+
+def test_design_call_passes_json_arguments(shell, magics):
+    out = shell.run_line_magic("design", 'get_project {"project_id": "p-1"}')
+    assert magics.session.design.calls == [("get_project", {"project_id": "p-1"})]
+    assert out.data == {"ok": True}
+
+
+def test_widget_mode_shows_a_card_and_returns_a_pending_outcome(shell, magics):
+    magics.approval_mode = "widget"
+    magics.session.design.script.append(pending("grant"))
+    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    assert isinstance(out, PendingOutcome)
+    assert not out.done
+    out.card.approve(durable=True)
+    assert out.data == {"written": 1}
+    assert magics.session.design.resumes == [("grant", True, True)]
+
+
+def test_a_person_answering_a_card_can_be_asked_again(shell, magics, kernel):
+    kernel(allow_stdin=True)
+    magics.session.design.script.append(pending("consent", durable=False))
+    magics.session.design.after.append(pending("grant"))
+    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    kernel(allow_stdin=False)  # a click arrives as a comm message, not an execute request
+    out.card.approve()
+    assert out.card.pending is not None
+    assert magics.session.design.asked == [True, True]
+
+
+def test_deny_mode_fails_closed_without_raising(shell, magics):
+    magics.approval_mode = "deny"
+    magics.session.design.script.append(pending("consent", durable=False))
+    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    assert isinstance(out, Outcome)
+    assert out.is_error
+    assert isinstance(out.error, PermissionDenied)
+    assert magics.session.design.asked == [False]
+
+
+@pytest.mark.parametrize(("allow_stdin", "asks"), [(True, True), (False, False)])
+def test_auto_mode_asks_only_where_stdin_is_allowed(shell, magics, kernel, allow_stdin, asks):
+    kernel(allow_stdin)
+    magics.session.design.script.append(pending("grant"))
+    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    assert magics.session.design.asked == [asks]
+    assert isinstance(out, PendingOutcome) is asks
+    assert (isinstance(out, Outcome) and out.is_error) is (not asks)
+
+
+def test_auto_mode_in_a_terminal_fails_closed(magics):
+    assert magics.approval_mode == "auto"
+    assert magics.can_ask() is False
+
+
+def test_a_pending_approval_where_nobody_can_answer_is_refused(shell, magics):
+    """Defence in depth: even if the client asked anyway, no card is shown."""
+
+    async def asks_anyway(operation, arguments, *, agent_key="notebook"):
+        return pending("grant")
+
+    magics.approval_mode = "deny"
+    magics.session.design.call = asks_anyway
+    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    assert isinstance(out.error, PermissionDenied)
+
+
+def test_traits_become_settings_overrides(monkeypatch):
+    monkeypatch.delenv("JDP_API_BASE_URL", raising=False)
+    magics = DesignProjects(shell=None)
+    magics.api_base_url = "http://127.0.0.1:9"
+    magics.http_trace = True
+    magics.allow_projects_tool = False
+    settings = magics.settings()
+    assert settings.api_base_url == "http://127.0.0.1:9"
+    assert settings.http_trace is True
+    assert settings.allow_projects_tool is False
+
+
+def test_no_trait_holds_a_secret():
+    names = set(DesignProjects.class_own_traits())
+    assert not {n for n in names if "token" in n and n != "oauth_token_url"}
+    assert "session_jwt" not in names
+
+
+def test_cell_magic_design_takes_json_from_the_body(shell, magics):
+    shell.run_cell_magic("design", "get_project", '{"project_id": "p-2"}')
+    assert magics.session.design.calls == [("get_project", {"project_id": "p-2"})]
+
+
+def test_a_variable_local_to_a_function_is_found(shell, magics):
+    shell.run_cell(
+        "def lookup():\n"
+        "    local_doc = 'claude/local.md'\n"
+        "    return get_ipython().run_line_magic('project', 'read $local_doc')\n"
+        "found = lookup()\n")
+    assert magics.session.projects.calls == [("project_read", {"path": "claude/local.md"})]
+
+
+def test_in_a_kernel_the_first_design_command_shows_a_transient_handshake_bar(
+        shell, magics, kernel, capsys):
+    kernel(allow_stdin=False)
+    shell.run_line_magic("design", "status")
+    first = capsys.readouterr().out
+    shell.run_line_magic("design", "status")
+    assert "FloatProgress" in first
+    assert "FloatProgress" not in capsys.readouterr().out

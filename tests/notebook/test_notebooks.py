@@ -1,0 +1,105 @@
+"""The three example notebooks run headless (nbclient: allow_stdin is False) against a
+fresh reference service: every cell succeeds, and where a click would be needed the cell
+shows the fail-closed message instead of writing anything."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+
+
+def run(name: str, service, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:
+    return run_path(NOTEBOOKS / f"{name}.ipynb", service, tmp_path, monkeypatch)
+
+
+def run_path(source: Path, service, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:
+    """Execute a copy of `source` in a fresh kernel (cwd: a scratch dir) against `service`."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("JDP_API_BASE_URL", service.base_url)
+    monkeypatch.setenv("JDP_CREDENTIALS_FILE", str(service.credentials_file))
+    monkeypatch.setenv("JDP_ORG_UUID", service.org_uuid)
+    monkeypatch.setenv("CLAUDE_PROJECT_UUID", service.project_uuid)
+    monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(source, work)
+    book = nbformat.read(work / source.name, as_version=4)
+    client = NotebookClient(book, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(work)}})
+    client.execute()
+    return book
+
+
+def outputs(book, needle: str) -> list[dict]:
+    """The outputs of the first code cell whose source contains `needle`."""
+    cell = next(c for c in book.cells if c.cell_type == "code" and needle in c.source)
+    return cell.outputs
+
+
+def text_of(outs: list[dict]) -> str:
+    return json.dumps([o.get("data", o.get("text", "")) for o in outs])
+
+
+@pytest.mark.parametrize("name", ["quickstart", "projects_knowledge", "api_debugging"])
+def test_notebooks_are_valid_and_have_no_stored_outputs(name):
+    book = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    nbformat.validate(book)
+    assert all(not c.get("outputs") for c in book.cells if c.cell_type == "code")
+
+
+def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
+        reference_service, tmp_path, monkeypatch):
+    book = run("quickstart", reference_service, tmp_path, monkeypatch)
+    assert "Knowledge budget" in text_of(outputs(book, "info = %project info"))
+    assert "permission_denied" in text_of(outputs(book, "written = %design write_files"))
+    assert "permission_denied" in text_of(outputs(book, "plan = %design finalize_plan"))
+    preview = outputs(book, "preview = %design render_preview")
+    assert any("image/png" in o.get("data", {}) for o in preview)
+
+
+def test_projects_knowledge_runs_headless(reference_service, tmp_path, monkeypatch):
+    book = run("projects_knowledge", reference_service, tmp_path, monkeypatch)
+    assert "Decision log" in text_of(outputs(book, "final = %project read"))
+    assert "accidentally" not in text_of(outputs(book, "final = %project read"))
+
+
+def test_api_debugging_runs_headless(reference_service, tmp_path, monkeypatch):
+    book = run("api_debugging", reference_service, tmp_path, monkeypatch)
+    assert "tool_result" in text_of(outputs(book, "missing = %design get_project"))
+    assert "permission_denied" in text_of(outputs(book, "attempt = %design create_project"))
+    assert "elapsed_ms" in text_of(outputs(book, "trace = %design trace"))
+
+
+def test_in_a_real_kernel_a_card_answered_from_code_writes_and_a_denied_one_does_not(
+        reference_service, tmp_path, monkeypatch):
+    cells = [
+        "%load_ext jupyter_design_projects\n%config DesignProjects.approval_mode = 'widget'",
+        "%design consent",
+        "projects = %design list_projects\n"
+        "deck = next(p['id'] for p in projects.data if p['name'] == 'Quarterly Review Deck')",
+        "ok = [{'path': 'slides/09-approved.html', 'data': '<p>yes</p>'}]\n"
+        "no = [{'path': 'slides/10-denied.html', 'data': '<p>no</p>'}]\n"
+        "approved = %design write_files project_id=$deck files=$ok\n"
+        "denied = %design write_files project_id=$deck files=$no",
+        "approved.card.approve()\ndenied.card.deny()",
+        "listing = %design list_files project_id=$deck\n"
+        "print(sorted(f['path'] for f in listing.data if f['path'].startswith('slides/')))",
+    ]
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    scratch = tmp_path / "cards.ipynb"
+    nbformat.write(book, scratch)
+    executed = run_path(scratch, reference_service, tmp_path, monkeypatch)
+    shown = text_of(executed.cells[3].outputs)
+    assert "application/vnd.jupyter.widget-view+json" in shown
+    listing = text_of(executed.cells[5].outputs)
+    assert "slides/09-approved.html" in listing
+    assert "slides/10-denied.html" not in listing

@@ -1,0 +1,251 @@
+"""Outcomes: data, DataFrames, tool_result blocks and rich renderings of each result."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from nb_fakes import CATALOGUE, PNG, image_outcome, outcome
+
+from jupyter_design_projects.errors import PermissionDenied
+from jupyter_design_projects.notebook import views
+from jupyter_design_projects.notebook.budget import Budget, budget_of, meter_html
+from jupyter_design_projects.notebook.catalogue import CatalogueView, matches
+from jupyter_design_projects.notebook.outcome import Outcome
+from jupyter_design_projects.notebook.progress import MIB, ProgressPanel, step_of
+
+INFO = {
+    "method": "project_info",
+    "project": {"name": "Team Handbook"},
+    "docs": [{"path": "claude/a.md", "doc_uuid": "d1", "created_at": "t",
+              "estimated_token_count": 10}],
+    "uploads": [{"path": "data.csv", "file_uuid": "f1", "file_kind": "other",
+                 "file_size_bytes": 5, "mime_type": "text/csv", "created_at": "t"}],
+    "knowledge_stats": {"knowledge_size": 1_500_000, "max_knowledge_size": 2_000_000,
+                        "project_knowledge_search_threshold": 50_000,
+                        "use_project_knowledge_search": True},
+    "notice": "Projects scopes were added to your sign-in.",
+}
+
+
+def test_info_has_docs_and_uploads_tables_and_a_budget_meter():
+    out = views.project_outcome("info", INFO)
+    assert list(out.df.columns)[:2] == ["path", "doc_uuid"]
+    assert out.df["path"].tolist() == ["claude/a.md"]
+    assert out.frame("uploads")["file_uuid"].tolist() == ["f1"]
+    assert out.budget == Budget(1_500_000, 2_000_000, 50_000, True)
+    bundle = out._repr_mimebundle_()
+    assert "Knowledge budget" in bundle["text/html"]
+    assert out.notice in bundle["text/plain"]
+
+
+def test_search_hits_become_a_dataframe():
+    data = {"rag": True, "hits": [{"name": "a.md", "doc_uuid": "d1", "text": "x"},
+                                  {"name": "b.md", "doc_uuid": "d2", "text": "y"}]}
+    out = views.project_outcome("search", data)
+    assert out.df["name"].tolist() == ["a.md", "b.md"]
+    assert list(out.df.columns) == ["name", "doc_uuid", "text"]
+
+
+def test_search_fallback_shows_docs_not_hits():
+    data = {"rag": False, "note": "search is disabled", "docs": [{"path": "a.md",
+                                                                  "doc_uuid": "d1"}],
+            "uploads": []}
+    out = views.project_outcome("search", data)
+    assert "hits" not in out.tables
+    assert out.df["path"].tolist() == ["a.md"]
+    assert out.notice == "search is disabled"
+
+
+def test_spilled_read_exposes_local_file(tmp_path):
+    spilled = tmp_path / "project-doc-1.txt"
+    spilled.write_text("a,b\n1,2\n")
+    out = views.project_outcome("read", {"path": "big.csv", "local_file": str(spilled)})
+    assert out.local_file == str(spilled)
+    import pandas as pd
+
+    assert pd.read_csv(out.local_file)["a"].tolist() == [1]
+
+
+def test_inline_read_shows_the_content_escaped():
+    out = views.project_outcome("read", {"path": "a.md", "content": "<b>hi</b>"})
+    assert out.local_file is None
+    html = out._repr_mimebundle_()["text/html"]
+    assert "&lt;b&gt;hi&lt;/b&gt;" in html
+    assert "<b>hi</b>" not in html
+
+
+def test_history_rows_say_which_entries_can_be_restored():
+    out = views.history_outcome([{"id": 3, "at": "t", "action": "delete", "path": "a.md",
+                                  "has_previous": True},
+                                 {"id": 2, "at": "t", "action": "write", "path": "b.md",
+                                  "has_previous": False}])
+    assert out.df["restorable"].tolist() == [True, False]
+    assert out.df["time"].tolist() == ["t", "t"]
+
+
+def test_projects_tool_result_carries_the_json_and_is_error():
+    out = views.project_outcome("write", {"doc_uuid": "d", "path": "claude/x.md"})
+    block = out.to_tool_result("toolu_9")
+    assert block["type"] == "tool_result"
+    assert block["tool_use_id"] == "toolu_9"
+    assert block["is_error"] is False
+    assert '"doc_uuid": "d"' in block["content"][0]["text"]
+
+
+def test_design_tool_result_is_the_design_outcomes_own():
+    result = outcome("list_projects", [{"id": "p", "name": "Deck"}])
+    out = views.design_outcome(result)
+    assert out.to_tool_result("toolu_1") == result.to_tool_result("toolu_1")
+    assert out.df["name"].tolist() == ["Deck"]
+
+
+def test_design_images_display_inline():
+    out = views.design_outcome(image_outcome())
+    assert out.images == [("image/png", PNG)]
+    bundle = out._repr_mimebundle_()
+    encoded = base64.b64encode(PNG).decode()
+    assert bundle["image/png"] == encoded
+    assert f"data:image/png;base64,{encoded}" in bundle["text/html"]
+    assert out.data == {"open_url": "https://x.example/p"}
+
+
+def test_failed_outcome_is_an_error_with_the_errors_fields():
+    out = views.failed_outcome("design write_files",
+                               PermissionDenied("write_files", "run `%design consent`"))
+    assert out.is_error
+    assert out.data["error"] == "permission_denied"
+    assert out.to_tool_result("t")["is_error"] is True
+
+
+def test_an_outcome_without_a_table_has_no_df():
+    with pytest.raises(AttributeError):
+        _ = Outcome("design consent", {"consent": True}).df
+
+
+# ---------------------------------------------------------------- catalogue
+
+
+def test_catalogue_rows_mark_what_needs_approval():
+    out = views.design_outcome(outcome("list", CATALOGUE))
+    df = out.df
+    assert df["name"].tolist() == ["list_projects", "write_files", "create_project"]
+    assert df["needs_approval"].tolist() == [False, True, True]
+    assert df["summary"].tolist()[0] == "List projects."
+    assert df["input_schema"].tolist()[1]["required"] == ["project_id", "files"]
+
+
+def test_unchanged_catalogue_says_how_to_get_the_schemas_again():
+    view = {"catalog_unchanged": True, "catalog_hash": "h", "hint": "use --full",
+            "operations": [{"name": "list_projects", "summary": "List projects."}]}
+    out = views.design_outcome(outcome("list", view))
+    assert out.notice == "use --full"
+    assert out.df["summary"].tolist() == ["List projects."]
+
+
+@pytest.mark.parametrize(
+    ("text", "flags", "names"),
+    [
+        ("", {}, ["list_projects", "write_files", "create_project"]),
+        ("PROJ", {}, ["list_projects", "create_project"]),
+        ("", {"read_only": True}, ["list_projects"]),
+        ("", {"destructive": True}, ["write_files"]),
+        ("", {"needs_approval": True}, ["write_files", "create_project"]),
+        ("create", {"destructive": True}, []),
+    ],
+)
+def test_catalogue_filters_by_name_and_flags(text, flags, names):
+    rows = views.design_outcome(outcome("list", CATALOGUE)).tables["catalogue"]
+    assert [r["name"] for r in rows if matches(r, text, flags)] == names
+    view = CatalogueView(rows)
+    view.name_filter.value = text
+    for flag, on in flags.items():
+        view.toggles[flag].value = on
+    assert view.names() == names
+
+
+def test_picking_an_operation_shows_its_description_and_schema():
+    rows = views.design_outcome(outcome("list", CATALOGUE)).tables["catalogue"]
+    view = CatalogueView(rows)
+    view.pick("write_files")
+    assert "Write files into a project." in view.detail.value
+    assert "project_id" in view.detail.value
+
+
+def test_catalogue_outcome_renders_the_widget_with_an_html_fallback():
+    out = views.design_outcome(outcome("list", CATALOGUE), catalogue_widget=CatalogueView)
+    bundle = out._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "<table>" in bundle["text/html"]
+
+
+# ---------------------------------------------------------------- budget and progress
+
+
+@pytest.mark.parametrize(
+    ("size", "limit", "level"),
+    [(0, 100, "ok"), (79, 100, "ok"), (80, 100, "warn"), (94, 100, "warn"),
+     (95, 100, "full"), (120, 100, "full"), (5, 0, "full")],
+)
+def test_budget_level_at_its_boundaries(size, limit, level):
+    assert Budget(size, limit).level == level
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [None, {}, {"knowledge_size": 1}, {"knowledge_size": "1", "max_knowledge_size": 2},
+     {"knowledge_size": True, "max_knowledge_size": 2}],
+)
+def test_budget_needs_both_integer_sizes(stats):
+    assert budget_of(stats) is None
+
+
+def test_meter_marks_the_search_threshold():
+    html = meter_html(Budget(10, 200, 50, False))
+    assert "left:25.00%" in html
+    assert "knowledge search off" in html
+
+
+@pytest.mark.parametrize(
+    ("label", "done", "total", "shown"),
+    [
+        ("download big.bin", 0, MIB - 1, False),
+        ("download big.bin", 0, MIB, True),
+        ("upload notes.md", 0, None, False),
+        ("upload notes.md", MIB, 2 * MIB, True),
+        ("connecting", 0, 1, True),
+    ],
+)
+def test_transfers_get_a_bar_from_one_mib(label, done, total, shown):
+    assert (step_of(label, done, total) is not None) is shown
+
+
+def test_progress_panel_appears_on_the_first_big_report_and_fills():
+    panel = ProgressPanel()
+    panel.report("download a.bin", 0, 10)
+    assert not panel.visible
+    panel.report("download a.bin", MIB, 2 * MIB)
+    assert panel.visible
+    assert panel.bar.value == 0.5
+    panel.report("download a.bin", 2 * MIB, 2 * MIB)
+    assert panel.bar.bar_style == "success"
+    panel.close()
+
+
+@pytest.mark.parametrize(("count", "more"), [(50, False), (51, True)])
+def test_html_tables_show_fifty_rows_and_say_how_many_more(count, more):
+    from jupyter_design_projects.notebook.tables import HTML_ROW_LIMIT, html_table
+
+    assert HTML_ROW_LIMIT == 50
+    shown = html_table([{"n": i} for i in range(count)])
+    assert shown.count("<tr>") == min(count, 50) + 1
+    assert ("1 more rows" in shown) is more
+
+
+def test_html_table_cells_are_escaped_and_shortened():
+    from jupyter_design_projects.notebook.tables import HTML_CELL_LIMIT, html_table
+
+    shown = html_table([{"a": "<img src=x onerror=alert(1)>", "b": "y" * (HTML_CELL_LIMIT + 1)}])
+    assert "<img" not in shown
+    assert "y" * HTML_CELL_LIMIT not in shown
+    assert "y" * (HTML_CELL_LIMIT - 1) + "…" in shown
