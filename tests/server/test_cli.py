@@ -164,3 +164,15 @@ def test_eight_concurrent_refreshes_of_one_token_have_exactly_one_winner(
     with ThreadPoolExecutor(8) as pool:
         statuses = sorted(pool.map(refresh, range(8)))
     assert statuses == [200] + [400] * 7
+
+
+def test_bound_socket_is_tcp_so_answers_are_not_held_by_nagle() -> None:
+    import socket
+
+    from jupyter_design_projects.server.cli import _bind
+
+    sock = _bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
