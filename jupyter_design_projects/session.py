@@ -11,7 +11,9 @@ so in `banner`.
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -21,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .errors import AuthError
 from .settings import Settings
 
 T = TypeVar("T")
@@ -115,12 +118,8 @@ class Session:
         return HttpTrace(self.settings.http_trace, self._secrets)
 
     def _secrets(self):
-        cred = self.credentials.current()
-        out = []
-        if cred is not None:
-            out.append(cred.access_token)
-            if cred.refresh_token is not None:
-                out.append(cred.refresh_token)
+        """Every secret this session knows (rotated tokens too), for redaction."""
+        out = list(self.credentials.known_secrets())
         if self.settings.session_jwt is not None:
             out.append(self.settings.session_jwt)
         return out
@@ -128,7 +127,7 @@ class Session:
     @cached_property
     def credentials(self):
         from .transport.credential_manager import CredentialManager
-        from .transport.credentials import open_store
+        from .transport.credentials import lock_path_for, open_store
         from .transport.oauth import OAuthClient
 
         store = open_store(self.settings.credentials_file or None, self.data_dir)
@@ -138,13 +137,12 @@ class Session:
             self.settings.oauth_authorize_url,
             self.settings.oauth_client_id,
         )
-        lock_dir = self.data_dir
-        lock_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         return CredentialManager(
             store,
             oauth,
             client_id=self.settings.oauth_client_id,
-            lock_path=lock_dir / "credentials.lock",
+            lock_path=lock_path_for(store, self.data_dir),
             clock_ms=lambda: int(time.time() * 1000),
         )
 
@@ -189,6 +187,7 @@ class Session:
             temp_dir=self.temp_dir,
             journal=self.journal,
             progress=self._progress,
+            secrets=self._secrets,
         )
 
     # ------------------------------------------------------------------ login
@@ -200,6 +199,24 @@ class Session:
 
     def login_finish(self, attempt, pasted: str) -> None:
         self.run(self.credentials.finish_login(attempt, pasted))
+
+    def login_embedded(self) -> None:
+        """Sign in to the embedded reference service: the same authorization-code flow,
+        with this process reading the code off the authorize page instead of a person."""
+        url, attempt = self.login_begin()
+        page = self.run(self._fetch_authorize_page(url))
+        found = re.search(r'<pre id="code">([^<]+)</pre>', page)
+        if found is None:
+            raise AuthError("login_failed", "The reference service's sign-in page showed "
+                                            "no code; see its log.")
+        self.login_finish(attempt, html.unescape(found.group(1)))
+
+    async def _fetch_authorize_page(self, url: str) -> str:
+        from .transport.http import send
+
+        answer = await send(self._oauth_http, "GET", url, action="reference sign-in",
+                            max_bytes=64_000, deadline_s=10.0)
+        return answer.text(64_000)
 
     # ------------------------------------------------------------------ closing
 

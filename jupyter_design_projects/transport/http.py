@@ -1,6 +1,12 @@
 """One capped exchange: send a request, read at most `max_bytes` of identity-encoded body
 within a total deadline, and hand back an `Answer`. Every client in the package reads
-answers through `send`, so caps, deadlines and encoding rules live in one place."""
+answers through `send`, so caps, deadlines and encoding rules live in one place.
+
+`send` tags each request with its action (`request.extensions["jdp_action"]`) for the
+HTTP trace, which is attached to the client (`HttpTrace.event_hooks()`), so every exchange
+of a session's clients is traced. `authenticate=False` bypasses the client's auth (the
+token endpoint must never receive a bearer header, and a refresh must not re-enter the auth
+flow that asked for it)."""
 
 from __future__ import annotations
 
@@ -12,6 +18,9 @@ from typing import Any
 import httpx
 
 from ..errors import DeadlineExceeded, ResponseTooLarge, TransportError
+
+#: the request extension naming the action of an exchange (read by the HTTP trace)
+ACTION_EXTENSION = "jdp_action"
 
 #: headers every client sends (the session's httpx client is built with them)
 BASE_HEADERS = {"Accept-Encoding": "identity", "User-Agent": "jupyter-design-projects/0.1"}
@@ -33,7 +42,9 @@ class Answer:
         try:
             return jsonlib.loads(self.body)
         except ValueError:
-            raise TransportError(self.action, f"the answer (HTTP {self.status}) is not JSON") from None
+            raise TransportError(
+                self.action, f"the answer (HTTP {self.status}) is not JSON"
+            ) from None
 
     def text(self, limit: int = 2000) -> str:
         return self.body[:limit].decode("utf-8", "replace")
@@ -65,23 +76,33 @@ async def send(
     json: Any = None,
     headers: dict[str, str] | None = None,
     params: dict[str, Any] | None = None,
+    authenticate: bool = True,
 ) -> Answer:
     """Send and read the answer under a byte cap and a total deadline (not a read timeout:
     a slow drip is cut at the deadline)."""
     try:
+        request = client.build_request(method, url, json=json, headers=headers, params=params)
+    except (httpx.InvalidURL, httpx.HTTPError):
+        raise TransportError(action, "the request URL is not valid") from None
+    request.extensions[ACTION_EXTENSION] = action
+    extra: dict[str, Any] = {} if authenticate else {"auth": None}
+    try:
         async with asyncio.timeout(deadline_s):
-            request = client.build_request(method, url, json=json, headers=headers, params=params)
-            response = await client.send(request, stream=True)
+            response = await client.send(request, stream=True, **extra)
             try:
                 encoding = response.headers.get("content-encoding", "identity").lower()
                 if encoding not in ("", "identity"):
-                    raise TransportError(action, f"the answer is {encoding}-encoded; asked for identity")
+                    raise TransportError(
+                        action, f"the answer is {encoding[:40]}-encoded; asked for identity"
+                    )
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     raise ResponseTooLarge(action, max_bytes)
                 chunks: list[bytes] = []
                 size = 0
-                async for chunk in response.aiter_raw():
+                # identity only (checked above), so these are the raw bytes; aiter_bytes
+                # also serves a body a transport handed over already read (MockTransport)
+                async for chunk in response.aiter_bytes():
                     size += len(chunk)
                     if size > max_bytes:
                         raise ResponseTooLarge(action, max_bytes)

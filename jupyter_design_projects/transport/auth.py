@@ -1,0 +1,83 @@
+"""The bearer auth flow: a token only for allowlisted origins, and on 401 one refresh and
+one retry.
+
+`BearerAuth.async_auth_flow` is a plain async generator, so tests drive it by hand with
+`__anext__()` / `asend(response)` and no network. Concurrent 401s share one refresh
+because `CredentialManager.refresh_after_401` serialises refreshes and adopts a token
+that is already newer than the rejected one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Generator, Iterable
+from typing import TYPE_CHECKING
+
+import httpx
+
+from ..errors import AuthError, OriginNotAllowed, ResponseTooLarge
+
+if TYPE_CHECKING:
+    from .credential_manager import CredentialManager
+
+#: the body of a rejected (401) answer is read at most this far, then discarded
+REJECTED_BODY_MAX_BYTES = 64 * 1024
+
+
+def origin(url: httpx.URL | str) -> str:
+    """scheme://host[:port], lower-case, default port dropped, never any user information."""
+    url = httpx.URL(url) if isinstance(url, str) else url
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    port = f":{url.port}" if url.port is not None and url.port != default else ""
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return f"{url.scheme}://{host}{port}".lower()
+
+
+class BearerAuth(httpx.Auth):
+    def __init__(self, manager: CredentialManager, allowed_origins: Iterable[str]) -> None:
+        self._manager = manager
+        self.allowed_origins = frozenset(origin(o) for o in allowed_origins)
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
+        raise RuntimeError("BearerAuth works with httpx.AsyncClient only")
+        yield request  # pragma: no cover - makes this a generator
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        target = origin(request.url)
+        if target not in self.allowed_origins:
+            raise OriginNotAllowed(target)
+        if "authorization" in request.headers:
+            # the caller authenticates this request itself (the remote-session JWT)
+            yield request
+            return
+        token = await self._manager.access_token()
+        request.headers["Authorization"] = f"Bearer {token.reveal()}"
+        response = yield request
+        if response.status_code != 401:
+            return
+        await _discard_body(response)
+        fresh = await self._manager.refresh_after_401(token)
+        request.headers["Authorization"] = f"Bearer {fresh.reveal()}"
+        response = yield request
+        if response.status_code == 401:
+            raise AuthError(
+                "unauthorized_after_refresh",
+                "The service rejected the refreshed token too. Run `%design login` to sign in "
+                "again.",
+            )
+
+
+async def _discard_body(response: httpx.Response) -> None:
+    """httpx reads a retried answer into memory (and decodes it): read the raw bytes here,
+    under a cap, and leave an empty body behind so a 401 cannot be a memory bomb."""
+    size = 0
+    try:
+        async for chunk in response.stream:  # type: ignore[union-attr]
+            size += len(chunk)
+            if size > REJECTED_BODY_MAX_BYTES:
+                raise ResponseTooLarge("auth", REJECTED_BODY_MAX_BYTES)
+    finally:
+        await response.stream.aclose()  # type: ignore[union-attr]
+    response.stream = httpx.ByteStream(b"")
+    response.headers.pop("content-encoding", None)

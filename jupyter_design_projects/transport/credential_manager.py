@@ -1,0 +1,293 @@
+"""The session's credential: loading it, refreshing it after a 401, expanding it with the
+Projects scopes, and signing in with PKCE — one change at a time, across processes.
+
+Every change happens under an asyncio lock (one per manager) and then a `filelock` lock
+shared with every other process using the same store. Under the lock the stored
+credential is read again first: a token another process already refreshed or expanded
+is adopted without a request (refresh tokens rotate, so a second refresh with the same
+refresh token would fail with invalid_grant).
+
+Scope-upgrade notice: `ensure_project_scopes` returns it when this manager's credential
+went from lacking the project scopes to holding them — whether this process performed
+the expansion or adopted one another process made that it had not seen before. A
+process that already held the scopes gets None. So each process tells its own person
+once, and only the first call after the change carries the notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets as random
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import filelock
+
+from ..core import pkce
+from ..core.redaction import Secret
+from ..core.scopes import LOGIN_SCOPES, PROJECT_SCOPES, expansion_scopes, missing_project_scopes
+from ..errors import AuthError, CredentialStoreError, ScopeExpansionFailed, TransportError
+from .credentials import Credential, CredentialStore
+from .oauth import OAuthClient
+
+log = logging.getLogger(__name__)
+
+#: spec §5: the wait for a new token after a 401 is bounded by 5,000 ms
+REFRESH_TIMEOUT_MS = 5_000
+#: how long an expansion waits for another process's lock before reporting contention
+LOCK_TIMEOUT_MS = 5_000
+#: a token this close to its expiry is refreshed before use
+EXPIRY_SKEW_MS = 30_000
+LOCK_POLL_S = 0.02
+#: how many past tokens (rotated ones, login codes) are still redacted
+KNOWN_SECRETS_KEPT = 32
+SCOPE_UPGRADE_NOTICE = (
+    "Your sign-in now includes the Projects scopes ("
+    + " ".join(PROJECT_SCOPES)
+    + "); the stored credential was updated."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class LoginAttempt:
+    url: str
+    state: str
+    verifier: Secret
+
+
+class _LockBusy(Exception):
+    pass
+
+
+class CredentialManager:
+    def __init__(
+        self,
+        store: CredentialStore,
+        oauth: OAuthClient,
+        *,
+        client_id: str,
+        lock_path: Path,
+        clock_ms: Callable[[], int] | None = None,
+        refresh_timeout_ms: int = REFRESH_TIMEOUT_MS,
+        lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+    ) -> None:
+        self._store = store
+        self._oauth = oauth
+        self._client_id = client_id
+        self._lock_path = Path(lock_path)
+        self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
+        self._refresh_timeout_s = refresh_timeout_ms / 1000
+        self._lock_timeout_s = lock_timeout_ms / 1000
+        self._cred: Credential | None = None
+        self._seen: list[Secret] = []
+        self._lock = asyncio.Lock()
+        self._file_lock: filelock.FileLock | None = None
+
+    # ---------------------------------------------------------------- reading
+
+    def known_secrets(self) -> tuple[Secret, ...]:
+        """Every token this manager has held (rotated ones too), for redaction."""
+        return tuple(self._seen)
+
+    def current(self) -> Credential | None:
+        return self._cred
+
+    async def access_token(self) -> Secret:
+        cred = self._cred or await self._load()
+        if cred is None:
+            raise AuthError("no_token", "Not signed in. Run `%design login` to sign in.")
+        expiring = self._clock_ms() >= cred.expires_at_ms - EXPIRY_SKEW_MS
+        if expiring and cred.refresh_token is not None:
+            return await self.refresh_after_401(cred.access_token)
+        return cred.access_token
+
+    # ---------------------------------------------------------------- 401 refresh
+
+    async def refresh_after_401(self, rejected: Secret) -> Secret:
+        """One refresh at a time, bounded by 5,000 ms; a token newer than `rejected` (here
+        or in the store) is adopted without a request."""
+        try:
+            async with asyncio.timeout(self._refresh_timeout_s):
+                async with self._lock:
+                    if self._cred is not None and self._cred.access_token != rejected:
+                        return self._cred.access_token
+                    async with self._cross_process_lock(self._refresh_timeout_s):
+                        return await self._refresh_locked(rejected)
+        except (TimeoutError, _LockBusy):
+            raise AuthError(
+                "refresh_timeout",
+                f"No new token within {self._refresh_timeout_s:g} s. Run `%design login` to "
+                "sign in again.",
+            ) from None
+        except (TransportError, CredentialStoreError) as exc:
+            raise AuthError(
+                "refresh_failed",
+                f"The token could not be refreshed ({exc.kind}). Run `%design login` to sign "
+                "in again.",
+            ) from None
+        except AuthError as exc:
+            if exc.reason in ("no_token",):
+                raise
+            raise AuthError(
+                "refresh_failed",
+                f"The token could not be refreshed ({exc.reason}). Run `%design login` to "
+                "sign in again.",
+            ) from None
+
+    async def _refresh_locked(self, rejected: Secret) -> Secret:
+        stored = await self._load()
+        if stored is not None and stored.access_token != rejected:
+            log.info("adopted a token another process refreshed")
+            return stored.access_token
+        base = stored or self._cred
+        if base is None:
+            raise AuthError("no_token", "Not signed in. Run `%design login` to sign in.")
+        fresh = await self._oauth.refresh(base, base.scopes)
+        self._adopt(fresh)
+        try:
+            await asyncio.to_thread(self._store.save, fresh)
+        except CredentialStoreError as exc:
+            # the old refresh token is spent: keep the new credential for this session
+            log.warning("the refreshed credential could not be saved (%s)", exc.reason)
+        log.info("refreshed the access token")
+        return fresh.access_token
+
+    # ---------------------------------------------------------------- Projects scopes
+
+    async def ensure_project_scopes(self, *, policy_allows: bool = True) -> str | None:
+        """Spec §11: add user:projects:read/write when missing. Returns the scope-upgrade
+        notice when this manager's credential gained them, None when nothing was needed;
+        raises ScopeExpansionFailed(reason) otherwise."""
+        if not policy_allows:
+            raise ScopeExpansionFailed("policy_disabled")
+        async with self._lock:
+            cred = self._cred or await self._load_for_expansion()
+            if cred is None:
+                raise ScopeExpansionFailed("no_token")
+            if not missing_project_scopes(cred.scopes):
+                return None
+            self._check_expandable(cred)
+            try:
+                async with self._cross_process_lock(self._lock_timeout_s):
+                    return await self._expand_locked(cred)
+            except _LockBusy:
+                raise ScopeExpansionFailed("lock_contended") from None
+
+    def _check_expandable(self, cred: Credential) -> None:
+        if cred.client_id != self._client_id:
+            raise ScopeExpansionFailed("custom_oauth_client")
+        if cred.refresh_token is None:
+            raise ScopeExpansionFailed("no_refresh_token")
+
+    async def _expand_locked(self, cred: Credential) -> str:
+        stored = await self._load_for_expansion()
+        if stored is not None and not missing_project_scopes(stored.scopes):
+            self._adopt(stored)
+            log.info("adopted project scopes another process added")
+            return SCOPE_UPGRADE_NOTICE
+        base = stored or cred
+        self._check_expandable(base)
+        try:
+            async with asyncio.timeout(self._refresh_timeout_s):
+                fresh = await self._oauth.refresh(base, expansion_scopes(base.scopes))
+        except (AuthError, TransportError, TimeoutError) as exc:
+            after = await self._load_for_expansion()
+            if after is not None and after.refresh_token != base.refresh_token:
+                raise ScopeExpansionFailed("refreshed_elsewhere") from None
+            detail = getattr(exc, "reason", "timeout")
+            raise ScopeExpansionFailed("refresh_refused", detail) from None
+        self._adopt(fresh)
+        try:
+            await asyncio.to_thread(self._store.save, fresh)
+            kept = await asyncio.to_thread(self._store.load)
+        except CredentialStoreError as exc:
+            raise ScopeExpansionFailed("save_failed", exc.reason) from None
+        if kept != fresh:
+            raise ScopeExpansionFailed("save_failed", "the store did not keep it")
+        if missing_project_scopes(fresh.scopes):
+            raise ScopeExpansionFailed("scopes_not_granted")
+        log.info("expanded the credential with the project scopes")
+        return SCOPE_UPGRADE_NOTICE
+
+    async def _load_for_expansion(self) -> Credential | None:
+        try:
+            return await self._load()
+        except CredentialStoreError as exc:
+            raise ScopeExpansionFailed("no_token", exc.reason) from None
+
+    # ---------------------------------------------------------------- login
+
+    def begin_login(self) -> LoginAttempt:
+        """The authorize URL to open, with a fresh PKCE verifier and state."""
+        verifier = pkce.verifier_from_bytes(random.token_bytes(32))
+        state = pkce.state_from_bytes(random.token_bytes(24))
+        url = self._oauth.authorize_url_for(
+            state=state, challenge=pkce.challenge_for(verifier), scopes=LOGIN_SCOPES
+        )
+        return LoginAttempt(url=url, state=state, verifier=Secret(verifier))
+
+    async def finish_login(self, attempt: LoginAttempt, pasted: str) -> Credential:
+        """Exchange the pasted `code#state` (the state must match) and save the credential."""
+        code = Secret(pkce.parse_pasted(pasted, attempt.state))
+        self._remember(code, attempt.verifier)
+        fresh = await self._oauth.exchange_code(
+            code=code, verifier=attempt.verifier, state=attempt.state, scopes=LOGIN_SCOPES
+        )
+        await self.save_credential(fresh)
+        return fresh
+
+    async def save_credential(self, cred: Credential) -> None:
+        """Store a credential obtained elsewhere (a login), under both locks."""
+        async with self._lock:
+            try:
+                async with self._cross_process_lock(self._lock_timeout_s):
+                    self._adopt(cred)
+                    await asyncio.to_thread(self._store.save, cred)
+            except _LockBusy:
+                raise CredentialStoreError(
+                    self._store.describe(), "locked by another process"
+                ) from None
+
+    # ---------------------------------------------------------------- internals
+
+    async def _load(self) -> Credential | None:
+        cred = await asyncio.to_thread(self._store.load)
+        if cred is not None:
+            self._adopt(cred)
+        return cred
+
+    def _adopt(self, cred: Credential) -> None:
+        self._cred = cred
+        self._remember(*cred.secrets())
+
+    def _remember(self, *secrets: Secret) -> None:
+        for s in secrets:
+            if s not in self._seen:
+                self._seen.append(s)
+        del self._seen[:-KNOWN_SECRETS_KEPT]
+
+    @contextlib.asynccontextmanager
+    async def _cross_process_lock(self, timeout_s: float) -> AsyncIterator[None]:
+        """Poll a non-blocking filelock (a blocking acquire in a thread could still take
+        the lock after its waiter was cancelled, and then never release it)."""
+        if self._file_lock is None:
+            self._lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._file_lock = filelock.FileLock(str(self._lock_path), thread_local=False)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            try:
+                self._file_lock.acquire(blocking=False)
+                break
+            except filelock.Timeout:
+                if loop.time() >= deadline:
+                    raise _LockBusy() from None
+                await asyncio.sleep(LOCK_POLL_S)
+        try:
+            yield
+        finally:
+            self._file_lock.release()

@@ -1,0 +1,91 @@
+"""The session's background event loop: one asyncio loop on a daemon thread, so the
+notebook's synchronous magics can await the async clients without touching the kernel's
+own loop."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from ..errors import DeadlineExceeded, SessionClosed
+
+T = TypeVar("T")
+
+#: close() waits at most this long for the loop's tasks to finish cancelling
+CLOSE_TIMEOUT_S = 5.0
+
+
+class BackgroundLoop:
+    def __init__(self, name: str = "jdp-loop") -> None:
+        self._loop = asyncio.new_event_loop()
+        self._state = threading.Lock()
+        self._closed = False
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+        self._ready.wait()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(self._ready.set)
+        try:
+            self._loop.run_forever()  # returns only once close() stopped it
+        finally:
+            self._loop.close()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule `coro` on the loop; the future resolves with its result or exception."""
+        with self._state:
+            if self._closed:
+                coro.close()  # never awaited on purpose: do not warn about it
+                raise SessionClosed("background loop")
+            return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run `coro` and wait for it; its exception is raised here. A timeout cancels it."""
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("BackgroundLoop.run() called from its own loop: await instead")
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise DeadlineExceeded("background call", timeout or 0.0) from None
+
+    def close(self) -> None:
+        """Cancel what is still running, stop the loop and join its thread. Idempotent."""
+        with self._state:
+            if self._closed:
+                return
+            self._closed = True
+        if threading.current_thread() is self._thread:
+            self._loop.stop()  # closing from inside the loop: stop once this task yields
+            return
+        cleanup = asyncio.run_coroutine_threadsafe(self._cancel_all(), self._loop)
+        try:
+            cleanup.result(CLOSE_TIMEOUT_S)
+        except concurrent.futures.TimeoutError:
+            pass  # a stuck worker thread: stop the loop anyway
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(CLOSE_TIMEOUT_S)
+
+    async def _cancel_all(self) -> None:
+        me = asyncio.current_task()
+        tasks = [t for t in asyncio.all_tasks() if t is not me]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._loop.shutdown_asyncgens()
+        await self._loop.shutdown_default_executor()

@@ -1,0 +1,170 @@
+"""The OAuth token endpoint client: refresh, authorization-code exchange, authorize URL.
+
+Bodies are JSON (PROTOCOL §1). Every request goes through `send(..., authenticate=False)`
+so the token endpoint never receives a bearer header, even on the session's client. Flat
+OAuth errors are mapped here, once, to `AuthError(reason=...)`; their descriptions are
+redacted with every secret of the request before they reach a message.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import httpx
+
+from ..core.redaction import Secret, redact_then_truncate
+from ..core.scopes import format_scope, parse_scope
+from ..errors import AuthError
+from .credentials import Credential
+from .http import send
+
+#: a token answer is small; anything bigger is not a token answer
+TOKEN_ANSWER_MAX_BYTES = 64 * 1024
+TOKEN_DEADLINE_S = 10.0
+OAUTH_ERRORS = frozenset({"invalid_grant", "invalid_scope", "invalid_client", "invalid_request"})
+#: where the paste-the-code flow sends the browser: a page on the authorization server
+#: that shows `code#state` (used when no redirect_uri is configured)
+CODE_CALLBACK_PATH = "/oauth/code/callback"
+
+
+class OAuthClient:
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        token_url: str,
+        authorize_url: str,
+        client_id: str,
+        *,
+        redirect_uri: str | None = None,
+        clock_ms: Callable[[], int] | None = None,
+        deadline_s: float = TOKEN_DEADLINE_S,
+    ) -> None:
+        self._http = http
+        self.token_url = token_url
+        self.authorize_url = authorize_url
+        self.client_id = client_id
+        if redirect_uri is None:
+            parts = urlsplit(authorize_url)
+            redirect_uri = f"{parts.scheme}://{parts.netloc}{CODE_CALLBACK_PATH}"
+        self.redirect_uri = redirect_uri
+        self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
+        self._deadline_s = deadline_s
+
+    def authorize_url_for(self, *, state: str, challenge: str, scopes: Iterable[str]) -> str:
+        query = urlencode(
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": self.redirect_uri,
+                "scope": format_scope(scopes),
+                "state": state,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+            }
+        )
+        return f"{self.authorize_url}?{query}"
+
+    async def refresh(self, cred: Credential, scopes: Iterable[str]) -> Credential:
+        """Refresh with the FULL scope list (omitted scopes are dropped by the server)."""
+        if cred.refresh_token is None:
+            raise AuthError("no_refresh_token", "The credential has no refresh token; "
+                            "run `%design login` to sign in again.")
+        asked = tuple(scopes)
+        body = {
+            "grant_type": "refresh_token",
+            "refresh_token": cred.refresh_token.reveal(),
+            "client_id": self.client_id,
+            "scope": format_scope(asked),
+        }
+        return await self._token_request(
+            "oauth refresh", body, asked, cred.secrets(), previous_refresh=cred.refresh_token
+        )
+
+    async def exchange_code(
+        self, *, code: Secret, verifier: Secret, state: str, scopes: Iterable[str]
+    ) -> Credential:
+        body = {
+            "grant_type": "authorization_code",
+            "code": code.reveal(),
+            "code_verifier": verifier.reveal(),
+            "client_id": self.client_id,
+            "redirect_uri": self.redirect_uri,
+            "state": state,
+        }
+        return await self._token_request("oauth login", body, tuple(scopes), (code, verifier))
+
+    async def _token_request(
+        self,
+        action: str,
+        body: dict[str, str],
+        asked: tuple[str, ...],
+        secrets: Iterable[Secret],
+        previous_refresh: Secret | None = None,
+    ) -> Credential:
+        answer = await send(
+            self._http,
+            "POST",
+            self.token_url,
+            action=action,
+            max_bytes=TOKEN_ANSWER_MAX_BYTES,
+            deadline_s=self._deadline_s,
+            json=body,
+            authenticate=False,
+        )
+        data = answer.json() if answer.content_type == "application/json" else None
+        if answer.status != 200:
+            raise _oauth_error(answer.status, data, list(secrets))
+        return self._credential(data, asked, previous_refresh)
+
+    def _credential(
+        self, data: Any, asked: tuple[str, ...], previous_refresh: Secret | None
+    ) -> Credential:
+        if not isinstance(data, dict):
+            raise AuthError("token_endpoint_error", "The token endpoint's answer is not a "
+                            "JSON object; run `%design login` to sign in again.")
+        access = data.get("access_token")
+        refresh = data.get("refresh_token")
+        expires_in = data.get("expires_in", 3600)
+        scope = data.get("scope")
+        if (
+            not isinstance(access, str)
+            or not access
+            or not isinstance(refresh, (str, type(None)))
+            or not isinstance(expires_in, int)
+            or isinstance(expires_in, bool)
+            or not isinstance(scope, (str, type(None)))
+        ):
+            raise AuthError("token_endpoint_error", "The token endpoint's answer is malformed; "
+                            "run `%design login` to sign in again.")
+        return Credential(
+            access_token=Secret(access),
+            # no new refresh token in the answer: the old one stays valid (RFC 6749 §6)
+            refresh_token=Secret(refresh) if refresh else previous_refresh,
+            expires_at_ms=self._clock_ms() + expires_in * 1000,
+            # no scope in the answer: the grant equals the request (RFC 6749 §5.1)
+            scopes=parse_scope(scope) if scope is not None else asked,
+            client_id=self.client_id,
+        )
+
+
+def _oauth_error(status: int, data: Any, secrets: list[Secret]) -> AuthError:
+    kind = data.get("error") if isinstance(data, dict) else None
+    if isinstance(kind, str) and kind in OAUTH_ERRORS:
+        description = data.get("error_description")
+        detail = (
+            ": " + redact_then_truncate(description, 300, secrets)
+            if isinstance(description, str) and description
+            else ""
+        )
+        return AuthError(
+            kind,
+            f"The token endpoint refused the request ({kind}{detail}). "
+            "Run `%design login` to sign in again.",
+        )
+    return AuthError(
+        "token_endpoint_error",
+        f"The token endpoint answered HTTP {status}. Run `%design login` to sign in again.",
+    )

@@ -1,0 +1,290 @@
+import asyncio
+import dataclasses
+
+import filelock
+import httpx
+import pytest
+from transport_doubles import build_rig, make_cred
+
+from jupyter_design_projects.core import pkce
+from jupyter_design_projects.core.redaction import Secret
+from jupyter_design_projects.core.scopes import (
+    BASE_SCOPES,
+    DESIGN_SCOPES,
+    LOGIN_SCOPES,
+    PROJECT_SCOPES,
+)
+from jupyter_design_projects.errors import AuthError, CredentialStoreError, ScopeExpansionFailed
+from jupyter_design_projects.transport.credential_manager import (
+    EXPIRY_SKEW_MS,
+    REFRESH_TIMEOUT_MS,
+    SCOPE_UPGRADE_NOTICE,
+)
+
+NOW_MS = 1_700_000_000_000
+EXPANDED = BASE_SCOPES + DESIGN_SCOPES + PROJECT_SCOPES
+
+
+def test_the_refresh_race_is_bounded_by_5000_ms():
+    assert REFRESH_TIMEOUT_MS == 5_000
+
+
+# ---------------------------------------------------------------- access token and 401
+
+
+@pytest.mark.asyncio
+async def test_no_stored_credential_is_a_no_token_auth_error(tmp_path):
+    rig = build_rig(tmp_path, None)
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.access_token()
+    assert info.value.reason == "no_token"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("margin_ms", "refreshed"),
+                         [(EXPIRY_SKEW_MS + 1, False), (EXPIRY_SKEW_MS, True)])
+async def test_token_at_the_expiry_skew_is_refreshed_before_use(tmp_path, margin_ms, refreshed):
+    rig = build_rig(tmp_path, make_cred(expires_at_ms=NOW_MS + margin_ms))
+    async with rig.http:
+        token = await rig.manager.access_token()
+    assert (token != Secret("at-initial-0001")) is refreshed
+    assert len(rig.service.token_requests) == int(refreshed)
+
+
+@pytest.mark.asyncio
+async def test_refresh_adopts_a_token_another_process_stored(rig):
+    other = make_cred(access_token=Secret("at-other-process"))
+    rig.store.cred = other
+    token = await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert token == Secret("at-other-process")
+    assert rig.service.token_requests == []
+
+
+@pytest.mark.asyncio
+async def test_refresh_keeps_the_scopes_it_had(rig):
+    await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert rig.service.token_requests[0]["scope"] == " ".join(BASE_SCOPES + DESIGN_SCOPES)
+
+
+@pytest.mark.asyncio
+async def test_refused_refresh_tells_the_user_to_log_in(rig):
+    rig.service.refresh.clear()  # the refresh token was revoked
+    with pytest.raises(AuthError) as info:
+        await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert info.value.reason == "refresh_failed"
+    assert "%design login" in info.value.message
+
+
+@pytest.mark.asyncio
+async def test_refresh_that_does_not_answer_in_time_is_an_auth_error(tmp_path):
+    rig = build_rig(tmp_path, make_cred(), refresh_timeout_ms=100)
+    never = asyncio.Event()
+
+    async def stall(request):
+        await never.wait()
+
+    rig.service.token_override = stall
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert info.value.reason == "refresh_timeout"
+
+
+@pytest.mark.asyncio
+async def test_refresh_waits_for_another_process_lock_only_until_its_bound(tmp_path):
+    rig = build_rig(tmp_path, make_cred(), refresh_timeout_ms=100)
+    other = filelock.FileLock(str(tmp_path / "credentials.lock"), thread_local=False)
+    other.acquire()
+    try:
+        async with rig.http:
+            with pytest.raises(AuthError) as info:
+                await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    finally:
+        other.release()
+    assert info.value.reason == "refresh_timeout"
+    assert rig.service.token_requests == []
+
+
+@pytest.mark.asyncio
+async def test_refreshed_credential_that_cannot_be_saved_is_still_used(rig):
+    rig.store.fail_save = True
+    token = await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert token == Secret("at-issued-0002")
+    assert await rig.manager.access_token() == token
+
+
+# ---------------------------------------------------------------- scope expansion
+
+
+@pytest.mark.asyncio
+async def test_expansion_refreshes_with_the_full_scope_list_and_returns_the_notice(rig):
+    notice = await rig.manager.ensure_project_scopes()
+    assert notice == SCOPE_UPGRADE_NOTICE
+    (request,) = rig.service.token_requests
+    assert request["scope"] == " ".join(EXPANDED)
+    assert set(PROJECT_SCOPES) <= set(rig.store.cred.scopes)
+
+
+@pytest.mark.asyncio
+async def test_expansion_notice_is_given_once(rig):
+    assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
+    assert await rig.manager.ensure_project_scopes() is None
+    assert len(rig.service.token_requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_credential_that_already_has_project_scopes_needs_nothing(tmp_path):
+    rig = build_rig(tmp_path, make_cred(scopes=EXPANDED))
+    async with rig.http:
+        assert await rig.manager.ensure_project_scopes() is None
+    assert rig.service.token_requests == []
+
+
+@pytest.mark.asyncio
+async def test_concurrent_expansions_in_one_process_make_one_request(rig):
+    notices = await asyncio.gather(*(rig.manager.ensure_project_scopes() for _ in range(5)))
+    assert notices.count(SCOPE_UPGRADE_NOTICE) == 1
+    assert len(rig.service.token_requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_expansion_another_process_stored_is_adopted_without_a_request(rig):
+    await rig.manager.access_token()  # this process has seen the narrow credential
+    rig.store.cred = make_cred(access_token=Secret("at-expanded-001"), scopes=EXPANDED)
+    assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
+    assert rig.service.token_requests == []
+    assert await rig.manager.access_token() == Secret("at-expanded-001")
+
+
+async def _expansion_failure(rig):
+    with pytest.raises(ScopeExpansionFailed) as info:
+        await rig.manager.ensure_project_scopes()
+    return info.value.reason
+
+
+@pytest.mark.asyncio
+async def test_policy_off_refuses_before_anything_else(rig):
+    with pytest.raises(ScopeExpansionFailed) as info:
+        await rig.manager.ensure_project_scopes(policy_allows=False)
+    assert info.value.reason == "policy_disabled"
+    assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("cred", "reason"),
+    [
+        (None, "no_token"),
+        (make_cred(client_id="someone-elses-client"), "custom_oauth_client"),
+        (make_cred(refresh_token=None), "no_refresh_token"),
+    ],
+)
+async def test_unexpandable_credentials_are_refused_without_a_request(tmp_path, cred, reason):
+    rig = build_rig(tmp_path, cred)
+    async with rig.http:
+        assert await _expansion_failure(rig) == reason
+    assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_lock_held_by_another_process_is_contention(tmp_path):
+    rig = build_rig(tmp_path, make_cred(), lock_timeout_ms=50)
+    other = filelock.FileLock(str(tmp_path / "credentials.lock"), thread_local=False)
+    other.acquire()
+    try:
+        async with rig.http:
+            assert await _expansion_failure(rig) == "lock_contended"
+    finally:
+        other.release()
+    assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_refresh_token_rotated_by_another_process_is_refreshed_elsewhere(rig):
+    await rig.manager.access_token()
+    original = rig.store.cred
+
+    def sibling_rotates(request):
+        # another process, not using the lock, rotated the refresh token meanwhile
+        rig.store.cred = dataclasses.replace(original, refresh_token=Secret("rt-sibling-001"))
+        return httpx.Response(400, json={"error": "invalid_grant"})
+
+    rig.service.token_override = sibling_rotates
+    assert await _expansion_failure(rig) == "refreshed_elsewhere"
+
+
+@pytest.mark.asyncio
+async def test_refused_expansion_refresh_is_refresh_refused(rig):
+    rig.service.refresh.clear()
+    assert await _expansion_failure(rig) == "refresh_refused"
+
+
+@pytest.mark.asyncio
+async def test_unsaved_expansion_is_save_failed(rig):
+    rig.store.fail_save = True
+    assert await _expansion_failure(rig) == "save_failed"
+
+
+@pytest.mark.asyncio
+async def test_store_that_drops_the_write_is_save_failed(rig):
+    rig.store.drop_writes = True
+    assert await _expansion_failure(rig) == "save_failed"
+
+
+@pytest.mark.asyncio
+async def test_narrower_grant_is_scopes_not_granted_and_the_rotated_token_is_kept(rig):
+    rig.service.narrow = {"user:projects:write"}
+    assert await _expansion_failure(rig) == "scopes_not_granted"
+    assert rig.store.cred.refresh_token == Secret("rt-issued-0002")
+
+
+# ---------------------------------------------------------------- login
+
+
+@pytest.mark.asyncio
+async def test_login_sends_the_verifier_of_the_challenge_in_the_url_and_saves(tmp_path):
+    rig = build_rig(tmp_path, None)
+    attempt = rig.manager.begin_login()
+    query = httpx.URL(attempt.url).params
+    assert query["scope"] == " ".join(LOGIN_SCOPES)
+    assert query["state"] == attempt.state
+    assert query["code_challenge"] == pkce.challenge_for(attempt.verifier.reveal())
+    async with rig.http:
+        cred = await rig.manager.finish_login(attempt, f"the-code-0001#{attempt.state}")
+    body = rig.service.token_requests[0]
+    assert body["code"] == "the-code-0001"
+    assert body["code_verifier"] == attempt.verifier.reveal()
+    assert rig.store.cred == cred
+    assert await rig.manager.access_token() == cred.access_token
+
+
+@pytest.mark.asyncio
+async def test_login_with_another_attempts_state_sends_nothing(tmp_path):
+    rig = build_rig(tmp_path, None)
+    attempt = rig.manager.begin_login()
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.finish_login(attempt, "the-code-0001#not-the-state")
+    assert info.value.reason == "state_mismatch"
+    assert rig.service.requests == []
+
+
+def test_each_login_attempt_has_its_own_state_and_verifier(tmp_path):
+    rig = build_rig(tmp_path, None)
+    first, second = rig.manager.begin_login(), rig.manager.begin_login()
+    assert first.state != second.state and first.verifier != second.verifier
+    assert first.verifier.reveal() not in repr(first)
+
+
+@pytest.mark.asyncio
+async def test_saving_while_another_process_holds_the_lock_is_a_store_error(tmp_path):
+    rig = build_rig(tmp_path, None, lock_timeout_ms=50)
+    other = filelock.FileLock(str(tmp_path / "credentials.lock"), thread_local=False)
+    other.acquire()
+    try:
+        with pytest.raises(CredentialStoreError):
+            await rig.manager.save_credential(make_cred())
+    finally:
+        other.release()
+    await rig.http.aclose()

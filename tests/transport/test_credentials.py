@@ -1,0 +1,241 @@
+import json
+import os
+import stat
+import threading
+
+import pytest
+from keyring.backends import fail, null
+from transport_doubles import make_cred
+
+from jupyter_design_projects.core.redaction import REDACTED, Secret
+from jupyter_design_projects.errors import CredentialStoreError
+from jupyter_design_projects.transport.credentials import (
+    Credential,
+    FileCredentialStore,
+    KeyringCredentialStore,
+    lock_path_for,
+    open_store,
+)
+
+WIRE = {
+    "access_token": "at-wire-00000001",
+    "refresh_token": "rt-wire-00000001",
+    "expires_at": 1_700_000_000_000,
+    "scopes": ["user:profile", "user:inference"],
+    "client_id": "jdp-notebook-client",
+}
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+# ---------------------------------------------------------------- Credential
+
+
+def test_credential_round_trips_the_protocol_shape():
+    cred = Credential.from_json(WIRE)
+    assert cred.expires_at_ms == WIRE["expires_at"]
+    assert cred.scopes == ("user:profile", "user:inference")
+    assert cred.to_json() == WIRE
+
+
+def test_credential_without_refresh_token_round_trips():
+    cred = Credential.from_json({**WIRE, "refresh_token": None})
+    assert cred.refresh_token is None
+    assert cred.to_json()["refresh_token"] is None
+
+
+def test_credential_repr_shows_no_token():
+    text = repr(Credential.from_json(WIRE)) + str(Credential.from_json(WIRE))
+    assert "at-wire" not in text and "rt-wire" not in text
+    assert REDACTED in text
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"access_token": ""}, "access_token"),
+        ({"access_token": 5}, "access_token"),
+        ({"refresh_token": 5}, "refresh_token"),
+        ({"expires_at": "soon"}, "expires_at"),
+        ({"expires_at": True}, "expires_at"),
+        ({"scopes": "user:profile"}, "scopes"),
+        ({"scopes": [1]}, "scopes"),
+        ({"client_id": None}, "client_id"),
+    ],
+)
+def test_malformed_credential_names_the_field_and_never_its_value(change, field):
+    with pytest.raises(CredentialStoreError) as info:
+        Credential.from_json({**WIRE, **change})
+    assert field in info.value.reason
+    assert "at-wire" not in str(info.value)
+
+
+# ---------------------------------------------------------------- file store
+
+
+def test_file_store_writes_mode_0600_in_a_new_0700_directory(tmp_path):
+    path = tmp_path / "new" / "dir" / "credentials.json"
+    store = FileCredentialStore(path)
+    store.save(make_cred())
+    assert mode(path) == 0o600
+    assert mode(path.parent) == 0o700
+    assert store.load() == make_cred()
+
+
+def test_file_store_leaves_no_temporary_file_behind(tmp_path):
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    store.save(make_cred())
+    store.save(make_cred(access_token=Secret("at-second-0001")))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["credentials.json"]
+    assert store.load().access_token == Secret("at-second-0001")
+
+
+def test_file_store_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatch):
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    store.save(make_cred())
+
+    def broken(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(CredentialStoreError):
+        store.save(make_cred(access_token=Secret("at-second-0001")))
+    monkeypatch.undo()
+    assert store.load() == make_cred()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["credentials.json"]
+
+
+def test_file_store_without_a_file_loads_nothing(tmp_path):
+    assert FileCredentialStore(tmp_path / "absent.json").load() is None
+
+
+@pytest.mark.parametrize(
+    ("file_mode", "refused"),
+    [(0o600, False), (0o400, False), (0o640, True), (0o604, True), (0o620, True),
+     (0o602, True)],
+)
+def test_file_store_refuses_a_file_group_or_others_can_access(tmp_path, file_mode, refused):
+    path = tmp_path / "credentials.json"
+    path.write_text(json.dumps(WIRE))
+    os.chmod(path, file_mode)
+    store = FileCredentialStore(path)
+    if refused:
+        with pytest.raises(CredentialStoreError) as info:
+            store.load()
+        assert "at-wire" not in str(info.value)
+    else:
+        assert store.load().access_token == Secret(WIRE["access_token"])
+
+
+def test_file_store_refuses_a_symlink(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text(json.dumps(WIRE))
+    os.chmod(real, 0o600)
+    (tmp_path / "credentials.json").symlink_to(real)
+    with pytest.raises(CredentialStoreError):
+        FileCredentialStore(tmp_path / "credentials.json").load()
+
+
+def test_file_store_malformed_json_is_reported_without_its_content(tmp_path):
+    path = tmp_path / "credentials.json"
+    path.write_text('{"access_token": "at-leaky-000001", oops')
+    os.chmod(path, 0o600)
+    with pytest.raises(CredentialStoreError) as info:
+        FileCredentialStore(path).load()
+    assert "at-leaky" not in str(info.value)
+    assert info.value.__suppress_context__
+
+
+# ---------------------------------------------------------------- keyring store
+
+
+class MemoryKeyring:
+    def __init__(self):
+        self.values = {}
+
+    def get_password(self, service, username):
+        return self.values.get((service, username))
+
+    def set_password(self, service, username, value):
+        self.values[(service, username)] = value
+
+
+class HangingKeyring:
+    def __init__(self):
+        self.release = threading.Event()
+
+    def get_password(self, service, username):
+        self.release.wait(10)
+        return None
+
+    set_password = get_password
+
+
+def test_keyring_store_saves_and_reads_back(tmp_path):
+    store = KeyringCredentialStore(backend=MemoryKeyring())
+    store.save(make_cred())
+    assert store.load() == make_cred()
+
+
+def test_keyring_null_backend_dropping_the_write_is_an_error():
+    with pytest.raises(CredentialStoreError) as info:
+        KeyringCredentialStore(backend=null.Keyring()).save(make_cred())
+    assert "keyring" in info.value.store
+
+
+def test_keyring_fail_backend_is_an_error_naming_only_the_exception_type():
+    with pytest.raises(CredentialStoreError) as info:
+        KeyringCredentialStore(backend=fail.Keyring()).load()
+    assert "NoKeyringError" in info.value.reason
+
+
+def test_hanging_keyring_is_given_up_after_its_deadline():
+    backend = HangingKeyring()
+    try:
+        with pytest.raises(CredentialStoreError) as info:
+            KeyringCredentialStore(backend=backend, timeout_s=0.05).load()
+        assert "0.05" in info.value.reason
+    finally:
+        backend.release.set()
+
+
+# ---------------------------------------------------------------- choosing a store
+
+
+def test_explicit_credentials_file_wins(tmp_path):
+    store = open_store(str(tmp_path / "explicit.json"), tmp_path / "fallback",
+                       backend=MemoryKeyring())
+    assert isinstance(store, FileCredentialStore)
+    assert store.path == tmp_path / "explicit.json"
+
+
+@pytest.mark.parametrize("backend", [fail.Keyring(), null.Keyring()])
+def test_keyring_without_a_real_backend_falls_back_to_the_private_file(tmp_path, backend):
+    store = open_store(None, tmp_path / "fallback", backend=backend)
+    assert isinstance(store, FileCredentialStore)
+    store.save(make_cred())
+    assert mode(store.path) == 0o600
+    assert mode(tmp_path / "fallback") == 0o700
+
+
+def test_default_keyring_lookup_with_the_fail_backend_falls_back(tmp_path, monkeypatch):
+    import keyring
+
+    monkeypatch.setattr(keyring, "get_keyring", lambda: fail.Keyring())
+    assert isinstance(open_store(None, tmp_path), FileCredentialStore)
+
+
+def test_a_real_keyring_backend_is_used(tmp_path):
+    assert isinstance(open_store("", tmp_path, backend=MemoryKeyring()), KeyringCredentialStore)
+
+
+def test_file_store_lock_lives_beside_the_file(tmp_path):
+    store = FileCredentialStore(tmp_path / "shared" / "credentials.json")
+    assert lock_path_for(store, tmp_path / "data") == tmp_path / "shared" / "credentials.json.lock"
+
+
+def test_keyring_store_lock_lives_in_the_data_directory(tmp_path):
+    store = KeyringCredentialStore(backend=MemoryKeyring())
+    assert lock_path_for(store, tmp_path) == tmp_path / "credentials.lock"

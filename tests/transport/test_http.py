@@ -1,0 +1,126 @@
+import asyncio
+import gzip
+import traceback
+
+import httpx
+import pytest
+
+from jupyter_design_projects.errors import DeadlineExceeded, ResponseTooLarge, TransportError
+from jupyter_design_projects.transport.http import make_client, send
+
+URL = "http://127.0.0.1:8123/v1/design/mcp"
+DESIGN_CAP = 2_080_000
+
+
+def client_for(handler):
+    return make_client(transport=httpx.MockTransport(handler))
+
+
+def stream_of(body: bytes, chunk: int = 65536):
+    async def chunks():
+        for start in range(0, len(body), chunk):
+            yield body[start:start + chunk]
+
+    return chunks()
+
+
+async def fetch(handler, *, max_bytes=DESIGN_CAP, deadline_s=5.0, **kwargs):
+    async with client_for(handler) as client:
+        return await send(client, "POST", URL, action="design call", max_bytes=max_bytes,
+                          deadline_s=deadline_s, json={}, **kwargs)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("size", "too_large"), [(DESIGN_CAP, False), (DESIGN_CAP + 1, True)])
+async def test_streamed_answer_is_capped_at_exactly_max_bytes(size, too_large):
+    handler = lambda r: httpx.Response(200, content=stream_of(b"x" * size))  # noqa: E731
+    if too_large:
+        with pytest.raises(ResponseTooLarge) as info:
+            await fetch(handler)
+        assert info.value.limit == DESIGN_CAP
+    else:
+        assert len((await fetch(handler)).body) == size
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("declared", "too_large"), [(100, False), (101, True)])
+async def test_declared_length_over_the_cap_is_refused_before_reading(declared, too_large):
+    handler = lambda r: httpx.Response(  # noqa: E731
+        200, headers={"content-length": str(declared)}, content=stream_of(b"x" * declared))
+    if too_large:
+        with pytest.raises(ResponseTooLarge):
+            await fetch(handler, max_bytes=100)
+    else:
+        assert len((await fetch(handler, max_bytes=100)).body) == declared
+
+
+@pytest.mark.asyncio
+async def test_endless_answer_stops_at_the_cap():
+    read = 0
+
+    async def endless():
+        nonlocal read
+        while True:
+            read += 65536
+            yield b"x" * 65536
+
+    with pytest.raises(ResponseTooLarge):
+        await fetch(lambda r: httpx.Response(200, content=endless()), max_bytes=1_000_000)
+    assert read <= 1_000_000 + 65536
+
+
+@pytest.mark.asyncio
+async def test_gzip_bomb_is_refused_without_inflating_it():
+    bomb = gzip.compress(b" " * 20_000_000)
+    handler = lambda r: httpx.Response(  # noqa: E731
+        200, headers={"content-encoding": "gzip"}, content=stream_of(bomb))
+    with pytest.raises(TransportError) as info:
+        await fetch(handler)
+    assert info.value.action == "design call"
+
+
+@pytest.mark.asyncio
+async def test_slow_drip_is_cut_at_the_total_deadline():
+    async def drip():
+        while True:
+            yield b" "
+            await asyncio.sleep(0.01)
+
+    with pytest.raises(DeadlineExceeded) as info:
+        await fetch(lambda r: httpx.Response(200, content=drip()), deadline_s=0.2)
+    assert info.value.seconds == 0.2
+
+
+@pytest.mark.asyncio
+async def test_identity_encoding_is_asked_for_and_redirects_are_not_followed():
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        return httpx.Response(307, headers={"location": "http://evil.example/"})
+
+    answer = await fetch(handler)
+    assert answer.status == 307
+    assert len(seen) == 1
+    assert seen[0].headers["accept-encoding"] == "identity"
+
+
+@pytest.mark.asyncio
+async def test_connection_failure_is_a_transport_error_without_a_chain():
+    def handler(request):
+        raise httpx.ConnectError("refused token-in-message-XYZ", request=request)
+
+    with pytest.raises(TransportError) as info:
+        await fetch(handler)
+    text = "".join(traceback.format_exception(info.value))
+    assert "token-in-message-XYZ" not in text
+    assert info.value.__suppress_context__
+
+
+@pytest.mark.asyncio
+async def test_malformed_json_answer_never_echoes_the_body():
+    answer = await fetch(lambda r: httpx.Response(200, content=b"{not json SECRETBODY"))
+    with pytest.raises(TransportError) as info:
+        answer.json()
+    assert "SECRETBODY" not in str(info.value)
+    assert info.value.__suppress_context__

@@ -1,0 +1,104 @@
+import asyncio
+import threading
+
+import pytest
+
+from jupyter_design_projects.errors import DeadlineExceeded, SessionClosed
+from jupyter_design_projects.transport.loop import BackgroundLoop
+
+
+@pytest.fixture
+def loop():
+    background = BackgroundLoop()
+    try:
+        yield background
+    finally:
+        background.close()
+
+
+async def where():
+    await asyncio.sleep(0)
+    return threading.current_thread().name
+
+
+def test_run_waits_for_the_coroutine_on_the_loop_thread(loop):
+    assert loop.run(where()) == "jdp-loop"
+
+
+def test_run_reraises_the_coroutines_exception(loop):
+    async def boom():
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        loop.run(boom())
+
+
+def test_submit_returns_a_future(loop):
+    assert loop.submit(where()).result(5) == "jdp-loop"
+
+
+def test_run_with_a_timeout_cancels_the_coroutine(loop):
+    cancelled = threading.Event()
+
+    async def forever():
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    with pytest.raises(DeadlineExceeded):
+        loop.run(forever(), timeout=0.05)
+    assert cancelled.wait(5)
+
+
+def test_state_lives_on_one_loop_across_calls(loop):
+    async def make_lock():
+        return asyncio.Lock()
+
+    lock = loop.run(make_lock())
+
+    async def use():
+        async with lock:
+            return True
+
+    assert loop.run(use()) and loop.run(use())
+
+
+def test_close_is_idempotent_and_stops_the_thread():
+    background = BackgroundLoop()
+    background.close()
+    background.close()
+    assert background.closed
+    assert background.loop.is_closed()
+
+
+def test_a_closed_loop_refuses_work():
+    background = BackgroundLoop()
+    background.close()
+    with pytest.raises(SessionClosed):
+        background.run(where())
+    with pytest.raises(SessionClosed):
+        background.submit(where())
+
+
+def test_close_cancels_what_is_still_running():
+    background = BackgroundLoop()
+    started = threading.Event()
+
+    async def forever():
+        started.set()
+        await asyncio.Event().wait()
+
+    future = background.submit(forever())
+    assert started.wait(5)
+    background.close()
+    assert future.cancelled()
+
+
+def test_run_from_the_loop_itself_is_refused(loop):
+    async def nested():
+        return loop.run(where())
+
+    with pytest.raises(RuntimeError):
+        loop.run(nested())

@@ -1,0 +1,129 @@
+import json
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from transport_doubles import AUTHORIZE_URL, NOW_MS, TOKEN_URL, make_cred
+
+from jupyter_design_projects.core.redaction import Secret
+from jupyter_design_projects.core.scopes import BASE_SCOPES, PROJECT_SCOPES
+from jupyter_design_projects.errors import AuthError
+from jupyter_design_projects.settings import FIRST_PARTY_CLIENT_ID
+from jupyter_design_projects.transport.http import make_client
+from jupyter_design_projects.transport.oauth import OAuthClient
+
+
+def oauth_answering(response, seen=None):
+    def handler(request):
+        if seen is not None:
+            seen.append(request)
+        return response
+
+    http = make_client(transport=httpx.MockTransport(handler))
+    return http, OAuthClient(http, TOKEN_URL, AUTHORIZE_URL, FIRST_PARTY_CLIENT_ID,
+                             clock_ms=lambda: NOW_MS)
+
+
+TOKEN_ANSWER = {"token_type": "Bearer", "access_token": "at-new-00000001",
+                "refresh_token": "rt-new-00000001", "expires_in": 28800,
+                "scope": "user:profile user:projects:read"}
+
+
+@pytest.mark.asyncio
+async def test_refresh_sends_json_with_the_full_scope_list():
+    seen = []
+    http, oauth = oauth_answering(httpx.Response(200, json=TOKEN_ANSWER), seen)
+    async with http:
+        cred = await oauth.refresh(make_cred(), BASE_SCOPES + PROJECT_SCOPES)
+    (request,) = seen
+    assert request.headers["content-type"] == "application/json"
+    assert "authorization" not in request.headers
+    assert json.loads(request.content) == {
+        "grant_type": "refresh_token",
+        "refresh_token": "rt-initial-0001",
+        "client_id": FIRST_PARTY_CLIENT_ID,
+        "scope": " ".join(BASE_SCOPES + PROJECT_SCOPES),
+    }
+    assert cred.access_token == Secret("at-new-00000001")
+    assert cred.refresh_token == Secret("rt-new-00000001")
+    assert cred.expires_at_ms == NOW_MS + 28_800_000
+    assert cred.scopes == ("user:profile", "user:projects:read")
+
+
+@pytest.mark.asyncio
+async def test_answer_without_refresh_token_or_scope_keeps_the_old_one_and_the_request():
+    answer = {"access_token": "at-new-00000001", "expires_in": 60}
+    http, oauth = oauth_answering(httpx.Response(200, json=answer))
+    async with http:
+        cred = await oauth.refresh(make_cred(), ("user:profile",))
+    assert cred.refresh_token == Secret("rt-initial-0001")
+    assert cred.scopes == ("user:profile",)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [
+        (400, {"error": "invalid_grant"}, "invalid_grant"),
+        (400, {"error": "invalid_scope", "error_description": "x"}, "invalid_scope"),
+        (400, {"error": "invalid_request"}, "invalid_request"),
+        (401, {"error": "invalid_client"}, "invalid_client"),
+        (400, {"error": "something_else"}, "token_endpoint_error"),
+        (500, {"type": "error"}, "token_endpoint_error"),
+        (200, {"access_token": ""}, "token_endpoint_error"),
+        (200, {"access_token": "at-x-00000001", "expires_in": "soon"}, "token_endpoint_error"),
+        (200, ["not", "an", "object"], "token_endpoint_error"),
+    ],
+)
+async def test_token_endpoint_errors_map_to_auth_error_reasons(status, body, reason):
+    http, oauth = oauth_answering(httpx.Response(status, json=body))
+    async with http:
+        with pytest.raises(AuthError) as info:
+            await oauth.refresh(make_cred(), BASE_SCOPES)
+    assert info.value.reason == reason
+
+
+@pytest.mark.asyncio
+async def test_error_description_echoing_the_refresh_token_is_redacted():
+    body = {"error": "invalid_grant", "error_description": "bad token rt-initial-0001"}
+    http, oauth = oauth_answering(httpx.Response(400, json=body))
+    async with http:
+        with pytest.raises(AuthError) as info:
+            await oauth.refresh(make_cred(), BASE_SCOPES)
+    assert "rt-initial-0001" not in str(info.value)
+
+
+@pytest.mark.asyncio
+async def test_refresh_without_refresh_token_sends_nothing():
+    seen = []
+    http, oauth = oauth_answering(httpx.Response(200, json=TOKEN_ANSWER), seen)
+    async with http:
+        with pytest.raises(AuthError) as info:
+            await oauth.refresh(make_cred(refresh_token=None), BASE_SCOPES)
+    assert info.value.reason == "no_refresh_token"
+    assert seen == []
+
+
+@pytest.mark.asyncio
+async def test_code_exchange_sends_code_verifier_state_and_redirect_uri():
+    seen = []
+    http, oauth = oauth_answering(httpx.Response(200, json=TOKEN_ANSWER), seen)
+    async with http:
+        await oauth.exchange_code(code=Secret("code-00000001"), verifier=Secret("v" * 43),
+                                  state="st1", scopes=BASE_SCOPES)
+    body = json.loads(seen[0].content)
+    assert body == {"grant_type": "authorization_code", "code": "code-00000001",
+                    "code_verifier": "v" * 43, "client_id": FIRST_PARTY_CLIENT_ID,
+                    "redirect_uri": oauth.redirect_uri, "state": "st1"}
+
+
+def test_authorize_url_carries_every_pkce_parameter():
+    http, oauth = oauth_answering(httpx.Response(200))
+    url = oauth.authorize_url_for(state="st1", challenge="ch1", scopes=BASE_SCOPES)
+    parts = urlsplit(url)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == AUTHORIZE_URL
+    assert {k: v[0] for k, v in parse_qs(parts.query).items()} == {
+        "response_type": "code", "client_id": FIRST_PARTY_CLIENT_ID,
+        "redirect_uri": oauth.redirect_uri, "scope": " ".join(BASE_SCOPES), "state": "st1",
+        "code_challenge": "ch1", "code_challenge_method": "S256",
+    }

@@ -1,0 +1,137 @@
+import asyncio
+import json
+
+import httpx
+import pytest
+from transport_doubles import ORIGIN, build_rig, make_cred
+
+from jupyter_design_projects.core.redaction import REDACTED, Secret
+from jupyter_design_projects.errors import DeadlineExceeded, TransportError
+from jupyter_design_projects.transport.http import make_client, send
+from jupyter_design_projects.transport.trace import HttpTrace
+
+URL = ORIGIN + "/v1/design/mcp"
+KNOWN = Secret("known-token-0001")
+
+
+def traced_client(handler, trace):
+    return make_client(transport=httpx.MockTransport(handler), event_hooks=trace.event_hooks())
+
+
+async def call(client, *, deadline_s=5.0, max_bytes=1_000_000, **kwargs):
+    return await send(client, "POST", URL, action="design call", max_bytes=max_bytes,
+                      deadline_s=deadline_s, **kwargs)
+
+
+@pytest.mark.asyncio
+async def test_each_exchange_is_recorded_with_sizes_status_and_action():
+    trace = HttpTrace(True, lambda: [KNOWN])
+    async with traced_client(lambda r: httpx.Response(200, json={"ok": True}), trace) as client:
+        await call(client, json={"q": 1})
+    (row,) = trace.records()
+    assert row["action"] == "design call"
+    assert row["method"] == "POST" and row["url"] == URL and row["status"] == 200
+    assert row["request_bytes"] == len(b'{"q":1}')
+    assert row["response_bytes"] == len(b'{"ok":true}')
+    assert row["error"] is None and row["elapsed_ms"] >= 0
+    assert json.loads(row["response_body"]) == {"ok": True}
+
+
+@pytest.mark.asyncio
+async def test_disabled_trace_records_nothing():
+    trace = HttpTrace(False, lambda: [])
+    async with traced_client(lambda r: httpx.Response(200, json={}), trace) as client:
+        await call(client)
+    assert trace.records() == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("exchanges", "kept"), [(3, 3), (4, 3)])
+async def test_trace_keeps_only_the_last_limit_exchanges(exchanges, kept):
+    trace = HttpTrace(True, lambda: [], limit=3)
+    async with traced_client(lambda r: httpx.Response(200, json={}), trace) as client:
+        for _ in range(exchanges):
+            await call(client)
+    assert len(trace.records()) == kept
+
+
+@pytest.mark.asyncio
+async def test_tokens_are_redacted_in_url_headers_and_bodies():
+    def handler(request):
+        return httpx.Response(
+            200,
+            headers={"set-cookie": "s=1", "x-echo": KNOWN.reveal()},
+            json={"access_token": "fresh-token-0002", "echo": KNOWN.reveal()},
+        )
+
+    trace = HttpTrace(True, lambda: [KNOWN])
+    async with traced_client(handler, trace) as client:
+        await call(client, params={"t": KNOWN.reveal()}, json={"refresh_token": "rt-0000003"},
+                   headers={"Authorization": "Bearer " + KNOWN.reveal()})
+    text = json.dumps(trace.records())
+    for token in (KNOWN.reveal(), "fresh-token-0002", "rt-0000003"):
+        assert token not in text
+    row = trace.records()[0]
+    assert row["request_headers"]["authorization"] == REDACTED
+    assert row["response_headers"]["set-cookie"] == REDACTED
+
+
+@pytest.mark.asyncio
+async def test_bodies_are_redacted_before_they_are_cut():
+    body = b"x" * 95 + KNOWN.reveal().encode()
+    trace = HttpTrace(True, lambda: [KNOWN], body_chars=100)
+
+    async def stream():
+        yield body
+
+    async with traced_client(lambda r: httpx.Response(200, content=stream()), trace) as client:
+        await call(client)
+    shown = trace.records()[0]["response_body"]
+    assert "known" not in shown
+    assert len(shown) == 101  # 100 characters and the ellipsis
+
+
+@pytest.mark.asyncio
+async def test_a_request_that_never_got_an_answer_is_recorded_as_such():
+    def handler(request):
+        raise httpx.ConnectError("refused", request=request)
+
+    trace = HttpTrace(True, lambda: [])
+    async with traced_client(handler, trace) as client:
+        with pytest.raises(TransportError):
+            await call(client)
+    (row,) = trace.records()
+    assert row["status"] is None and row["error"] == "no answer"
+
+
+@pytest.mark.asyncio
+async def test_an_answer_cut_at_the_deadline_is_flagged():
+    async def drip():
+        while True:
+            yield b" "
+            await asyncio.sleep(0.01)
+
+    trace = HttpTrace(True, lambda: [])
+    async with traced_client(lambda r: httpx.Response(200, content=drip()), trace) as client:
+        with pytest.raises(DeadlineExceeded):
+            await call(client, deadline_s=0.1)
+    (row,) = trace.records()
+    assert row["status"] == 200 and row["error"] == "body not fully read"
+
+
+@pytest.mark.asyncio
+async def test_a_retried_401_and_the_refresh_are_both_in_the_trace(tmp_path):
+    rig = build_rig(tmp_path, make_cred())
+    trace = HttpTrace(True, rig.manager.known_secrets)
+    rig.http.event_hooks = trace.event_hooks()
+    rig.service.access.clear()
+    async with rig.http:
+        answer = await send(rig.http, "GET", ORIGIN + "/resource", action="probe",
+                            max_bytes=1000, deadline_s=5)
+    assert answer.status == 200
+    rows = trace.records()
+    assert [(r["action"], r["status"]) for r in rows] == [
+        ("probe", 401), ("oauth refresh", 200), ("probe", 200)]
+    text = json.dumps(rows)
+    for secret in rig.manager.known_secrets():
+        assert secret.reveal() not in text
