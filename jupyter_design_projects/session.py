@@ -132,7 +132,7 @@ class Session:
 
         store = open_store(self.settings.credentials_file or None, self.data_dir)
         oauth = OAuthClient(
-            self._oauth_http,
+            self._client,
             self.settings.oauth_token_url,
             self.settings.oauth_authorize_url,
             self.settings.oauth_client_id,
@@ -147,8 +147,8 @@ class Session:
         )
 
     @cached_property
-    def _oauth_http(self):
-        """A client with no auth at all: the token endpoint never sees a bearer."""
+    def _client(self):
+        """The session's one httpx client; `http` gives it its auth once credentials exist."""
         from .transport.http import make_client
 
         return make_client(event_hooks=self.trace.event_hooks())
@@ -156,10 +156,10 @@ class Session:
     @cached_property
     def http(self):
         from .transport.auth import BearerAuth
-        from .transport.http import make_client
 
-        auth = BearerAuth(self.credentials, self.settings.allowed_origins)
-        return make_client(auth=auth, event_hooks=self.trace.event_hooks())
+        client = self._client
+        client.auth = BearerAuth(self.credentials, self.settings.allowed_origins)
+        return client
 
     @cached_property
     def design(self):
@@ -214,8 +214,8 @@ class Session:
     async def _fetch_authorize_page(self, url: str) -> str:
         from .transport.http import send
 
-        answer = await send(self._oauth_http, "GET", url, action="reference sign-in",
-                            max_bytes=64_000, deadline_s=10.0)
+        answer = await send(self._client, "GET", url, action="reference sign-in",
+                            max_bytes=64_000, deadline_s=10.0, authenticate=False)
         return answer.text(64_000)
 
     # ------------------------------------------------------------------ closing
@@ -229,10 +229,9 @@ class Session:
                 client = self.__dict__.get(name)
                 if client is not None and hasattr(client, "close"):
                     self.run(client.close(), timeout=10)
-            for name in ("http", "_oauth_http"):
-                client = self.__dict__.get(name)
-                if client is not None:
-                    self.run(client.aclose(), timeout=10)
+            client = self.__dict__.get("_client")
+            if client is not None:
+                self.run(client.aclose(), timeout=10)
         finally:
             self.loop.close()
             shutil.rmtree(self.temp_dir, ignore_errors=True)

@@ -1,0 +1,78 @@
+"""A Session opened with no service configured: the embedded reference service, both
+pipelines through one client, sign-in, and a clean close."""
+
+from __future__ import annotations
+
+import stat
+
+import pytest
+
+from jupyter_design_projects.core.redaction import REDACTED
+from jupyter_design_projects.session import Session
+from jupyter_design_projects.settings import Settings
+
+
+@pytest.fixture
+def session(tmp_path):
+    s = Session.open(Settings.resolve({}), data_dir=tmp_path / "data")
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def test_no_service_configured_starts_the_offline_reference_service(session) -> None:
+    assert session.embedded is not None
+    assert "offline reference service" in session.banner
+    assert session.settings.api_base_url == session.embedded.base_url
+    assert session.settings.project_uuid == session.embedded.project_uuid
+
+
+def test_first_projects_call_expands_scopes_and_says_so_once(session) -> None:
+    first = session.run(session.projects.info())
+    second = session.run(session.projects.info())
+    assert first.get("notice")
+    assert "notice" not in second
+    assert first["project"]["name"] == "Team Handbook"
+
+
+def test_design_and_projects_share_the_one_client(session) -> None:
+    session.run(session.projects.info())
+    outcome = session.run(session.design.list())
+    assert not outcome.is_error
+    assert session.design is not None and session.projects is not None
+    assert session.http is session._client
+
+
+def test_the_session_temp_dir_is_private_and_removed_on_close(tmp_path) -> None:
+    s = Session.open(Settings.resolve({}), data_dir=tmp_path / "data")
+    temp = s.temp_dir
+    assert stat.S_IMODE(temp.stat().st_mode) == 0o700
+    service = s.embedded
+    s.close()
+    assert not temp.exists()
+    assert not service.running
+
+
+def test_login_embedded_signs_in_with_a_fresh_credential(session) -> None:
+    before = session.run(session.credentials.access_token())
+    session.login_embedded()
+    after = session.credentials.current()
+    assert after is not None and after.access_token != before
+    assert "user:projects:read" in after.scopes
+    info = session.run(session.projects.info())
+    assert info["project"]["name"] == "Team Handbook"
+
+
+def test_trace_records_are_redacted(tmp_path) -> None:
+    s = Session.open(Settings.resolve({}, {"http_trace": True}), data_dir=tmp_path / "data")
+    try:
+        s.run(s.projects.info())
+        records = s.trace.records()
+        assert records
+        text = repr(records)
+        for secret in s._secrets():
+            assert secret.reveal() not in text
+        assert any(REDACTED in repr(r) for r in records)
+    finally:
+        s.close()
