@@ -218,6 +218,22 @@ async def test_failed_parts_are_error_kinds_that_never_carry_a_token(tmp_path, s
     assert TOKEN not in text and REFRESH not in text
 
 
+@pytest.mark.asyncio
+async def test_a_group_readable_credential_file_is_refused_and_reported(tmp_path):
+    env = mock_env(tmp_path)
+    os.chmod(env["JDP_CREDENTIALS_FILE"], 0o640)
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"unexpected request to {request.url}")
+
+    report = await collect_status(env, data_dir=tmp_path, transport=httpx.MockTransport(refuse))
+
+    # the Projects half meets it while adding its scopes, the Design half while reading it
+    assert report["project"]["error"] == "scope_expansion_failed"
+    assert report["design"]["error"] == "credential_store_error"
+    assert TOKEN not in json.dumps(report)
+
+
 # ---------------------------------------------------------------- the server extension
 
 

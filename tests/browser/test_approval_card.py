@@ -1,0 +1,137 @@
+"""Approval cards in a real JupyterLab: a Design write waits on a card, a click on Approve
+writes the file on the service, a click on Deny writes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from jupyter_design_projects.server.design_demo import DECK_ID
+
+#: a kernel round trip, including the first Design handshake (ms)
+KERNEL_MS = 90_000
+
+APPROVED_PATH = "slides/90-approved-in-browser.html"
+DENIED_PATH = "slides/91-denied-in-browser.html"
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+#: how many questions one write may ask (consent, then a grant or a plan)
+MAX_CARDS = 4
+
+#: the notebook is open and its kernel has started and is idle
+KERNEL_IDLE = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session
+    && panel.sessionContext.session.kernel;
+  return Boolean(kernel) && kernel.status === 'idle';
+}"""
+#: the state of one cell's approval card, read in the page
+CARD_STATE = """cell => {
+  const buttons = [...cell.querySelectorAll('.jp-OutputArea button')];
+  if (buttons.some(b => b.textContent.trim() === 'Approve' && !b.disabled)) return 'asking';
+  const card = cell.querySelector('.jp-OutputArea .jdp-card');
+  const result = cell.querySelector('.jp-OutputArea .widget-output .jp-OutputArea-child');
+  if (card && buttons.length === 0 && result) return 'done';
+  return '';
+}"""
+
+
+def write_cell(path: str) -> str:
+    files = json.dumps([{"path": path, "data": f"<h1>{path}</h1>"}])
+    return f"%design write_files project_id={DECK_ID} files='{files}'"
+
+
+def make_notebook(lab) -> str:
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext jupyter_design_projects"),
+        nbformat.v4.new_code_cell(write_cell(APPROVED_PATH)),
+        nbformat.v4.new_code_cell(write_cell(DENIED_PATH)),
+    ]
+    nbformat.write(nb, lab.root_dir / "cards.ipynb")
+    return "cards.ipynb"
+
+
+def open_notebook(page, lab, name: str) -> None:
+    page.goto(lab.lab_url(f"lab/tree/{name}"))
+    page.wait_for_function("() => window.jupyterapp !== undefined")
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+
+
+def run_cell(page, index: int):
+    cell = page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    return cell
+
+
+def settle(page, cell) -> str:
+    """Wait until the card asks a question or shows its result."""
+    return page.wait_for_function(CARD_STATE, arg=cell.element_handle(),
+                                  timeout=KERNEL_MS).json_value()
+
+
+def click(page, button) -> None:
+    """Click, then wait until the kernel has taken the click (the button is disabled or
+    gone), so the next look at the card does not see the card as it was."""
+    handle = button.element_handle()
+    handle.click()
+    page.wait_for_function("b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
+
+
+def mcp_tool(service, name: str, arguments: dict) -> dict:
+    """A raw JSON-RPC tools/call on the service, with the stored credential."""
+    token = json.loads(service.credentials_file.read_text())["access_token"]
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+    url = f"{service.base_url}/v1/design/mcp"
+    with httpx.Client(headers=headers, timeout=30.0) as client:
+        init = client.post(url, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                       "clientInfo": {"name": "claude-cli-design-tool", "version": "1"}}})
+        session = {"Mcp-Session-Id": init.headers["mcp-session-id"]}
+        client.post(url, headers=session,
+                    json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answer = client.post(url, headers=session, json={
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+    return answer.json()["result"]
+
+
+def file_paths(service) -> set[str]:
+    result = mcp_tool(service, "list_files", {"project_id": DECK_ID})
+    assert not result.get("isError")
+    return {entry["path"] for entry in json.loads(result["content"][0]["text"])}
+
+
+@pytest.mark.browser
+def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, reference_service):
+    page = lab_page
+    open_notebook(page, lab, make_notebook(lab))
+    run_cell(page, 0)
+
+    approved = run_cell(page, 1)
+    expect(approved.get_by_role("button", name="Approve", exact=True)).to_be_visible(
+        timeout=KERNEL_MS)
+    for _ in range(MAX_CARDS):
+        if settle(page, approved) == "done":
+            break
+        click(page, approved.get_by_role("button", name="Approve", exact=True))
+    assert settle(page, approved) == "done"
+    page.screenshot(path="/tmp/jdp-approval-card.png")
+    read = mcp_tool(reference_service, "read_file", {"project_id": DECK_ID, "path": APPROVED_PATH})
+    assert not read.get("isError")
+    assert f"<h1>{APPROVED_PATH}</h1>" in read["content"][0]["text"].replace("&lt;", "<").replace(
+        "&gt;", ">")
+
+    denied = run_cell(page, 2)
+    expect(denied.get_by_role("button", name="Deny", exact=True)).to_be_visible(
+        timeout=KERNEL_MS)
+    click(page, denied.get_by_role("button", name="Deny", exact=True))
+    assert settle(page, denied) == "done"
+    assert DENIED_PATH not in file_paths(reference_service)
+    assert APPROVED_PATH in file_paths(reference_service)

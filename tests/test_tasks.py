@@ -1,0 +1,80 @@
+"""The decisions of tasks.py (the README's two commands): which Node.js can build the
+extension, when the extension needs a rebuild, and how `jupyter lab` is started."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    spec = importlib.util.spec_from_file_location("tasks", ROOT / "tasks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("version", "usable"), [
+    (None, False),
+    ((18, 20), False),
+    ((20, 18), False),
+    ((20, 19), True),
+    ((21, 7), False),
+    ((22, 11), False),
+    ((22, 12), True),
+    ((23, 0), True),
+    ((24, 3), True),
+])
+def test_node_is_usable_exactly_where_the_builder_accepts_it(tasks, version, usable):
+    assert tasks.node_usable(version) is usable
+
+
+def test_build_is_needed_when_the_output_is_missing(tasks, tmp_path):
+    source = tmp_path / "index.ts"
+    source.write_text("x")
+    assert tasks.build_needed([source], tmp_path / "out" / "package.json") is True
+
+
+@pytest.mark.parametrize(("output_age", "needed"), [(-10, True), (0, False), (10, False)])
+def test_build_is_needed_when_a_source_is_newer_than_the_output(tasks, tmp_path, output_age,
+                                                                needed):
+    source, output = tmp_path / "index.ts", tmp_path / "package.json"
+    source.write_text("x")
+    output.write_text("{}")
+    os.utime(source, (1_000_000, 1_000_000))
+    os.utime(output, (1_000_000 + output_age, 1_000_000 + output_age))
+    assert tasks.build_needed([source], output) is needed
+
+
+def test_extension_sources_cover_the_typescript_style_and_lockfile(tasks):
+    names = {p.relative_to(tasks.LABEXT_SRC).as_posix() for p in tasks.extension_sources()}
+    assert {"package.json", "yarn.lock", "src/index.ts", "style/index.css"} <= names
+    assert not any(name.startswith(("node_modules/", "lib/")) for name in names)
+
+
+@pytest.mark.parametrize(("args", "root", "display", "expected"), [
+    ([], False, True, ["notebooks/quickstart.ipynb"]),
+    ([], True, True, ["notebooks/quickstart.ipynb", "--allow-root"]),
+    ([], False, False, ["notebooks/quickstart.ipynb", "--no-browser"]),
+    (["--allow-root", "--no-browser"], True, False,
+     ["notebooks/quickstart.ipynb", "--allow-root", "--no-browser"]),
+    (["--port=9999"], True, False,
+     ["notebooks/quickstart.ipynb", "--port=9999", "--allow-root", "--no-browser"]),
+])
+def test_lab_arguments_pass_extra_args_through_and_add_what_the_machine_needs(
+        tasks, args, root, display, expected):
+    assert tasks.lab_arguments(args, root=root, display=display) == expected
+
+
+def test_ci_runs_the_readme_test_command():
+    script = (ROOT / ".ci" / "run").read_text()
+    assert script.startswith("#!/usr/bin/env bash\n")
+    assert "set -euo pipefail" in script
+    assert script.rstrip().endswith("exec python3 tasks.py test")
+    assert os.access(ROOT / ".ci" / "run", os.X_OK)
