@@ -215,7 +215,9 @@ class PendingOutcome:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         if self.card.outcome is not None:
             return self.card.outcome._repr_mimebundle_(include, exclude)
-        text = f"Design {self.operation}: awaiting approval on its card"
+        # shown once, under the live card: it must stay true after the card is answered
+        text = (f"Design {self.operation}: see its approval card above; the result appears "
+                "there (and in .data once answered)")
         return {"text/plain": text, "text/html": f"<em>{html.escape(text)}</em>"}
 
     def __repr__(self) -> str:
