@@ -10,6 +10,7 @@ from typing import Any
 from starlette.requests import Request
 
 from .envelopes import ApiError, raw_envelope
+from .request_body import Disconnected, read_body, replay
 
 #: characters that look like a path separator but do not normalise to one
 _SLASH_LOOKALIKES = frozenset("\u2215\u2044\u29f8\uff0f\u2571")
@@ -31,31 +32,14 @@ class BodyLimit:
         if declared.isdigit() and int(declared) > self.max_bytes:
             await _refuse(send, self.max_bytes)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await _refuse(send, self.max_bytes)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> dict:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        try:
+            body = await read_body(receive, self.max_bytes)
+        except Disconnected:
+            return
+        if body is None:
+            await _refuse(send, self.max_bytes)
+            return
+        await self.app(scope, replay(body, receive), send)
 
 
 async def _refuse(send: Any, limit: int) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from .database import Database
 from .design_errors import NotFound, WriteConflict
 from .design_paths import is_under
-from .design_store import rfc3339
+from .timestamps import rfc3339
 
 #: `if_match` value meaning "the path must not exist yet"
 MUST_NOT_EXIST = "0"

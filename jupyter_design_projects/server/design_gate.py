@@ -15,6 +15,7 @@ from starlette.requests import Request
 from .context import Principal, ServiceContext
 from .design_errors import NotFound
 from .design_store import DesignStore
+from .request_body import Disconnected, read_body, replay
 
 MCP_PATH = "/v1/design/mcp"
 #: the ASGI scope key under which the gate leaves the authenticated Principal
@@ -74,7 +75,10 @@ class DesignGate:
         if method != "POST":
             await self.app(scope, receive, send)
             return
-        body = await _read_body(receive, self.ctx.config.max_body_bytes)
+        try:
+            body = await read_body(receive, self.ctx.config.max_body_bytes)
+        except Disconnected:
+            return
         if body is None:
             await _answer(send, 413, {"error": "request_too_large"})
             return
@@ -82,7 +86,7 @@ class DesignGate:
         if refusal is not None:
             await _answer(send, 403, refusal)
             return
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(scope, replay(body, receive), send)
 
     def refusal(self, principal: Principal, body: bytes) -> dict[str, Any] | None:
         """The flat 403 body this call earns, or None to let MCP handle it."""
@@ -111,37 +115,6 @@ class DesignGate:
             return None
         return {"error": "needs_project_grant", "project_id": project_id,
                 "prompt": grant_prompt(project["name"])}
-
-
-async def _read_body(receive: Any, limit: int) -> bytes | None:
-    """The whole request body, or None once it passes `limit` bytes."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
-
-
-def _replay(body: bytes, receive: Any) -> Any:
-    sent = False
-
-    async def replay() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def _answer(send: Any, status: int, payload: dict[str, Any],

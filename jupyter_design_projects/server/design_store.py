@@ -7,7 +7,6 @@ one SQLite database of the service (`ctx.db`).
 
 from __future__ import annotations
 
-import datetime
 import json
 import sqlite3
 import uuid
@@ -17,6 +16,7 @@ from typing import Any
 from . import design_demo
 from .database import Database
 from .design_errors import InvalidValue, NotFound
+from .timestamps import rfc3339
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS design_systems (
@@ -49,11 +49,6 @@ LINK_PERMISSIONS = ("view", "comment", "edit")
 ROLES = ("viewer", "commenter", "editor", "admin")
 PROJECT_URL = "https://design.example/p/{id}"
 
-
-def rfc3339(seconds: float) -> str:
-    """UTC with milliseconds, so two grants in one second still order."""
-    moment = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def project_url(project_id: str) -> str:

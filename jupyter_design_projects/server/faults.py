@@ -21,6 +21,7 @@ from starlette.routing import Route
 from . import bodies, oauth, projects_store
 from .context import ServiceContext
 from .envelopes import STATUS_KINDS, ApiError, envelope_body, raw_envelope
+from .request_body import Disconnected, read_body, replay
 
 MCP_PATH = "/v1/design/mcp"
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "testclient"})
@@ -143,7 +144,10 @@ class FaultMiddleware:
                 return
             await self.app(scope, receive, send)
             return
-        body = await _read_all(receive)
+        try:
+            body = await read_body(receive) or b""
+        except Disconnected:
+            return
         method, path = scope["method"], scope["path"]
         rpc = _peek_rpc(body) if method == "POST" and path == MCP_PATH else (None, None)
         state.counts[f"{method} {path}"] += 1
@@ -154,9 +158,9 @@ class FaultMiddleware:
         latency, rule = state.take(method, path, rpc)
         if latency is not None:
             await asyncio.sleep(latency.params["ms"] / 1000)
-        replay = _replayer(body, receive)
+        replayed = replay(body, receive)
         if rule is None:
-            await self.app(scope, replay, send)
+            await self.app(scope, replayed, send)
         elif rule.kind == "fail":
             payload = json.dumps(rule.params["body"]).encode()
             headers = [(b"content-type", b"application/json"),
@@ -175,7 +179,7 @@ class FaultMiddleware:
                                       (b"content-encoding", b"gzip"),
                                       (b"content-length", str(len(payload)).encode())], payload)
         else:
-            status, headers, payload = await _capture(self.app, scope, replay)
+            status, headers, payload = await _capture(self.app, scope, replayed)
             if rule.kind == "sse":
                 payload = b"event: message\ndata: " + payload.replace(b"\n", b" ") + b"\n\n"
                 headers = [(b"content-type", b"text/event-stream"),
@@ -183,31 +187,6 @@ class FaultMiddleware:
                 await _answer(send, 200, headers, payload)
             else:
                 await _drip(send, status, headers, payload, rule.params)
-
-
-async def _read_all(receive: Any) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
-
-
-def _replayer(body: bytes, receive: Any) -> Any:
-    done = False
-
-    async def replay() -> dict:
-        nonlocal done
-        if not done:
-            done = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def _answer(send: Any, status: int, headers: list, body: bytes) -> None:

@@ -4,7 +4,6 @@ and per-project limits, and the JSON shapes PROTOCOL §4 gives them."""
 from __future__ import annotations
 
 import base64
-import datetime
 import json
 import re
 import sqlite3
@@ -13,6 +12,7 @@ from typing import Any
 
 from . import search
 from .envelopes import ApiError
+from .timestamps import rfc3339
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS organizations (
@@ -64,10 +64,6 @@ def estimate_tokens(text: str) -> int:
     """ceil(utf8_bytes / 4), PROTOCOL §0."""
     return (len(text.encode("utf-8")) + 3) // 4
 
-
-def rfc3339(t: float) -> str:
-    moment = datetime.datetime.fromtimestamp(t, datetime.UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # ---------------------------------------------------------------- organizations, projects
