@@ -80,6 +80,8 @@ class JdpError(Exception):
 
 class ConfigError(JdpError):
     kind = "config_error"
+    setting: str
+    reason: str
 
     def __init__(self, setting: str, reason: str) -> None:
         super().__init__(f"Setting {setting}: {reason}", setting=setting, reason=reason)
@@ -87,14 +89,22 @@ class ConfigError(JdpError):
 
 class GateClosed(JdpError):
     kind = "gate_closed"
+    tool: str
+    gate: str
+
+    #: how to open each gate; a gate not listed opens with `= True`
+    OPENERS = {
+        "essential_traffic_only": "essential-traffic-only mode is on "
+        "(%config DesignProjects.essential_traffic_only = False)",
+        "api_base_url": "no first-party service is configured "
+        "(%config DesignProjects.api_base_url, or unset it for the reference service)",
+    }
 
     def __init__(self, tool: str, gate: str) -> None:
-        super().__init__(
-            f"{tool} is not available: the gate {gate!r} is off "
-            f"(%config DesignProjects.{gate} = True to turn it on).",
-            tool=tool,
-            gate=gate,
+        why = self.OPENERS.get(
+            gate, f"the gate {gate!r} is off (%config DesignProjects.{gate} = True)"
         )
+        super().__init__(f"{tool} is not available: {why}.", tool=tool, gate=gate)
 
 
 # ---------------------------------------------------------------- transport
@@ -102,6 +112,8 @@ class GateClosed(JdpError):
 
 class TransportError(JdpError):
     kind = "transport_error"
+    action: str
+    reason: str
 
     def __init__(self, action: str, reason: str, **fields: Any) -> None:
         super().__init__(f"{action}: {reason}", action=action, reason=reason, **fields)
@@ -109,6 +121,7 @@ class TransportError(JdpError):
 
 class OriginNotAllowed(TransportError):
     kind = "origin_not_allowed"
+    origin: str
 
     def __init__(self, origin: str) -> None:
         JdpError.__init__(
@@ -122,6 +135,8 @@ class OriginNotAllowed(TransportError):
 
 class ResponseTooLarge(TransportError):
     kind = "response_too_large"
+    action: str
+    limit: int
 
     def __init__(self, action: str, limit: int) -> None:
         JdpError.__init__(
@@ -135,6 +150,8 @@ class ResponseTooLarge(TransportError):
 
 class DeadlineExceeded(TransportError):
     kind = "deadline_exceeded"
+    action: str
+    seconds: float
 
     def __init__(self, action: str, seconds: float) -> None:
         JdpError.__init__(
@@ -148,6 +165,8 @@ class DeadlineExceeded(TransportError):
 
 class UnexpectedContentType(TransportError):
     kind = "unexpected_content_type"
+    action: str
+    content_type: str
 
     def __init__(self, action: str, content_type: str) -> None:
         JdpError.__init__(
@@ -165,6 +184,7 @@ class UnexpectedContentType(TransportError):
 
 class AuthError(JdpError):
     kind = "auth_error"
+    reason: str
 
     def __init__(self, reason: str, message: str | None = None) -> None:
         super().__init__(
@@ -181,6 +201,8 @@ class ScopeExpansionFailed(AuthError):
     """
 
     kind = "scope_expansion_failed"
+    reason: str
+    detail: str
 
     MESSAGES = {
         "policy_disabled": "the allow_projects_tool policy is off",
@@ -208,6 +230,8 @@ class ScopeExpansionFailed(AuthError):
 
 class CredentialStoreError(JdpError):
     kind = "credential_store_error"
+    store: str
+    reason: str
 
     def __init__(self, store: str, reason: str) -> None:
         super().__init__(f"Credential store {store}: {reason}", store=store, reason=reason)
@@ -222,6 +246,8 @@ class DesignError(JdpError):
 
 class DesignRpcError(DesignError):
     kind = "design_rpc_error"
+    operation: str
+    code: int
 
     def __init__(self, operation: str, code: int, message: str) -> None:
         super().__init__(
@@ -245,6 +271,8 @@ class UnknownOperation(DesignError):
     """`reason`: call_list_first | upgrade_client | not_in_catalogue."""
 
     kind = "unknown_operation"
+    operation: str
+    reason: str
 
     MESSAGES = {
         "call_list_first": "is not known yet; run `%design list` first to discover the catalogue",
@@ -263,6 +291,10 @@ class UnknownOperation(DesignError):
 
 class InvalidArguments(DesignError):
     kind = "invalid_arguments"
+    operation: str
+    field: str
+    rule: str
+    suggestion: str | None
 
     def __init__(
         self, operation: str, field: str, rule: str, suggestion: str | None = None
@@ -289,6 +321,8 @@ class NeedsConsent(DesignError):
 
 class NeedsProjectGrant(DesignError):
     kind = "needs_project_grant"
+    project_id: str
+    prompt: str
 
     def __init__(self, project_id: str, prompt: str = "") -> None:
         super().__init__(
@@ -300,6 +334,7 @@ class NeedsProjectGrant(DesignError):
 
 class GrantIneligible(DesignError):
     kind = "grant_ineligible"
+    project_id: str
 
     def __init__(self, project_id: str) -> None:
         super().__init__(
@@ -311,6 +346,8 @@ class GrantIneligible(DesignError):
 
 class PermissionDenied(DesignError):
     kind = "permission_denied"
+    operation: str
+    reason: str
 
     def __init__(self, operation: str, reason: str) -> None:
         super().__init__(f"Design {operation} was not run: {reason}", operation=operation,
@@ -319,6 +356,7 @@ class PermissionDenied(DesignError):
 
 class AwaitingApproval(DesignError):
     kind = "awaiting_approval"
+    operation: str
 
     def __init__(self, operation: str) -> None:
         super().__init__(
@@ -337,6 +375,9 @@ class ProjectsError(JdpError):
 
 class ProjectsApiError(ProjectsError):
     kind = "projects_api_error"
+    action: str
+    status: int
+    body: str
 
     def __init__(self, action: str, status: int, body: str) -> None:
         shown = body if len(body) <= 500 else body[:500] + "…"
@@ -360,6 +401,8 @@ class NoAttachedProject(ProjectsError):
 
 class PathRejected(ProjectsError):
     kind = "path_rejected"
+    path: str
+    rule: str
 
     def __init__(self, path: str, rule: str) -> None:
         super().__init__(f"Path {path!r} rejected: {rule}.", path=path, rule=rule)
@@ -367,6 +410,8 @@ class PathRejected(ProjectsError):
 
 class DocNotFound(ProjectsError):
     kind = "doc_not_found"
+    path: str
+    available: list[str]
 
     def __init__(self, path: str, available: list[str]) -> None:
         listing = ", ".join(available) if available else "(the project is empty)"
@@ -379,6 +424,9 @@ class DocNotFound(ProjectsError):
 
 class KnowledgeBudgetExceeded(ProjectsError):
     kind = "knowledge_budget_exceeded"
+    knowledge_size: int
+    estimate: int
+    max_knowledge_size: int
 
     def __init__(self, knowledge_size: int, estimate: int, max_knowledge_size: int) -> None:
         super().__init__(
@@ -395,6 +443,8 @@ class UploadRejected(ProjectsError):
     too_large | not_utf8."""
 
     kind = "upload_rejected"
+    local_path: str
+    rule: str
 
     MESSAGES = {
         "outside_cwd": "is outside the working directory",
@@ -417,6 +467,8 @@ class UploadRejected(ProjectsError):
 
 class DownloadFailed(ProjectsError):
     kind = "download_failed"
+    file_uuid: str
+    reason: str
 
     def __init__(self, file_uuid: str, reason: str) -> None:
         super().__init__(f"Download of {file_uuid} failed: {reason}", file_uuid=file_uuid,
@@ -425,6 +477,9 @@ class DownloadFailed(ProjectsError):
 
 class ReplaceIncomplete(ProjectsError):
     kind = "replace_incomplete"
+    path: str
+    deleted_doc_uuid: str
+    cause: str
 
     def __init__(self, path: str, deleted_doc_uuid: str, cause: str) -> None:
         super().__init__(
@@ -439,6 +494,9 @@ class ReplaceIncomplete(ProjectsError):
 
 class InvalidProjectsArgument(ProjectsError):
     kind = "invalid_projects_argument"
+    method: str
+    field: str
+    rule: str
 
     def __init__(self, method: str, field: str, rule: str) -> None:
         super().__init__(
@@ -449,6 +507,8 @@ class InvalidProjectsArgument(ProjectsError):
 
 class MalformedProjectsAnswer(ProjectsError):
     kind = "malformed_projects_answer"
+    action: str
+    reason: str
 
     def __init__(self, action: str, reason: str) -> None:
         super().__init__(
@@ -465,6 +525,8 @@ class BadCommand(JdpError):
     """A `%design` / `%project` line that does not parse; `command` is the subcommand."""
 
     kind = "bad_command"
+    command: str
+    reason: str
 
     def __init__(self, command: str, reason: str) -> None:
         where = f"%{command}" if command else "the magic"
@@ -474,6 +536,7 @@ class BadCommand(JdpError):
 
 class ApprovalClosed(DesignError):
     kind = "approval_closed"
+    operation: str
 
     def __init__(self, operation: str) -> None:
         super().__init__(
@@ -489,6 +552,8 @@ class ServiceStartFailed(JdpError):
     """The embedded reference service did not start. `reason`: exited | timeout | bad_line."""
 
     kind = "service_start_failed"
+    reason: str
+    log_tail: str
 
     def __init__(self, reason: str, log_tail: str = "") -> None:
         detail = f"\n--- service log (last lines) ---\n{log_tail}" if log_tail else ""
@@ -503,6 +568,8 @@ class DesignApiError(DesignError):
     """A Design REST route (consent, grants) answered a status its contract does not name."""
 
     kind = "design_api_error"
+    action: str
+    status: int
 
     def __init__(self, action: str, status: int) -> None:
         super().__init__(f"Design {action} failed with HTTP {status}.", action=action,
@@ -514,6 +581,7 @@ class DesignApiError(DesignError):
 
 class SessionClosed(JdpError):
     kind = "session_closed"
+    what: str
 
     def __init__(self, what: str) -> None:
         super().__init__(
