@@ -30,6 +30,8 @@ magic boundary and nowhere else.
     │   ├── GrantIneligible(project_id)            POST grants answered 404
     │   ├── DesignApiError(action, status)         a Design REST route answered otherwise
     │   ├── PermissionDenied(operation, reason)    a person said no, or nobody could answer
+    │   │   └── PermissionRefused(operation, reason, explanation, command)
+    │   │                                          refused before sending: a code, in words
     │   ├── AwaitingApproval(operation)            a pending outcome was read too early
     │   └── ApprovalClosed(operation)              a card that was already answered
     └── ProjectsError
@@ -39,8 +41,10 @@ magic boundary and nowhere else.
         ├── DocNotFound(path, available)           no doc or upload at that path
         ├── KnowledgeBudgetExceeded(knowledge_size, estimate, max_knowledge_size)
         ├── UploadRejected(local_path, rule)       the local_path guard refused the file
-        ├── DownloadFailed(file_uuid, reason)      e.g. reported vs decoded size mismatch
+        ├── DownloadFailed(file_uuid, reason)      e.g. not base64, over 20 MiB
+        │   └── DownloadSizeMismatch(file_uuid, sizes)   reported ≠ decoded, twice
         ├── ReplaceIncomplete(path, deleted_doc_uuid, cause)   delete done, create failed
+        │   └── ReplaceOutcomeUnknown(path, deleted_doc_uuid, cause)   create unanswered
         ├── InvalidProjectsArgument(method, field, rule)   e.g. search n outside 1–15
         └── MalformedProjectsAnswer(action, reason)        a 2xx answer of the wrong shape
 """
@@ -589,3 +593,60 @@ class SessionClosed(JdpError):
             "jupyter_design_projects` again.",
             what=what,
         )
+
+
+# ---------------------------------------------------------------- projects (appended)
+
+
+class DownloadSizeMismatch(DownloadFailed):
+    """The reported size and the decoded bytes disagreed on the first download and on its
+    one full retry: the upload is probably being modified. `sizes` holds one
+    `(reported, decoded)` pair per attempt."""
+
+    kind = "download_size_mismatch"
+    sizes: list[tuple[int, int]]
+
+    def __init__(self, file_uuid: str, sizes: list[tuple[int, int]]) -> None:
+        seen = ", ".join(f"reported {r:,} bytes, decoded {d:,}" for r, d in sizes)
+        reason = (f"size mismatch on every attempt ({seen}): the upload may be under "
+                  "concurrent modification; retry when it is saved")
+        JdpError.__init__(
+            self, f"Download of {file_uuid} failed: {reason}. Nothing was saved.",
+            file_uuid=file_uuid, reason=reason, sizes=[tuple(pair) for pair in sizes],
+        )
+
+
+class ReplaceOutcomeUnknown(ReplaceIncomplete):
+    """The delete of a remote-session replace succeeded, then the create got no usable
+    answer (a deadline, a dropped connection, a malformed answer): the new doc may or may
+    not exist."""
+
+    kind = "replace_outcome_unknown"
+
+    def __init__(self, path: str, deleted_doc_uuid: str, cause: str) -> None:
+        JdpError.__init__(
+            self,
+            f"Replacing {path!r} is half done: the old doc {deleted_doc_uuid} was deleted and "
+            f"the create got no usable answer ({cause}), so the new doc may or may not exist. "
+            "Re-read the project (`%project info`); the previous content is in "
+            "`%project history`.",
+            path=path,
+            deleted_doc_uuid=deleted_doc_uuid,
+            cause=cause,
+        )
+
+
+class PermissionRefused(PermissionDenied):
+    """A Design call the permission rules stopped before anything was sent. `reason` is the
+    rule's code (`consent_not_given`, `too_many_writes`, ...), the message a sentence that
+    names the next step, and `command` the explicit command to run, when there is one."""
+
+    kind = "permission_denied"
+    operation: str
+    reason: str
+    command: str | None
+
+    def __init__(self, operation: str, reason: str, explanation: str,
+                 command: str | None = None) -> None:
+        JdpError.__init__(self, f"Design {operation} was not run: {explanation}",
+                          operation=operation, reason=reason, command=command)

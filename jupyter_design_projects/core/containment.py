@@ -18,8 +18,3 @@ def is_within(root: str, candidate: str) -> bool:
     root = posixpath.normpath(root)
     candidate = posixpath.normpath(candidate)
     return posixpath.commonpath([root, candidate]) == root
-
-
-def is_strictly_within(root: str, candidate: str) -> bool:
-    """Below `root`, not `root` itself (a file to upload can never be the directory)."""
-    return is_within(root, candidate) and posixpath.normpath(candidate) != posixpath.normpath(root)

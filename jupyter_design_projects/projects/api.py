@@ -12,7 +12,14 @@ import httpx
 
 from ..core.project_paths import is_canonical_uuid
 from ..core.redaction import Secret
-from ..errors import ConfigError, JdpError, MalformedProjectsAnswer, ReplaceIncomplete
+from ..errors import (
+    ConfigError,
+    JdpError,
+    MalformedProjectsAnswer,
+    ProjectsApiError,
+    ReplaceIncomplete,
+    ReplaceOutcomeUnknown,
+)
 from ..settings import Settings
 from ..transport.http import Answer, send
 from . import wire
@@ -207,11 +214,16 @@ class SessionApi:
         return wire.parse_doc(wire.json_object(answer), "create doc")
 
     async def replace_doc(self, doc_uuid: str, file_name: str, content: str) -> dict[str, Any]:
+        """Delete then create. Once the delete is done, a refused create is
+        `ReplaceIncomplete`; a create with no usable answer may have landed, so it is
+        `ReplaceOutcomeUnknown` — never reported as a plain failure or as success."""
         await self.delete_doc(doc_uuid)
         try:
             return await self.create_doc(file_name, content)
-        except JdpError as exc:
+        except ProjectsApiError as exc:
             raise ReplaceIncomplete(file_name, doc_uuid, str(exc)) from None
+        except JdpError as exc:
+            raise ReplaceOutcomeUnknown(file_name, doc_uuid, str(exc)) from None
 
     async def delete_doc(self, doc_uuid: str) -> None:
         await self._op("delete-doc", action="delete doc",

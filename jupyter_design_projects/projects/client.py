@@ -183,10 +183,11 @@ class ProjectsClient:
                     raise PathRejected(name, RULE_UPLOAD)
                 raise DocNotFound(name, detail.paths()[:AVAILABLE_LISTED])
             previous = await self._previous_content(api, doc.uuid)
-            await api.delete_doc(doc.uuid)
+            entry = {"path": name, "doc_uuid": None, "previous_doc_uuid": doc.uuid,
+                     "previous_content": previous}
+            await self._mutate("delete", api.delete_doc(doc.uuid), entry)
             result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
-            self._record(result, action="delete", path=name, doc_uuid=None,
-                         previous_doc_uuid=doc.uuid, previous_content=previous)
+            self._record(result, action="delete", **entry)
             return self._finish(api, result)
 
     # ------------------------------------------------------------------ writing
@@ -212,26 +213,39 @@ class ProjectsClient:
         if self._progress:
             self._progress(label, 0, size)
         old = detail.doc(final) if replaces else None
+        entry: dict[str, Any] = {"path": final, "doc_uuid": None, "content": content,
+                                 "restored_from": restored_from}
         if old is None:
-            doc = await api.create_doc(final, content)
-            previous = None
+            doc = await self._mutate("create", api.create_doc(final, content), entry)
         else:
-            previous = await self._previous_content(api, old.uuid)
-            try:
-                doc = await api.replace_doc(old.uuid, final, content)
-            except ReplaceIncomplete:
-                self._record({}, action="replace_incomplete", path=final, doc_uuid=None,
-                             previous_doc_uuid=old.uuid, previous_content=previous)
-                raise
+            entry["previous_doc_uuid"] = old.uuid
+            entry["previous_content"] = await self._previous_content(api, old.uuid)
+            doc = await self._mutate("replace", api.replace_doc(old.uuid, final, content),
+                                     entry)
         if self._progress:
             self._progress(label, size, size)
         result: dict[str, Any] = {"doc_uuid": doc["uuid"], "path": final,
                                   "replaced": old is not None, "bytes": size}
-        self._record(result, action="replace" if old else "create", path=final,
-                     doc_uuid=doc["uuid"], content=content,
-                     previous_doc_uuid=old.uuid if old else None,
-                     previous_content=previous, restored_from=restored_from)
+        entry["doc_uuid"] = doc["uuid"]
+        self._record(result, action="replace" if old else "create", **entry)
         return result
+
+    async def _mutate(self, action: str, change: Awaitable[Any], entry: dict[str, Any]) -> Any:
+        """Await one remote change. A refusal by the service (`ProjectsApiError`) changed
+        nothing; anything else — a half-done replace, a deadline, a lost or malformed
+        answer, a cancelled cell — may have changed the Project, so it is journaled
+        (`replace_incomplete` or `<action>_unknown`, with the content it removed) before
+        the error goes on."""
+        try:
+            return await change
+        except ProjectsApiError:
+            raise
+        except ReplaceIncomplete:
+            self._record({}, action="replace_incomplete", **entry)
+            raise
+        except BaseException:
+            self._record({}, action=f"{action}_unknown", **entry)
+            raise
 
     async def _previous_content(self, api: ProjectsApi, doc_uuid: str) -> str | None:
         """The content about to be removed, kept for the journal (only when there is one)."""
@@ -279,7 +293,9 @@ class ProjectsClient:
 
     async def call(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The tool entry point: project_info/read/search/write/delete (or the short
-        names), the result framed as data and capped at 300,000 characters."""
+        names), the result framed as data and capped at 300,000 characters. The gate and
+        the attached project are checked first, as for every method."""
+        self._begin()
         name = method.removeprefix("project_") if isinstance(method, str) else ""
         if name not in METHODS:
             raise InvalidProjectsArgument(

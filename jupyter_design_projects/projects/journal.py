@@ -1,7 +1,7 @@
 """The local journal of remote Project writes: remote writes survive a notebook rewind, so
-each create, replace and delete is recorded (time, project, path, doc uuid, bytes, sha256,
-and the content a replace or delete removed) in a per-user SQLite file, to show what
-changed and to restore it."""
+each create, replace and delete — and each one whose outcome is unknown — is recorded
+(time, project, path, doc uuid, bytes, sha256, and the content a replace or delete
+removed) in a per-user SQLite file, to show what changed and to restore it."""
 
 from __future__ import annotations
 
@@ -37,12 +37,6 @@ CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project_uuid, id);
 #: what `entries()` lists; `get()` adds the previous content itself
 LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sha256",
           "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from")
-
-
-def default_journal_path() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("jupyter-design-projects")) / "projects-journal.sqlite3"
 
 
 def _digest(text: str | None) -> tuple[int | None, str | None]:
@@ -83,7 +77,10 @@ class Journal:
         previous_content: str | None = None,
         restored_from: int | None = None,
     ) -> int:
-        """Append one entry; `action` is create, replace, delete or replace_incomplete."""
+        """Append one entry. `action`: create, replace, delete; replace_incomplete (the
+        delete of a remote-session replace was done, the create was not or may not have
+        been); create_unknown, replace_unknown, delete_unknown (no usable answer: the
+        change may or may not have happened)."""
         at = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
         n_bytes, sha = _digest(content)
         prev_bytes, prev_sha = _digest(previous_content)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.budgets import INLINE_MAX_BYTES, RAW_MAX_BYTES, fits_inline
 from ..core.project_paths import is_canonical_uuid
-from ..errors import DocNotFound, DownloadFailed, ProjectsApiError
+from ..errors import DocNotFound, DownloadFailed, DownloadSizeMismatch, ProjectsApiError
 from . import wire
 from .api import ProjectsApi
 from .downloads import DownloadDir
@@ -94,12 +94,7 @@ async def download_raw(
                 "local_file": str(saved), "bytes": len(data),
             }
         sizes.append((reported, len(data)))
-    detail = ", ".join(f"reported {r:,} bytes, decoded {d:,}" for r, d in sizes)
-    raise DownloadFailed(
-        file_uuid,
-        f"size mismatch twice ({detail}): the upload may be under concurrent modification; "
-        "retry when it is saved",
-    )
+    raise DownloadSizeMismatch(file_uuid, sizes)
 
 
 def decode_raw(answer: dict[str, Any], file_uuid: str) -> tuple[bytes, int]:

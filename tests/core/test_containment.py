@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from jupyter_design_projects.core.containment import (
-    is_strictly_within,
     is_within,
     lexical_resolve,
 )
@@ -42,11 +41,3 @@ def test_lexical_resolve(base: str, path: str, expected: str) -> None:
 )
 def test_is_within(root: str, candidate: str, inside: bool) -> None:
     assert is_within(root, candidate) is inside
-
-
-@pytest.mark.parametrize(
-    ("root", "candidate", "inside"),
-    [("/a/b", "/a/b/c", True), ("/a/b", "/a/b", False), ("/a/b", "/a/b/.", False)],
-)
-def test_is_strictly_within(root: str, candidate: str, inside: bool) -> None:
-    assert is_strictly_within(root, candidate) is inside

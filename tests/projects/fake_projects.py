@@ -1,5 +1,6 @@
 """An in-memory stand-in for both Projects routes behind httpx.MockTransport, for unit
-tests that need exact control (ids, sizes, failures, concurrency) without a service."""
+tests that need exact control (ids, sizes, failures, concurrency) without a service, and
+the `ensure_scopes` stand-in those tests give the client."""
 
 from __future__ import annotations
 
@@ -17,6 +18,20 @@ PROJECT = "0f8fad5b-d9cb-469f-a165-70867728950e"
 WEB = "http://127.0.0.1:9"
 PREFIX = f"/api/organizations/{ORG}/projects/{PROJECT}"
 SESSION_PATH = "/v2/ccr-sessions/-/chat-project"
+JWT = "eyJhbGciOiJIUzI1NiJ9.session-token-value-0123456789"
+ROUTES = ["org", "remote-session"]
+
+
+class Scopes:
+    """The `ensure_scopes` callback: counts its calls and returns `notice`."""
+
+    def __init__(self, notice: str | None = "scopes added") -> None:
+        self.calls = 0
+        self.notice = notice
+
+    async def __call__(self) -> str | None:
+        self.calls += 1
+        return self.notice
 
 
 class FakeProjects:
@@ -26,6 +41,8 @@ class FakeProjects:
         self.max_knowledge_size = 2_000_000
         self.requests: list[tuple[str, str, Any]] = []
         self.headers: list[httpx.Headers] = []
+        #: the query parameters of each request, in order
+        self.queries: list[dict[str, str]] = []
         #: (method, path, body) -> a Response (or an awaitable of one) that replaces the
         #: real answer, or None
         self.intercept: Callable[[str, str, Any], httpx.Response | None] | None = None
@@ -80,6 +97,7 @@ class FakeProjects:
         path = request.url.path
         self.requests.append((request.method, path, body))
         self.headers.append(request.headers)
+        self.queries.append(dict(request.url.params))
         if self.intercept is not None:
             replaced = self.intercept(request.method, path, body)
             if inspect.isawaitable(replaced):

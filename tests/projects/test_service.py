@@ -22,7 +22,7 @@ from jupyter_design_projects.core.redaction import REDACTED
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from jupyter_design_projects.errors import (
     DocNotFound,
-    DownloadFailed,
+    DownloadSizeMismatch,
     KnowledgeBudgetExceeded,
     PathRejected,
     ProjectsApiError,
@@ -178,9 +178,10 @@ async def test_a_size_misreported_twice_fails_with_no_file_left(
                              temp_dir=tmp_path / "dl") as client:
         upload = next(u for u in (await client.info())["uploads"] if u["file_kind"] == "image")
         file_uuid = upload["file_uuid"]
-        with pytest.raises(DownloadFailed) as caught:
+        with pytest.raises(DownloadSizeMismatch) as caught:
             await client.read(upload["path"])
     assert caught.value.file_uuid == file_uuid and len(raw_requests) == 2
+    assert len(caught.value.sizes) == 2
     assert not (tmp_path / "dl").exists() or list((tmp_path / "dl").iterdir()) == []
 
 
@@ -283,15 +284,11 @@ async def test_the_knowledge_budget_at_its_exact_boundary(
 async def test_a_remote_session_replace_failing_after_the_delete_is_half_done(
         service, switches, open_projects) -> None:
     name = unique("half")
-
-    def fail_the_create_after_the_delete(op: str) -> None:
-        if op == "delete-doc":
-            switches.fail("/v2/ccr-sessions/-/chat-project", method="POST", status=500,
-                          body={"error": "injected", "code": "api_error"})
-
-    async with open_projects(service, "remote-session",
-                             transport=Arming(after=fail_the_create_after_the_delete)) as client:
+    async with open_projects(service, "remote-session") as client:
         created = await client.write(name, content="precious")
+        # the next write-doc — the create that follows the replace's delete — is refused
+        switches.fail("/v2/ccr-sessions/-/chat-project", method="POST", op="write-doc",
+                      status=500, body={"error": "injected", "code": "api_error"})
         with pytest.raises(ReplaceIncomplete) as caught:
             await client.write(name, content="replacement")
         paths = [d["path"] for d in (await client.info())["docs"]]
@@ -299,6 +296,7 @@ async def test_a_remote_session_replace_failing_after_the_delete_is_half_done(
         restored = await client.restore(entry["id"])
         content = (await client.read(f"claude/{name}"))["content"]
         await client.delete(f"claude/{name}")
+    assert type(caught.value) is ReplaceIncomplete
     assert caught.value.deleted_doc_uuid == created["doc_uuid"]
     assert f"claude/{name}" not in paths  # the truth: the old doc is gone
     assert (entry["action"], entry["has_previous"]) == ("replace_incomplete", True)

@@ -170,6 +170,37 @@ def test_a_symlink_swapped_in_before_open_is_refused(cwd: Path, tmp_path: Path) 
     assert rejected("notes.md", cwd, hook=swap_at("checked", to_symlink)) == "replaced"
 
 
+def test_a_symlink_swapped_in_before_open_is_never_opened(cwd: Path, tmp_path: Path) -> None:
+    # O_NOFOLLOW: the open itself fails, so the link's target is not even opened
+    opened: list[str] = []
+
+    def spy(path: str, flags: int) -> int:
+        fd = os.open(path, flags)
+        opened.append(path)
+        return fd
+
+    def to_symlink() -> None:
+        os.unlink(cwd / "notes.md")
+        (cwd / "notes.md").symlink_to(tmp_path / "outside" / "secret.txt")
+
+    hook = swap_at("checked", to_symlink)
+    assert rejected("notes.md", cwd, hook=hook, opener=spy) == "replaced"
+    assert opened == []
+
+
+def test_the_file_is_opened_read_only_without_following_links_or_blocking(cwd: Path) -> None:
+    seen: list[int] = []
+
+    def spy(path: str, flags: int) -> int:
+        seen.append(flags)
+        return os.open(path, flags)
+
+    read_local_text("notes.md", cwd, opener=spy)
+    (flags,) = seen
+    assert flags & os.O_ACCMODE == os.O_RDONLY
+    assert flags & os.O_NOFOLLOW and flags & os.O_NONBLOCK
+
+
 @pytest.mark.timeout(20)
 def test_a_fifo_swapped_in_before_open_is_refused_without_blocking(cwd: Path) -> None:
     def to_fifo() -> None:

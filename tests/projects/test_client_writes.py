@@ -1,0 +1,334 @@
+"""ProjectsClient against the in-memory fake: write (content xor local_path, path rules,
+the knowledge budget, replace on each route and the half-done one), delete, and the
+journal of every remote change — including those whose outcome is unknown — with restore."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from typing import Any
+
+import httpx
+import pytest
+from fake_projects import ROUTES, FakeProjects, error, flat
+
+from jupyter_design_projects.core.project_paths import RULE_UPLOAD
+from jupyter_design_projects.errors import (
+    DocNotFound,
+    InvalidProjectsArgument,
+    KnowledgeBudgetExceeded,
+    PathRejected,
+    ProjectsApiError,
+    ReplaceIncomplete,
+    ReplaceOutcomeUnknown,
+    TransportError,
+    UploadRejected,
+)
+from jupyter_design_projects.projects.journal import Journal
+
+# ---------------------------------------------------------------- write and delete
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kwargs", [{}, {"content": "a", "local_path": "b"}])
+async def test_write_needs_exactly_one_of_content_and_local_path(make, fake, kwargs) -> None:
+    with pytest.raises(InvalidProjectsArgument):
+        await make().write("a.md", **kwargs)
+    assert fake.requests == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize(("path", "existing", "final", "replaced"), [
+    ("notes.md", None, "claude/notes.md", False),
+    ("./notes.md", None, "claude/notes.md", False),
+    ("team/notes.md", None, "team/notes.md", False),
+    ("notes.md", "notes.md", "notes.md", True),
+    ("notes.md", "claude/notes.md", "claude/notes.md", True),
+])
+async def test_write_resolves_the_path(make, fake, route, path, existing, final, replaced) -> None:
+    if existing:
+        fake.add_doc(existing, "old")
+    result = await make(route).write(path, content="new")
+    assert (result["path"], result["replaced"], result["bytes"]) == (final, replaced, 3)
+    assert [d["content"] for d in fake.docs.values() if d["file_name"] == final] == ["new"]
+    assert len(fake.docs) == 1
+
+
+@pytest.mark.asyncio
+async def test_org_replace_is_one_patch(make, fake) -> None:
+    doc_uuid = fake.add_doc("a.md", "old")
+    result = await make(journal=False).write("a.md", content="new")
+    assert result["doc_uuid"] == doc_uuid
+    assert [m for m, _p, _b in fake.requests] == ["GET", "PATCH"]
+
+
+@pytest.mark.asyncio
+async def test_remote_session_replace_is_delete_then_create(make, fake) -> None:
+    fake.add_doc("a.md", "old")
+    await make("remote-session", journal=False).write("a.md", content="new")
+    assert [b["op"] for _m, _p, b in fake.requests] == ["detail", "delete-doc", "write-doc"]
+
+
+@pytest.mark.asyncio
+async def test_a_create_failing_after_the_delete_is_a_half_done_replace(make, fake) -> None:
+    doc_uuid = fake.add_doc("a.md", "old content")
+    fake.intercept = lambda m, p, b: (flat(500, "create failed")
+                                      if b.get("op") == "write-doc" else None)
+    client = make("remote-session")
+    with pytest.raises(ReplaceIncomplete) as caught:
+        await client.write("a.md", content="new")
+    assert type(caught.value) is ReplaceIncomplete  # refused: the new doc surely is not there
+    assert (caught.value.path, caught.value.deleted_doc_uuid) == ("a.md", doc_uuid)
+    assert fake.docs == {}
+    entry = client.history()[0]
+    assert (entry["action"], entry["previous_doc_uuid"], entry["has_previous"]) == (
+        "replace_incomplete", doc_uuid, True)
+    fake.intercept = None
+    restored = await client.restore(entry["id"])
+    assert (restored["path"], restored["replaced"]) == ("a.md", False)
+    assert [d["content"] for d in fake.docs.values()] == ["old content"]
+
+
+@pytest.mark.asyncio
+async def test_a_failed_delete_of_a_remote_session_replace_changes_nothing(make, fake) -> None:
+    fake.add_doc("a.md", "old")
+    fake.intercept = lambda m, p, b: flat(500, "no") if b.get("op") == "delete-doc" else None
+    client = make("remote-session")
+    with pytest.raises(ProjectsApiError):
+        await client.write("a.md", content="new")
+    assert [d["content"] for d in fake.docs.values()] == ["old"]
+    assert client.history() == []  # a refusal changed nothing, so nothing is journaled
+
+
+def dropped(method: str | None = None, op: str | None = None):
+    """An intercept whose matching doc request never gets an answer (connection dropped)."""
+
+    def intercept(m: str, p: str, b: Any) -> None:
+        if (m == method and "/docs" in p) or (op is not None and (b or {}).get("op") == op):
+            raise httpx.ConnectError("connection dropped")
+
+    return intercept
+
+
+def landed_with_a_broken_answer(fake: FakeProjects):
+    """An intercept whose write-doc is carried out but answered with a non-canonical id."""
+
+    def intercept(m: str, p: str, b: Any) -> httpx.Response | None:
+        if (b or {}).get("op") != "write-doc":
+            return None
+        fake.add_doc(b["file_name"], b["content"])
+        return httpx.Response(201, json={"uuid": "NOT-A-UUID", "file_name": b["file_name"],
+                                         "content": b["content"]})
+
+    return intercept
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("failure", ["dropped", "broken answer"])
+async def test_a_create_without_a_usable_answer_after_the_delete_may_have_landed(
+        make, fake, failure) -> None:
+    doc_uuid = fake.add_doc("a.md", "old content")
+    fake.intercept = (dropped(op="write-doc") if failure == "dropped"
+                      else landed_with_a_broken_answer(fake))
+    client = make("remote-session")
+    with pytest.raises(ReplaceOutcomeUnknown) as caught:
+        await client.write("a.md", content="new")
+    assert (caught.value.path, caught.value.deleted_doc_uuid) == ("a.md", doc_uuid)
+    assert [d["content"] for d in fake.docs.values()] == (
+        [] if failure == "dropped" else ["new"])
+    entry = client.history()[0]
+    assert (entry["action"], entry["previous_doc_uuid"], entry["has_previous"]) == (
+        "replace_incomplete", doc_uuid, True)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("route", "method", "op", "existing", "call", "action"), [
+    ("org", "POST", None, False, "write", "create_unknown"),
+    ("org", "PATCH", None, True, "write", "replace_unknown"),
+    ("org", "DELETE", None, True, "delete", "delete_unknown"),
+    ("remote-session", None, "write-doc", False, "write", "create_unknown"),
+    ("remote-session", None, "delete-doc", True, "write", "replace_unknown"),
+    ("remote-session", None, "delete-doc", True, "delete", "delete_unknown"),
+])
+async def test_a_change_without_an_answer_is_journaled_as_unknown(
+        make, fake, route, method, op, existing, call, action) -> None:
+    if existing:
+        fake.add_doc("claude/a.md", "old")
+    fake.intercept = dropped(method, op)
+    client = make(route)
+    with pytest.raises(TransportError):
+        if call == "write":
+            await client.write("a.md", content="new")
+        else:
+            await client.delete("claude/a.md")
+    entry = client.history()[0]
+    assert (entry["action"], entry["path"], entry["has_previous"]) == (
+        action, "claude/a.md", existing)
+    assert entry["bytes"] == (None if call == "delete" else 3)
+    if existing:  # what the change may have removed can be put back
+        fake.intercept = None
+        await client.restore(entry["id"])
+        assert [d["content"] for d in fake.docs.values()] == ["old"]
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_write_is_journaled_as_unknown(make, fake) -> None:
+    fake.add_doc("a.md", "old")
+    in_flight, never = asyncio.Event(), asyncio.Event()
+
+    async def hang(m: str, p: str, b: Any) -> None:
+        if m == "PATCH":
+            in_flight.set()
+            await never.wait()
+
+    fake.intercept = hang
+    client = make()
+    task = asyncio.create_task(client.write("a.md", content="new"))
+    async with asyncio.timeout(10):
+        await in_flight.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    entry = client.history()[0]
+    assert (entry["action"], entry["has_previous"]) == ("replace_unknown", True)
+
+
+@pytest.mark.asyncio
+async def test_a_refused_create_is_not_journaled(make, fake) -> None:
+    fake.intercept = lambda m, p, b: error(500, "api_error", "no") if m == "POST" else None
+    client = make()
+    with pytest.raises(ProjectsApiError):
+        await client.write("a.md", content="x")
+    assert client.history() == []
+
+
+@pytest.mark.asyncio
+async def test_a_journal_that_cannot_record_is_reported_on_the_result(
+        make, fake, monkeypatch) -> None:
+    client = make()
+
+    def full(**entry: Any) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(client._journal, "record", full)
+    result = await client.write("a.md", content="x")
+    assert "journal_id" not in result and result["journal_warning"]
+    assert [d["content"] for d in fake.docs.values()] == ["x"]  # the write is not misreported
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_the_knowledge_budget_allows_exactly_the_maximum(make, fake, route) -> None:
+    fake.add_doc("a.md", "x" * 40)  # 10 tokens
+    fake.max_knowledge_size = 10 + 3
+    result = await make(route).write("b.md", content="y" * 12)  # 3 tokens
+    assert result["path"] == "claude/b.md"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_one_token_over_the_budget_is_refused_before_any_write(make, fake, route) -> None:
+    fake.add_doc("a.md", "x" * 40)
+    fake.max_knowledge_size = 10 + 3
+    with pytest.raises(KnowledgeBudgetExceeded) as caught:
+        await make(route).write("a.md", content="y" * 13)  # 4 tokens, a replace
+    assert (caught.value.knowledge_size, caught.value.estimate,
+            caught.value.max_knowledge_size) == (10, 4, 13)
+    assert len(fake.requests) == 1  # the detail only
+    assert [d["content"] for d in fake.docs.values()] == ["x" * 40]
+
+
+@pytest.mark.asyncio
+async def test_write_from_local_path_uploads_the_file_text(make, fake, tmp_path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "report.md").write_text("# Report\n")
+    result = await make().write("report.md", local_path="report.md")
+    assert result["local_path"] == os.path.realpath(tmp_path / "work" / "report.md")
+    assert [d["content"] for d in fake.docs.values()] == ["# Report\n"]
+
+
+@pytest.mark.asyncio
+async def test_a_refused_local_path_sends_nothing(make, fake, tmp_path) -> None:
+    (tmp_path / "work").mkdir()
+    with pytest.raises(UploadRejected) as caught:
+        await make().write("x.md", local_path="../journal.db")
+    assert caught.value.rule == "outside_cwd"
+    assert fake.requests == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_delete_removes_a_text_doc(make, fake, route) -> None:
+    doc_uuid = fake.add_doc("a.md", "x")
+    result = await make(route).delete("./a.md")
+    assert (result["path"], result["doc_uuid"], result["deleted"]) == ("a.md", doc_uuid, True)
+    assert fake.docs == {}
+
+
+@pytest.mark.asyncio
+async def test_an_upload_cannot_be_deleted(make, fake) -> None:
+    fake.add_file("r.pdf", "document", b"x")
+    with pytest.raises(PathRejected) as caught:
+        await make().delete("r.pdf")
+    assert caught.value.rule == RULE_UPLOAD
+    assert [m for m, _p, _b in fake.requests] == ["GET"]
+
+
+@pytest.mark.asyncio
+async def test_deleting_a_missing_doc_lists_what_exists(make, fake) -> None:
+    fake.add_doc("a.md", "x")
+    with pytest.raises(DocNotFound) as caught:
+        await make().delete("b.md")
+    assert caught.value.available == ["a.md"]
+
+
+# ---------------------------------------------------------------- journal and restore
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_journal_and_restore_round_trip(make, fake, route) -> None:
+    client = make(route)
+    created = await client.write("notes.md", content="v1")
+    await client.write("notes.md", content="v2")
+    await client.delete("claude/notes.md")
+    history = client.history()
+    assert [e["action"] for e in history] == ["delete", "replace", "create"]
+    assert history[2]["doc_uuid"] == created["doc_uuid"] and history[2]["bytes"] == 2
+    assert [e["has_previous"] for e in history] == [True, True, False]
+    restored = await client.restore(history[0]["id"])  # brings back v2
+    assert (restored["path"], restored["restored_from"]) == ("claude/notes.md", history[0]["id"])
+    assert [d["content"] for d in fake.docs.values()] == ["v2"]
+    await client.restore(history[1]["id"])  # the replace removed v1
+    assert [d["content"] for d in fake.docs.values()] == ["v1"]
+    assert client.history(limit=1)[0]["restored_from"] == history[1]["id"]
+
+
+@pytest.mark.asyncio
+async def test_restore_keeps_a_bare_path_bare(make, fake) -> None:
+    fake.add_doc("README.md", "original")
+    client = make()
+    await client.delete("README.md")
+    result = await client.restore(client.history()[0]["id"])
+    assert result["path"] == "README.md"
+
+
+@pytest.mark.asyncio
+async def test_an_entry_without_previous_content_cannot_be_restored(make, fake) -> None:
+    client = make()
+    await client.write("a.md", content="x")
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await client.restore(client.history()[0]["id"])
+    assert caught.value.field == "entry_id"
+
+
+@pytest.mark.asyncio
+async def test_another_projects_entry_cannot_be_restored(make, fake, tmp_path) -> None:
+    other = Journal(tmp_path / "journal.db").record(
+        project_uuid="99999999-2222-4333-8444-555555555555", action="delete", path="a.md",
+        doc_uuid=None, previous_content="theirs")
+    with pytest.raises(InvalidProjectsArgument):
+        await make().restore(other)
+    assert fake.requests == []
