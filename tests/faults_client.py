@@ -23,18 +23,20 @@ class FaultsClient:
     def _post(self, route: str, **body: Any) -> Any:
         return self._request("POST", route, {k: v for k, v in body.items() if v is not None})
 
-    # the next `count` matching requests get a replaced answer
+    # the next `count` matching requests get a replaced answer; `rpc_method` and `tool`
+    # match a POST to the Design MCP endpoint, `op` a POST to the remote-session route
     def fail(self, path: str, *, status: int, body: Any = None, headers: dict | None = None,
              count: int = 1, method: str | None = None, rpc_method: str | None = None,
-             tool: str | None = None) -> Any:
+             tool: str | None = None, op: str | None = None) -> Any:
         extra = {"body": body} if body is not None else {}
         return self._post("fail", path=path, status=status, headers=headers, count=count,
-                          method=method, rpc_method=rpc_method, tool=tool, **extra)
+                          method=method, rpc_method=rpc_method, tool=tool, op=op, **extra)
 
     def sse(self, path: str, *, count: int = 1, method: str | None = None,
-            rpc_method: str | None = None, tool: str | None = None) -> Any:
+            rpc_method: str | None = None, tool: str | None = None,
+            op: str | None = None) -> Any:
         return self._post("sse", path=path, count=count, method=method, rpc_method=rpc_method,
-                          tool=tool)
+                          tool=tool, op=op)
 
     def latency(self, path: str, *, ms: int, count: int = 1) -> Any:
         return self._post("latency", path=path, ms=ms, count=count)

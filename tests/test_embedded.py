@@ -49,6 +49,13 @@ def test_the_default_data_dir_is_under_the_user_data_dir() -> None:
     assert "jupyter-design-projects" in str(path)
 
 
+def test_a_bare_jdp_server_uses_the_embedded_default_data_dir() -> None:
+    """The two halves may not import each other, so each names the directory; they agree."""
+    from jupyter_design_projects.server import cli
+
+    assert cli.default_data_dir() == embedded.default_data_dir()
+
+
 def _gone(pid: int) -> bool:
     """No such process, or only a zombie left for init to reap."""
     try:

@@ -13,13 +13,14 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from . import (
     design_gate,
     design_mcp,
     design_rest,
     design_store,
+    fault_routes,
     faults,
     oauth,
     projects_api,
@@ -30,7 +31,18 @@ from . import (
 from .bodies import BodyLimit
 from .context import ServiceConfig, ServiceContext
 from .database import Database
-from .envelopes import STATUS_KINDS, ApiError, envelope, envelope_body, raw_envelope
+from .envelopes import (
+    ENVELOPE,
+    FLAT,
+    MCP,
+    OAUTH,
+    STATUS_KINDS,
+    ApiError,
+    JsonAnswer,
+    envelope,
+    error_payload,
+    send_error,
+)
 
 log = logging.getLogger("jupyter_design_projects.server")
 
@@ -55,6 +67,15 @@ def build_context(config: ServiceConfig) -> ServiceContext:
     return ctx
 
 
+#: the routes whose errors are not the §0 envelope (PROTOCOL §1, §3, §5)
+SHAPES = {remote_session.PATH: FLAT, oauth.TOKEN_PATH: OAUTH, design_gate.MCP_PATH: MCP}
+
+
+def error_shape(path: str) -> str:
+    """The error shape of the route family `path` belongs to."""
+    return SHAPES.get(path.rstrip("/") or "/", ENVELOPE)
+
+
 def _host_of(value: str) -> str:
     if value.startswith("["):
         return value[1:].split("]", 1)[0]
@@ -62,8 +83,8 @@ def _host_of(value: str) -> str:
 
 
 class HostCheck:
-    """Answers requests whose Host is not loopback (or the configured host) with a 400
-    envelope: a browser page elsewhere cannot rebind a name to this service."""
+    """Answers requests whose Host is not loopback (or the configured host) with a 400 in
+    the route's error shape: a browser page elsewhere cannot rebind a name to this service."""
 
     def __init__(self, app: Any, config: ServiceConfig) -> None:
         self.app = app
@@ -73,11 +94,8 @@ class HostCheck:
         if scope["type"] == "http":
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
             if _host_of(host).lower() not in self.allowed:
-                status, headers, body = raw_envelope(400, "invalid_request_error",
-                                                     "Unexpected Host header.")
-                await send({"type": "http.response.start", "status": status,
-                            "headers": headers})
-                await send({"type": "http.response.body", "body": body})
+                await send_error(send, 400, "invalid_request_error",
+                                 "Unexpected Host header.", error_shape(scope["path"]))
                 return
         await self.app(scope, receive, send)
 
@@ -92,13 +110,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     kind = STATUS_KINDS.get(exc.status_code, "invalid_request_error")
     message = {404: "No such route.", 405: "Method not allowed on this route."}.get(
         exc.status_code, str(exc.detail))
-    return JSONResponse(envelope_body(kind, message), status_code=exc.status_code,
-                        headers=exc.headers)
+    return JsonAnswer(error_payload(error_shape(request.url.path), kind, message),
+                        status_code=exc.status_code, headers=exc.headers)
 
 
 async def _bug(request: Request, exc: Exception) -> Response:
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse(envelope_body("api_error", "Internal error in the reference service."),
+    return JsonAnswer(error_payload(error_shape(request.url.path), "api_error",
+                                      "Internal error in the reference service."),
                         status_code=500)
 
 
@@ -109,7 +128,7 @@ def create_app(config: ServiceConfig) -> Starlette:
     routes = (oauth.routes(ctx) + projects_api.routes(ctx) + remote_session.routes(ctx)
               + design_rest.routes(ctx) + [mcp_route])
     if ctx.faults is not None:
-        routes += faults.routes(ctx)
+        routes += fault_routes.routes(ctx)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -117,7 +136,8 @@ def create_app(config: ServiceConfig) -> Starlette:
             yield
 
     middleware = [Middleware(HostCheck, config=config),
-                  Middleware(BodyLimit, max_bytes=config.max_body_bytes)]
+                  Middleware(BodyLimit, max_bytes=config.max_body_bytes,
+                             shape_of=error_shape)]
     if ctx.faults is not None:
         middleware.append(Middleware(faults.FaultMiddleware, ctx=ctx))
     middleware.append(Middleware(design_gate.DesignGate, ctx=ctx))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal, overload
 
 from starlette.requests import Request
 
-from .envelopes import ApiError, raw_envelope
+from .envelopes import ENVELOPE, ApiError, send_error
 from .request_body import Disconnected, read_body, replay
 
 #: characters that look like a path separator but do not normalise to one
@@ -17,36 +18,38 @@ _SLASH_LOOKALIKES = frozenset("\u2215\u2044\u29f8\uff0f\u2571")
 
 
 class BodyLimit:
-    """Refuses request bodies above `max_bytes` with a 413 envelope before any route parses
-    them (by Content-Length, and by counting when the length is not declared)."""
+    """Refuses request bodies above `max_bytes` with a 413 before any route parses them (by
+    Content-Length, and by counting when the length is not declared), in the error shape
+    `shape_of(path)` names for the route."""
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
+    def __init__(self, app: Any, max_bytes: int,
+                 shape_of: Callable[[str], str] = lambda path: ENVELOPE) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.shape_of = shape_of
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        shape = self.shape_of(scope["path"])
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > self.max_bytes:
-            await _refuse(send, self.max_bytes)
+            await _refuse(send, self.max_bytes, shape)
             return
         try:
             body = await read_body(receive, self.max_bytes)
         except Disconnected:
             return
         if body is None:
-            await _refuse(send, self.max_bytes)
+            await _refuse(send, self.max_bytes, shape)
             return
         await self.app(scope, replay(body, receive), send)
 
 
-async def _refuse(send: Any, limit: int) -> None:
-    status, headers, body = raw_envelope(
-        413, "request_too_large", f"The request body is larger than {limit:,} bytes.")
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+async def _refuse(send: Any, limit: int, shape: str) -> None:
+    await send_error(send, 413, "request_too_large",
+                     f"The request body is larger than {limit:,} bytes.", shape)
 
 
 def _no_constants(name: str) -> Any:
@@ -78,6 +81,12 @@ def only(body: dict[str, Any], *allowed: str) -> dict[str, Any]:
     return body
 
 
+@overload
+def string(body: dict[str, Any], name: str, *, min_len: int = 1, max_len: int = 4096,
+           required: Literal[True] = True) -> str: ...
+@overload
+def string(body: dict[str, Any], name: str, *, min_len: int = 1, max_len: int = 4096,
+           required: bool) -> str | None: ...
 def string(body: dict[str, Any], name: str, *, min_len: int = 1, max_len: int = 4096,
            required: bool = True) -> str | None:
     """A string field of 1..max_len characters (or None when optional and absent)."""

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from .context import Principal, ServiceContext
 from .design_errors import NotFound
 from .design_store import DesignStore
+from .envelopes import JSON_TYPE
 from .request_body import Disconnected, read_body, replay
 
 MCP_PATH = "/v1/design/mcp"
@@ -120,7 +121,7 @@ class DesignGate:
 async def _answer(send: Any, status: int, payload: dict[str, Any],
                   extra_headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     body = json.dumps(payload).encode()
-    headers = [(b"content-type", b"application/json"),
+    headers = [(b"content-type", JSON_TYPE.encode()),
                (b"content-length", str(len(body)).encode()), *extra_headers]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

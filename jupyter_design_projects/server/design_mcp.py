@@ -24,6 +24,14 @@ _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 ProjectId = Annotated[str, Field(description="The Design project's id.", max_length=4096)]
 PlanToken = Annotated[str, Field(description="A token from finalize_plan covering the targets.",
                                  max_length=65536)]
+#: membership and sharing take a plan_token the PROTOCOL §3 table does not list: optional in
+#: the schema (so a call without one is a plan refusal, not a schema error), checked always
+SENSITIVE_PLAN_TOKEN = ("plan_token (not in the published input table): a finalize_plan token "
+                        "for this project, with any path sets; the call is refused without "
+                        "one.")
+SensitivePlanToken = Annotated[Annotated[str, Field(max_length=65536)] | None, Field(
+    description="A finalize_plan token for this project; required, though optional in this "
+    "schema.")]
 Role = Literal["viewer", "commenter", "editor", "admin"]
 
 
@@ -75,12 +83,15 @@ CATALOGUE: dict[str, tuple[ToolAnnotations, str]] = {
     "delete_files": (_hints(False, True, False), "Delete files; needs a plan token."),
     "render_preview": (READ, "Render a page: its text, failed requests and a PNG picture."),
     "list_members": (READ, "List the project's members and their roles."),
-    "add_member": (_hints(False, True, False), "Add a member by email; needs a plan token."),
+    "add_member": (_hints(False, True, False),
+                   "Add a member by email with a role. Needs " + SENSITIVE_PLAN_TOKEN),
     "update_member_role": (_hints(False, True, True),
-                           "Change a member's role; needs a plan token."),
-    "remove_member": (_hints(False, True, True), "Remove a member; needs a plan token."),
+                           "Change a member's role. Needs " + SENSITIVE_PLAN_TOKEN),
+    "remove_member": (_hints(False, True, True),
+                      "Remove a member. Needs " + SENSITIVE_PLAN_TOKEN),
     "update_sharing": (_hints(False, True, True),
-                       "Change who can open the project; needs a plan token."),
+                       "Change who can open the project (scope, link_permission). Needs "
+                       + SENSITIVE_PLAN_TOKEN),
 }
 
 
@@ -183,25 +194,25 @@ def _register(server: MCPServer, ops: DesignOperations) -> None:
         return call(ctx, "list_members", project_id=project_id)
 
     def add_member(project_id: ProjectId, role: Role, email: Annotated[str, Field(
-            max_length=4096)], ctx: Context, plan_token: PlanToken | None = None
+            max_length=4096)], ctx: Context, plan_token: SensitivePlanToken = None
                    ) -> CallToolResult:
         return call(ctx, "add_member", project_id=project_id, role=role, email=email,
                     plan_token=plan_token)
 
-    def update_member_role(project_id: ProjectId, account_uuid: str, role: Role,
-                           ctx: Context, plan_token: PlanToken | None = None) -> CallToolResult:
+    def update_member_role(project_id: ProjectId, account_uuid: str, role: Role, ctx: Context,
+                           plan_token: SensitivePlanToken = None) -> CallToolResult:
         return call(ctx, "update_member_role", project_id=project_id,
                     account_uuid=account_uuid, role=role, plan_token=plan_token)
 
     def remove_member(project_id: ProjectId, account_uuid: str, ctx: Context,
-                      plan_token: PlanToken | None = None) -> CallToolResult:
+                      plan_token: SensitivePlanToken = None) -> CallToolResult:
         return call(ctx, "remove_member", project_id=project_id, account_uuid=account_uuid,
                     plan_token=plan_token)
 
     def update_sharing(project_id: ProjectId, ctx: Context,
                        scope: Literal["private", "org", "link"] | None = None,
                        link_permission: Literal["view", "comment", "edit"] | None = None,
-                       plan_token: PlanToken | None = None) -> CallToolResult:
+                       plan_token: SensitivePlanToken = None) -> CallToolResult:
         return call(ctx, "update_sharing", project_id=project_id, scope=scope,
                     link_permission=link_permission, plan_token=plan_token)
 

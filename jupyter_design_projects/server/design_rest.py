@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .bodies import parse_object
@@ -16,7 +16,8 @@ from .context import Principal, ServiceContext
 from .design_errors import NotFound
 from .design_gate import WWW_AUTHENTICATE, authenticate, has_design_scopes
 from .design_store import DesignStore
-from .envelopes import ApiError, envelope
+from .envelopes import ApiError, JsonAnswer, envelope
+from .request_body import Disconnected, read_body
 
 CONSENT_NAME = "agent_design_projects"
 #: Design REST bodies are tiny; anything larger is refused before parsing
@@ -43,7 +44,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return endpoint
 
     async def get_consent(request: Request, principal: Principal) -> Response:
-        return JSONResponse({CONSENT_NAME: store.consent(principal.user_id)})
+        return JsonAnswer({CONSENT_NAME: store.consent(principal.user_id)})
 
     async def post_consent(request: Request, principal: Principal) -> Response:
         await _consent_body(request, required=True)
@@ -57,7 +58,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return Response(status_code=204)
 
     async def get_grants(request: Request, principal: Principal) -> Response:
-        return JSONResponse({"grants": store.grants(principal.user_id)})
+        return JsonAnswer({"grants": store.grants(principal.user_id)})
 
     async def post_grant(request: Request, principal: Principal) -> Response:
         body = await _body(request, required=True)
@@ -65,14 +66,14 @@ def routes(ctx: ServiceContext) -> list[Route]:
         if not isinstance(project_id, str) or not 1 <= len(project_id) <= 4096:
             raise ApiError("invalid_request_error", "'project_id' must be a string.")
         if not store.consent(principal.user_id):
-            return JSONResponse({"error": "needs_consent"}, status_code=403)
+            return JsonAnswer({"error": "needs_consent"}, status_code=403)
         try:
             grant = store.grant(principal.user_id, project_id)
         except NotFound:
             raise ApiError("not_found_error", "No such Design project.") from None
         if grant is None:
-            return JSONResponse({"error": "grant_ineligible"}, status_code=404)
-        return JSONResponse(grant, status_code=201)
+            return JsonAnswer({"error": "grant_ineligible"}, status_code=404)
+        return JsonAnswer(grant, status_code=201)
 
     async def delete_grant(request: Request, principal: Principal) -> Response:
         if not store.revoke_grant(principal.user_id, request.path_params["project_id"]):
@@ -91,12 +92,13 @@ def routes(ctx: ServiceContext) -> list[Route]:
 
 async def _body(request: Request, *, required: bool) -> dict[str, Any]:
     """The JSON object body (an empty body is `{}` unless required)."""
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise ApiError("request_too_large",
-                           f"The request body is larger than {MAX_BODY_BYTES:,} bytes.")
+    try:
+        raw = await read_body(request.receive, MAX_BODY_BYTES)
+    except Disconnected:
+        raise ApiError("invalid_request_error", "The client went away mid-body.") from None
+    if raw is None:
+        raise ApiError("request_too_large",
+                       f"The request body is larger than {MAX_BODY_BYTES:,} bytes.")
     if not raw.strip() and not required:
         return {}
     return parse_object(raw)

@@ -1,5 +1,6 @@
-"""The error answers of the reference service: the PROTOCOL §0 envelope, the flat OAuth and
-remote-session shapes, and `ApiError`, the one exception a route raises to produce them."""
+"""The error answers of the reference service: the PROTOCOL §0 envelope, the flat OAuth,
+remote-session and MCP-endpoint shapes, and `ApiError`, the one exception a route raises to
+produce them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,16 @@ KINDS = {
     "overloaded_error": 529,
 }
 STATUS_KINDS = {status: kind for kind, status in KINDS.items()}
+
+
+#: PROTOCOL §0: every JSON answer is labelled with its charset
+JSON_TYPE = "application/json; charset=utf-8"
+
+
+class JsonAnswer(JSONResponse):
+    """A JSON answer with the content type PROTOCOL §0 pins."""
+
+    media_type = JSON_TYPE
 
 
 class ApiError(Exception):
@@ -46,19 +57,19 @@ def envelope_body(kind: str, message: str) -> dict[str, Any]:
 
 def envelope(error: ApiError) -> JSONResponse:
     """The org API / Design REST shape: {"type":"error","error":{...},"request_id"}."""
-    return JSONResponse(envelope_body(error.kind, error.message), status_code=error.status,
+    return JsonAnswer(envelope_body(error.kind, error.message), status_code=error.status,
                         headers=error.headers)
 
 
 def flat(error: ApiError) -> JSONResponse:
     """The remote-session shape: {"error": <message>, "code": <kind>}."""
-    return JSONResponse({"error": error.message, "code": error.kind}, status_code=error.status,
+    return JsonAnswer({"error": error.message, "code": error.kind}, status_code=error.status,
                         headers=error.headers)
 
 
 def oauth_error(error: str, description: str, status: int = 400) -> JSONResponse:
     """Flat OAuth errors: {"error": "invalid_grant", "error_description": ...}."""
-    return JSONResponse({"error": error, "error_description": description}, status_code=status,
+    return JsonAnswer({"error": error, "error_description": description}, status_code=status,
                         headers={"cache-control": "no-store"})
 
 
@@ -66,10 +77,35 @@ def no_content() -> Response:
     return Response(status_code=204)
 
 
-def raw_envelope(status: int, kind: str, message: str) -> tuple[int, list[tuple[bytes, bytes]],
-                                                                 bytes]:
-    """The envelope as ASGI parts, for middleware that answers before any route runs."""
-    body = json.dumps(envelope_body(kind, message)).encode()
-    headers = [(b"content-type", b"application/json"),
+#: the error shapes of the route families: the §0 envelope (org API, Design REST, the rest),
+#: the flat remote-session error (§5), the flat OAuth error (§1), the flat MCP-endpoint
+#: error (§3)
+ENVELOPE, FLAT, OAUTH, MCP = "envelope", "flat", "oauth", "mcp"
+
+
+def error_payload(shape: str, kind: str, message: str) -> dict[str, Any]:
+    """An error in the shape of its route family."""
+    if shape == FLAT:
+        return {"error": message, "code": kind}
+    if shape == OAUTH:
+        return {"error": "invalid_request", "error_description": message}
+    if shape == MCP:
+        return {"error": kind}
+    return envelope_body(kind, message)
+
+
+def raw_error(status: int, kind: str, message: str, shape: str = ENVELOPE
+              ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """An error as ASGI parts, for middleware that answers before any route runs."""
+    body = json.dumps(error_payload(shape, kind, message)).encode()
+    headers = [(b"content-type", JSON_TYPE.encode()),
                (b"content-length", str(len(body)).encode())]
     return status, headers, body
+
+
+async def send_error(send: Any, status: int, kind: str, message: str,
+                     shape: str = ENVELOPE) -> None:
+    """Answer an error straight through ASGI `send` (for wrappers that run before routes)."""
+    status, headers, body = raw_error(status, kind, message, shape)
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

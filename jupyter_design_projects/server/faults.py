@@ -1,34 +1,64 @@
-"""Fault injection for tests (only with --faults, loopback clients only): the switches, the
-ASGI wrapper that applies them to matching requests and counts every request, and the
-/_faults control routes."""
+"""Fault injection for tests (only with --faults): the switches of one run, and the ASGI
+wrapper that counts every request and applies the switch that matches it. The /_faults
+control routes that set the switches live in `fault_routes.py`."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import dataclasses
 import gzip
 import io
 import json
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-
-from . import bodies, oauth, projects_store
 from .context import ServiceContext
-from .envelopes import STATUS_KINDS, ApiError, envelope_body, raw_envelope
+from .design_gate import MCP_PATH
+from .envelopes import JSON_TYPE, send_error
+from .remote_session import PATH as SESSION_PATH
 from .request_body import Disconnected, read_body, replay
 
-MCP_PATH = "/v1/design/mcp"
+CONTROL_PREFIX = "/_faults"
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "testclient"})
 #: rules that replace the answer (at most one applies); "latency" only delays it
 TERMINAL_KINDS = ("fail", "sse", "drip", "oversize", "gzip-bomb")
 GZIP_BOMB_BYTES = 64 * 1024 * 1024
-MAX_UPLOAD_BYTES = 24 * 1024 * 1024
+
+
+class Peek(NamedTuple):
+    """What a rule can match inside a POST body: the JSON-RPC method and tool name of an
+    MCP call, the `op` of a remote-session call (None where absent or not a string)."""
+
+    rpc_method: str | None = None
+    tool: str | None = None
+    op: str | None = None
+
+
+def _json_object(body: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def peek(method: str, path: str, body: bytes) -> Peek:
+    """The matchable facts of a request's body (nothing for other routes and methods)."""
+    if method != "POST" or path not in (MCP_PATH, SESSION_PATH):
+        return Peek()
+    message = _json_object(body)
+    if message is None:
+        return Peek()
+    if path == SESSION_PATH:
+        return Peek(op=_text(message.get("op")))
+    rpc_method = _text(message.get("method"))
+    params = message.get("params")
+    tool = _text(params.get("name")) if rpc_method and isinstance(params, dict) else None
+    return Peek(rpc_method=rpc_method, tool=tool)
 
 
 @dataclasses.dataclass
@@ -39,19 +69,20 @@ class Rule:
     method: str | None = None
     rpc_method: str | None = None
     tool: str | None = None
+    op: str | None = None
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    def matches(self, method: str, path: str, rpc: tuple[str | None, str | None]) -> bool:
+    def matches(self, method: str, path: str, facts: Peek) -> bool:
+        """A path ending in `*` is a prefix; every matcher that is set must hold."""
         if self.path.endswith("*"):
             if not path.startswith(self.path[:-1]):
                 return False
         elif path != self.path:
             return False
-        if self.method is not None and self.method.upper() != method:
-            return False
-        if self.rpc_method is not None and self.rpc_method != rpc[0]:
-            return False
-        return self.tool is None or self.tool == rpc[1]
+        return ((self.method is None or self.method.upper() == method)
+                and (self.rpc_method is None or self.rpc_method == facts.rpc_method)
+                and (self.tool is None or self.tool == facts.tool)
+                and (self.op is None or self.op == facts.op))
 
 
 class FaultState:
@@ -76,17 +107,26 @@ class FaultState:
             return True
         return False
 
-    def take(self, method: str, path: str,
-             rpc: tuple[str | None, str | None]) -> tuple[Rule | None, Rule | None]:
+    def count(self, method: str, path: str, facts: Peek) -> None:
+        """One more request on this route (and on its MCP method, tool or session op)."""
+        self.counts[f"{method} {path}"] += 1
+        if facts.rpc_method is not None:
+            self.counts[f"mcp:{facts.rpc_method}"] += 1
+            if facts.rpc_method == "tools/call" and facts.tool is not None:
+                self.counts[f"mcp:tools/call:{facts.tool}"] += 1
+        if facts.op is not None:
+            self.counts[f"session:{facts.op}"] += 1
+
+    def take(self, method: str, path: str, facts: Peek) -> tuple[Rule | None, Rule | None]:
         """The latency rule and the terminal rule for this request, each used up once."""
-        latency = self._take_first(method, path, rpc, ("latency",))
-        terminal = self._take_first(method, path, rpc, TERMINAL_KINDS)
+        latency = self._take_first(method, path, facts, ("latency",))
+        terminal = self._take_first(method, path, facts, TERMINAL_KINDS)
         return latency, terminal
 
-    def _take_first(self, method: str, path: str, rpc: tuple[str | None, str | None],
+    def _take_first(self, method: str, path: str, facts: Peek,
                     kinds: tuple[str, ...]) -> Rule | None:
         for rule in self.rules:
-            if rule.kind in kinds and rule.matches(method, path, rpc):
+            if rule.kind in kinds and rule.matches(method, path, facts):
                 rule.count -= 1
                 if rule.count <= 0:
                     self.rules.remove(rule)
@@ -107,26 +147,14 @@ class FaultState:
         return self._bomb
 
 
-def _peek_rpc(body: bytes) -> tuple[str | None, str | None]:
-    """The JSON-RPC method and, for tools/call, the tool name of an MCP POST body."""
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return None, None
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return None, None
-    params = message.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
-    return message["method"], name if isinstance(name, str) else None
-
-
 def is_loopback(scope: dict) -> bool:
     client = scope.get("client")
-    return bool(client) and client[0] in LOOPBACK_CLIENTS
+    return client is not None and client[0] in LOOPBACK_CLIENTS
 
 
 class FaultMiddleware:
-    """Counts every request and applies the switch that matches it, if any."""
+    """Counts every request and applies the switch that matches it, if any; the control
+    routes answer loopback clients only (anyone else gets a 404 envelope)."""
 
     def __init__(self, app: Any, ctx: ServiceContext) -> None:
         self.app = app
@@ -137,10 +165,9 @@ class FaultMiddleware:
         if scope["type"] != "http" or state is None:
             await self.app(scope, receive, send)
             return
-        if scope["path"].startswith("/_faults"):
+        if scope["path"].startswith(CONTROL_PREFIX):
             if not is_loopback(scope):
-                status, headers, body = raw_envelope(404, "not_found_error", "Not found.")
-                await _answer(send, status, headers, body)
+                await send_error(send, 404, "not_found_error", "Not found.")
                 return
             await self.app(scope, receive, send)
             return
@@ -149,13 +176,9 @@ class FaultMiddleware:
         except Disconnected:
             return
         method, path = scope["method"], scope["path"]
-        rpc = _peek_rpc(body) if method == "POST" and path == MCP_PATH else (None, None)
-        state.counts[f"{method} {path}"] += 1
-        if rpc[0] is not None:
-            state.counts[f"mcp:{rpc[0]}"] += 1
-            if rpc[0] == "tools/call" and rpc[1] is not None:
-                state.counts[f"mcp:tools/call:{rpc[1]}"] += 1
-        latency, rule = state.take(method, path, rpc)
+        facts = peek(method, path, body)
+        state.count(method, path, facts)
+        latency, rule = state.take(method, path, facts)
         if latency is not None:
             await asyncio.sleep(latency.params["ms"] / 1000)
         replayed = replay(body, receive)
@@ -163,7 +186,7 @@ class FaultMiddleware:
             await self.app(scope, replayed, send)
         elif rule.kind == "fail":
             payload = json.dumps(rule.params["body"]).encode()
-            headers = [(b"content-type", b"application/json"),
+            headers = [(b"content-type", JSON_TYPE.encode()),
                        (b"content-length", str(len(payload)).encode())]
             headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
                         for k, v in rule.params["headers"].items()]
@@ -171,11 +194,11 @@ class FaultMiddleware:
         elif rule.kind == "oversize":
             size = rule.params["bytes"]
             payload = b'{"padding":"' + b"x" * max(0, size - 14) + b'"}'
-            await _answer(send, 200, [(b"content-type", b"application/json"),
+            await _answer(send, 200, [(b"content-type", JSON_TYPE.encode()),
                                       (b"content-length", str(len(payload)).encode())], payload)
         elif rule.kind == "gzip-bomb":
             payload = await asyncio.to_thread(state.gzip_bomb)
-            await _answer(send, 200, [(b"content-type", b"application/json"),
+            await _answer(send, 200, [(b"content-type", JSON_TYPE.encode()),
                                       (b"content-encoding", b"gzip"),
                                       (b"content-length", str(len(payload)).encode())], payload)
         else:
@@ -218,184 +241,6 @@ async def _drip(send: Any, status: int, headers: list, body: bytes, params: dict
                     "more_body": True})
         await asyncio.sleep(tick)
     await send({"type": "http.response.body", "body": b""})
-
-
-# ---------------------------------------------------------------- the control routes
-
-
-def _rule(kind: str, request_body: dict[str, Any], **params: Any) -> Rule:
-    body = request_body
-    path = bodies.string(body, "path", max_len=2048)
-    if not path.startswith("/"):
-        raise ApiError("invalid_request_error", "'path' must start with '/'.")
-    return Rule(
-        kind=kind, path=path,
-        count=bodies.integer(body.get("count", 1), "count", low=1, high=100_000),
-        method=bodies.string(body, "method", max_len=16, required=False),
-        rpc_method=bodies.string(body, "rpc_method", max_len=256, required=False),
-        tool=bodies.string(body, "tool", max_len=256, required=False),
-        params=params,
-    )
-
-
-def _fail_rule(body: dict[str, Any]) -> Rule:
-    status = bodies.integer(body.get("status"), "status", low=100, high=599)
-    headers = body.get("headers", {})
-    if not isinstance(headers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) and k.isascii() and v.isascii()
-            for k, v in headers.items()):
-        raise ApiError("invalid_request_error", "'headers' must map ASCII names to ASCII values.")
-    kind = STATUS_KINDS.get(status, "api_error")
-    answer = body["body"] if "body" in body else envelope_body(kind, f"Injected HTTP {status}.")
-    return _rule("fail", body, status=status, body=answer, headers=headers)
-
-
-def _project_uuid(ctx: ServiceContext, body: dict[str, Any]) -> str:
-    value = body.get("project_uuid")
-    row = None
-    if isinstance(value, str) and projects_store.is_uuid(value):
-        row = ctx.db.read().execute("SELECT uuid FROM projects WHERE uuid = ?",
-                                    (value,)).fetchone()
-    if row is None:
-        raise ApiError("not_found_error", "No such project.")
-    return value
-
-
-def _remember(ctx: ServiceContext, state: FaultState, project_uuid: str) -> None:
-    if project_uuid not in state.saved_projects:
-        row = ctx.db.read().execute(
-            "SELECT max_knowledge_size, search_threshold, search_enabled FROM projects "
-            "WHERE uuid = ?", (project_uuid,)).fetchone()
-        state.saved_projects[project_uuid] = tuple(row)
-
-
-def _reset(ctx: ServiceContext, state: FaultState) -> None:
-    with ctx.db.transaction() as conn:
-        for project_uuid, (maximum, threshold, enabled) in state.saved_projects.items():
-            projects_store.set_limits(conn, project_uuid, max_knowledge_size=maximum,
-                                      threshold=threshold)
-            projects_store.set_search_enabled(conn, project_uuid, bool(enabled))
-    state.rules.clear()
-    state.counts.clear()
-    state.misreport.clear()
-    state.narrowed.clear()
-    state.saved_projects.clear()
-
-
-def _upload(ctx: ServiceContext, body: dict[str, Any]) -> dict[str, Any]:
-    project_uuid = (_project_uuid(ctx, body) if "project_uuid" in body
-                    else ctx.hooks["demo_project_uuid"])
-    try:
-        data = base64.b64decode(bodies.string(body, "data_b64", min_len=0, max_len=1 << 40),
-                                validate=True)
-    except (binascii.Error, ValueError):
-        raise ApiError("invalid_request_error", "'data_b64' must be base64.") from None
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise ApiError("request_too_large", "Uploads are limited to 24 MiB here.")
-    with ctx.db.transaction() as conn:
-        file_uuid = projects_store.add_upload(
-            conn, project_uuid,
-            file_name=bodies.doc_name(body.get("file_name")),
-            file_kind=bodies.string(body, "file_kind", max_len=16),
-            mime_type=bodies.string(body, "mime_type", max_len=255),
-            data=data,
-            extracted=bodies.string(body, "extracted", min_len=0, max_len=1 << 40,
-                                    required=False),
-            now=ctx.clock())
-    return {"file_uuid": file_uuid, "project_uuid": project_uuid}
-
-
-def routes(ctx: ServiceContext) -> list[Route]:
-    state: FaultState = ctx.faults
-    simple = {
-        "sse": lambda b: _rule("sse", b),
-        "latency": lambda b: _rule("latency", b,
-                                   ms=bodies.integer(b.get("ms"), "ms", low=0, high=600_000)),
-        "drip": lambda b: _rule(
-            "drip", b,
-            bytes_per_tick=bodies.integer(b.get("bytes_per_tick"), "bytes_per_tick", low=1,
-                                          high=1 << 30),
-            tick_ms=bodies.integer(b.get("tick_ms"), "tick_ms", low=0, high=60_000)),
-        "oversize": lambda b: _rule("oversize", b, bytes=bodies.integer(
-            b.get("bytes"), "bytes", low=16, high=256 * 1024 * 1024)),
-        "gzip-bomb": lambda b: _rule("gzip-bomb", b),
-        "fail": _fail_rule,
-    }
-
-    def adder(kind: str) -> Any:
-        async def add_rule(request: Request) -> Response:
-            rule = simple[kind](await bodies.read_object(request))
-            state.rules.append(rule)
-            return JSONResponse({"ok": True, "kind": rule.kind, "path": rule.path,
-                                 "count": rule.count})
-        return add_rule
-
-    async def drop_sessions(request: Request) -> Response:
-        if ctx.drop_mcp_sessions is None:
-            raise ApiError("not_found_error", "The MCP endpoint is not running.")
-        return JSONResponse({"dropped": ctx.drop_mcp_sessions()})
-
-    async def misreport(request: Request) -> Response:
-        body = await bodies.read_object(request)
-        state.misreport.add(bodies.string(body, "file_uuid", max_len=64))
-        return JSONResponse({"ok": True})
-
-    async def narrow(request: Request) -> Response:
-        drop = (await bodies.read_object(request)).get("drop")
-        if not isinstance(drop, list) or not all(isinstance(s, str) for s in drop):
-            raise ApiError("invalid_request_error", "'drop' must be a list of scopes.")
-        state.narrowed.update(drop)
-        return JSONResponse({"narrowed": sorted(state.narrowed)})
-
-    async def expire(request: Request) -> Response:
-        return JSONResponse({"expired": oauth.expire_access_tokens(ctx)})
-
-    async def search_switch(request: Request) -> Response:
-        body = await bodies.read_object(request)
-        project_uuid = _project_uuid(ctx, body)
-        enabled = body.get("enabled")
-        if not isinstance(enabled, bool):
-            raise ApiError("invalid_request_error", "'enabled' must be true or false.")
-        _remember(ctx, state, project_uuid)
-        with ctx.db.transaction() as conn:
-            projects_store.set_search_enabled(conn, project_uuid, enabled)
-        return JSONResponse({"project_uuid": project_uuid, "enabled": enabled})
-
-    async def knowledge(request: Request) -> Response:
-        body = await bodies.read_object(request)
-        project_uuid = _project_uuid(ctx, body)
-        limits = {name: bodies.integer(body[name], name, low=0, high=1 << 40)
-                  for name in ("max_knowledge_size", "threshold") if name in body}
-        _remember(ctx, state, project_uuid)
-        with ctx.db.transaction() as conn:
-            projects_store.set_limits(conn, project_uuid,
-                                      max_knowledge_size=limits.get("max_knowledge_size"),
-                                      threshold=limits.get("threshold"))
-            return JSONResponse(projects_store.knowledge_stats(
-                conn, conn.execute("SELECT * FROM projects WHERE uuid = ?",
-                                   (project_uuid,)).fetchone()))
-
-    async def upload(request: Request) -> Response:
-        return JSONResponse(_upload(ctx, await bodies.read_object(request)), status_code=201)
-
-    async def counts(request: Request) -> Response:
-        return JSONResponse(dict(state.counts))
-
-    async def reset(request: Request) -> Response:
-        _reset(ctx, state)
-        return JSONResponse({"ok": True})
-
-    return [
-        Route("/_faults/counts", counts, methods=["GET"]),
-        Route("/_faults/reset", reset, methods=["POST"]),
-        Route("/_faults/drop-mcp-sessions", drop_sessions, methods=["POST"]),
-        Route("/_faults/misreport-size", misreport, methods=["POST"]),
-        Route("/_faults/narrow-scopes", narrow, methods=["POST"]),
-        Route("/_faults/expire-tokens", expire, methods=["POST"]),
-        Route("/_faults/search", search_switch, methods=["POST"]),
-        Route("/_faults/knowledge", knowledge, methods=["POST"]),
-        Route("/_faults/upload", upload, methods=["POST"]),
-    ] + [Route(f"/_faults/{kind}", adder(kind), methods=["POST"]) for kind in simple]
 
 
 def install(ctx: ServiceContext) -> None:

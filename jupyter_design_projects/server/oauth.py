@@ -13,17 +13,17 @@ import re
 import secrets
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from . import remote_session
 from .bodies import parse_object
 from .context import DEMO_USER_ID, DEMO_USER_NAME, Principal, ServiceContext
-from .envelopes import ApiError, oauth_error
+from .envelopes import ApiError, JsonAnswer, oauth_error
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS oauth_tokens (
@@ -47,6 +47,7 @@ KNOWN_SCOPES = frozenset(BASE_SCOPES + PROJECT_SCOPES + DESIGN_SCOPES)
 #: the credential the service hands the notebook on first start: no project scopes
 FIRST_CREDENTIAL_SCOPES = BASE_SCOPES + DESIGN_SCOPES
 
+TOKEN_PATH = "/v1/oauth/token"
 ACCESS_TTL_S = 28_800
 REFRESH_TTL_S = 30 * 24 * 3600
 CODE_TTL_S = 600
@@ -162,6 +163,10 @@ def install(ctx: ServiceContext) -> None:
 # ---------------------------------------------------------------- the token endpoint
 
 
+@overload
+def _field(body: dict[str, Any], name: str, *, required: Literal[True] = True) -> str: ...
+@overload
+def _field(body: dict[str, Any], name: str, *, required: bool) -> str | None: ...
 def _field(body: dict[str, Any], name: str, *, required: bool = True) -> str | None:
     value = body.get(name)
     if value is None and not required:
@@ -189,7 +194,7 @@ def _refresh(ctx: ServiceContext, body: dict[str, Any], client_id: str) -> Respo
                      (row["token_hash"],))
         answer = issue_tokens(ctx, conn, user_id=row["user_id"], client_id=client_id,
                               scopes=scopes)
-    return JSONResponse(answer, headers={"cache-control": "no-store"})
+    return JsonAnswer(answer, headers={"cache-control": "no-store"})
 
 
 def _authorization_code(ctx: ServiceContext, body: dict[str, Any], client_id: str) -> Response:
@@ -214,7 +219,7 @@ def _authorization_code(ctx: ServiceContext, body: dict[str, Any], client_id: st
                                "client, redirect_uri, state or code_verifier.")
         answer = issue_tokens(ctx, conn, user_id=row["user_id"], client_id=client_id,
                               scopes=_scope_list(row["scopes"]))
-    return JSONResponse(answer, headers={"cache-control": "no-store"})
+    return JsonAnswer(answer, headers={"cache-control": "no-store"})
 
 
 async def token_endpoint(ctx: ServiceContext, request: Request) -> Response:
@@ -294,5 +299,5 @@ def routes(ctx: ServiceContext) -> list[Route]:
     async def authorize(request: Request) -> Response:
         return await authorize_page(ctx, request)
 
-    return [Route("/v1/oauth/token", token, methods=["POST"]),
+    return [Route(TOKEN_PATH, token, methods=["POST"]),
             Route("/oauth/authorize", authorize, methods=["GET"])]

@@ -7,13 +7,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from . import bodies, projects_store
 from . import search as kb_search
 from .context import Principal, ServiceContext
-from .envelopes import ApiError, envelope
+from .envelopes import ApiError, JsonAnswer, envelope
 
 BASE = "/api/organizations/{org}/projects/{project}"
 DEFAULT_N, MAX_N = 5, 15
@@ -135,40 +135,40 @@ def _route(ctx: ServiceContext, path: str, method: str, handler: Handler) -> Rou
 
 def routes(ctx: ServiceContext) -> list[Route]:
     async def get_detail(request: Request, org: str, project: str) -> Response:
-        return JSONResponse(detail(ctx, org, project))
+        return JsonAnswer(detail(ctx, org, project))
 
     async def get_stats(request: Request, org: str, project: str) -> Response:
-        return JSONResponse(stats(ctx, org, project))
+        return JsonAnswer(stats(ctx, org, project))
 
     async def get_search(request: Request, org: str, project: str) -> Response:
         q = request.query_params
         query = bodies.string({"query": q.get("query")}, "query", max_len=4096)
         n = bodies.integer(q.get("n", str(DEFAULT_N)), "n", low=1, high=MAX_N)
-        return JSONResponse(search(ctx, org, project, query, n))
+        return JsonAnswer(search(ctx, org, project, query, n))
 
     async def get_doc(request: Request, org: str, project: str) -> Response:
-        return JSONResponse(read_doc(ctx, org, project, request.path_params["doc"]))
+        return JsonAnswer(read_doc(ctx, org, project, request.path_params["doc"]))
 
     async def post_doc(request: Request, org: str, project: str) -> Response:
         body = bodies.only(await bodies.read_object(request), "file_name", "content")
         name = bodies.doc_name(body.get("file_name"))
         content = bodies.string(body, "content", min_len=0, max_len=1 << 40)
-        return JSONResponse(create_doc(ctx, org, project, name, content), status_code=201)
+        return JsonAnswer(create_doc(ctx, org, project, name, content), status_code=201)
 
     async def patch_doc(request: Request, org: str, project: str) -> Response:
         body = bodies.only(await bodies.read_object(request), "content")
         content = bodies.string(body, "content", min_len=0, max_len=1 << 40)
-        return JSONResponse(replace_doc(ctx, org, project, request.path_params["doc"], content))
+        return JsonAnswer(replace_doc(ctx, org, project, request.path_params["doc"], content))
 
     async def del_doc(request: Request, org: str, project: str) -> Response:
         delete_doc(ctx, org, project, request.path_params["doc"])
         return Response(status_code=204)
 
     async def get_extracted(request: Request, org: str, project: str) -> Response:
-        return JSONResponse(read_extracted(ctx, org, project, request.path_params["file"]))
+        return JsonAnswer(read_extracted(ctx, org, project, request.path_params["file"]))
 
     async def get_raw(request: Request, org: str, project: str) -> Response:
-        return JSONResponse(read_raw(ctx, org, project, request.path_params["file"]))
+        return JsonAnswer(read_raw(ctx, org, project, request.path_params["file"]))
 
     async def organizations(request: Request) -> Response:
         try:
@@ -179,7 +179,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
             orgs = projects_store.list_orgs(ctx.db.read())
             if principal.org_uuid is not None:
                 orgs = [o for o in orgs if o["uuid"] == principal.org_uuid]
-            return JSONResponse(orgs)
+            return JsonAnswer(orgs)
         except ApiError as error:
             return envelope(error)
 

@@ -12,12 +12,12 @@ import secrets
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from . import bodies, projects_api, projects_store
 from .context import DEMO_USER_ID, Principal, ServiceContext
-from .envelopes import ApiError, flat
+from .envelopes import ApiError, JsonAnswer, flat
 
 PATH = "/v2/ccr-sessions/-/chat-project"
 SESSION_TTL_S = 30 * 24 * 3600
@@ -39,7 +39,8 @@ def _key(ctx: ServiceContext) -> bytes:
     key = ctx.db.get_meta(_KEY_META)
     if key is None:
         ctx.db.set_meta(_KEY_META, secrets.token_hex(32))
-        key = ctx.db.get_meta(_KEY_META)
+        key = ctx.db.get_meta(_KEY_META)  # read back: the stored key is the one in force
+        assert key is not None
     return bytes.fromhex(key)
 
 
@@ -78,28 +79,28 @@ def verify_token(ctx: ServiceContext, token: str) -> Principal | None:
 def _op(ctx: ServiceContext, org: str, project: str, body: dict[str, Any]) -> Response:
     op = body.get("op")
     if op == "detail":
-        return JSONResponse(projects_api.detail(ctx, org, project))
+        return JsonAnswer(projects_api.detail(ctx, org, project))
     if op == "kb-stats":
-        return JSONResponse(projects_api.stats(ctx, org, project))
+        return JsonAnswer(projects_api.stats(ctx, org, project))
     if op == "kb-search":
         query = bodies.string(body, "query", max_len=4096)
         n = bodies.integer(body.get("n", projects_api.DEFAULT_N), "n", low=1,
                            high=projects_api.MAX_N)
-        return JSONResponse(projects_api.search(ctx, org, project, query, n))
+        return JsonAnswer(projects_api.search(ctx, org, project, query, n))
     if op == "read-doc":
-        return JSONResponse(projects_api.read_doc(ctx, org, project,
+        return JsonAnswer(projects_api.read_doc(ctx, org, project,
                                                   bodies.string(body, "doc_uuid", max_len=64)))
     if op == "read-file":
-        return JSONResponse(projects_api.read_extracted(
+        return JsonAnswer(projects_api.read_extracted(
             ctx, org, project, bodies.string(body, "file_uuid", max_len=64)))
     if op == "read-file-raw":
-        return JSONResponse(projects_api.read_raw(ctx, org, project,
+        return JsonAnswer(projects_api.read_raw(ctx, org, project,
                                                   bodies.string(body, "file_uuid", max_len=64)))
     if op == "write-doc":
         name = bodies.doc_name(body.get("file_name"))
         content = bodies.string(body, "content", min_len=0, max_len=1 << 40)
         doc, created = projects_api.write_doc(ctx, org, project, name, content)
-        return JSONResponse(doc, status_code=201 if created else 200)
+        return JsonAnswer(doc, status_code=201 if created else 200)
     if op == "delete-doc":
         projects_api.delete_doc(ctx, org, project, bodies.string(body, "doc_uuid", max_len=64))
         return Response(status_code=204)

@@ -16,6 +16,9 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                    "clientInfo": {"name": "claude-cli-design-tool", "version": "1"}}}
 MCP_HEADERS = {"accept": "application/json, text/event-stream",
                "content-type": "application/json"}
+#: a tools/call before consent: the gate answers it with a flat 403
+INIT_TOOLS_CALL = (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+                   b'"params": {"name": "list_projects", "arguments": {}}}')
 
 
 def is_envelope(body: dict, kind: str) -> bool:
@@ -34,14 +37,33 @@ def test_unknown_routes_are_404_envelopes(client, method, path) -> None:
     assert is_envelope(answer.json(), "not_found_error")
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("PUT", "/api/organizations"), ("GET", "/v1/oauth/token"),
-    ("GET", "/v2/ccr-sessions/-/chat-project"),
-])
-def test_wrong_methods_are_405_envelopes(client, method, path) -> None:
-    answer = client.request(method, path)
+def is_flat(body: dict, code: str) -> bool:
+    """PROTOCOL §5: the remote-session route's errors are {"error": <message>, "code"}."""
+    return set(body) == {"error", "code"} and body["code"] == code \
+        and isinstance(body["error"], str)
+
+
+def is_oauth(body: dict, error: str) -> bool:
+    """PROTOCOL §1: the token endpoint's errors are flat OAuth."""
+    return set(body) == {"error", "error_description"} and body["error"] == error
+
+
+def test_wrong_methods_are_405_envelopes(client) -> None:
+    answer = client.request("PUT", "/api/organizations")
     assert answer.status_code == 405
     assert is_envelope(answer.json(), "invalid_request_error")
+
+
+def test_a_wrong_method_on_the_remote_session_route_is_a_flat_405(client) -> None:
+    answer = client.get("/v2/ccr-sessions/-/chat-project")
+    assert answer.status_code == 405
+    assert is_flat(answer.json(), "invalid_request_error")
+
+
+def test_a_wrong_method_on_the_token_endpoint_is_a_flat_oauth_405(client) -> None:
+    answer = client.get("/v1/oauth/token")
+    assert answer.status_code == 405
+    assert is_oauth(answer.json(), "invalid_request")
 
 
 @pytest.fixture
@@ -59,6 +81,20 @@ def test_the_body_limit_is_exact(small_body_client, size: int, status: int) -> N
     assert answer.status_code == status
     if status == 413:
         assert is_envelope(answer.json(), "request_too_large")
+
+
+@pytest.mark.parametrize(("path", "shape"), [
+    ("/api/organizations/x/projects/y/docs", is_envelope),
+    ("/v1/design/grants", is_envelope),
+    ("/v2/ccr-sessions/-/chat-project", is_flat),
+    ("/v1/oauth/token", lambda body, kind: is_oauth(body, "invalid_request")),
+    ("/v1/design/mcp", lambda body, kind: body == {"error": kind}),
+])
+def test_an_oversize_body_is_413_in_the_routes_own_error_shape(small_body_client, path,
+                                                              shape) -> None:
+    answer = small_body_client.post(path, content=b"x" * 1001)
+    assert answer.status_code == 413
+    assert shape(answer.json(), "request_too_large")
 
 
 def test_an_undeclared_oversize_body_is_413(small_body_client) -> None:
@@ -164,3 +200,26 @@ def test_bad_input_never_500s_and_stores_nothing(client, bearer, demo, service_a
     assert answer.json()
     after = conn.execute("SELECT uuid, content FROM docs ORDER BY uuid").fetchall()
     assert [tuple(r) for r in after] == [tuple(r) for r in before]
+
+
+@pytest.mark.parametrize(("method", "path", "auth", "body", "status"), [
+    ("GET", "{base}/detail", "org", None, 200),
+    ("GET", "{base}/nothing", "org", None, 404),
+    ("POST", "/v2/ccr-sessions/-/chat-project", "org", b"{}", 401),
+    ("POST", "/v1/oauth/token", None, b"{", 400),
+    ("GET", "/v1/design/consent", "design", None, 200),
+    ("POST", "/v1/design/mcp", "design", INIT_TOOLS_CALL, 403),
+    ("GET", "/api/organizations", "org", None, 200),
+    ("GET", "/_faults/counts", None, None, 200),
+])
+def test_json_answers_are_labelled_utf_8(client, bearer, demo, method, path, auth, body,
+                                         status) -> None:
+    """PROTOCOL §0: requests and responses are `application/json; charset=utf-8`."""
+    headers = {"content-type": "application/json", "accept": MCP_HEADERS["accept"]}
+    if auth == "org":
+        headers.update(bearer())
+    elif auth == "design":
+        headers.update(bearer("user:design:read", "user:design:write"))
+    answer = client.request(method, path.format(base=demo.base), content=body, headers=headers)
+    assert answer.status_code == status
+    assert answer.headers["content-type"] == "application/json; charset=utf-8"

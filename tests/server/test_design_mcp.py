@@ -83,6 +83,22 @@ def test_tools_list_requires_the_catalogue_inputs(h: Harness) -> None:
         assert schema.get("required", []) == REQUIRED.get(tool["name"], []), tool["name"]
 
 
+SENSITIVE = ("add_member", "update_member_role", "remove_member", "update_sharing")
+
+
+@pytest.mark.parametrize("name", SENSITIVE)
+def test_membership_and_sharing_document_their_extra_plan_token(h: Harness, name: str) -> None:
+    """PROTOCOL's table omits their plan_token: the schema lists it (optional, so a call
+    without one is a plan refusal, not -32602) and the description says it is needed."""
+    tools = h.mcp().initialize().request("tools/list").json()["result"]["tools"]
+    tool = next(t for t in tools if t["name"] == name)
+    assert "plan_token" in tool["inputSchema"]["properties"]
+    assert "plan_token" not in tool["inputSchema"].get("required", [])
+    assert tool["inputSchema"]["properties"]["plan_token"].get("description")
+    assert "plan_token" in tool["description"]
+    assert "finalize_plan" in tool["description"]
+
+
 def test_tools_list_needs_no_consent(h: Harness) -> None:
     assert h.mcp().initialize().request("tools/list").status_code == 200
 

@@ -11,7 +11,9 @@ import json
 import pytest
 from starlette.testclient import TestClient
 
+from jupyter_design_projects.server import remote_session
 from jupyter_design_projects.server.app import create_app
+from jupyter_design_projects.server.faults import Peek, Rule, peek
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-03-26", "capabilities": {},
@@ -61,6 +63,72 @@ def test_fail_matches_method_prefix_rpc_method_and_tool(client, bearer) -> None:
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "list_projects", "arguments": {}}}
     assert client.post("/v1/design/mcp", json=call, headers=headers).status_code == 500
+
+
+SESSION = "/v2/ccr-sessions/-/chat-project"
+MCP = "/v1/design/mcp"
+
+
+@pytest.mark.parametrize(("method", "path", "body", "facts"), [
+    ("POST", MCP, b'{"method": "tools/call", "params": {"name": "get_project"}}',
+     Peek(rpc_method="tools/call", tool="get_project")),
+    ("POST", MCP, b'{"method": "tools/list", "params": {"name": "x"}}',
+     Peek(rpc_method="tools/list", tool="x")),
+    ("POST", MCP, b'{"method": 7, "params": {"name": "x"}}', Peek()),
+    ("POST", MCP, b'{"op": "detail"}', Peek()),
+    ("POST", MCP, b"[1]", Peek()),
+    ("POST", SESSION, b'{"op": "write-doc", "file_name": "a"}', Peek(op="write-doc")),
+    ("POST", SESSION, b'{"op": ["write-doc"]}', Peek()),
+    ("POST", SESSION, b'{"method": "tools/call"}', Peek()),
+    ("POST", SESSION, b"{", Peek()),
+    ("GET", SESSION, b'{"op": "detail"}', Peek()),
+    ("POST", "/api/organizations", b'{"op": "detail", "method": "tools/call"}', Peek()),
+])
+def test_peek_reads_only_the_matchable_facts_of_its_route(method, path, body, facts) -> None:
+    assert peek(method, path, body) == facts
+
+
+@pytest.mark.parametrize(("rule", "method", "path", "facts", "matches"), [
+    (Rule("fail", SESSION, 1), "POST", SESSION, Peek(op="detail"), True),
+    (Rule("fail", SESSION, 1, op="write-doc"), "POST", SESSION, Peek(op="write-doc"), True),
+    (Rule("fail", SESSION, 1, op="write-doc"), "POST", SESSION, Peek(op="delete-doc"), False),
+    (Rule("fail", SESSION, 1, op="write-doc"), "POST", SESSION, Peek(), False),
+    (Rule("fail", "/v2/*", 1, op="kb-search"), "POST", SESSION, Peek(op="kb-search"), True),
+    (Rule("fail", SESSION, 1, op="detail", method="get"), "POST", SESSION, Peek(op="detail"),
+     False),
+    (Rule("fail", MCP, 1, tool="get_project"), "POST", MCP,
+     Peek(rpc_method="tools/call", tool="get_project"), True),
+    (Rule("fail", MCP, 1, rpc_method="tools/list"), "POST", MCP,
+     Peek(rpc_method="tools/call", tool="get_project"), False),
+    (Rule("fail", "/api/*", 1), "GET", "/api/organizations", Peek(), True),
+    (Rule("fail", "/api/*", 1), "GET", "/ap", Peek(), False),
+    (Rule("fail", "/api", 1), "GET", "/api/organizations", Peek(), False),
+])
+def test_a_rule_matches_when_every_matcher_it_sets_holds(rule, method, path, facts,
+                                                         matches) -> None:
+    assert rule.matches(method, path, facts) is matches
+
+
+def test_fail_with_an_op_fails_only_that_remote_session_op(client, service_app, demo) -> None:
+    token = remote_session.mint_token(service_app[1], demo.org_uuid, demo.project_uuid)
+    session = {"authorization": f"Bearer {token}"}
+    client.post("/_faults/fail", json={"path": SESSION, "op": "write-doc", "status": 500,
+                                       "body": {"error": "injected", "code": "api_error"}})
+    assert client.post(SESSION, headers=session, json={"op": "detail"}).status_code == 200
+    write = {"op": "write-doc", "file_name": "claude/op.md", "content": "x"}
+    failed = client.post(SESSION, headers=session, json=write)
+    assert (failed.status_code, failed.json()["code"]) == (500, "api_error")
+    assert client.post(SESSION, headers=session, json=write).status_code == 201
+    counts = client.get("/_faults/counts").json()
+    assert counts[f"POST {SESSION}"] == 3
+    assert (counts["session:detail"], counts["session:write-doc"]) == (1, 2)
+
+
+@pytest.mark.parametrize(("length", "status"), [(64, 200), (65, 400)])
+def test_an_op_matcher_is_at_most_64_characters(client, length: int, status: int) -> None:
+    answer = client.post("/_faults/fail", json={"path": SESSION, "op": "o" * length,
+                                                "status": 500})
+    assert answer.status_code == status
 
 
 def test_counts_per_route_and_per_mcp_method(client, bearer, demo) -> None:
