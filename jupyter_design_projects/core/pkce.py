@@ -8,6 +8,7 @@ import hmac
 import re
 
 from ..errors import AuthError
+from .redaction import Secret, as_secret
 
 VERIFIER_MIN = 43
 VERIFIER_MAX = 128
@@ -41,17 +42,30 @@ def challenge_for(verifier: str) -> str:
     return _b64url(hashlib.sha256(check_verifier(verifier).encode("ascii")).digest())
 
 
-def parse_pasted(pasted: str, expected_state: str) -> str:
-    """The authorization code out of a pasted `code#state`, after checking the state."""
-    code, sep, state = pasted.strip().partition("#")
+def parse_pasted(pasted: Secret | str, expected_state: str) -> Secret:
+    """The authorization code out of a pasted `code#state`, after checking the state.
+
+    The code is a credential: it comes back as a Secret, and the frame that raises holds
+    it only as one, so a traceback that prints locals shows no code."""
+    pasted = as_secret(pasted)
+    problem = _pasted_problem(pasted.reveal(), expected_state)
+    if problem is not None:
+        raise AuthError(problem, PASTE_PROBLEMS[problem])
+    return Secret(pasted.reveal().strip().partition("#")[0])
+
+
+PASTE_PROBLEMS = {
+    "malformed_code": "Paste the whole code the sign-in page shows, in the form code#state.",
+    "state_mismatch": "The pasted code belongs to another sign-in attempt; run `%design login` "
+    "again.",
+}
+
+
+def _pasted_problem(text: str, expected_state: str) -> str | None:
+    """What is wrong with a pasted answer, or None (returns rather than raises: see above)."""
+    code, sep, state = text.strip().partition("#")
     if not sep or not code or not state or any(c.isspace() for c in code):
-        raise AuthError(
-            "malformed_code",
-            "Paste the whole code the sign-in page shows, in the form code#state.",
-        )
+        return "malformed_code"
     if not hmac.compare_digest(state.encode(), expected_state.encode()):
-        raise AuthError(
-            "state_mismatch",
-            "The pasted code belongs to another sign-in attempt; run `%design login` again.",
-        )
-    return code
+        return "state_mismatch"
+    return None

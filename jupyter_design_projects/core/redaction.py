@@ -41,12 +41,20 @@ class Secret:
         raise TypeError("Secret values cannot be pickled")
 
 
+def as_secret(value: Secret | str) -> Secret:
+    """`value` as a Secret. A function that rebinds its parameter with this keeps no clear
+    copy in its frame, so a traceback that prints locals shows none."""
+    return value if isinstance(value, Secret) else Secret(value)
+
+
 def _forms(value: str) -> Iterable[str]:
     """Every spelling under which a token can appear in text."""
     yield value
     yield quote(value, safe="")
     yield quote_plus(value)
-    yield json.dumps(value)[1:-1]
+    escaped = json.dumps(value)[1:-1]
+    yield escaped
+    yield escaped.replace("/", "\\/")  # JSON encoders that also escape the solidus
 
 
 def redact(text: str, secrets: Iterable[Secret | str] = ()) -> str:
@@ -103,6 +111,19 @@ def redact_fields(value: object) -> object:
     if isinstance(value, list):
         return [redact_fields(v) for v in value]
     return value
+
+
+class CredentialFields(dict):
+    """A JSON object that carries credentials (a token request or answer): an ordinary
+    dict to the code that sends or reads it, whose repr blanks every credential-named
+    field, so a traceback that prints locals shows no token."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(redact_fields(dict(self)))
+
+    __str__ = __repr__
 
 
 def redact_body(raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()) -> str:

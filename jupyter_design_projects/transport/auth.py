@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from ..core.redaction import Secret
 from ..errors import AuthError, OriginNotAllowed, ResponseTooLarge
+from .http import ACTION_EXTENSION
 
 if TYPE_CHECKING:
     from .credential_manager import CredentialManager
@@ -37,6 +39,10 @@ class BearerAuth(httpx.Auth):
         self._manager = manager
         self.allowed_origins = frozenset(origin(o) for o in allowed_origins)
 
+    def known_secrets(self) -> tuple[Secret, ...]:
+        """Every token this auth has used or may use, for redacting answers (`send`)."""
+        return self._manager.known_secrets()
+
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
         raise RuntimeError("BearerAuth works with httpx.AsyncClient only")
         yield request  # pragma: no cover - makes this a generator
@@ -56,7 +62,7 @@ class BearerAuth(httpx.Auth):
         response = yield request
         if response.status_code != 401:
             return
-        await _discard_body(response)
+        await _discard_body(response, request.extensions.get(ACTION_EXTENSION, "auth"))
         fresh = await self._manager.refresh_after_401(token)
         request.headers["Authorization"] = f"Bearer {fresh.reveal()}"
         response = yield request
@@ -68,7 +74,7 @@ class BearerAuth(httpx.Auth):
             )
 
 
-async def _discard_body(response: httpx.Response) -> None:
+async def _discard_body(response: httpx.Response, action: str) -> None:
     """httpx reads a retried answer into memory (and decodes it): read the raw bytes here,
     under a cap, and leave an empty body behind so a 401 cannot be a memory bomb."""
     size = 0
@@ -76,7 +82,7 @@ async def _discard_body(response: httpx.Response) -> None:
         async for chunk in response.stream:  # type: ignore[union-attr]
             size += len(chunk)
             if size > REJECTED_BODY_MAX_BYTES:
-                raise ResponseTooLarge("auth", REJECTED_BODY_MAX_BYTES)
+                raise ResponseTooLarge(action, REJECTED_BODY_MAX_BYTES)
     finally:
         await response.stream.aclose()  # type: ignore[union-attr]
     response.stream = httpx.ByteStream(b"")

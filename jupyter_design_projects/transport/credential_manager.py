@@ -5,7 +5,10 @@ Every change happens under an asyncio lock (one per manager) and then a `fileloc
 shared with every other process using the same store. Under the lock the stored
 credential is read again first: a token another process already refreshed or expanded
 is adopted without a request (refresh tokens rotate, so a second refresh with the same
-refresh token would fail with invalid_grant).
+refresh token would fail with invalid_grant). "Another process wrote it" means the store
+no longer holds what this manager last read from it or wrote to it: a store that still
+holds an older credential (because saving a refresh failed) is not adopted over the newer
+one this manager holds, whose refresh token is the live one.
 
 Scope-upgrade notice: `ensure_project_scopes` returns it when this manager's credential
 went from lacking the project scopes to holding them — whether this process performed
@@ -28,7 +31,7 @@ from pathlib import Path
 import filelock
 
 from ..core import pkce
-from ..core.redaction import Secret
+from ..core.redaction import Secret, as_secret
 from ..core.scopes import LOGIN_SCOPES, PROJECT_SCOPES, expansion_scopes, missing_project_scopes
 from ..errors import AuthError, CredentialStoreError, ScopeExpansionFailed, TransportError
 from .credentials import Credential, CredentialStore
@@ -83,6 +86,8 @@ class CredentialManager:
         self._refresh_timeout_s = refresh_timeout_ms / 1000
         self._lock_timeout_s = lock_timeout_ms / 1000
         self._cred: Credential | None = None
+        #: what the store held when this manager last read or wrote it
+        self._stored: Credential | None = None
         self._seen: list[Secret] = []
         self._lock = asyncio.Lock()
         self._file_lock: filelock.FileLock | None = None
@@ -139,17 +144,18 @@ class CredentialManager:
             ) from None
 
     async def _refresh_locked(self, rejected: Secret) -> Secret:
-        stored = await self._load()
-        if stored is not None and stored.access_token != rejected:
-            log.info("adopted a token another process refreshed")
-            return stored.access_token
-        base = stored or self._cred
+        if self._adopt_if_written_elsewhere(await self._read_store()):
+            adopted = self._cred
+            if adopted is not None and adopted.access_token != rejected:
+                log.info("adopted a token another process refreshed")
+                return adopted.access_token
+        base = self._cred
         if base is None:
             raise AuthError("no_token", "Not signed in. Run `%design login` to sign in.")
         fresh = await self._oauth.refresh(base, base.scopes)
         self._adopt(fresh)
         try:
-            await asyncio.to_thread(self._store.save, fresh)
+            await self._save(fresh)
         except CredentialStoreError as exc:
             # the old refresh token is spent: keep the new credential for this session
             log.warning("the refreshed credential could not be saved (%s)", exc.reason)
@@ -173,7 +179,7 @@ class CredentialManager:
             self._check_expandable(cred)
             try:
                 async with self._cross_process_lock(self._lock_timeout_s):
-                    return await self._expand_locked(cred)
+                    return await self._expand_locked()
             except _LockBusy:
                 raise ScopeExpansionFailed("lock_contended") from None
 
@@ -183,27 +189,28 @@ class CredentialManager:
         if cred.refresh_token is None:
             raise ScopeExpansionFailed("no_refresh_token")
 
-    async def _expand_locked(self, cred: Credential) -> str:
-        stored = await self._load_for_expansion()
-        if stored is not None and not missing_project_scopes(stored.scopes):
-            self._adopt(stored)
-            log.info("adopted project scopes another process added")
-            return SCOPE_UPGRADE_NOTICE
-        base = stored or cred
+    async def _expand_locked(self) -> str:
+        if self._adopt_if_written_elsewhere(await self._read_for_expansion()):
+            adopted = self._cred
+            if adopted is not None and not missing_project_scopes(adopted.scopes):
+                log.info("adopted project scopes another process added")
+                return SCOPE_UPGRADE_NOTICE
+        base = self._cred
+        if base is None:
+            raise ScopeExpansionFailed("no_token")
         self._check_expandable(base)
         try:
             async with asyncio.timeout(self._refresh_timeout_s):
                 fresh = await self._oauth.refresh(base, expansion_scopes(base.scopes))
         except (AuthError, TransportError, TimeoutError) as exc:
-            after = await self._load_for_expansion()
-            if after is not None and after.refresh_token != base.refresh_token:
+            if self._adopt_if_written_elsewhere(await self._read_for_expansion()):
                 raise ScopeExpansionFailed("refreshed_elsewhere") from None
             detail = getattr(exc, "reason", "timeout")
             raise ScopeExpansionFailed("refresh_refused", detail) from None
         self._adopt(fresh)
         try:
-            await asyncio.to_thread(self._store.save, fresh)
-            kept = await asyncio.to_thread(self._store.load)
+            await self._save(fresh)
+            kept = self._stored = await self._read_store()
         except CredentialStoreError as exc:
             raise ScopeExpansionFailed("save_failed", exc.reason) from None
         if kept != fresh:
@@ -219,20 +226,27 @@ class CredentialManager:
         except CredentialStoreError as exc:
             raise ScopeExpansionFailed("no_token", exc.reason) from None
 
+    async def _read_for_expansion(self) -> Credential | None:
+        try:
+            return await self._read_store()
+        except CredentialStoreError as exc:
+            raise ScopeExpansionFailed("no_token", exc.reason) from None
+
     # ---------------------------------------------------------------- login
 
     def begin_login(self) -> LoginAttempt:
         """The authorize URL to open, with a fresh PKCE verifier and state."""
-        verifier = pkce.verifier_from_bytes(random.token_bytes(32))
+        verifier = Secret(pkce.verifier_from_bytes(random.token_bytes(32)))
         state = pkce.state_from_bytes(random.token_bytes(24))
         url = self._oauth.authorize_url_for(
-            state=state, challenge=pkce.challenge_for(verifier), scopes=LOGIN_SCOPES
+            state=state, challenge=pkce.challenge_for(verifier.reveal()), scopes=LOGIN_SCOPES
         )
-        return LoginAttempt(url=url, state=state, verifier=Secret(verifier))
+        return LoginAttempt(url=url, state=state, verifier=verifier)
 
-    async def finish_login(self, attempt: LoginAttempt, pasted: str) -> Credential:
+    async def finish_login(self, attempt: LoginAttempt, pasted: Secret | str) -> Credential:
         """Exchange the pasted `code#state` (the state must match) and save the credential."""
-        code = Secret(pkce.parse_pasted(pasted, attempt.state))
+        pasted = as_secret(pasted)  # no clear copy in this frame
+        code = pkce.parse_pasted(pasted, attempt.state)
         self._remember(code, attempt.verifier)
         fresh = await self._oauth.exchange_code(
             code=code, verifier=attempt.verifier, state=attempt.state, scopes=LOGIN_SCOPES
@@ -246,7 +260,7 @@ class CredentialManager:
             try:
                 async with self._cross_process_lock(self._lock_timeout_s):
                     self._adopt(cred)
-                    await asyncio.to_thread(self._store.save, cred)
+                    await self._save(cred)
             except _LockBusy:
                 raise CredentialStoreError(
                     self._store.describe(), "locked by another process"
@@ -255,10 +269,32 @@ class CredentialManager:
     # ---------------------------------------------------------------- internals
 
     async def _load(self) -> Credential | None:
-        cred = await asyncio.to_thread(self._store.load)
+        """Read the store and use what it holds."""
+        cred = self._stored = await self._read_store()
         if cred is not None:
             self._adopt(cred)
         return cred
+
+    async def _read_store(self) -> Credential | None:
+        """What the store holds now (its tokens are remembered for redaction, not used)."""
+        cred = await asyncio.to_thread(self._store.load)
+        if cred is not None:
+            self._remember(*cred.secrets())
+        return cred
+
+    def _adopt_if_written_elsewhere(self, stored: Credential | None) -> bool:
+        """Use `stored` if another process wrote it since this manager last read or wrote
+        the store. A store still holding what this manager saw is not adopted: this
+        manager's own credential is as new or newer (after a save that failed)."""
+        if stored is None or stored == self._stored:
+            return False
+        self._stored = stored
+        self._adopt(stored)
+        return True
+
+    async def _save(self, cred: Credential) -> None:
+        await asyncio.to_thread(self._store.save, cred)
+        self._stored = cred
 
     def _adopt(self, cred: Credential) -> None:
         self._cred = cred

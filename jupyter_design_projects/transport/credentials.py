@@ -2,7 +2,9 @@
 
 A `Credential` holds its tokens as `Secret`s, so its repr never shows them; only `to_json`
 reveals them, for the store that writes them. Every store error is a `CredentialStoreError`
-whose message names the store and a reason, never the stored text.
+whose message names the store and a reason, never the stored text — and no frame that
+raises one holds that text in the clear (stored text is parsed by `_parse_stored`, which
+returns a reason instead of raising), so a traceback that prints locals shows no token.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ KEYRING_USERNAME = "oauth-credential"
 #: a keyring call that has not answered by then is treated as failed
 KEYRING_TIMEOUT_S = 3.0
 FILE_NAME = "credentials.json"
+#: a credential file is a few hundred bytes; more than this is not read
+MAX_STORED_BYTES = 1024 * 1024
 
 T = TypeVar("T")
 
@@ -90,10 +94,13 @@ class CredentialStore(Protocol):
 class FileCredentialStore:
     """A JSON file of mode 0600, written atomically; refused when group or others have any
     access to it (a file others could read may already have leaked, one they could write
-    may have been planted)."""
+    may have been planted). A new directory is made 0700; with `private_dir` (the
+    fallback store in the package's own data directory) an existing one is made 0700 too.
+    An explicitly named file's existing directory is the person's and is left alone."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, private_dir: bool = False) -> None:
         self.path = Path(path)
+        self.private_dir = private_dir
 
     def describe(self) -> str:
         return f"file {self.path}"
@@ -115,21 +122,18 @@ class FileCredentialStore:
                     f"group or others have access (mode {stat.S_IMODE(info.st_mode):04o}); "
                     "run chmod 600 on it after checking nobody else used it",
                 )
-            raw = handle.read(1024 * 1024)
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise CredentialStoreError(self.describe(), "malformed: not JSON") from None
-        try:
-            return Credential.from_json(data)
-        except CredentialStoreError as exc:
-            raise CredentialStoreError(self.describe(), exc.reason) from None
+            parsed = _parse_stored(handle.read(MAX_STORED_BYTES))
+        if isinstance(parsed, str):
+            raise CredentialStoreError(self.describe(), parsed)
+        return parsed
 
     def save(self, cred: Credential) -> None:
         parent = self.path.parent
         try:
             if not parent.exists():
                 parent.mkdir(mode=0o700, parents=True)
+                os.chmod(parent, 0o700)
+            elif self.private_dir and stat.S_IMODE(os.stat(parent).st_mode) != 0o700:
                 os.chmod(parent, 0o700)
             fd, tmp = tempfile.mkstemp(prefix=".credentials-", suffix=".tmp", dir=parent)
         except OSError as exc:
@@ -175,29 +179,39 @@ class KeyringCredentialStore:
         return self._backend
 
     def load(self) -> Credential | None:
-        raw = call_with_deadline(
+        parsed = _parse_stored(call_with_deadline(
             lambda: self._keyring().get_password(self.service, self.username),
             self._timeout_s,
             self.describe(),
-        )
-        if raw is None:
-            return None
-        try:
-            return Credential.from_json(json.loads(raw))
-        except ValueError:
-            raise CredentialStoreError(self.describe(), "malformed: not JSON") from None
-        except CredentialStoreError as exc:
-            raise CredentialStoreError(self.describe(), exc.reason) from None
+        ))
+        if isinstance(parsed, str):
+            raise CredentialStoreError(self.describe(), parsed)
+        return parsed
 
     def save(self, cred: Credential) -> None:
-        text = json.dumps(cred.to_json())
         call_with_deadline(
-            lambda: self._keyring().set_password(self.service, self.username, text),
+            lambda: self._keyring().set_password(
+                self.service, self.username, json.dumps(cred.to_json())
+            ),
             self._timeout_s,
             self.describe(),
         )
         if self.load() != cred:
             raise CredentialStoreError(self.describe(), "the keyring did not keep the credential")
+
+
+def _parse_stored(raw: str | bytes | None) -> Credential | str | None:
+    """A stored credential, None when nothing is stored, or the reason it is malformed.
+    Returns the reason rather than raising: the raw text must not sit in a frame of the
+    traceback of the error that reports it."""
+    if raw is None:
+        return None
+    try:
+        return Credential.from_json(json.loads(raw))
+    except ValueError:
+        return "malformed: not JSON"
+    except CredentialStoreError as exc:
+        return exc.reason
 
 
 def call_with_deadline(fn: Callable[[], T], timeout_s: float, store: str) -> T:
@@ -251,7 +265,7 @@ def open_store(
             backend = None
     if backend is not None and keyring_is_usable(backend):
         return KeyringCredentialStore(backend=backend, timeout_s=timeout_s)
-    return FileCredentialStore(Path(fallback_dir) / FILE_NAME)
+    return FileCredentialStore(Path(fallback_dir) / FILE_NAME, private_dir=True)
 
 
 def lock_path_for(store: CredentialStore, fallback_dir: Path) -> Path:

@@ -6,7 +6,12 @@ answers through `send`, so caps, deadlines and encoding rules live in one place.
 HTTP trace, which is attached to the client (`HttpTrace.event_hooks()`), so every exchange
 of a session's clients is traced. `authenticate=False` bypasses the client's auth (the
 token endpoint must never receive a bearer header, and a refresh must not re-enter the auth
-flow that asked for it)."""
+flow that asked for it).
+
+An `Answer` carries the secrets its client's auth knew when the answer arrived, so
+`Answer.text()` is redacted (then cut) even where the caller knows no token; its repr
+never shows the body, and the body read so far is held in a buffer whose repr shows only
+its size, so a traceback that prints locals shows no token answer."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from ..core.redaction import Secret, redact_body
 from ..errors import DeadlineExceeded, ResponseTooLarge, TransportError
 
 #: the request extension naming the action of an exchange (read by the HTTP trace)
@@ -30,8 +36,10 @@ BASE_HEADERS = {"Accept-Encoding": "identity", "User-Agent": "jupyter-design-pro
 class Answer:
     status: int
     headers: httpx.Headers
-    body: bytes
+    body: bytes = dataclasses.field(repr=False)
     action: str
+    #: every secret the client's auth knew when the answer arrived (for `text`)
+    secrets: tuple[Secret, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
     def content_type(self) -> str:
@@ -47,7 +55,16 @@ class Answer:
             ) from None
 
     def text(self, limit: int = 2000) -> str:
-        return self.body[:limit].decode("utf-8", "replace")
+        """The body for display: credential fields blanked, every secret the client knew
+        and any `Bearer …` redacted, and only then cut to `limit` characters."""
+        return redact_body(self.body, limit, self.secrets)
+
+
+class _Body(bytearray):
+    """The bytes of an answer being read; its repr shows only their number."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} bytes>"
 
 
 def make_client(
@@ -98,19 +115,24 @@ async def send(
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     raise ResponseTooLarge(action, max_bytes)
-                chunks: list[bytes] = []
-                size = 0
+                body = _Body()
                 # identity only (checked above), so these are the raw bytes; aiter_bytes
                 # also serves a body a transport handed over already read (MockTransport)
                 async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > max_bytes:
+                    if len(body) + len(chunk) > max_bytes:
                         raise ResponseTooLarge(action, max_bytes)
-                    chunks.append(chunk)
+                    body += chunk
             finally:
                 await response.aclose()
     except TimeoutError:
         raise DeadlineExceeded(action, deadline_s) from None
     except httpx.HTTPError as exc:
         raise TransportError(action, f"{type(exc).__name__} talking to the service") from None
-    return Answer(response.status_code, response.headers, b"".join(chunks), action)
+    return Answer(response.status_code, response.headers, bytes(body), action,
+                  _secrets_known_to(client))
+
+
+def _secrets_known_to(client: httpx.AsyncClient) -> tuple[Secret, ...]:
+    """The secrets of the client's auth (`BearerAuth.known_secrets`), if it has any."""
+    known = getattr(client.auth, "known_secrets", None)
+    return tuple(known()) if callable(known) else ()

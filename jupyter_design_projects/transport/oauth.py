@@ -4,6 +4,11 @@ Bodies are JSON (PROTOCOL §1). Every request goes through `send(..., authentica
 so the token endpoint never receives a bearer header, even on the session's client. Flat
 OAuth errors are mapped here, once, to `AuthError(reason=...)`; their descriptions are
 redacted with every secret of the request before they reach a message.
+
+No frame here holds a token in the clear when it raises: request bodies and token answers
+are `CredentialFields` (their repr blanks the credential fields), error bodies are never
+bound to a name, and token values go straight into `Secret`s — so a traceback that prints
+locals shows no token.
 """
 
 from __future__ import annotations
@@ -15,11 +20,11 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from ..core.redaction import Secret, redact_then_truncate
+from ..core.redaction import CredentialFields, Secret, redact_then_truncate
 from ..core.scopes import format_scope, parse_scope
 from ..errors import AuthError
 from .credentials import Credential
-from .http import send
+from .http import Answer, send
 
 #: a token answer is small; anything bigger is not a token answer
 TOKEN_ANSWER_MAX_BYTES = 64 * 1024
@@ -73,12 +78,12 @@ class OAuthClient:
             raise AuthError("no_refresh_token", "The credential has no refresh token; "
                             "run `%design login` to sign in again.")
         asked = tuple(scopes)
-        body = {
-            "grant_type": "refresh_token",
-            "refresh_token": cred.refresh_token.reveal(),
-            "client_id": self.client_id,
-            "scope": format_scope(asked),
-        }
+        body = CredentialFields(
+            grant_type="refresh_token",
+            refresh_token=cred.refresh_token.reveal(),
+            client_id=self.client_id,
+            scope=format_scope(asked),
+        )
         return await self._token_request(
             "oauth refresh", body, asked, cred.secrets(), previous_refresh=cred.refresh_token
         )
@@ -86,20 +91,20 @@ class OAuthClient:
     async def exchange_code(
         self, *, code: Secret, verifier: Secret, state: str, scopes: Iterable[str]
     ) -> Credential:
-        body = {
-            "grant_type": "authorization_code",
-            "code": code.reveal(),
-            "code_verifier": verifier.reveal(),
-            "client_id": self.client_id,
-            "redirect_uri": self.redirect_uri,
-            "state": state,
-        }
+        body = CredentialFields(
+            grant_type="authorization_code",
+            code=code.reveal(),
+            code_verifier=verifier.reveal(),
+            client_id=self.client_id,
+            redirect_uri=self.redirect_uri,
+            state=state,
+        )
         return await self._token_request("oauth login", body, tuple(scopes), (code, verifier))
 
     async def _token_request(
         self,
         action: str,
-        body: dict[str, str],
+        body: CredentialFields,
         asked: tuple[str, ...],
         secrets: Iterable[Secret],
         previous_refresh: Secret | None = None,
@@ -114,25 +119,22 @@ class OAuthClient:
             json=body,
             authenticate=False,
         )
-        data = answer.json() if answer.content_type == "application/json" else None
         if answer.status != 200:
-            raise _oauth_error(answer.status, data, list(secrets))
-        return self._credential(data, asked, previous_refresh)
+            raise _oauth_error(answer.status, _json_of(answer), list(secrets))
+        return self._credential(_json_of(answer), asked, previous_refresh)
 
     def _credential(
         self, data: Any, asked: tuple[str, ...], previous_refresh: Secret | None
     ) -> Credential:
-        if not isinstance(data, dict):
+        if not isinstance(data, CredentialFields):
             raise AuthError("token_endpoint_error", "The token endpoint's answer is not a "
                             "JSON object; run `%design login` to sign in again.")
-        access = data.get("access_token")
-        refresh = data.get("refresh_token")
         expires_in = data.get("expires_in", 3600)
         scope = data.get("scope")
         if (
-            not isinstance(access, str)
-            or not access
-            or not isinstance(refresh, (str, type(None)))
+            not isinstance(data.get("access_token"), str)
+            or not data.get("access_token")
+            or not isinstance(data.get("refresh_token"), (str, type(None)))
             or not isinstance(expires_in, int)
             or isinstance(expires_in, bool)
             or not isinstance(scope, (str, type(None)))
@@ -140,14 +142,23 @@ class OAuthClient:
             raise AuthError("token_endpoint_error", "The token endpoint's answer is malformed; "
                             "run `%design login` to sign in again.")
         return Credential(
-            access_token=Secret(access),
+            access_token=Secret(data["access_token"]),
             # no new refresh token in the answer: the old one stays valid (RFC 6749 §6)
-            refresh_token=Secret(refresh) if refresh else previous_refresh,
+            refresh_token=Secret(data["refresh_token"]) if data.get("refresh_token")
+            else previous_refresh,
             expires_at_ms=self._clock_ms() + expires_in * 1000,
             # no scope in the answer: the grant equals the request (RFC 6749 §5.1)
             scopes=parse_scope(scope) if scope is not None else asked,
             client_id=self.client_id,
         )
+
+
+def _json_of(answer: Answer) -> Any:
+    """A JSON answer's value (an object as `CredentialFields`), or None when not JSON."""
+    if answer.content_type != "application/json":
+        return None
+    value = answer.json()
+    return CredentialFields(value) if isinstance(value, dict) else value
 
 
 def _oauth_error(status: int, data: Any, secrets: list[Secret]) -> AuthError:

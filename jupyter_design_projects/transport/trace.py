@@ -12,7 +12,9 @@ is traced, including 401s the auth flow retried and exchanges that never got an 
 
 Nothing stored is a live token: authorization and cookie headers are blanked,
 credential-named JSON fields are blanked, and every secret the provider knows is redacted
-in URLs, headers and bodies — before truncation.
+in URLs, headers and bodies — before truncation. `records()` redacts once more with the
+secrets known by then, so a credential learned after its exchange was recorded (the login
+code read off the sign-in page) is not shown either.
 """
 
 from __future__ import annotations
@@ -57,7 +59,12 @@ class HttpTrace:
         return {"request": [self._on_request], "response": [self._on_response]}
 
     def records(self) -> list[dict[str, Any]]:
-        return [{k: v for k, v in row.items() if not k.startswith("_")} for row in self._rows]
+        """The exchanges, oldest first, redacted with every secret known now."""
+        secrets = list(self._secrets())
+        return [
+            {k: _redacted(v, secrets) for k, v in row.items() if not k.startswith("_")}
+            for row in self._rows
+        ]
 
     def clear(self) -> None:
         self._rows.clear()
@@ -139,6 +146,14 @@ class _Recorded(httpx.AsyncByteStream):
             self._done = True
             self._finish(bytes(self._head), self._size, self._complete)
         await self._inner.aclose()
+
+
+def _redacted(value: Any, secrets: list[Secret]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {k: _redacted(v, secrets) for k, v in value.items()}
+    return value
 
 
 def _headers(headers: Mapping[str, str], secrets: list[Secret]) -> dict[str, str]:

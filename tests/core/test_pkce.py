@@ -1,6 +1,9 @@
+"""PKCE against RFC 7636 appendix B, verifier bounds, and the pasted code#state answer."""
+
 import pytest
 
 from jupyter_design_projects.core import pkce
+from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
 
 # RFC 7636, appendix B
@@ -45,8 +48,9 @@ def test_verifier_refuses_reserved_characters(bad):
         ("  abc#s1\n", "abc"),
     ],
 )
-def test_pasted_code_with_matching_state_gives_the_code(pasted, code):
-    assert pkce.parse_pasted(pasted, "s1") == code
+def test_pasted_code_with_matching_state_gives_the_code_as_a_secret(pasted, code):
+    assert pkce.parse_pasted(pasted, "s1") == Secret(code)
+    assert pkce.parse_pasted(Secret(pasted), "s1") == Secret(code)
 
 
 @pytest.mark.parametrize(

@@ -1,3 +1,6 @@
+"""Secrets as a type and the one redactor: every spelling of a token, Bearer values, credential
+fields, redact before cut."""
+
 import json
 import pickle
 from urllib.parse import quote, quote_plus
@@ -6,7 +9,9 @@ import pytest
 
 from jupyter_design_projects.core.redaction import (
     REDACTED,
+    CredentialFields,
     Secret,
+    as_secret,
     redact,
     redact_body,
     redact_fields,
@@ -39,7 +44,9 @@ def test_secret_cannot_be_pickled():
 
 @pytest.mark.parametrize(
     "form",
-    [TOKEN, quote(TOKEN, safe=""), quote_plus(TOKEN), json.dumps(TOKEN)[1:-1]],
+    [TOKEN, quote(TOKEN, safe=""), quote_plus(TOKEN), json.dumps(TOKEN)[1:-1],
+     json.dumps(TOKEN)[1:-1].replace("/", "\\/")],
+    ids=["raw", "url-encoded", "form-encoded", "json-escaped", "json-escaped-solidus"],
 )
 def test_every_spelling_of_a_known_secret_is_redacted(form):
     out = redact(f"before {form} after", [Secret(TOKEN)])
@@ -93,3 +100,18 @@ def test_body_redaction_blanks_fields_and_known_secrets_then_truncates():
 def test_body_redaction_of_non_json_still_redacts_known_secrets():
     out = redact_body(b"oops KNOWNTOKEN2 \xff", 1000, ["KNOWNTOKEN2"])
     assert "KNOWNTOKEN2" not in out
+
+
+def test_as_secret_wraps_a_string_and_keeps_a_secret():
+    secret = Secret("abcdefgh12345")
+    assert as_secret(secret) is secret
+    assert as_secret("abcdefgh12345") == secret
+
+
+def test_credential_fields_are_a_plain_dict_to_json_and_blank_in_repr():
+    body = CredentialFields(grant_type="refresh_token", refresh_token="RT-LIVE-000001",
+                            nested={"access_token": "AT-LIVE-000001"})
+    assert json.loads(json.dumps(body))["refresh_token"] == "RT-LIVE-000001"
+    for shown in (repr(body), str(body), f"{body}", repr([body])):
+        assert "LIVE" not in shown
+        assert "refresh_token" in shown and "grant_type" in shown

@@ -1,3 +1,5 @@
+"""Scope arithmetic: what an expansion asks for and what is missing, as tables."""
+
 import pytest
 
 from jupyter_design_projects.core.scopes import (

@@ -69,7 +69,7 @@ async def sign_in(client: Client, scopes) -> None:
     url = client.oauth.authorize_url_for(state=state, challenge=pkce.challenge_for(verifier),
                                          scopes=scopes)
     code = pkce.parse_pasted(await code_shown_at(url), state)
-    cred = await client.oauth.exchange_code(code=Secret(code), verifier=Secret(verifier),
+    cred = await client.oauth.exchange_code(code=code, verifier=Secret(verifier),
                                             state=state, scopes=scopes)
     client.store.save(cred)
 

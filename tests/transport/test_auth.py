@@ -1,3 +1,6 @@
+"""The bearer auth flow driven by hand (no network), then through a real client: allowlist, one
+refresh, one retry, shared refreshes."""
+
 import asyncio
 
 import httpx
@@ -11,6 +14,7 @@ from jupyter_design_projects.transport.auth import (
     BearerAuth,
     origin,
 )
+from jupyter_design_projects.transport.http import send
 
 
 class StubManager:
@@ -206,3 +210,22 @@ async def test_disallowed_origin_is_refused_before_anything_is_sent(rig):
     with pytest.raises(OriginNotAllowed):
         await rig.http.get("http://127.0.0.1:9999/resource")
     assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_answers_through_bearer_auth_are_shown_without_the_tokens_it_used(rig):
+    stale = rig.store.cred.access_token
+
+    def echo(request):
+        sent = request.headers["authorization"].removeprefix("Bearer ")
+        if sent == stale.reveal():
+            return httpx.Response(401, json={})
+        return httpx.Response(500, text=f"token {sent} failed; the old one was {stale.reveal()}")
+
+    rig.service.resource_override = echo
+    answer = await send(rig.http, "GET", ORIGIN + "/resource", action="probe",
+                        max_bytes=1000, deadline_s=5)
+    assert answer.status == 500
+    assert len(rig.service.token_requests) == 1
+    shown = answer.text()
+    assert stale.reveal() not in shown and "at-issued-0002" not in shown

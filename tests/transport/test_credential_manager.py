@@ -1,3 +1,6 @@
+"""The credential manager: 401 refreshes, Projects scope expansion with each of its failure
+reasons, and the PKCE login."""
+
 import asyncio
 import dataclasses
 
@@ -288,3 +291,37 @@ async def test_saving_while_another_process_holds_the_lock_is_a_store_error(tmp_
     finally:
         other.release()
     await rig.http.aclose()
+
+
+# ---------------------------------------------------------------- a store left behind
+
+
+@pytest.mark.asyncio
+async def test_after_a_failed_save_the_next_refresh_uses_the_live_refresh_token(rig):
+    rig.store.fail_save = True
+    first = await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    rig.store.fail_save = False
+    second = await rig.manager.refresh_after_401(first)
+    assert [r["refresh_token"] for r in rig.service.token_requests] == [
+        "rt-initial-0001", "rt-issued-0002"]
+    assert second == Secret("at-issued-0003")
+    assert rig.store.cred.access_token == second
+
+
+@pytest.mark.asyncio
+async def test_after_a_failed_save_expansion_refreshes_with_the_live_refresh_token(rig):
+    rig.store.fail_save = True
+    await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    rig.store.fail_save = False
+    assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
+    assert rig.service.token_requests[-1]["refresh_token"] == "rt-issued-0002"
+
+
+@pytest.mark.asyncio
+async def test_a_store_another_process_rewrote_is_still_adopted_after_a_failed_save(rig):
+    rig.store.fail_save = True
+    await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    rig.store.cred = make_cred(access_token=Secret("at-other-process"))
+    token = await rig.manager.refresh_after_401(Secret("at-issued-0002"))
+    assert token == Secret("at-other-process")
+    assert len(rig.service.token_requests) == 1

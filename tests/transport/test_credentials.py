@@ -1,3 +1,6 @@
+"""The credential stores: the PROTOCOL §1 shape, the private file, the keyring with its deadline,
+and which store is chosen."""
+
 import json
 import os
 import stat
@@ -145,7 +148,7 @@ def test_file_store_malformed_json_is_reported_without_its_content(tmp_path):
     with pytest.raises(CredentialStoreError) as info:
         FileCredentialStore(path).load()
     assert "at-leaky" not in str(info.value)
-    assert info.value.__suppress_context__
+    assert info.value.__context__ is None or info.value.__suppress_context__
 
 
 # ---------------------------------------------------------------- keyring store
@@ -218,6 +221,28 @@ def test_keyring_without_a_real_backend_falls_back_to_the_private_file(tmp_path,
     store.save(make_cred())
     assert mode(store.path) == 0o600
     assert mode(tmp_path / "fallback") == 0o700
+
+
+@pytest.mark.parametrize("dir_mode", [0o755, 0o750, 0o701])
+def test_fallback_file_makes_its_existing_data_directory_0700(tmp_path, dir_mode):
+    data = tmp_path / "data"
+    data.mkdir()
+    os.chmod(data, dir_mode)  # e.g. made by mkdir with the default umask
+    store = open_store(None, data, backend=fail.Keyring())
+    store.save(make_cred())
+    assert mode(data) == 0o700
+    assert mode(store.path) == 0o600
+
+
+def test_explicit_file_leaves_its_existing_directory_alone(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chmod(home, 0o755)
+    store = open_store(str(home / "credentials.json"), tmp_path / "data",
+                       backend=fail.Keyring())
+    store.save(make_cred())
+    assert mode(home) == 0o755
+    assert mode(store.path) == 0o600
 
 
 def test_default_keyring_lookup_with_the_fail_backend_falls_back(tmp_path, monkeypatch):

@@ -1,3 +1,6 @@
+"""The capped exchange: byte caps at their exact boundary, gzip and slow-drip answers, redirects,
+and redacted answer text."""
+
 import asyncio
 import gzip
 import traceback
@@ -5,6 +8,7 @@ import traceback
 import httpx
 import pytest
 
+from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import DeadlineExceeded, ResponseTooLarge, TransportError
 from jupyter_design_projects.transport.http import make_client, send
 
@@ -124,3 +128,57 @@ async def test_malformed_json_answer_never_echoes_the_body():
         answer.json()
     assert "SECRETBODY" not in str(info.value)
     assert info.value.__suppress_context__
+
+
+KNOWN = Secret("known-token-0000000001")
+
+
+class KnowsSecrets(httpx.Auth):
+    """An auth that adds nothing but knows secrets, as BearerAuth does."""
+
+    def known_secrets(self):
+        return (KNOWN,)
+
+
+async def fetch_known(body: bytes, *, auth=None):
+    client = make_client(transport=httpx.MockTransport(lambda r: httpx.Response(
+        500, content=body)), auth=auth or KnowsSecrets())
+    async with client:
+        return await send(client, "POST", URL, action="design call", max_bytes=DESIGN_CAP,
+                          deadline_s=5.0, json={})
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("body", [
+    b"rejected known-token-0000000001",
+    b'{"detail": "known-token-0000000001"}',
+    b"t=known-token-0000000001&x=1",
+    b'{"access_token": "fresh-unknown-0002"}',
+    b"Authorization: Bearer fresh-unknown-0002",
+], ids=["raw", "json", "form", "credential field", "bearer"])
+async def test_answer_text_redacts_what_the_clients_auth_knows(body):
+    shown = (await fetch_known(body)).text()
+    assert "known-token" not in shown and "fresh-unknown" not in shown
+    assert REDACTED in shown
+
+
+@pytest.mark.asyncio
+async def test_answer_text_redacts_before_it_cuts():
+    answer = await fetch_known(b"x" * 10 + KNOWN.reveal().encode())
+    assert answer.text(15) == "x" * 10 + REDACTED[:5] + "…"
+
+
+@pytest.mark.asyncio
+async def test_answer_text_without_a_secret_aware_auth_still_redacts_bearer_values():
+    client = make_client(transport=httpx.MockTransport(lambda r: httpx.Response(
+        500, content=b"Bearer abcdefgh-0001")))
+    async with client:
+        answer = await send(client, "GET", URL, action="a", max_bytes=100, deadline_s=5)
+    assert "abcdefgh-0001" not in answer.text()
+
+
+@pytest.mark.asyncio
+async def test_answer_repr_never_shows_the_body():
+    answer = await fetch_known(b'{"access_token": "AT-IN-BODY-0001"}')
+    assert "AT-IN-BODY" not in repr(answer)
+    assert answer.body == b'{"access_token": "AT-IN-BODY-0001"}'

@@ -1,3 +1,5 @@
+"""The background event loop: running, cancelling and closing."""
+
 import asyncio
 import threading
 

@@ -1,4 +1,5 @@
-"""A token planted in every error path never reaches str, repr, to_dict, the traceback text,
+"""A token planted in every error path never reaches str, repr, to_dict, the traceback text
+(also with every frame's locals, as `%xmode Verbose` or pytest --showlocals print them),
 the logs or the HTTP trace."""
 
 import asyncio
@@ -21,6 +22,7 @@ from jupyter_design_projects.transport.credentials import (
     KeyringCredentialStore,
 )
 from jupyter_design_projects.transport.http import make_client, send
+from jupyter_design_projects.transport.oauth import TOKEN_ANSWER_MAX_BYTES
 from jupyter_design_projects.transport.trace import HttpTrace
 
 PLANTED = "PLANTED-tok-9f8e7d6c5b4a"
@@ -137,6 +139,21 @@ async def case_login_code_refused(rig, tmp_path):
     await rig.manager.finish_login(attempt, f"{PLANTED}#st")
 
 
+async def case_token_answer_over_its_cap(rig, tmp_path):
+    padding = "x" * TOKEN_ANSWER_MAX_BYTES
+    rig.service.token_override = lambda r: httpx.Response(
+        200, json={"access_token": PLANTED, "padding": padding})
+    await rig.oauth.refresh(planted_cred(), ("user:profile",))
+
+
+async def case_keyring_refuses_the_save(rig, tmp_path):
+    class Refusing:
+        def set_password(self, service, username, value):
+            raise RuntimeError("locked")
+
+    KeyringCredentialStore(backend=Refusing()).save(planted_cred())
+
+
 async def case_refresh_timeout(rig, tmp_path):
     never = asyncio.Event()
 
@@ -148,6 +165,10 @@ async def case_refresh_timeout(rig, tmp_path):
 
 
 CASES = [v for k, v in sorted(globals().items()) if k.startswith("case_")]
+
+#: cases whose planted value is the caller's own argument, held by the caller's frames and
+#: by httpx's (a URL with user information; configured URLs may not carry one)
+CALLER_HELD = {case_origin_with_userinfo}
 
 
 @pytest.mark.asyncio
@@ -168,6 +189,9 @@ async def test_planted_token_never_appears_in_any_output(case, tmp_path, caplog)
         "repr": repr(error),
         "to_dict": json.dumps(error.to_dict(), default=str),
         "traceback": "".join(traceback.format_exception(error)),
+        "traceback with locals": "".join(
+            traceback.TracebackException.from_exception(error, capture_locals=True).format()
+        ) if case not in CALLER_HELD else "",
         "logs": caplog.text,
         "trace": json.dumps(rig.trace.records()),
     }
@@ -177,4 +201,5 @@ async def test_planted_token_never_appears_in_any_output(case, tmp_path, caplog)
 
 
 def test_every_case_is_collected():
-    assert len(CASES) >= 15
+    assert len(CASES) >= 17
+    assert CALLER_HELD <= set(CASES)

@@ -1,3 +1,6 @@
+"""The token endpoint client: JSON bodies, the full scope list, and flat OAuth errors mapped to
+reasons."""
+
 import json
 from urllib.parse import parse_qs, urlsplit
 

@@ -1,3 +1,6 @@
+"""The HTTP trace: what each exchange records, its bound, and redaction before truncation and
+again when shown."""
+
 import asyncio
 import json
 
@@ -135,3 +138,15 @@ async def test_a_retried_401_and_the_refresh_are_both_in_the_trace(tmp_path):
     text = json.dumps(rows)
     for secret in rig.manager.known_secrets():
         assert secret.reveal() not in text
+
+
+@pytest.mark.asyncio
+async def test_a_secret_learned_after_its_exchange_is_not_shown_either():
+    known: list[Secret] = []
+    trace = HttpTrace(True, lambda: known)
+    page = b'<pre id="code">late-code-000001#state</pre>'
+    async with traced_client(lambda r: httpx.Response(200, content=page), trace) as client:
+        await call(client)
+    assert "late-code-000001" in trace.records()[0]["response_body"]
+    known.append(Secret("late-code-000001"))  # the login reads the code off the page
+    assert "late-code-000001" not in json.dumps(trace.records())

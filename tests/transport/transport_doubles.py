@@ -73,6 +73,8 @@ class FakeService:
         self.narrow: set[str] = set()
         self.token_answer: httpx.Response | None = None
         self.resource_answer: httpx.Response | None = None
+        #: replaces the resource route: request -> Response
+        self.resource_override = None
         #: replaces the token endpoint: request -> Response, or an awaitable of one
         self.token_override = None
         if initial is not None:
@@ -87,6 +89,8 @@ class FakeService:
                 answer = self.token_override(request)
                 return await answer if inspect.isawaitable(answer) else answer
             return self._token(request)
+        if self.resource_override is not None:
+            return self.resource_override(request)
         if self.resource_answer is not None:
             return self.resource_answer
         header = request.headers.get("authorization", "")
