@@ -25,6 +25,11 @@ MAX_URL_CHARS = 300
 #: segment names no authorization ever covers, compared after folding (any depth, any case)
 RESERVED_SEGMENTS = frozenset({"claude.md", ".claude"})
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+#: every rule `path_rule` can name
+PATH_RULES = frozenset({
+    "not_a_string", "empty", "too_long", "control_character", "non_ascii", "backslash",
+    "absolute", "empty_segment", "traversal", "edge_space", "reserved",
+})
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _SCOPE = re.compile(r"[a-z][a-z_]{0,31}")
@@ -197,6 +202,12 @@ class ProjectIdentity:
     scope: str
     link_permission: str | None
     url: str
+
+    @property
+    def sharing(self) -> str:
+        """The sharing line of a grant card: `org`, or `org, link: view`."""
+        link = f", link: {self.link_permission}" if self.link_permission else ""
+        return self.scope + link
 
 
 def project_identity(project_id: str, answer: Any) -> ProjectIdentity | str:

@@ -35,6 +35,24 @@ _NOT_DETAILS = frozenset(
     {"project_id", "plan_token", "files", "paths", "path", "writes", "deletes"}
 )
 
+#: the buttons of an approval card, as the card texts name them
+APPROVE = "Approve"
+APPROVE_FOR_PROJECT = "Approve for this project"
+DENY = "Deny"
+
+GRANT_HEADING = (
+    "Allow Claude to write any ordinary file of this Design project until you revoke the "
+    "grant in Design settings?"
+)
+GRANT_CHOICES = (
+    f'"{APPROVE}" writes this batch only; "{APPROVE_FOR_PROJECT}" grants the project until '
+    f'you revoke it in Design settings; "{DENY}" sends nothing.'
+)
+GRANT_LIMITS = (
+    "Deletes, membership and sharing changes, copies and CLAUDE.md / .claude are never "
+    "covered by the grant: they ask every time."
+)
+
 HEADINGS = {
     "finalize_plan": "Finalize a Design plan: these exact changes may then run without "
     "asking again for up to 15 minutes.",
@@ -153,6 +171,22 @@ def card_text(kind: str, facts: Facts) -> str:
     return change_card(heading, project, targets, facts.details or ())
 
 
+def grant_card_text(facts: Facts, identity: display.ProjectIdentity) -> str:
+    """The body of a durable-grant card: whom the grant is for, what it allows, what each
+    button does, and this batch's writes (the caller refuses it over CARD_LIMIT)."""
+    writes = [display.normal_form(p) or p for p in (facts.targets or Targets()).writes]
+    return "\n".join([
+        GRANT_HEADING,
+        f"Project: {identity.name} ({identity.project_id})",
+        f"Sharing: {identity.sharing}",
+        f"URL: {identity.url}",
+        GRANT_LIMITS,
+        GRANT_CHOICES,
+        f"This batch writes ({len(writes)}):",
+        *(f"  {p}" for p in writes),
+    ])
+
+
 def _card_problem(kind: str, facts: Facts) -> str | None:
     """Why the card for `facts` cannot be shown exactly, or None."""
     if facts.project_id is not None and display.id_rule(facts.project_id):
@@ -209,11 +243,17 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
     if op in DELETE_OPERATIONS or op == "copy_files":
         return _ask(snapshot, "operation", "no_plan_token", facts)
     if op in GRANT_OPERATIONS:
+        # a grant covers enumerable, reviewable, non-reserved targets, and only in the
+        # main context: there it is reused even where nobody can answer, never minted
         if targets is None:
             return Deny("targets_not_enumerable")
         if any(display.is_reserved_path(p) for p in targets.all()):
             return Deny("reserved_target")
-        if pid in snapshot.verified_grants:
+        unreviewable = next(filter(None, (display.path_rule(p, 1024) for p in targets.all())),
+                            None)
+        if unreviewable:
+            return Deny(f"path_{unreviewable}")
+        if pid in snapshot.verified_grants and snapshot.main_context:
             return Allow("grant")
         if pid in snapshot.grant_ineligible:
             return _ask(snapshot, "plan", "grant_ineligible", facts)
@@ -224,6 +264,15 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
     return _ask(snapshot, "operation", "write_operation", facts)
 
 
+def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
+    """The grant card cannot be shown exactly (`refused`: the identity rule it broke, or
+    card_too_long): offer a plan card for this batch only, or refuse when none fits."""
+    problem = _card_problem("plan", facts)
+    if problem:
+        return Deny(problem)
+    return Ask("plan", f"grant_card_refused_{refused}")
+
+
 def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
     if plan is None:
         return "plan_token_unknown"
@@ -232,3 +281,61 @@ def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
     if plan.project_id != project_id:
         return "plan_token_other_project"
     return "plan_token_does_not_cover"
+
+
+# ---------------------------------------------------------------- refusals, in words
+
+#: what each refusal means and what to do next, by reason code (the code stays the
+#: error's `reason`; the sentence becomes its message)
+REFUSALS = {
+    "consent_not_given": "you have not given consent for agents to use your Design "
+    "projects, and no approval card can be shown here. Run `%design consent` (from "
+    "Python: `session.design.consent()`), then run the call again.",
+    "nobody_can_approve": "it needs a person's approval, and nobody can answer an "
+    "approval card here (no notebook frontend, or stdin not allowed, as under nbclient or "
+    f'papermill). Run it where a person can click "{APPROVE}"; ordinary writes to a '
+    f'project approved once with "{APPROVE_FOR_PROJECT}" then need no card, even here.',
+    "denied_on_card": f'you chose "{DENY}" on its approval card, so nothing was sent. Run '
+    "the call again to be asked again.",
+    "unsafe_project_id": "its project_id cannot be shown exactly on an approval card "
+    "(letters, digits, '_' and '-' only, at most 128). Pass the id as list_projects gives it.",
+    "unsafe_detail": "an argument cannot be shown exactly on an approval card (invisible, "
+    "control or look-alike characters, mixed scripts, or too long). Correct it and run "
+    "the call again.",
+    "targets_not_enumerable": "its target paths cannot be listed (more than 256, or not a "
+    "list of path strings), so no card or authorization can cover them. Split the call "
+    "into batches of at most 256 paths.",
+    "scope_not_paths": 'a plan must list its paths (scope "paths"); a project-wide scope is '
+    "never approved. List the writes and deletes in finalize_plan.",
+    "too_many_writes": "an approval card lists at most 20 writes. Split the change into "
+    "batches of at most 20 writes.",
+    "too_many_deletes": "an approval card lists at most 20 deletes. Split the change into "
+    "batches of at most 20 deletes.",
+    "card_too_long": f"its approval card would be longer than {CARD_LIMIT:,} characters, and "
+    "cards are never truncated. Split the change into smaller batches or use shorter paths.",
+    "reserved_target": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "
+    "no authorization covers them. Leave those paths out.",
+    "grant_needs_main_context": "a durable project grant is used or given only in the main "
+    "context, not in a sub-agent. Run the write from the main context.",
+    "plan_mismatch": "the service's plan did not match what the card showed, so it was not "
+    "used. Run the call again for a fresh plan.",
+    "path_not_a_string": "a path is not a string. Give every path as a string.",
+    "path_empty": "a path is empty. Give project-relative paths such as slides/01.html.",
+    "path_too_long": f"a path is longer than the {display.MAX_PATH_CHARS} characters an "
+    "approval card shows. Use shorter paths.",
+    "path_control_character": "a path contains a control character. Remove it.",
+    "path_non_ascii": "a path contains non-ASCII characters, which a card cannot show "
+    "unambiguously (look-alike, invisible or bidi characters). Use printable ASCII paths.",
+    "path_backslash": "a path contains a backslash. Separate segments with '/'.",
+    "path_absolute": "a path is absolute. Use a project-relative path (no leading '/').",
+    "path_empty_segment": "a path has an empty segment ('//' or a trailing '/'). Remove it.",
+    "path_traversal": "a path contains '..'. Use paths inside the project.",
+    "path_edge_space": "a path segment starts or ends with a space. Remove the space.",
+    "path_reserved": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "
+    "no authorization covers them. Leave those paths out.",
+}
+
+
+def explain(reason: str) -> str:
+    """The sentence for a refusal's reason code, naming the next step."""
+    return REFUSALS.get(reason, f"it was refused ({reason}).")

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import display
+from .validation import PLAN_TOKEN_MAX_BYTES
 
 #: writes and deletes a plan card may list (each)
 MAX_PLAN_PATHS = 20
@@ -177,7 +178,7 @@ def approved_plan(
     if not isinstance(result, Mapping):
         return None
     token = result.get("plan_token")
-    if not isinstance(token, str) or not token or len(token.encode()) > 65_536:
+    if not isinstance(token, str) or not token or len(token.encode()) > PLAN_TOKEN_MAX_BYTES:
         return None
     if result.get("project_id", project_id) != project_id:
         return None

@@ -10,19 +10,10 @@ import json
 from typing import Any
 
 from ..core import display
-from ..core.permissions import Facts, card_text
+from ..core.permissions import Facts, card_text, grant_card_text
 from ..core.plans import CARD_LIMIT, Targets
 from ..core.results import MappedResult, from_error, to_tool_result
 from ..errors import JdpError
-
-GRANT_HEADING = (
-    "Allow Claude to write any ordinary file of this Design project until you revoke the "
-    "grant in Design settings?"
-)
-GRANT_LIMITS = (
-    "Deletes, membership and sharing changes, copies and CLAUDE.md / .claude are never "
-    "covered: they ask every time. \"Approve once\" allows only this batch."
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,23 +128,12 @@ def change_request(kind: str, facts: Facts, reason: str) -> ApprovalRequest:
 
 def grant_request(facts: Facts, identity: display.ProjectIdentity) -> ApprovalRequest | None:
     """The grant card for a tokenless write, or None when it would not fit."""
-    writes = _paths((facts.targets or Targets()).writes)
-    sharing = identity.scope + (f", link: {identity.link_permission}"
-                                if identity.link_permission else "")
-    lines = [
-        GRANT_HEADING,
-        f"Project: {identity.name} ({identity.project_id})",
-        f"Sharing: {sharing}",
-        f"URL: {identity.url}",
-        GRANT_LIMITS,
-        f"This batch writes ({len(writes)}):",
-        *(f"  {p}" for p in writes),
-    ]
-    text = "\n".join(lines)
+    text = grant_card_text(facts, identity)
     if len(text) > CARD_LIMIT:
         return None
     return ApprovalRequest(
         kind="grant", operation=facts.operation, project_id=identity.project_id,
-        project_name=identity.name, sharing=sharing, url=identity.url, writes=writes,
+        project_name=identity.name, sharing=identity.sharing, url=identity.url,
+        writes=_paths((facts.targets or Targets()).writes),
         allows_durable=True, text=text, reason="no_grant",
     )

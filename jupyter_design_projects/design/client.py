@@ -23,7 +23,9 @@ from ..core.permissions import (
     Ask,
     Facts,
     decide,
+    explain,
     facts_of,
+    grant_card_fallback,
 )
 from ..core.plans import SENSITIVE_OPERATIONS, Targets, approved_plan, normalised, plan_rule
 from ..core.results import map_result
@@ -34,10 +36,16 @@ from ..errors import (
     JdpError,
     NeedsConsent,
     NeedsProjectGrant,
-    PermissionDenied,
+    PermissionRefused,
 )
 from ..settings import Settings
-from .approval import DesignOutcome, PendingApproval, change_request, grant_request
+from .approval import (
+    ApprovalRequest,
+    DesignOutcome,
+    PendingApproval,
+    change_request,
+    grant_request,
+)
 from .catalogue import Catalogue
 from .permissions import PermissionEngine
 from .rest import DesignRest
@@ -59,6 +67,13 @@ class _Call:
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def _refused(operation: str, reason: str, command: str | None = None,
+             prefix: str = "") -> DesignOutcome:
+    """The outcome of a call the rules stopped: `reason` a code, the message in words."""
+    error = PermissionRefused(operation, reason, prefix + explain(reason), command)
+    return DesignOutcome.failed(operation, error)
 
 
 class DesignClient:
@@ -103,7 +118,7 @@ class DesignClient:
         self._gates()
         op = pending.operation
         if not approved:
-            return DesignOutcome.failed(op, PermissionDenied(op, "denied on the approval card"))
+            return _refused(op, "denied_on_card")
         call = _Call(op, pending.sealed_arguments(), pending.agent_key, pending.consent_asked)
         kind = pending.request.kind
         try:
@@ -171,8 +186,7 @@ class DesignClient:
                 return await self._send(call, call.operation, call.arguments)
             if isinstance(decision, Ask):
                 return await self._ask(call, facts, decision)
-            reason = decision.reason + (f"; run `{decision.command}`" if decision.command else "")
-            return DesignOutcome.failed(call.operation, PermissionDenied(call.operation, reason))
+            return _refused(call.operation, decision.reason, decision.command)
         except NeedsConsent:
             return await self._consent_needed(call)
 
@@ -185,6 +199,7 @@ class DesignClient:
         return await self._proceed(dataclasses.replace(call, consent_asked=True))
 
     async def _ask(self, call: _Call, facts: Facts, decision: Ask) -> Result:
+        request: ApprovalRequest | None
         if decision.card != "grant":
             request = change_request(decision.card, facts, decision.reason)
         else:
@@ -192,13 +207,12 @@ class DesignClient:
             request = (grant_request(facts, identity)
                        if isinstance(identity, display.ProjectIdentity) else None)
             if request is None:
-                # the grant card cannot be shown exactly: offer this batch only
                 refused = identity if isinstance(identity, str) else "card_too_long"
-                problem = plan_rule(facts.project_id, None, facts.targets)
-                if problem:
-                    return DesignOutcome.failed(call.operation, PermissionDenied(
-                        call.operation, f"grant card refused ({refused}); {problem}"))
-                request = change_request("plan", facts, f"grant_card_refused_{refused}")
+                fallback = grant_card_fallback(facts, refused)
+                if not isinstance(fallback, Ask):
+                    return _refused(call.operation, fallback.reason, prefix=(
+                        f"the project's grant card cannot be shown safely ({refused}), and "))
+                request = change_request(fallback.card, facts, fallback.reason)
         return PendingApproval.seal(request, call.operation, call.arguments,
                                     agent_key=call.agent_key, consent_asked=call.consent_asked)
 
@@ -252,8 +266,8 @@ class DesignClient:
         outcome that stopped it."""
         pid = call.arguments.get("project_id")
         problem = plan_rule(pid, None, targets)
-        if problem:
-            return DesignOutcome.failed(call.operation, PermissionDenied(call.operation, problem))
+        if problem or not isinstance(pid, str):
+            return _refused(call.operation, problem or "unsafe_project_id")
         writes, deletes = normalised(targets.writes), normalised(targets.deletes)
         plan_args = {"project_id": pid, "writes": sorted(writes or ()),
                      "deletes": sorted(deletes or ())}
@@ -262,8 +276,7 @@ class DesignClient:
             return result  # type: ignore[return-value]
         plan = approved_plan(result.data, pid, targets, self._clock())
         if plan is None:
-            return DesignOutcome.failed(call.operation, PermissionDenied(
-                call.operation, "the service's plan did not match what the card showed"))
+            return _refused(call.operation, "plan_mismatch")
         if targets.count:
             self.engine.register(plan)
         return plan.token
@@ -271,7 +284,7 @@ class DesignClient:
     async def _per_batch(self, call: _Call) -> Result:
         targets = (await self._facts(call)).targets
         if targets is None:
-            raise PermissionDenied(call.operation, "targets_not_enumerable")
+            return _refused(call.operation, "targets_not_enumerable")
         token = await self._plan_for(call, targets)
         if not isinstance(token, str):
             return token

@@ -33,9 +33,13 @@ class PermissionEngine:
             self.consent = value
 
     def seed_consent_false(self) -> None:
-        """The service answered needs_consent: the next decision shows the consent card."""
+        """The service answered needs_consent: the next decision shows the consent card.
+        Consent was withdrawn elsewhere (which revokes every grant with it), so the plans
+        and verified grants this process holds are forgotten too."""
         self._prefetched = True
         self.consent = False
+        self._plans.clear()
+        self._verified.clear()
 
     async def give_consent(self) -> None:
         await self._rest.post_consent()

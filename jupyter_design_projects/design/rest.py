@@ -9,6 +9,7 @@ import httpx
 
 from ..errors import AuthError, DesignApiError, GrantIneligible, NeedsConsent, TransportError
 from ..transport.http import Answer, send
+from . import wire
 
 CONSENT_NAME = "agent_design_projects"
 #: the REST answers are small JSON objects
@@ -26,9 +27,7 @@ class DesignRest:
     async def _send(self, method: str, route: str, action: str, json: Any = None) -> Answer:
         answer = await send(self._http, method, self._base + route, action=f"design {action}",
                             max_bytes=MAX_BYTES, deadline_s=DEADLINE_S, json=json)
-        if answer.status == 401:
-            raise AuthError("rejected", "The Design service rejected the credential (HTTP 401) "
-                            "even after a refresh. Run `%design login` to sign in again.")
+        wire.check_auth(answer)
         return answer
 
     async def get_consent(self) -> bool | None:
@@ -59,7 +58,7 @@ class DesignRest:
     async def list_grants(self) -> dict[str, str]:
         """project_id → created_at of every durable grant the service holds for this user."""
         answer = await self._send("GET", "/grants", "grants")
-        if answer.status == 403 and _error_of(answer) == "needs_consent":
+        if answer.status == 403 and wire.flat_error(answer)[0] == "needs_consent":
             raise NeedsConsent()
         if answer.status != 200:
             raise DesignApiError("grants", answer.status)
@@ -79,17 +78,9 @@ class DesignRest:
         answer = await self._send("POST", "/grants", "grant", {"project_id": project_id})
         if answer.status in (200, 201):
             return
-        if answer.status == 404 and _error_of(answer) == "grant_ineligible":
+        if answer.status == 404 and wire.flat_error(answer)[0] == "grant_ineligible":
             raise GrantIneligible(project_id)
-        if answer.status == 403 and _error_of(answer) == "needs_consent":
+        if answer.status == 403 and wire.flat_error(answer)[0] == "needs_consent":
             raise NeedsConsent()
         raise DesignApiError("grant", answer.status)
 
-
-def _error_of(answer: Answer) -> str | None:
-    try:
-        body = answer.json()
-    except TransportError:
-        return None
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, str) else None

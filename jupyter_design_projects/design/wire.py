@@ -35,17 +35,38 @@ def check_status(answer: Answer) -> None:
     refuse_event_stream(answer)
     if 200 <= answer.status < 300:
         return
+    check_auth(answer)
+    if answer.status == 403:
+        _raise_flat_403(answer)
+    raise TransportError(
+        answer.action, f"HTTP {answer.status}: {shown_body(answer)}", status=answer.status
+    )
+
+
+def check_auth(answer: Answer) -> None:
+    """A 401 that reaches a Design route (BearerAuth already refreshed once) is an
+    AuthError telling the person to sign in again."""
     if answer.status == 401:
         raise AuthError(
             "rejected",
             "The Design service rejected the credential (HTTP 401) even after a refresh. "
             "Run `%design login` to sign in again.",
         )
-    if answer.status == 403:
-        _raise_flat_403(answer)
-    raise TransportError(
-        answer.action, f"HTTP {answer.status}: {shown_body(answer)}", status=answer.status
-    )
+
+
+def flat_error(answer: Answer) -> tuple[str | None, dict]:
+    """The `error` kind of a flat JSON error body (`{"error": "needs_consent", ...}`) and
+    the body, or (None, {}) when the answer is not one."""
+    body: Any = None
+    if answer.content_type == "application/json":
+        try:
+            body = answer.json()
+        except TransportError:
+            body = None
+    if not isinstance(body, dict):
+        return None, {}
+    kind = body.get("error")
+    return (kind if isinstance(kind, str) else None), body
 
 
 def rpc_result(answer: Answer, operation: str) -> dict:
@@ -82,13 +103,7 @@ def session_id_of(answer: Answer) -> str | None:
 
 
 def _raise_flat_403(answer: Answer) -> None:
-    body: Any = None
-    if answer.content_type == "application/json":
-        try:
-            body = answer.json()
-        except TransportError:
-            body = None
-    kind = body.get("error") if isinstance(body, dict) else None
+    kind, body = flat_error(answer)
     if kind == "needs_consent":
         raise NeedsConsent()
     if kind == "needs_project_grant":

@@ -2,14 +2,22 @@
 
 import pytest
 
+from jupyter_design_projects.core import display
 from jupyter_design_projects.core.permissions import (
+    APPROVE,
+    APPROVE_FOR_PROJECT,
+    DENY,
+    REFUSALS,
     Allow,
     Ask,
     Deny,
     Snapshot,
     card_text,
     decide,
+    explain,
     facts_of,
+    grant_card_fallback,
+    grant_card_text,
 )
 from jupyter_design_projects.core.plans import ApprovedPlan
 
@@ -67,6 +75,10 @@ TABLE = [
      Deny("consent_not_given", CONSENT_CMD)),
     ("consent false in a sub-context: deny naming %design consent",
      snap(consent=False, main=False), write("a.html"), Deny("consent_not_given", CONSENT_CMD)),
+    ("write, consent unknown: the other rows decide, the server gates consent",
+     snap(consent=None), write("a.html"), Ask("grant", "no_grant")),
+    ("write, consent unknown, verified grant", snap(consent=None, grants=[P]), write("a.html"),
+     Allow("grant")),
     # --- finalize_plan: always a card
     ("finalize_plan asks for a plan card", snap(), plan(["a.html"], ["b.html"]),
      Ask("plan", "finalize_plan")),
@@ -80,6 +92,23 @@ TABLE = [
      Ask("plan", "finalize_plan")),
     ("finalize_plan with 21 deletes is refused", snap(),
      plan(deletes=[f"f{i}" for i in range(21)]), Deny("too_many_deletes")),
+    ("finalize_plan with 20 deletes is shown", snap(),
+     plan(deletes=[f"f{i}" for i in range(20)]), Ask("plan", "finalize_plan")),
+    ("finalize_plan scope paths is shown", snap(), plan(["a.html"], scope="paths"),
+     Ask("plan", "finalize_plan")),
+    ("finalize_plan with an 80-char path is shown", snap(), plan(["p/" + "a" * 78]),
+     Ask("plan", "finalize_plan")),
+    ("finalize_plan with an 81-char path is refused", snap(), plan(["p/" + "a" * 79]),
+     Deny("path_too_long")),
+    ("finalize_plan with .. is refused", snap(), plan(["a/../b.html"]),
+     Deny("path_traversal")),
+    ("finalize_plan with a control character is refused", snap(), plan(["a\x1bb.html"]),
+     Deny("path_control_character")),
+    ("finalize_plan with fullwidth dots and slash is refused", snap(),
+     plan(["\uff0e\uff0e\uff0fx"]), Deny("path_non_ascii")),
+    ("finalize_plan with an unsafe project id is refused", snap(),
+     ("finalize_plan", {"project_id": "p\u202e1", "writes": ["a.html"]}),
+     Deny("unsafe_project_id")),
     ("finalize_plan with a bidi path is refused", snap(), plan(["a\u202egnp.html"]),
      Deny("path_non_ascii")),
     ("finalize_plan on a reserved path is refused", snap(), plan([".Claude/x"]),
@@ -96,6 +125,14 @@ TABLE = [
     ("copy dest covered by a live plan", snap(), copy("a.html", token="tok"), Allow("plan")),
     ("write of a path outside the plan asks", snap(), write("a.html", "b.html", token="tok"),
      Ask("operation", "plan_token_does_not_cover")),
+    ("write of a path the plan only deletes asks", snap(), write("old.html", token="tok"),
+     Ask("operation", "plan_token_does_not_cover")),
+    ("256 targets, every one in the plan", snap(), write(*["a.html"] * 256, token="tok"),
+     Allow("plan")),
+    ("257 targets cannot be matched or shown", snap(), write(*["a.html"] * 257, token="tok"),
+     Deny("targets_not_enumerable")),
+    ("a token never covers a traversal path, and no card shows one", snap(),
+     write("a/../a.html", token="tok"), Deny("path_traversal")),
     ("delete of a written path asks", snap(), delete("a.html", token="tok"),
      Ask("operation", "plan_token_does_not_cover")),
     ("expired plan asks", snap(), write("a.html", token="old"),
@@ -144,8 +181,27 @@ TABLE = [
      Deny("nobody_can_approve")),
     ("existing grant reused where nobody can answer", snap(grants=[P], can_ask=False),
      write("a.html"), Allow("grant")),
+    ("existing grant reused where nobody can answer, create_support_js",
+     snap(grants=[P], can_ask=False), ("create_support_js", {"project_id": P}), Allow("grant")),
     ("no grant in a sub-context", snap(main=False), write("a.html"),
      Deny("grant_needs_main_context")),
+    ("an existing grant is not used in a sub-context", snap(grants=[P], main=False),
+     write("a.html"), Deny("grant_needs_main_context")),
+    ("a grant covers only reviewable paths: bidi", snap(grants=[P]),
+     write("evil\u202egnp.html"), Deny("path_non_ascii")),
+    ("a grant covers only reviewable paths: zero-width", snap(grants=[P]),
+     write("CLAUDE\u200b.md"), Deny("path_non_ascii")),
+    ("a grant covers only reviewable paths: traversal", snap(grants=[P]),
+     write("../other/a.html"), Deny("path_traversal")),
+    ("a grant covers paths longer than a plan card shows", snap(grants=[P]),
+     write("p/" + "a" * 200), Allow("grant")),
+    ("reserved CLAUDE.md. (trailing dot) never rides on a grant", snap(grants=[P]),
+     write("CLAUDE.md."), Deny("reserved_target")),
+    ("reserved target with nobody to ask is still refused", snap(grants=[P], can_ask=False),
+     ("create_support_js", {"project_id": P, "path": ".claude/support.js"}),
+     Deny("reserved_target")),
+    ("another project's grant does not cover", snap(grants=["p2"]), write("a.html"),
+     Ask("grant", "no_grant")),
     ("grant card with a hostile path", snap(), write("a\u2215b.html"),
      Deny("path_non_ascii")),
     # --- membership and sharing: a card every time
@@ -154,6 +210,9 @@ TABLE = [
      Ask("operation", "sensitive_operation")),
     ("update_sharing asks even with a live token", snap(),
      ("update_sharing", {"project_id": P, "scope": "link", "plan_token": "tok"}),
+     Ask("operation", "sensitive_operation")),
+    ("update_member_role asks even with a verified grant", snap(grants=[P]),
+     ("update_member_role", {"project_id": P, "account_uuid": "u1", "role": "viewer"}),
      Ask("operation", "sensitive_operation")),
     ("remove_member nobody can answer", snap(can_ask=False),
      ("remove_member", {"project_id": P, "account_uuid": "u1"}), Deny("nobody_can_approve")),
@@ -231,3 +290,77 @@ def test_membership_card_shows_the_role_and_email():
     call = ("add_member", {"project_id": P, "email": "x@acme.example", "role": "editor"})
     lines = card_text("operation", facts(call)).splitlines()
     assert "email: x@acme.example" in lines and "role: editor" in lines
+
+
+# ---------------------------------------------------------------- refusals in words
+
+DENIALS = sorted({row[3].reason for row in TABLE if isinstance(row[3], Deny)})
+
+
+@pytest.mark.parametrize("reason", DENIALS)
+def test_every_refusal_of_the_table_has_a_sentence(reason):
+    assert reason in REFUSALS
+
+
+@pytest.mark.parametrize("rule", sorted(display.PATH_RULES))
+def test_every_path_rule_has_a_sentence(rule):
+    assert f"path_{rule}" in REFUSALS
+
+
+@pytest.mark.parametrize("reason", sorted({"denied_on_card", "plan_mismatch",
+                                           "grant_needs_main_context", "unsafe_detail"}))
+def test_refusals_of_the_client_have_a_sentence(reason):
+    assert reason in REFUSALS
+
+
+def test_explain_gives_the_sentence_of_a_known_code():
+    assert explain("too_many_writes") == REFUSALS["too_many_writes"]
+
+
+def test_explain_keeps_an_unknown_code_visible():
+    assert "brand_new_rule" in explain("brand_new_rule")
+
+
+def test_consent_refusal_names_the_explicit_command():
+    assert CONSENT_CMD in explain("consent_not_given")
+
+
+# ---------------------------------------------------------------- the grant card
+
+IDENTITY = display.ProjectIdentity(P, "Quarterly Review Deck", "org", "view",
+                                   "https://design.example/p/p1")
+
+
+def test_grant_card_names_the_buttons_it_has():
+    text = grant_card_text(facts(write("a.html")), IDENTITY)
+    for label in (APPROVE, APPROVE_FOR_PROJECT, DENY):
+        assert f'"{label}"' in text
+    assert "Approve once" not in text
+
+
+def test_grant_card_shows_identity_and_the_batch():
+    lines = grant_card_text(facts(write("./a.html")), IDENTITY).splitlines()
+    assert "Project: Quarterly Review Deck (p1)" in lines
+    assert "Sharing: org, link: view" in lines
+    assert "URL: https://design.example/p/p1" in lines
+    assert "  a.html" in lines
+
+
+# ---------------------------------------------------------------- a grant card that cannot be shown
+
+FALLBACK = [
+    ("unsafe name: this batch as a plan card", write("a.html"), "name_invisible_character",
+     Ask("plan", "grant_card_refused_name_invisible_character")),
+    ("20 writes still fit one plan card", write(*[f"f{i}" for i in range(20)]),
+     "card_too_long", Ask("plan", "grant_card_refused_card_too_long")),
+    ("21 writes fit no plan card", write(*[f"f{i}" for i in range(21)]), "url_not_https",
+     Deny("too_many_writes")),
+    ("an 81-char path fits no plan card", write("p/" + "a" * 79), "get_project_failed",
+     Deny("path_too_long")),
+]
+
+
+@pytest.mark.parametrize(("call", "refused", "decision"), [row[1:] for row in FALLBACK],
+                         ids=[row[0] for row in FALLBACK])
+def test_grant_card_fallback(call, refused, decision):
+    assert grant_card_fallback(facts(call), refused) == decision

@@ -139,6 +139,11 @@ def test_approved_plan_refuses_an_answer_wider_than_the_card(change):
     assert plans.approved_plan(answer(**change), "p1", SHOWN, NOW) is None
 
 
+def test_approved_plan_takes_a_token_of_exactly_65536_bytes():
+    token = "x" * 65_536
+    assert plans.approved_plan(answer(plan_token=token), "p1", SHOWN, NOW).token == token
+
+
 def test_approved_plan_refuses_a_non_object():
     assert plans.approved_plan("tok", "p1", SHOWN, NOW) is None
 

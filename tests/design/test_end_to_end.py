@@ -14,7 +14,11 @@ from jupyter_design_projects.design.approval import DesignOutcome, PendingApprov
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.session import McpSession
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
-from jupyter_design_projects.errors import NeedsProjectGrant, PermissionDenied
+from jupyter_design_projects.errors import (
+    NeedsProjectGrant,
+    PermissionDenied,
+    PermissionRefused,
+)
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.http import make_client
 
@@ -156,6 +160,50 @@ async def test_nobody_to_ask_mints_no_grant_and_writes_nothing(http, service):
     assert path not in await paths_of(client, DECK)
     assert await server_grants(http, service) == []
     await client.close()
+
+
+async def server_consent(http, service) -> bool:
+    answer = await http.get(service.base_url + "/v1/design/consent")
+    return answer.json()["agent_design_projects"]
+
+
+@pytest.mark.asyncio
+async def test_headless_without_consent_fails_closed_naming_the_command(http, service):
+    client = design(http, service, can_ask=False)
+    path = unique("headless")
+    outcome = await client.call("write_files", write(DECK, path))
+    assert isinstance(outcome.error, PermissionRefused)
+    assert (outcome.error.reason, outcome.error.command) == ("consent_not_given",
+                                                             "%design consent")
+    assert await server_consent(http, service) is False
+    await client.consent()  # the explicit command, where no card can be shown
+    assert await server_consent(http, service) is True
+    assert path not in await paths_of(client, DECK)
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_headless_run_reuses_a_grant_given_interactively_and_mints_none(http, service):
+    person = design(http, service)
+    await person.consent()
+    await person.resume(await person.call("write_files", write(DECK, unique("first"))),
+                        approved=True, durable=True)
+    await person.close()
+    headless = design(http, service, can_ask=False)
+    path = unique("unattended")
+    written = await headless.call("write_files", write(DECK, path))
+    assert isinstance(written, DesignOutcome) and not written.is_error
+    assert path in await paths_of(headless, DECK)
+    # a delete never rides on the grant, and nobody is there to approve a plan
+    refused = await headless.call("finalize_plan", {"project_id": DECK, "deletes": [path]})
+    assert isinstance(refused.error, PermissionRefused)
+    assert refused.error.reason == "nobody_can_approve"
+    # a project without a grant gets none minted
+    other = await headless.call("write_files", write(PARTNER, unique("p")))
+    assert other.error.reason == "nobody_can_approve"
+    assert await server_grants(http, service) == [DECK]
+    assert path in await paths_of(headless, DECK)
+    await headless.close()
 
 
 @pytest.mark.asyncio

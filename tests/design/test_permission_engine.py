@@ -72,6 +72,17 @@ async def test_needs_consent_seeds_the_cache_false_and_skips_the_prefetch():
 
 
 @pytest.mark.asyncio
+async def test_needs_consent_forgets_plans_and_verified_grants():
+    engine = PermissionEngine(FakeRest(consent=True, grants=["p1"]))
+    await engine.probe_grant("p1")
+    engine.register(plan())
+    engine.seed_consent_false()
+    snapshot = engine.snapshot(can_ask=True, main_context=True, now_ms=NOW)
+    assert (snapshot.consent, dict(snapshot.plans), snapshot.verified_grants) == \
+        (False, {}, frozenset())
+
+
+@pytest.mark.asyncio
 async def test_revoke_deletes_consent_and_forgets_plans_and_grants():
     rest = FakeRest(consent=True, grants=["p1"])
     engine = PermissionEngine(rest)
