@@ -60,7 +60,16 @@ def ensure_venv() -> None:
         sys.exit("[tasks] Python 3.11 or newer is needed (this is " + sys.version.split()[0] + ").")
     if not PYTHON.exists():
         say("creating .venv")
-        run(sys.executable, "-m", "venv", VENV)
+        try:
+            run(sys.executable, "-m", "venv", VENV)
+        except subprocess.CalledProcessError:
+            # Debian and Ubuntu ship venv without ensurepip (the python3-venv package):
+            # make the venv bare and let this Python's own pip put pip into it
+            say("venv has no ensurepip here: creating .venv without pip, then adding pip")
+            shutil.rmtree(VENV, ignore_errors=True)
+            run(sys.executable, "-m", "venv", "--without-pip", VENV)
+            run(sys.executable, "-m", "pip", "--python", PYTHON, "install", "--quiet",
+                "--disable-pip-version-check", "pip")
 
 
 def install(extras: str) -> None:

@@ -1,5 +1,6 @@
 """`%load_ext jupyter_design_projects` stays light: the heavy dependencies (pandas,
-ipywidgets, the reference service's mcp / starlette / uvicorn) load only on first use."""
+ipywidgets, the reference service's mcp / starlette / uvicorn, the lab status route's
+jupyter_server) load only on first use."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn")
+HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn", "jupyter_server")
 
 PROBE = """
 import json, sys

@@ -78,3 +78,41 @@ def test_ci_runs_the_readme_test_command():
     assert "set -euo pipefail" in script
     assert script.rstrip().endswith("exec python3 tasks.py test")
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
+
+
+def test_a_python_without_ensurepip_gets_a_bare_venv_and_pip_from_its_own_pip(
+        tasks, tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    venv = tmp_path / ".venv"
+    monkeypatch.setattr(tasks, "VENV", venv)
+    monkeypatch.setattr(tasks, "PYTHON", venv / "bin" / "python")
+    calls = []
+
+    def run(*args, **_kwargs):
+        calls.append([str(a) for a in args])
+        if args[-1] == venv and "--without-pip" not in args:
+            venv.mkdir()  # what a failed venv leaves behind
+            raise subprocess.CalledProcessError(1, args)
+
+    monkeypatch.setattr(tasks, "run", run)
+    tasks.ensure_venv()
+    assert calls == [
+        [sys.executable, "-m", "venv", str(venv)],
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)],
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+         "--quiet", "--disable-pip-version-check", "pip"],
+    ]
+
+
+def test_a_python_with_ensurepip_makes_the_venv_in_one_step(tasks, tmp_path, monkeypatch):
+    import sys
+
+    venv = tmp_path / ".venv"
+    monkeypatch.setattr(tasks, "VENV", venv)
+    monkeypatch.setattr(tasks, "PYTHON", venv / "bin" / "python")
+    calls = []
+    monkeypatch.setattr(tasks, "run", lambda *args, **_kw: calls.append([str(a) for a in args]))
+    tasks.ensure_venv()
+    assert calls == [[sys.executable, "-m", "venv", str(venv)]]

@@ -9,6 +9,7 @@ exactly what the buttons do, for code and tests.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,6 +25,9 @@ TITLES = {
     "operation": "Run this Design operation?",
 }
 
+#: a line of the card text that heads a path list the card shows as its own list
+_PATH_HEADING = re.compile(r"(?:This batch writes|Writes|Deletes) \(\d+\):")
+
 #: resume(pending, approved, durable) → a DesignOutcome or a follow-up PendingApproval
 Resume = Callable[[Any, bool, bool], Any]
 
@@ -32,35 +36,52 @@ def _paths(title: str, paths: Sequence[str]) -> str:
     if not paths:
         return ""
     items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in paths)
-    return f"<div><b>{html.escape(title)}</b> ({len(paths)})<ul>{items}</ul></div>"
+    return (f'<div style="margin-top:4px"><b>{html.escape(title)}</b> ({len(paths)})'
+            f'<ul style="margin:2px 0">{items}</ul></div>')
+
+
+def _project(request: Any) -> str:
+    name = request.project_name or ""
+    return f"{name} ({request.project_id})" if name and request.project_id else (
+        name or request.project_id or "")
+
+
+def card_parts(request: Any) -> tuple[str, list[tuple[str, str]], list[str]]:
+    """What a card shows: its title (the text's question), the field rows, and the lines
+    of the text that the rows and path lists do not already show (shown once, not twice)."""
+    lines = (request.text or "").splitlines()
+    title = lines.pop(0).strip() if lines and lines[0].strip() else TITLES.get(
+        request.kind, TITLES["operation"])
+    rows = [(label, str(value)) for label, value in (
+        ("Operation", request.operation), ("Project", _project(request)),
+        ("Sharing", request.sharing), ("URL", request.url)) if value]
+    shown = {f"{label}: {value}" for label, value in rows}
+    shown |= {f"Requested operation: {request.operation}"}
+    shown |= {f"Project: {request.project_id}"} if request.project_id else set()
+    paths = {str(p) for p in (*request.writes, *request.deletes)}
+    rest = [line for line in lines
+            if line.strip() and line.strip() not in shown and line.strip() not in paths
+            and not _PATH_HEADING.fullmatch(line.strip())]
+    return title, rows, rest
 
 
 def card_html(request: Any) -> str:
     """The card's body: every value escaped; the URL is a link only when it is https."""
-    rows = [("Operation", request.operation)]
-    if request.project_name or request.project_id:
-        name = request.project_name or ""
-        rows.append(("Project", f"{name} ({request.project_id})" if request.project_id
-                     else name))
-    if request.sharing:
-        rows.append(("Sharing", request.sharing))
-    cells = "".join(
-        f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(str(v))}</td>"
-        "</tr>" for k, v in rows if v
-    )
-    url = ""
-    if request.url:
-        shown = html.escape(str(request.url))
-        link = (f'<a href="{html.escape(str(request.url), quote=True)}" target="_blank" '
-                f'rel="noopener noreferrer">{shown}</a>'
-                if str(request.url).startswith("https://") else shown)
-        url = f"<tr><th style='text-align:left'>URL</th><td>{link}</td></tr>"
-    title = TITLES.get(request.kind, TITLES["operation"])
+    title, rows, rest = card_parts(request)
+    cells = []
+    for label, value in rows:
+        shown = html.escape(value)
+        if label == "URL" and value.startswith("https://"):
+            shown = (f'<a href="{html.escape(value, quote=True)}" target="_blank" '
+                     f'rel="noopener noreferrer">{shown}</a>')
+        cells.append(f'<tr><th style="text-align:left;padding-right:12px">'
+                     f"{html.escape(label)}</th><td>{shown}</td></tr>")
+    notes = "".join(f'<p style="margin:4px 0">{html.escape(line)}</p>' for line in rest)
     return (
         f'<div class="jdp-card"><h4 style="margin:4px 0">{html.escape(title)}</h4>'
-        f"<table>{cells}{url}</table>"
+        f'<table>{"".join(cells)}</table>'
         f"{_paths('Writes', request.writes)}{_paths('Deletes', request.deletes)}"
-        f'<div style="white-space:pre-wrap">{html.escape(request.text or "")}</div></div>'
+        f"{notes}</div>"
     )
 
 
@@ -127,7 +148,7 @@ class ApprovalCard:
         choice = "approved for this project" if durable else ("approved" if approved
                                                              else "denied")
         self.history.append(f"{pending.request.kind}: {choice}")
-        self.status.value = f"<em>{html.escape(pending.request.kind)}: {choice}</em>"
+        self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
         try:
             result = self._resume(pending, approved, durable)
         except JdpError as exc:

@@ -30,11 +30,11 @@ def detail_html(row: dict[str, Any] | None) -> str:
             f"<div><b>flags:</b> {html.escape(flags)}</div>"
             f'<div style="white-space:pre-wrap">'
             f"{html.escape(str(row.get('description') or row.get('summary') or ''))}</div>"
-            f"<pre>{html.escape(shown)}</pre>")
+            f'<pre style="max-height:24em;overflow:auto">{html.escape(shown)}</pre>')
 
 
 class CatalogueView:
-    """A VBox: a name filter, three toggles, the matching rows, a picker and the detail."""
+    """A VBox: a name filter and three toggles, a picker and its detail, the matching rows."""
 
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         import ipywidgets as w
@@ -48,9 +48,10 @@ class CatalogueView:
         self.table = w.HTML()
         self.picker = w.Dropdown(description="Operation", options=[], value=None)
         self.detail = w.HTML(detail_html(None))
+        # the picked operation's detail sits above the (long) table, where it is seen
         self.widget = w.VBox([
             w.HBox([self.name_filter, *self.toggles.values()]),
-            self.table, self.picker, self.detail,
+            self.picker, self.detail, self.table,
         ])
         self.name_filter.observe(self._refresh, names="value")
         for toggle in self.toggles.values():

@@ -140,6 +140,17 @@ def resolve(word: str, values: list) -> Any:
     return _MARK.sub(lambda m: str(values[int(m.group(1))]), word)
 
 
+def _positive(word: str) -> int:
+    """argparse type for a count of at least 1."""
+    try:
+        value = int(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {word!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _text(command: str, what: str, value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -156,7 +167,7 @@ def _wants_help(words: list[str]) -> bool:
 def _json_object(command: str, text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise BadCommand(command, f"the arguments are not valid JSON ({exc.msg} at "
                                   f"line {exc.lineno} column {exc.colno})") from None
     if not isinstance(value, dict):
@@ -200,7 +211,8 @@ def _project_parser(action: str) -> _Parser:
     if action == "history":
         p = _Parser(command, "This machine's journal of writes and deletes to the Project, "
                              "newest first.")
-        p.add_argument("-n", "--limit", type=int, default=50, dest="limit")
+        p.add_argument("-n", "--limit", type=_positive, default=50, dest="limit",
+                       help="how many entries, at least 1 (default 50)")
         return p
     p = _Parser(command, "Write back the content that a journal entry (see %project history) "
                          "replaced or deleted.")

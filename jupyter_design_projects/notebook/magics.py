@@ -28,7 +28,8 @@ from IPython.core.magic import (
 )
 from traitlets import Bool, Enum, Unicode, observe
 
-from ..errors import BadCommand, JdpError, PermissionDenied
+from ..core.permissions import explain
+from ..errors import BadCommand, JdpError, PermissionDenied, PermissionRefused
 from ..settings import Settings
 from . import grammar, views
 
@@ -208,7 +209,7 @@ class DesignProjects(Magics):
                 return None
             return self._project(command)
         except JdpError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(views.one_line(exc)) from None
 
     @no_var_expand
     @needs_local_scope
@@ -232,7 +233,7 @@ class DesignProjects(Magics):
                     panel.report("Design handshake (initialize, tools/list)", 0, 1)
                 return self._design(command)
         except JdpError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(views.one_line(exc)) from None
 
     # ------------------------------------------------------------ %project
 
@@ -247,7 +248,8 @@ class DesignProjects(Magics):
         call_args = {k: v for k, v in args.items() if v is not None}
         if action == "info":
             call_args = {}
-        transfer = action == "read" or (action == "write" and args.get("local_path"))
+        # the bar stays hidden unless the transfer is a MiB or more
+        transfer = action in ("read", "write")
         progress = self._progress() if transfer else contextlib.nullcontext()
         with progress:
             data = self.session.run(projects.call(f"project_{action}", call_args))
@@ -287,9 +289,8 @@ class DesignProjects(Magics):
         if not isinstance(result, PendingApproval):
             return views.design_outcome(result)
         if not self.can_ask():
-            return views.failed_outcome(f"design {operation}", PermissionDenied(
-                operation, "nobody can answer an approval card here; run the explicit "
-                "command (e.g. `%design consent`) or set DesignProjects.approval_mode"))
+            return views.failed_outcome(f"design {operation}", PermissionRefused(
+                operation, "nobody_can_approve", explain("nobody_can_approve")))
         from IPython.display import display
 
         from .cards import ApprovalCard
@@ -316,9 +317,7 @@ class DesignProjects(Magics):
             self._login_attempt = None
             return views.status_outcome({"signed_in": True}, label="design login")
         if session.embedded is not None:  # the reference service needs no paste
-            login_embedded = getattr(session, "login_embedded", None)
-            if login_embedded is not None:
-                login_embedded()
+            session.login_embedded()
             return views.status_outcome({"signed_in": True, "service": "offline reference"},
                                         label="design login")
         url, self._login_attempt = session.login_begin()

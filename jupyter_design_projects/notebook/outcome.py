@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..core.results import EMPTY_RESULT, MappedResult, to_tool_result
 from ..errors import AwaitingApproval, JdpError
 from . import tables
 from .budget import Budget, meter_html, meter_text
@@ -89,9 +90,13 @@ class Outcome:
             text = self.data
         else:
             text = json.dumps(self.data, ensure_ascii=False, default=str)
-        return {"type": "tool_result", "tool_use_id": tool_use_id,
-                "content": [{"type": "text", "text": text or "(empty result)"}],
-                "is_error": self.is_error}
+        block = {"type": "text", "text": text or EMPTY_RESULT}
+        return to_tool_result(tool_use_id, MappedResult([block], self.is_error))
+
+    @property
+    def done(self) -> bool:
+        """Always True: an Outcome is final (a `PendingOutcome` is done once answered)."""
+        return True
 
     @property
     def widget(self):
@@ -101,6 +106,12 @@ class Outcome:
         return self._widget
 
     # ------------------------------------------------------------ rendering
+
+    def error_fields(self) -> str:
+        """The error's fields on one line (its message is the notice, shown once above)."""
+        fields = self.error.to_dict() if self.error is not None else {}
+        return " · ".join(f"{k}: {v}" for k, v in fields.items()
+                          if k != "message" and v not in (None, "", [], {}))
 
     def _text(self) -> str:
         lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
@@ -112,7 +123,9 @@ class Outcome:
             lines.append(f"{name}: {len(rows)} rows (.df / .frame({name!r}))")
         if self.local_file:
             lines.append(f"saved to {self.local_file}")
-        if self.body is not None:
+        if self.error is not None:
+            lines.append(self.error_fields())
+        elif self.body is not None:
             lines.append(_shorten(self.body, 2000))
         elif not self.tables:
             lines.append(_shorten(_json_text(self.data), 2000))
@@ -139,7 +152,10 @@ class Outcome:
                 encoded = base64.b64encode(blob).decode("ascii")
                 parts.append(f'<img alt="preview" style="max-width:100%" '
                              f'src="data:{mime};base64,{encoded}">')
-        if self.body is not None:
+        if self.error is not None:
+            parts.append('<div style="color:#757575;font-size:90%"><code>'
+                         f"{html.escape(self.error_fields())}</code></div>")
+        elif self.body is not None:
             parts.append(f'<pre style="white-space:pre-wrap">{html.escape(_shorten(self.body))}'
                          "</pre>")
         elif not self.tables:
@@ -193,24 +209,16 @@ class PendingOutcome:
     def data(self) -> Any:
         return self._final().data
 
-    @property
-    def is_error(self) -> bool:
-        return self._final().is_error
-
-    @property
-    def df(self):
-        return self._final().df
-
-    @property
-    def local_file(self) -> str | None:
-        return self._final().local_file
-
-    @property
-    def images(self) -> list[tuple[str, bytes]]:
-        return self._final().images
-
     def to_tool_result(self, tool_use_id: str) -> dict[str, Any]:
         return self._final().to_tool_result(tool_use_id)
+
+    def __getattr__(self, name: str) -> Any:
+        """Every other public attribute (`is_error`, `df`, `frame`, `local_file`, `images`,
+        `error`, …) is the final Outcome's; reading one before the answer raises
+        AwaitingApproval."""
+        if name.startswith("_") or name in ("card", "operation"):
+            raise AttributeError(name)
+        return getattr(self._final(), name)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         if self.card.outcome is not None:

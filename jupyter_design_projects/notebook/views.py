@@ -11,19 +11,11 @@ from . import tables
 from .budget import budget_of
 from .outcome import Outcome
 
-#: what to do next after a refusal, by the refusal's reason (shown after its message)
-NEXT_STEPS = {
-    "nobody_can_approve": "Nobody can click an approval card here (a headless run, or "
-    "approval_mode 'deny'): run this cell in JupyterLab with %config "
-    "DesignProjects.approval_mode = 'auto' (or 'widget').",
-    "consent_not_given": "Run `%design consent` to give consent explicitly.",
-}
 
-
-def refusal_text(error: JdpError) -> str:
-    """The error's one line, followed by the next step when its reason has one."""
-    step = NEXT_STEPS.get(str(getattr(error, "reason", "")))
-    return f"{error} {step}" if step and step not in str(error) else str(error)
+def one_line(error: JdpError) -> str:
+    """The error's message as the one line a `UsageError` shows: every run of whitespace,
+    line breaks included (a service's log tail, an answer body), becomes one space."""
+    return " ".join(str(error).split()) or error.kind
 
 
 def _notice(data: Any) -> str | None:
@@ -81,7 +73,8 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     elif isinstance(data, list) and data and all(isinstance(d, Mapping) for d in data):
         found["items"] = [dict(d) for d in data]
     error = getattr(result, "error", None)
-    notice = refusal_text(error) if error is not None else None
+    # a refusal's message already names the next step (core.permissions.explain)
+    notice = str(error) if error is not None else None
     if operation == "list" and isinstance(data, Mapping) and data.get("catalog_unchanged"):
         notice = str(data.get("hint") or "The catalogue is unchanged: %design list --full "
                      "shows every schema again.")
@@ -99,7 +92,7 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
 def failed_outcome(label: str, error: JdpError) -> Outcome:
     """A refusal shown in place of a result (e.g. fail-closed approval): is_error, no raise."""
     return Outcome(label, error.to_dict(), is_error=True, error=error,
-                   notice=refusal_text(error), body="")
+                   notice=str(error))
 
 
 def status_outcome(status: Mapping[str, Any], *, label: str = "design status") -> Outcome:

@@ -122,7 +122,8 @@ def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, referenc
             break
         click(page, approved.get_by_role("button", name="Approve", exact=True))
     assert settle(page, approved) == "done"
-    page.screenshot(path="/tmp/jdp-approval-card.png")
+    expect(approved.locator(".widget-output")).to_contain_text(APPROVED_PATH)
+    approved.screenshot(path="/tmp/jdp-approval-card.png")
     read = mcp_tool(reference_service, "read_file", {"project_id": DECK_ID, "path": APPROVED_PATH})
     assert not read.get("isError")
     assert f"<h1>{APPROVED_PATH}</h1>" in read["content"][0]["text"].replace("&lt;", "<").replace(
@@ -133,5 +134,7 @@ def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, referenc
         timeout=KERNEL_MS)
     click(page, denied.get_by_role("button", name="Deny", exact=True))
     assert settle(page, denied) == "done"
+    expect(denied.locator(".widget-output")).to_contain_text("permission_denied")
+    denied.screenshot(path="/tmp/jdp-denied-card.png")
     assert DENIED_PATH not in file_paths(reference_service)
     assert APPROVED_PATH in file_paths(reference_service)

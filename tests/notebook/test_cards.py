@@ -13,7 +13,7 @@ from jupyter_design_projects.errors import (
     PermissionDenied,
 )
 from jupyter_design_projects.notebook import views
-from jupyter_design_projects.notebook.cards import ApprovalCard, card_html
+from jupyter_design_projects.notebook.cards import ApprovalCard, card_html, card_parts
 from jupyter_design_projects.notebook.outcome import PendingOutcome
 
 
@@ -158,10 +158,88 @@ def test_pending_outcome_data_raises_awaiting_approval_until_answered():
     assert caught.value.operation == "write_files"
     with pytest.raises(AwaitingApproval):
         waiting.to_tool_result("toolu_1")
-    assert "awaiting approval" in waiting._repr_mimebundle_()["text/plain"]
+    with pytest.raises(AwaitingApproval):
+        _ = waiting.is_error
+    waiting_bundle = waiting._repr_mimebundle_()
+    assert set(waiting_bundle) == {"text/plain", "text/html"}
     waiting.card.approve()
     assert waiting.done
     assert waiting.data == {"written": 1}
     assert waiting.to_tool_result("toolu_1")["tool_use_id"] == "toolu_1"
     assert waiting._repr_mimebundle_()["text/html"] == card.outcome._repr_mimebundle_()[
         "text/html"]
+    assert waiting._repr_mimebundle_() != waiting_bundle
+
+
+# ---------------------------------------------------------------- the cards the client asks
+
+
+PID = "ac430b7f-8380-5183-b550-affa13056eb5"
+
+
+def real_requests():
+    """One request of each kind, built by the Design client's own card builders."""
+    from jupyter_design_projects.core.display import ProjectIdentity
+    from jupyter_design_projects.core.permissions import Facts
+    from jupyter_design_projects.core.plans import Targets
+    from jupyter_design_projects.design.approval import change_request, grant_request
+
+    def facts(operation, **targets):
+        return Facts(operation=operation, read_only=False, destructive=True, project_id=PID,
+                     targets=Targets(**targets))
+
+    identity = ProjectIdentity(PID, "Quarterly Review Deck", "org", "view",
+                               f"https://design.example/p/{PID}")
+    return {
+        "consent": change_request("consent", facts("write_files"), "consent_not_given"),
+        "plan": change_request("plan", facts("finalize_plan", writes=("slides/a.html",),
+                                             deletes=("slides/old.html",)), "finalize_plan"),
+        "per_batch": change_request("plan", facts("write_files", writes=("slides/b.html",)),
+                                    "grant_ineligible"),
+        "operation": change_request("operation", facts("delete_files",
+                                                       deletes=("slides/c.html",)), "delete"),
+        "grant": grant_request(facts("write_files", writes=("slides/d.html",)), identity),
+    }
+
+
+@pytest.mark.parametrize("kind", ["consent", "plan", "per_batch", "operation", "grant"])
+def test_a_card_shows_each_fact_once(kind):
+    import html as html_lib
+
+    req = real_requests()[kind]
+    body = card_html(req)
+    title, _rows, _rest = card_parts(req)
+    assert body.count(f">{html_lib.escape(title)}<") == 1
+    for path in (*req.writes, *req.deletes):
+        assert body.count(html_lib.escape(path)) == 1
+    for value in (req.operation, req.project_name, req.sharing):
+        if value:
+            assert body.count(html_lib.escape(value)) == 1
+    if req.url:
+        assert body.count(f">{req.url}<") == 1
+
+
+@pytest.mark.parametrize("kind", ["consent", "plan", "per_batch", "operation", "grant"])
+def test_a_card_leaves_out_no_line_of_its_text(kind):
+    """Every line of the text the decision measured is on the card: as the title, a field
+    row, a path, or a line of its own."""
+    import html as html_lib
+
+    req = real_requests()[kind]
+    title, rows, rest = card_parts(req)
+    covered = {title, *(f"{k}: {v}" for k, v in rows), *req.writes, *req.deletes, *rest,
+               f"Project: {req.project_id}", f"Requested operation: {req.operation}"}
+    for line in filter(None, (raw.strip() for raw in req.text.splitlines())):
+        headed_list = line.endswith("):") and "(" in line
+        assert line in covered or headed_list, line
+    body = card_html(req)
+    assert all(html_lib.escape(line) in body for line in rest)
+
+
+def test_the_card_status_keeps_every_answer_of_a_follow_up_chain():
+    card, _ = make("consent", pending("grant"), outcome("write_files", {"written": 1}),
+                   durable=False)
+    card.approve()
+    card.approve(durable=True)
+    assert card.history == ["consent: approved", "grant: approved for this project"]
+    assert all(step in card.status.value for step in card.history)

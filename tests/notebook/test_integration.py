@@ -74,6 +74,9 @@ def test_a_large_doc_spills_to_a_private_file_that_pandas_reads(shell, live, tmp
     big = shell.run_line_magic("project", "read claude/big.csv")
     assert big.local_file is not None
     assert stat.S_IMODE(os.stat(big.local_file).st_mode) == 0o600
+    temp_dir = live.session.temp_dir
+    assert os.path.dirname(big.local_file) == str(temp_dir)
+    assert stat.S_IMODE(os.stat(temp_dir).st_mode) == 0o700
     assert len(pd.read_csv(big.local_file)) == 7000
 
 
@@ -173,6 +176,8 @@ def test_with_no_service_configured_the_embedded_one_starts_says_so_and_stops_on
     info = shell.run_line_magic("project", "info")
     assert "offline reference service" in capsys.readouterr().out
     assert info.data["project"]["name"] == "Team Handbook"
+    signed_in = shell.run_line_magic("design", "login")  # the reference service needs no paste
+    assert signed_in.data["signed_in"] is True
     session = shell.magics_manager.registry["DesignProjects"].session
     temp_dir, process = session.temp_dir, session.embedded.process
     assert temp_dir.is_dir()
@@ -180,3 +185,68 @@ def test_with_no_service_configured_the_embedded_one_starts_says_so_and_stops_on
     assert not temp_dir.exists()
     assert process.poll() is not None
     load(shell)
+
+
+def test_a_written_mib_reports_upload_progress(shell, live):
+    body = "# Big\n" + "x" * (1024 * 1024)
+    shell.run_cell_magic("project", "write big-notes.md", body)
+    size = len(body.encode())
+    assert ("upload claude/big-notes.md", size, size) in live.reports
+
+
+@pytest.mark.parametrize(("n", "ok"), [(0, False), (1, True), (15, True), (16, False)])
+def test_search_n_is_checked_at_both_ends(shell, live, n, ok):
+    if ok:
+        hits = shell.run_line_magic("project", f"search retention -n {n}")
+        assert len(hits.df) <= n
+    else:
+        with pytest.raises(UsageError):
+            shell.run_line_magic("project", f"search retention -n {n}")
+
+
+def test_an_approved_plan_lets_its_write_through_without_another_card(shell, live):
+    shell.run_line_magic("design", "consent")
+    deck = deck_id(shell)
+    path = "slides/08-planned.html"
+    shell.user_ns.update(deck=deck, writes=[path], files=[{"path": path, "data": SLIDE}])
+    plan = shell.run_line_magic("design", "finalize_plan project_id=$deck writes=$writes")
+    assert isinstance(plan, PendingOutcome)
+    assert plan.card.pending.request.kind == "plan"
+    plan.card.approve()
+    shell.user_ns["token"] = plan.data["plan_token"]
+    written = shell.run_line_magic(
+        "design", "write_files project_id=$deck files=$files plan_token=$token")
+    assert isinstance(written, Outcome)
+    assert not written.is_error
+    assert path in files_of(shell, deck)
+
+
+EXIT_PROBE = """
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.run_line_magic("load_ext", "jupyter_design_projects")
+shell.run_line_magic("project", "info")
+magics = shell.magics_manager.registry["DesignProjects"]
+print(magics.session.temp_dir, flush=True)
+sys.exit(0)  # no unload: the interpreter exits with the session open
+"""
+
+
+def test_the_session_temp_dir_is_removed_at_exit(reference_service, tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"),
+               JDP_API_BASE_URL=reference_service.base_url,
+               JDP_CREDENTIALS_FILE=str(reference_service.credentials_file),
+               JDP_ORG_UUID=reference_service.org_uuid,
+               CLAUDE_PROJECT_UUID=reference_service.project_uuid)
+    env.pop("CLAUDE_SESSION_JWT", None)
+    done = subprocess.run([sys.executable, "-c", EXIT_PROBE], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    temp_dir = pathlib.Path(done.stdout.strip().splitlines()[-1])
+    assert temp_dir.name.startswith("jdp-session-")
+    assert not temp_dir.exists()

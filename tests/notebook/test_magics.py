@@ -11,7 +11,13 @@ import warnings
 import pytest
 from nb_fakes import FakeSession, pending
 
-from jupyter_design_projects.errors import DocNotFound, PermissionDenied
+from jupyter_design_projects.errors import (
+    AwaitingApproval,
+    DocNotFound,
+    PermissionDenied,
+    ProjectsApiError,
+    ServiceStartFailed,
+)
 from jupyter_design_projects.notebook.magics import DesignProjects, load, unload
 from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
 
@@ -101,14 +107,20 @@ def test_help_prints_and_returns_none(shell, magics, capsys):
     assert magics.session.projects.calls == []
 
 
-def test_expected_failures_are_one_line_usage_errors(shell, magics):
-    magics.session.projects.answers["project_read"] = DocNotFound("x.md", ["a.md"])
+@pytest.mark.parametrize("error", [
+    DocNotFound("x.md", ["a.md"]),
+    ServiceStartFailed("exited", "Traceback (most recent call last):\n  boom\n"),
+    ProjectsApiError("read", 502, "<html>\n<body>Bad gateway</body>\n</html>"),
+])
+def test_expected_failures_are_one_line_usage_errors(shell, magics, error):
+    magics.session.projects.answers["project_read"] = error
     result = shell.run_cell("%project read x.md")
     from IPython.core.error import UsageError
 
     assert type(result.error_in_exec) is UsageError
     assert result.error_in_exec.__suppress_context__
     assert "\n" not in str(result.error_in_exec)
+    assert str(result.error_in_exec).split() == str(error).split()
 
 
 def test_a_bad_line_is_a_usage_error(shell, magics):
@@ -143,8 +155,12 @@ def test_widget_mode_shows_a_card_and_returns_a_pending_outcome(shell, magics):
     out = shell.run_line_magic("design", "write_files project_id=p-1")
     assert isinstance(out, PendingOutcome)
     assert not out.done
+    with pytest.raises(AwaitingApproval):
+        _ = out.is_error
     out.card.approve(durable=True)
     assert out.data == {"written": 1}
+    assert out.done and out.is_error is False and out.error is None
+    assert out.frame.__self__ is out.outcome  # every other attribute is the final one's
     assert magics.session.design.resumes == [("grant", True, True)]
 
 
@@ -194,6 +210,7 @@ def test_a_pending_approval_where_nobody_can_answer_is_refused(shell, magics):
     magics.session.design.call = asks_anyway
     out = shell.run_line_magic("design", "write_files project_id=p-1")
     assert isinstance(out.error, PermissionDenied)
+    assert out.error.reason == "nobody_can_approve"
 
 
 def test_traits_become_settings_overrides(monkeypatch):

@@ -66,6 +66,28 @@ def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
     assert any("image/png" in o.get("data", {}) for o in preview)
 
 
+def test_quickstart_with_its_plan_approved_writes_the_slide_and_previews_it(
+        reference_service, tmp_path, monkeypatch):
+    """The quickstart as a person runs it: the plan card approved, the write then needs no
+    further card, and the preview shows the new slide."""
+    book = nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4)
+    cells = book.cells
+    at = next(i for i, c in enumerate(cells) if "plan = %design finalize_plan" in c.source)
+    cells.insert(at + 1, nbformat.v4.new_code_cell("plan.card.approve()"))
+    cells.insert(2, nbformat.v4.new_code_cell(
+        "%config DesignProjects.approval_mode = 'widget'"))
+    scratch = tmp_path / "quickstart-approved.ipynb"
+    nbformat.write(book, scratch)
+    executed = run_path(scratch, reference_service, tmp_path, monkeypatch)
+    written = text_of(outputs(executed, "written = %design write_files"))
+    assert "pages_written" in written
+    assert "permission_denied" not in written
+    assert "slides/04-next-steps.html" in text_of(outputs(executed, "%design status"))
+    preview = outputs(executed, "preview = %design render_preview")
+    assert any("image/png" in o.get("data", {}) for o in preview)
+    assert "Ship churn model v3" in text_of(preview)
+
+
 def test_projects_knowledge_runs_headless(reference_service, tmp_path, monkeypatch):
     book = run("projects_knowledge", reference_service, tmp_path, monkeypatch)
     assert "Decision log" in text_of(outputs(book, "final = %project read"))
@@ -79,7 +101,7 @@ def test_api_debugging_runs_headless(reference_service, tmp_path, monkeypatch):
     assert "elapsed_ms" in text_of(outputs(book, "trace = %design trace"))
 
 
-def test_in_a_real_kernel_a_card_answered_from_code_writes_and_a_denied_one_does_not(
+def test_in_a_real_kernel_cards_answered_from_code_and_the_temp_dir_goes_at_exit(
         reference_service, tmp_path, monkeypatch):
     cells = [
         "%load_ext jupyter_design_projects\n%config DesignProjects.approval_mode = 'widget'",
@@ -93,6 +115,7 @@ def test_in_a_real_kernel_a_card_answered_from_code_writes_and_a_denied_one_does
         "approved.card.approve()\ndenied.card.deny()",
         "listing = %design list_files project_id=$deck\n"
         "print(sorted(f['path'] for f in listing.data if f['path'].startswith('slides/')))",
+        "print(get_ipython().magics_manager.registry['DesignProjects'].session.temp_dir)",
     ]
     book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     scratch = tmp_path / "cards.ipynb"
@@ -103,3 +126,7 @@ def test_in_a_real_kernel_a_card_answered_from_code_writes_and_a_denied_one_does
     listing = text_of(executed.cells[5].outputs)
     assert "slides/09-approved.html" in listing
     assert "slides/10-denied.html" not in listing
+    # the kernel was shut down without an unload: its session temp dir went at exit
+    temp_dir = Path(executed.cells[6].outputs[0]["text"].strip())
+    assert temp_dir.name.startswith("jdp-session-")
+    assert not temp_dir.exists()

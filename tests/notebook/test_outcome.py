@@ -7,7 +7,12 @@ import base64
 import pytest
 from nb_fakes import CATALOGUE, PNG, image_outcome, outcome
 
-from jupyter_design_projects.errors import PermissionDenied
+from jupyter_design_projects.errors import (
+    DocNotFound,
+    PermissionDenied,
+    ProjectsApiError,
+    ServiceStartFailed,
+)
 from jupyter_design_projects.notebook import views
 from jupyter_design_projects.notebook.budget import Budget, budget_of, meter_html
 from jupyter_design_projects.notebook.catalogue import CatalogueView, matches
@@ -170,6 +175,8 @@ def test_picking_an_operation_shows_its_description_and_schema():
     view.pick("write_files")
     assert "Write files into a project." in view.detail.value
     assert "project_id" in view.detail.value
+    parts = list(view.widget.children)
+    assert parts.index(view.detail) < parts.index(view.table)  # seen without scrolling
 
 
 def test_catalogue_outcome_renders_the_widget_with_an_html_fallback():
@@ -213,6 +220,8 @@ def test_meter_marks_the_search_threshold():
         ("download big.bin", 0, MIB, True),
         ("upload notes.md", 0, None, False),
         ("upload notes.md", MIB, 2 * MIB, True),
+        ("upload notes.md", 0, MIB - 1, False),
+        ("upload notes.md", 0, MIB, True),
         ("connecting", 0, 1, True),
     ],
 )
@@ -249,3 +258,34 @@ def test_html_table_cells_are_escaped_and_shortened():
     assert "<img" not in shown
     assert "y" * HTML_CELL_LIMIT not in shown
     assert "y" * (HTML_CELL_LIMIT - 1) + "…" in shown
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        DocNotFound("x.md", ["a.md", "b.md"]),
+        ServiceStartFailed("exited", "Traceback\n  boom\n"),
+        ProjectsApiError("detail", 500, "line one\r\nline two\tend"),
+    ],
+)
+def test_an_error_becomes_one_line_with_every_word_kept(error):
+    shown = views.one_line(error)
+    assert "\n" not in shown and "\r" not in shown and "  " not in shown
+    assert shown.split() == str(error).split()
+
+
+def test_an_outcome_is_always_done_and_an_empty_result_says_so():
+    out = Outcome("project delete", "")
+    assert out.done is True
+    assert out.to_tool_result("t")["content"] == [{"type": "text", "text": "(empty result)"}]
+
+
+def test_an_error_outcome_shows_its_message_once_and_its_fields():
+    import html as html_lib
+
+    error = PermissionDenied("write_files", "denied_on_card")
+    bundle = views.failed_outcome("design write_files", error)._repr_mimebundle_()
+    for mime, escape in (("text/plain", str), ("text/html", html_lib.escape)):
+        assert bundle[mime].count(escape(error.message)) == 1
+        assert "permission_denied" in bundle[mime]
+        assert "denied_on_card" in bundle[mime]
