@@ -4,8 +4,9 @@ Through one `Session` (background loop, BearerAuth, caps, the pipelines, the syn
 facade `session.run`) on the real reference service on loopback, the median cost of:
 a Projects search (`ProjectsClient.search`) against a raw httpx GET of the same
 `/kb/search` route (and the same GET on an AsyncClient through the session's loop, to
-show what the thread hop itself costs), and a read-only Design call (`DesignClient.call`, with validation,
-the catalogue floor and the permission decision) against a raw httpx JSON-RPC POST.
+show what the thread hop itself costs), and a read-only Design call
+(`DesignClient.call`, with validation, the catalogue floor and the permission
+decision) against a raw httpx JSON-RPC POST.
 Baselines are measured in the same run; nothing is asserted.
 
     .venv/bin/python bench/bench_session.py [--calls 200]

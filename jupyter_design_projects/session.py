@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .core.redaction import Secret
 from .errors import AuthError
 from .settings import Settings
 
@@ -197,8 +198,10 @@ class Session:
         attempt = self.credentials.begin_login()
         return attempt.url, attempt
 
-    def login_finish(self, attempt, pasted: str) -> None:
-        self.run(self.credentials.finish_login(attempt, pasted))
+    def login_finish(self, attempt, pasted: str | Secret) -> None:
+        """Finish sign-in with the pasted `code#state` (held as a Secret from here on)."""
+        code = pasted if isinstance(pasted, Secret) else Secret(pasted)
+        self.run(self.credentials.finish_login(attempt, code))
 
     def login_embedded(self) -> None:
         """Sign in to the embedded reference service: the same authorization-code flow,
@@ -209,7 +212,7 @@ class Session:
         if found is None:
             raise AuthError("login_failed", "The reference service's sign-in page showed "
                                             "no code; see its log.")
-        self.login_finish(attempt, html.unescape(found.group(1)))
+        self.login_finish(attempt, Secret(html.unescape(found.group(1))))
 
     async def _fetch_authorize_page(self, url: str) -> str:
         from .transport.http import send

@@ -65,11 +65,13 @@ class Settings:
             if url
         )
 
-    def with_endpoints(self, **endpoints: str) -> Settings:
+    def with_endpoints(self, **endpoints: Any) -> Settings:
         return dataclasses.replace(self, **endpoints)
 
     @classmethod
-    def resolve(cls, env: Mapping[str, str], overrides: Mapping[str, Any] | None = None) -> Settings:
+    def resolve(
+        cls, env: Mapping[str, str], overrides: Mapping[str, Any] | None = None
+    ) -> Settings:
         values: dict[str, Any] = {}
         for var, field in ENVIRONMENT.items():
             if env.get(var):
