@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from .core.origins import origin
 from .core.redaction import Secret
 from .errors import ConfigError
 
@@ -60,7 +61,7 @@ class Settings:
     def allowed_origins(self) -> frozenset[str]:
         """Exactly the configured origins: nothing else ever receives a token."""
         return frozenset(
-            origin_of(url)
+            origin(url)
             for url in (self.api_base_url, self.web_base_url, self.oauth_token_url)
             if url
         )
@@ -90,11 +91,6 @@ class Settings:
             if values.get(field):
                 values[field] = check_url(field, values[field])
         return cls(**values)
-
-
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 def check_url(setting: str, url: str) -> str:

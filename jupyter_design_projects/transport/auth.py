@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from ..core.origins import origin
 from ..core.redaction import Secret
 from ..errors import AuthError, OriginNotAllowed, ResponseTooLarge
 from .http import ACTION_EXTENSION
@@ -23,15 +24,6 @@ if TYPE_CHECKING:
 
 #: the body of a rejected (401) answer is read at most this far, then discarded
 REJECTED_BODY_MAX_BYTES = 64 * 1024
-
-
-def origin(url: httpx.URL | str) -> str:
-    """scheme://host[:port], lower-case, default port dropped, never any user information."""
-    url = httpx.URL(url) if isinstance(url, str) else url
-    default = {"http": 80, "https": 443}.get(url.scheme)
-    port = f":{url.port}" if url.port is not None and url.port != default else ""
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    return f"{url.scheme}://{host}{port}".lower()
 
 
 class BearerAuth(httpx.Auth):
@@ -50,7 +42,7 @@ class BearerAuth(httpx.Auth):
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        target = origin(request.url)
+        target = origin(str(request.url))
         if target not in self.allowed_origins:
             raise OriginNotAllowed(target)
         if "authorization" in request.headers:
