@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core.project_paths import is_canonical_uuid
-from ..core.redaction import Secret, redact_then_truncate
+from ..core.redaction import Secret, redact_body, redact_then_truncate
 from ..errors import MalformedProjectsAnswer, ProjectsApiError
 from ..transport.http import Answer
 
@@ -28,7 +28,6 @@ def check(answer: Answer, secrets: Iterable[Secret] = ()) -> Answer:
 def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
     """`kind: message` from the org envelope or the flat remote-session error, else the raw
     text; always redacted first, then truncated."""
-    text = answer.body[: ERROR_BODY_CHARS * 4].decode("utf-8", "replace")
     try:
         parsed = json.loads(answer.body)
     except ValueError:
@@ -39,7 +38,10 @@ def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
             text = f"{inner.get('type', 'error')}: {inner.get('message', '')}"
         elif isinstance(inner, str):  # {"error": "...", "code": "..."}
             text = f"{parsed.get('code', 'error')}: {inner}"
-    return redact_then_truncate(text, ERROR_BODY_CHARS, secrets)
+        else:
+            return redact_body(answer.body, ERROR_BODY_CHARS, secrets)
+        return redact_then_truncate(text, ERROR_BODY_CHARS, secrets)
+    return redact_body(answer.body, ERROR_BODY_CHARS, secrets)
 
 
 def json_object(answer: Answer) -> dict[str, Any]:

@@ -91,3 +91,18 @@ def test_a_detail_is_parsed() -> None:
 def test_a_detail_of_the_wrong_shape_is_refused(broken: dict) -> None:
     with pytest.raises(MalformedProjectsAnswer):
         wire.parse_detail({**DETAIL, **broken})
+
+
+def test_an_error_body_is_redacted_before_it_is_cut_even_with_wide_characters() -> None:
+    import httpx
+
+    from jupyter_design_projects.core.redaction import Secret
+    from jupyter_design_projects.projects.wire import ERROR_BODY_CHARS, error_body
+    from jupyter_design_projects.transport.http import Answer
+
+    token = "zqxSECRETzqx" + "k" * 40
+    # four-byte characters put the token's start inside the shown characters and its
+    # bytes across any byte-based cut made before redaction
+    body = ("\U0001f600" * (ERROR_BODY_CHARS - 3) + token).encode()
+    shown = error_body(Answer(500, httpx.Headers(), body, "read"), [Secret(token)])
+    assert "zqx" not in shown
