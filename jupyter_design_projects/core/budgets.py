@@ -20,6 +20,29 @@ SEARCH_N_DEFAULT = 5
 SEARCH_N_MIN = 1
 SEARCH_N_MAX = 15
 
+_MiB = 1024 * 1024
+#: the most answer bytes read per Projects operation (issue 3: caps per operation). A raw
+#: download carries up to 20 MiB as base64 (~26.7 MiB) plus its fields; a doc or its
+#: extracted text is bounded by the knowledge budget (2,000,000 tokens ~ 8 MB, doubled
+#: for JSON escaping); writes echo the doc back; the rest are small metadata answers.
+ANSWER_MAX_BYTES = {
+    "download": 30 * _MiB,
+    "read doc": 16 * _MiB,
+    "read extracted text": 16 * _MiB,
+    "create doc": 16 * _MiB,
+    "replace doc": 16 * _MiB,
+    "detail": 4 * _MiB,
+    "search": 1 * _MiB,
+    "list organizations": 1 * _MiB,
+    "delete doc": 64 * 1024,
+}
+
+
+def answer_max_bytes(action: str) -> int:
+    """The byte cap for one operation's answer; an unlisted action gets the smallest."""
+    return ANSWER_MAX_BYTES.get(action, min(ANSWER_MAX_BYTES.values()))
+
+
 TRUNCATION_NOTICE = (
     "This result was cut to fit 300,000 characters; read single docs with project_read."
 )

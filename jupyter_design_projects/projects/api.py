@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from ..core import budgets
 from ..core.project_paths import is_canonical_uuid
 from ..core.redaction import Secret
 from ..errors import (
@@ -26,8 +27,6 @@ from . import wire
 
 #: spec §12: one total deadline per request, both routes
 DEADLINE_S = 30.0
-#: a raw answer carries up to 20 MiB as base64 (~28 MiB) plus its JSON fields
-MAX_ANSWER_BYTES = 30 * 1024 * 1024
 REMOTE_SESSION_PATH = "/v2/ccr-sessions/-/chat-project"
 
 
@@ -115,7 +114,8 @@ class OrgApi:
 
     async def _exchange(self, method: str, url: str, *, action: str, **kwargs: Any) -> Answer:
         answer = await send(self._http, method, url, action=action,
-                            max_bytes=MAX_ANSWER_BYTES, deadline_s=DEADLINE_S, **kwargs)
+                            max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
+                            **kwargs)
         return wire.check(answer, self._secrets())
 
     async def _call(self, method: str, tail: str, *, action: str, **kwargs: Any) -> Answer:
@@ -181,8 +181,9 @@ class SessionApi:
 
     async def _op(self, op: str, *, action: str, **args: Any) -> Answer:
         answer = await send(
-            self._http, "POST", self._url, action=action, max_bytes=MAX_ANSWER_BYTES,
-            deadline_s=DEADLINE_S, json={"op": op, **args},
+            self._http, "POST", self._url, action=action,
+            max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
+            json={"op": op, **args},
             headers={"Authorization": f"Bearer {self._jwt.reveal()}"},
         )
         return wire.check(answer, [self._jwt, *self._secrets()])

@@ -97,3 +97,23 @@ def test_the_cap_boundary_is_exact() -> None:
     assert budgets.cap_result(exact) is exact
     over = {"content": "x" * (budgets.RESULT_MAX_CHARS - overhead + 1)}
     assert budgets.cap_result(over)["truncated"] is True
+
+
+@pytest.mark.parametrize(
+    ("action", "cap"),
+    [
+        ("download", 30 * 1024 * 1024),
+        ("read doc", 16 * 1024 * 1024),
+        ("detail", 4 * 1024 * 1024),
+        ("search", 1024 * 1024),
+        ("delete doc", 64 * 1024),
+        ("an action nobody listed", 64 * 1024),
+    ],
+)
+def test_each_projects_operation_has_its_own_answer_cap(action: str, cap: int) -> None:
+    assert budgets.answer_max_bytes(action) == cap
+
+
+def test_the_download_cap_holds_a_full_20_mib_upload_as_base64() -> None:
+    base64_chars = -(-budgets.RAW_MAX_BYTES // 3) * 4
+    assert base64_chars < budgets.answer_max_bytes("download")

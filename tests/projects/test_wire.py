@@ -106,3 +106,30 @@ def test_an_error_body_is_redacted_before_it_is_cut_even_with_wide_characters() 
     body = ("\U0001f600" * (ERROR_BODY_CHARS - 3) + token).encode()
     shown = error_body(Answer(500, httpx.Headers(), body, "read"), [Secret(token)])
     assert "zqx" not in shown
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("size", "refused"), [(1024 * 1024, False), (1024 * 1024 + 1, True)])
+async def test_a_search_answer_is_capped_at_its_own_limit(size: int, refused: bool) -> None:
+    import httpx
+
+    from jupyter_design_projects.core.redaction import Secret
+    from jupyter_design_projects.errors import ResponseTooLarge
+    from jupyter_design_projects.projects.api import SessionApi
+
+    head = b'{"text_results": [], "rich_content_results": [], "pad": "'
+    body = head + b"x" * (size - len(head) - 2) + b'"}'
+    assert len(body) == size
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "application/json"},
+                              stream=httpx.ByteStream(body))
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
+        api = SessionApi(http, "http://127.0.0.1:9", Secret("jwt-value-for-the-test"))
+        if refused:
+            with pytest.raises(ResponseTooLarge) as caught:
+                await api.search("retention", 5)
+            assert caught.value.limit == 1024 * 1024
+        else:
+            assert (await api.search("retention", 5))["pad"].startswith("x")
