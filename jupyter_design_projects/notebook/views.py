@@ -54,7 +54,8 @@ def history_outcome(entries: Sequence[Mapping[str, Any]]) -> Outcome:
 
 
 def trace_outcome(records: Sequence[Mapping[str, Any]]) -> Outcome:
-    rows = [dict(r) for r in records]
+    """The HTTP trace, newest exchange first: the last calls are the ones being debugged."""
+    rows = [dict(r) for r in reversed(records)]
     return Outcome("design trace", rows, tables={"trace": rows},
                    notice=None if rows else "No HTTP trace recorded: set %config "
                    "DesignProjects.http_trace = True before the first call.")
