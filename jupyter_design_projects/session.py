@@ -191,6 +191,31 @@ class Session:
             secrets=self._secrets,
         )
 
+    # ------------------------------------------------------------------ sync facade
+
+    def design_call(
+        self,
+        operation: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        approve: Callable[[Any], str | None] | None = None,
+    ):
+        """Run one Design operation from a script and return its `DesignOutcome`.
+
+        Each approval card the call needs (consent, then a grant or a plan) is handed to
+        `approve(request)`, which answers "once", "project" (a durable grant, where the
+        card allows one) or None (deny). Without `approve` nothing is approved: a call
+        that needs a person comes back refused, as it does where no card can be shown.
+        """
+        from .design.approval import PendingApproval
+
+        result = self.run(self.design.call(operation, dict(arguments or {})))
+        while isinstance(result, PendingApproval):
+            answer = approve(result.request) if approve is not None else None
+            result = self.run(self.design.resume(
+                result, approved=answer in ("once", "project"), durable=answer == "project"))
+        return result
+
     # ------------------------------------------------------------------ login
 
     def login_begin(self):

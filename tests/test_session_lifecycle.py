@@ -76,3 +76,40 @@ def test_trace_records_are_redacted(tmp_path) -> None:
         assert any(REDACTED in repr(r) for r in records)
     finally:
         s.close()
+
+
+def test_the_sync_facade_hands_each_card_to_approve_and_writes(tmp_path) -> None:
+    s = Session.open(Settings.resolve({}), data_dir=tmp_path / "data", can_ask=lambda: True)
+    try:
+        projects = s.design_call("list_projects", {}, approve=lambda request: "once")
+        deck = next(p["id"] for p in projects.data if p["name"] == "Quarterly Review Deck")
+        seen = []
+
+        def approve(request):
+            seen.append(request.kind)
+            return "project" if request.allows_durable else "once"
+
+        files = [{"path": "slides/09-script.html", "data": "<h1>From a script</h1>"}]
+        written = s.design_call("write_files", {"project_id": deck, "files": files},
+                                approve=approve)
+        assert not written.is_error, written.data
+        assert "grant" in seen
+        read = s.design_call("read_file", {"project_id": deck, "path": "slides/09-script.html"})
+        assert "From a script" in read.data
+    finally:
+        s.close()
+
+
+def test_the_sync_facade_without_approve_writes_nothing(tmp_path) -> None:
+    s = Session.open(Settings.resolve({}), data_dir=tmp_path / "data", can_ask=lambda: True)
+    try:
+        s.run(s.design.consent())
+        projects = s.design_call("list_projects")
+        deck = next(p["id"] for p in projects.data if p["name"] == "Quarterly Review Deck")
+        files = [{"path": "slides/10-denied.html", "data": "<h1>No</h1>"}]
+        outcome = s.design_call("write_files", {"project_id": deck, "files": files})
+        assert outcome.is_error
+        listing = s.design_call("list_files", {"project_id": deck, "path": "slides"})
+        assert all(f["path"] != "slides/10-denied.html" for f in listing.data)
+    finally:
+        s.close()
