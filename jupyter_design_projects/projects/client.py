@@ -167,7 +167,9 @@ class ProjectsClient:
             if content is not None:
                 result = await self._write_text(api, path, content, exact=False)
             else:
-                local = read_local_text(str(local_path), self._cwd or Path.cwd())
+                # up to 25 MiB of file I/O: off the loop, so other calls' I/O goes on
+                local = await asyncio.to_thread(read_local_text, str(local_path),
+                                                self._cwd or Path.cwd())
                 result = await self._write_text(api, path, local.text, exact=False)
                 result["local_path"] = local.real_path
             return self._finish(api, result)
