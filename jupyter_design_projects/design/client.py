@@ -255,6 +255,8 @@ class DesignClient:
                 await self.engine.mint_grant(pid)
             except GrantIneligible:
                 return await self._proceed(dataclasses.replace(call, grant_retried=True))
+            except NeedsConsent:  # consent withdrawn while the card was open: ask again
+                return await self._consent_needed(call)
             return await self._send(dataclasses.replace(call, grant_retried=True),
                                     call.operation, call.arguments)
         except NeedsConsent:

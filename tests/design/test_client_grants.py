@@ -119,3 +119,19 @@ async def test_durable_is_ignored_on_a_card_that_does_not_allow_it():
     outcome = await client.resume(pending, approved=True, durable=True)
     assert outcome.data == {"written": 1}
     assert ("POST", "/v1/design/grants") not in service.sent()
+
+
+@pytest.mark.asyncio
+async def test_consent_withdrawn_while_minting_the_grant_brings_the_consent_card_back():
+    class WithdrawnAtMint(FakeDesign):
+        def handle(self, request):
+            if request.url.path == "/v1/design/grants" and request.method == "POST":
+                self.consent = False  # withdrawn elsewhere between the write and the mint
+            return super().handle(request)
+
+    service = WithdrawnAtMint()
+    client = client_for(service)
+    pending = await client.call("write_files", write())
+    follow_up = await client.resume(pending, approved=True, durable=True)
+    assert isinstance(follow_up, PendingApproval) and follow_up.request.kind == "consent"
+    assert "a.html" not in service.files.get(P1, {})
