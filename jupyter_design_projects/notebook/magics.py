@@ -128,8 +128,13 @@ class DesignProjects(Magics):
             return True
         if self.approval_mode == "deny":
             return False
+        return self._stdin_allowed()
+
+    def _stdin_allowed(self) -> bool:
+        """Whether the frontend of the running cell can answer (False under nbclient and
+        papermill, and in a terminal with no kernel)."""
         kernel = getattr(self.shell, "kernel", None)
-        if kernel is None:  # a terminal: nobody can click a widget
+        if kernel is None:
             return False
         try:
             return bool(kernel.get_parent()["content"]["allow_stdin"])
@@ -321,7 +326,19 @@ class DesignProjects(Magics):
             return views.status_outcome({"signed_in": True, "service": "offline reference"},
                                         label="design login")
         url, self._login_attempt = session.login_begin()
-        return views.login_outcome(url)
+        if not self._stdin_allowed():
+            return views.login_outcome(url)
+        # a person is at the frontend: ask for the code without it entering the cell's
+        # source or the history
+        import getpass
+
+        from IPython.display import display
+
+        display(views.login_outcome(url))
+        pasted = getpass.getpass("Paste the CODE#STATE the sign-in page shows: ").strip()
+        if not pasted:
+            return views.login_outcome(url)
+        return self._login(pasted)
 
 
 def load(ipython) -> None:

@@ -250,3 +250,27 @@ def test_the_session_temp_dir_is_removed_at_exit(reference_service, tmp_path):
     temp_dir = pathlib.Path(done.stdout.strip().splitlines()[-1])
     assert temp_dir.name.startswith("jdp-session-")
     assert not temp_dir.exists()
+
+
+def test_login_asks_for_the_code_without_putting_it_in_the_cell(shell, live, monkeypatch):
+    import getpass
+    import html
+    import re
+
+    import httpx
+
+    from jupyter_design_projects.notebook.magics import DesignProjects
+
+    magics = shell.magics_manager.registry["DesignProjects"]
+    monkeypatch.setattr(DesignProjects, "_stdin_allowed", lambda self: True)
+    asked = []
+
+    def paste(prompt: str) -> str:
+        asked.append(prompt)
+        url = magics._login_attempt.url
+        shown = httpx.get(url, timeout=30).text
+        return html.unescape(re.search(r'<pre id="code">(.*?)</pre>', shown, re.S).group(1))
+
+    monkeypatch.setattr(getpass, "getpass", paste)
+    signed_in = shell.run_line_magic("design", "login")
+    assert asked and signed_in.data["signed_in"] is True
