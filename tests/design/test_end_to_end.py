@@ -1,19 +1,18 @@
 """The Design tool against the real reference service on loopback: consent, grants,
 plans, grant-ineligible projects, denial, and the service's own backstop."""
 
-import json
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 import pytest_asyncio
+from live_design import FixedToken, stored_token
 
-from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.session import McpSession
-from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import (
     NeedsProjectGrant,
     PermissionDenied,
@@ -28,30 +27,14 @@ DECK = str(uuid.uuid5(DEMO_NAMESPACE, "project:Quarterly Review Deck"))
 PARTNER = str(uuid.uuid5(DEMO_NAMESPACE, "project:Partner Launch Kit"))
 
 
-class StoredToken(httpx.Auth):
-    """The service's stored access token on every request (refresh is transport's job)."""
-
-    def __init__(self, token: Secret) -> None:
-        self._token = token
-
-    def auth_flow(self, request: httpx.Request) -> Iterator[httpx.Request]:
-        request.headers["Authorization"] = f"Bearer {self._token.reveal()}"
-        yield request
-
-
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedService]:
-    running = start_embedded(tmp_path_factory.mktemp("design-e2e"), faults=True)
-    try:
-        yield running
-    finally:
-        running.stop()
+def service(module_reference_service: EmbeddedService) -> EmbeddedService:
+    return module_reference_service
 
 
 @pytest_asyncio.fixture
 async def http(service) -> AsyncIterator[httpx.AsyncClient]:
-    token = Secret(json.loads(service.credentials_file.read_text())["access_token"])
-    async with make_client(auth=StoredToken(token)) as client:
+    async with make_client(auth=FixedToken(stored_token(service))) as client:
         # every test starts with no consent and no grants (DELETE consent revokes grants)
         await client.request("DELETE", service.base_url + "/v1/design/consent",
                              json={"consent": "agent_design_projects"})

@@ -19,7 +19,7 @@ from projects_harness import NOTICE, Arming
 from jupyter_design_projects.core.budgets import INLINE_MAX_BYTES
 from jupyter_design_projects.core.project_paths import RULE_UPLOAD
 from jupyter_design_projects.core.redaction import REDACTED
-from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import (
     DocNotFound,
     DownloadSizeMismatch,
@@ -35,13 +35,9 @@ PNG = base64.b64decode(
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedService]:
+def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     """One service for this module (its faults are reset after every test)."""
-    running = start_embedded(tmp_path_factory.mktemp("projects-service"), faults=True)
-    try:
-        yield running
-    finally:
-        running.stop()
+    return module_reference_service
 
 
 @pytest.fixture
