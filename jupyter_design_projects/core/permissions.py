@@ -1,5 +1,6 @@
 """The Design permission decision: a pure function of a snapshot of what is authorized,
 the facts of one operation and `now`, answering Allow, Ask (which card) or Deny (why).
+An Ask's card is data: `card_of` / `grant_card_of` give its `core.cards.ApprovalRequest`.
 
 Read `decide` top to bottom as the table: each `if` is a row of spec §6–8. Nothing remote
 is written unless a person sees exactly what changes, or an authorization that covers
@@ -12,14 +13,14 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from . import display
+from . import cards, display
+from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
 from .plans import (
     CARD_LIMIT,
     DELETE_OPERATIONS,
     SENSITIVE_OPERATIONS,
     ApprovedPlan,
     Targets,
-    change_card,
     covers,
     plan_rule,
     targets_of,
@@ -34,34 +35,6 @@ CONSENT_COMMAND = "%design consent"
 _NOT_DETAILS = frozenset(
     {"project_id", "plan_token", "files", "paths", "path", "writes", "deletes"}
 )
-
-#: the buttons of an approval card, as the card texts name them
-APPROVE = "Approve"
-APPROVE_FOR_PROJECT = "Approve for this project"
-DENY = "Deny"
-
-GRANT_HEADING = (
-    "Allow Claude to write any ordinary file of this Design project until you revoke the "
-    "grant in Design settings?"
-)
-GRANT_CHOICES = (
-    f'"{APPROVE}" writes this batch only; "{APPROVE_FOR_PROJECT}" grants the project until '
-    f'you revoke it in Design settings; "{DENY}" sends nothing.'
-)
-GRANT_LIMITS = (
-    "Deletes, membership and sharing changes, copies and CLAUDE.md / .claude are never "
-    "covered by the grant: they ask every time."
-)
-
-HEADINGS = {
-    "finalize_plan": "Finalize a Design plan: these exact changes may then run without "
-    "asking again for up to 15 minutes.",
-    "per_batch": "Write these files (this batch only: the project cannot hold a grant).",
-    "write_files": "Write these files in the Design project?",
-    "create_support_js": "Create support.js in the Design project?",
-    "copy_files": "Copy files into the Design project?",
-    "delete_files": "Delete these files from the Design project?",
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,37 +127,24 @@ def _details(operation: str, arguments: Mapping[str, Any]) -> tuple[str, ...] | 
     return tuple(lines)
 
 
+def card_of(kind: str, facts: Facts, reason: str = "") -> ApprovalRequest:
+    """The consent, plan or operation card that an Ask(kind, reason) shows for `facts`."""
+    return cards.change_request(kind, facts.operation, facts.project_id, facts.targets,
+                                facts.details or (), reason)
+
+
+def grant_card_of(facts: Facts, identity: display.ProjectIdentity) -> ApprovalRequest:
+    """The durable-grant card for a tokenless write (the caller refuses it over CARD_LIMIT)."""
+    return cards.grant_request(facts.operation, facts.targets, identity)
+
+
 def card_text(kind: str, facts: Facts) -> str:
-    """The body of a consent, plan or operation card (grant cards add the identity)."""
-    targets = facts.targets or Targets()
-    project = str(facts.project_id) if facts.project_id is not None else "(new project)"
-    if kind == "consent":
-        return (
-            "Allow agents to use your Claude Design projects (consent "
-            "agent_design_projects)?\nEach write still needs a plan or a project grant; "
-            f"`%design revoke` withdraws consent.\nRequested operation: {facts.operation}"
-        )
-    if kind == "plan" and facts.operation != "finalize_plan":
-        heading = HEADINGS["per_batch"]
-    else:
-        heading = HEADINGS.get(facts.operation, f"Run {facts.operation} on the Design project?")
-    return change_card(heading, project, targets, facts.details or ())
+    """The body of a consent, plan or operation card, as the limit measures it."""
+    return card_of(kind, facts).text
 
 
 def grant_card_text(facts: Facts, identity: display.ProjectIdentity) -> str:
-    """The body of a durable-grant card: whom the grant is for, what it allows, what each
-    button does, and this batch's writes (the caller refuses it over CARD_LIMIT)."""
-    writes = [display.normal_form(p) or p for p in (facts.targets or Targets()).writes]
-    return "\n".join([
-        GRANT_HEADING,
-        f"Project: {identity.name} ({identity.project_id})",
-        f"Sharing: {identity.sharing}",
-        f"URL: {identity.url}",
-        GRANT_LIMITS,
-        GRANT_CHOICES,
-        f"This batch writes ({len(writes)}):",
-        *(f"  {p}" for p in writes),
-    ])
+    return grant_card_of(facts, identity).text
 
 
 def _card_problem(kind: str, facts: Facts) -> str | None:

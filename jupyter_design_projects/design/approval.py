@@ -1,5 +1,5 @@
 """What a Design call hands back: a finished `DesignOutcome`, or a `PendingApproval` whose
-`ApprovalRequest` says exactly what the approval card shows."""
+`ApprovalRequest` (declared in `core.cards`) says exactly what the approval card shows."""
 
 from __future__ import annotations
 
@@ -10,29 +10,11 @@ import json
 from typing import Any
 
 from ..core import display
-from ..core.permissions import Facts, card_text, grant_card_text
-from ..core.plans import CARD_LIMIT, Targets
+from ..core.cards import ApprovalRequest
+from ..core.permissions import Facts, card_of, grant_card_of
+from ..core.plans import CARD_LIMIT
 from ..core.results import MappedResult, from_error, to_tool_result
 from ..errors import JdpError
-
-
-@dataclasses.dataclass(frozen=True)
-class ApprovalRequest:
-    """The content of one approval card (never truncated: over ~2,000 chars it is refused)."""
-
-    kind: str  # consent | plan | grant | operation
-    operation: str
-    project_id: str | None = None
-    project_name: str | None = None
-    sharing: str | None = None
-    url: str | None = None
-    writes: tuple[str, ...] = ()
-    deletes: tuple[str, ...] = ()
-    #: the "Approve for this project" button may be offered
-    allows_durable: bool = False
-    text: str = ""
-    #: why the card is asked for (a row name of the decision table)
-    reason: str = ""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -111,29 +93,12 @@ class DesignOutcome:
         return f"DesignOutcome({self.operation!r}, {len(self.blocks)} block(s), {state})"
 
 
-def _paths(paths: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(display.normal_form(p) or p for p in paths)
-
-
 def change_request(kind: str, facts: Facts, reason: str) -> ApprovalRequest:
     """A consent, plan or operation card (the decision already checked it can be shown)."""
-    targets = facts.targets or Targets()
-    pid = facts.project_id if isinstance(facts.project_id, str) else None
-    return ApprovalRequest(
-        kind=kind, operation=facts.operation, project_id=pid,
-        writes=_paths(targets.writes), deletes=_paths(targets.deletes),
-        text=card_text(kind, facts), reason=reason,
-    )
+    return card_of(kind, facts, reason)
 
 
 def grant_request(facts: Facts, identity: display.ProjectIdentity) -> ApprovalRequest | None:
     """The grant card for a tokenless write, or None when it would not fit."""
-    text = grant_card_text(facts, identity)
-    if len(text) > CARD_LIMIT:
-        return None
-    return ApprovalRequest(
-        kind="grant", operation=facts.operation, project_id=identity.project_id,
-        project_name=identity.name, sharing=identity.sharing, url=identity.url,
-        writes=_paths((facts.targets or Targets()).writes),
-        allows_durable=True, text=text, reason="no_grant",
-    )
+    request = grant_card_of(facts, identity)
+    return None if len(request.text) > CARD_LIMIT else request

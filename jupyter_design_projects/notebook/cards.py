@@ -9,24 +9,17 @@ exactly what the buttons do, for code and tests.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
 from ..design.approval import PendingApproval
 from ..errors import ApprovalClosed, JdpError, PermissionDenied
 from .outcome import Outcome
 from .views import failed_outcome
 
-TITLES = {
-    "consent": "Allow agents to use your Design projects?",
-    "plan": "Approve this plan of writes and deletes?",
-    "grant": "Allow writes to this Design project?",
-    "operation": "Run this Design operation?",
-}
-
-#: a line of the card text that heads a path list the card shows as its own list
-_PATH_HEADING = re.compile(r"(?:This batch writes|Writes|Deletes) \(\d+\):")
+#: each button's ipywidgets style (the long label gets an automatic width)
+BUTTON_STYLES = {APPROVE: "success", APPROVE_FOR_PROJECT: "info", DENY: "danger"}
 
 #: resume(pending, approved, durable) → a DesignOutcome or a follow-up PendingApproval
 Resume = Callable[[Any, bool, bool], Any]
@@ -40,34 +33,20 @@ def _paths(title: str, paths: Sequence[str]) -> str:
             f'<ul style="margin:2px 0">{items}</ul></div>')
 
 
-def _project(request: Any) -> str:
-    name = request.project_name or ""
-    return f"{name} ({request.project_id})" if name and request.project_id else (
-        name or request.project_id or "")
-
-
-def card_parts(request: Any) -> tuple[str, list[tuple[str, str]], list[str]]:
-    """What a card shows: its title (the text's question), the field rows, and the lines
-    of the text that the rows and path lists do not already show (shown once, not twice)."""
-    lines = (request.text or "").splitlines()
-    title = lines.pop(0).strip() if lines and lines[0].strip() else TITLES.get(
-        request.kind, TITLES["operation"])
+def card_parts(request: ApprovalRequest) -> tuple[str, list[tuple[str, str]], list[str]]:
+    """What a card shows besides its path lists: the title, the field rows, and the
+    detail and note lines, each taken from the request's own fields."""
     rows = [(label, str(value)) for label, value in (
-        ("Operation", request.operation), ("Project", _project(request)),
+        ("Operation", request.operation), ("Project", request.project),
         ("Sharing", request.sharing), ("URL", request.url)) if value]
-    shown = {f"{label}: {value}" for label, value in rows}
-    shown |= {f"Requested operation: {request.operation}"}
-    shown |= {f"Project: {request.project_id}"} if request.project_id else set()
-    paths = {str(p) for p in (*request.writes, *request.deletes)}
-    rest = [line for line in lines
-            if line.strip() and line.strip() not in shown and line.strip() not in paths
-            and not _PATH_HEADING.fullmatch(line.strip())]
-    return title, rows, rest
+    lines = [line for line in (*request.details, *request.notes) if line.strip()]
+    return request.title, rows, lines
 
 
-def card_html(request: Any) -> str:
-    """The card's body: every value escaped; the URL is a link only when it is https."""
-    title, rows, rest = card_parts(request)
+def card_html(request: ApprovalRequest) -> str:
+    """The card's body: every value escaped; the URL is a link only when it is https; each
+    button the card does not offer is named with the reason."""
+    title, rows, lines = card_parts(request)
     cells = []
     for label, value in rows:
         shown = html.escape(value)
@@ -76,12 +55,16 @@ def card_html(request: Any) -> str:
                      f'rel="noopener noreferrer">{shown}</a>')
         cells.append(f'<tr><th style="text-align:left;padding-right:12px">'
                      f"{html.escape(label)}</th><td>{shown}</td></tr>")
-    notes = "".join(f'<p style="margin:4px 0">{html.escape(line)}</p>' for line in rest)
+    notes = "".join(f'<p style="margin:4px 0">{html.escape(line)}</p>' for line in lines)
+    withheld = "".join(
+        f'<p class="jdp-card-withheld" style="margin:4px 0;color:#757575">'
+        f"No &quot;{html.escape(button)}&quot;: {html.escape(why)}</p>"
+        for button, why in request.withheld)
     return (
         f'<div class="jdp-card"><h4 style="margin:4px 0">{html.escape(title)}</h4>'
         f'<table>{"".join(cells)}</table>'
         f"{_paths('Writes', request.writes)}{_paths('Deletes', request.deletes)}"
-        f"{notes}</div>"
+        f"{notes}{withheld}</div>"
     )
 
 
@@ -110,20 +93,22 @@ class ApprovalCard:
     def _ask(self, pending: Any) -> None:
         w = self._w
         self.pending = pending
-        self.header.value = card_html(pending.request)
-        self.approve_button = w.Button(description="Approve", button_style="success")
-        self.approve_button.on_click(lambda _b: self.approve())
-        self.durable_button = None
-        self.deny_button = w.Button(description="Deny", button_style="danger")
-        self.deny_button.on_click(lambda _b: self.deny())
-        buttons = [self.approve_button]
-        if pending.request.allows_durable:
-            self.durable_button = w.Button(description="Approve for this project",
-                                           button_style="info", layout=w.Layout(width="auto"))
-            self.durable_button.on_click(lambda _b: self.approve(durable=True))
-            buttons.append(self.durable_button)
-        buttons.append(self.deny_button)
-        self.buttons.children = tuple(buttons)
+        request: ApprovalRequest = pending.request
+        self.header.value = card_html(request)
+        answers: dict[str, Callable[[], Any]] = {
+            APPROVE: self.approve, APPROVE_FOR_PROJECT: lambda: self.approve(durable=True),
+            DENY: self.deny}
+        made = {}
+        for label in request.buttons:
+            width = "auto" if label == APPROVE_FOR_PROJECT else None
+            button = w.Button(description=label, button_style=BUTTON_STYLES[label],
+                              layout=w.Layout(width=width))
+            button.on_click(lambda _b, answer=answers[label]: answer())
+            made[label] = button
+        self.approve_button = made.get(APPROVE)
+        self.durable_button = made.get(APPROVE_FOR_PROJECT)
+        self.deny_button = made.get(DENY)
+        self.buttons.children = tuple(made.values())
 
     def _disable(self) -> None:
         for button in self.buttons.children:
@@ -142,7 +127,9 @@ class ApprovalCard:
         if pending is None:
             raise ApprovalClosed(self.operation)
         if durable and not pending.request.allows_durable:
-            raise PermissionDenied(self.operation, "this card does not offer a durable grant")
+            why = dict(pending.request.withheld).get(APPROVE_FOR_PROJECT)
+            offer = f'this card does not offer "{APPROVE_FOR_PROJECT}"'
+            raise PermissionDenied(self.operation, f"{offer}: {why}" if why else offer)
         self.pending = None  # no double submit, from the buttons or from code
         self._disable()
         choice = "approved for this project" if durable else ("approved" if approved

@@ -1,5 +1,6 @@
 """How a `%project` / `%design` line reads: shell-quoted words, `$name` variables, one
-argparse subparser per subcommand (each with `--help`), parsed into a `Command`.
+argparse parser per subcommand (each with `--help`), built from the declarations in
+`subcommands`, parsed into a `Command`.
 
 `$name` takes a variable from the user namespace: a word that is exactly `$name` (or a
 `key=$name` value) passes the object itself; `$name` inside a longer word is replaced by
@@ -21,34 +22,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import BadCommand
+from . import subcommands
+from .subcommands import Subcommand
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _MARK = re.compile("\x00([0-9]+)\x00")
 _HELP = ("-h", "--help")
 
-PROJECT_USAGE = """\
-%project info                          the attached Project, its docs, uploads and budget
-%project read PATH                     a doc or upload (large ones land in a local file)
-%project search QUERY [-n N]           knowledge search, N hits (1-15, default 5)
-%project write PATH --from LOCAL_PATH  upload a UTF-8 text file from the working directory
-%%project write PATH                   the cell body becomes the doc's content
-%project delete PATH                   delete a text doc (uploads are deleted in the web UI)
-%project history [-n N]                this machine's journal of remote writes
-%project restore ID                    write back the content a journal entry replaced
-Add --help after a subcommand for its own help."""
-
-DESIGN_USAGE = """\
-%design list [--full]                  the operation catalogue (filterable table)
-%design OPERATION [JSON | key=value …] run one Design operation
-%%design OPERATION                     the cell body is the JSON arguments
-%design consent | revoke               give or withdraw consent for agents to use Design
-%design status                         consent, approved plans and durable grants
-%design login [CODE]                   sign in (paste CODE#STATE from the sign-in page)
-%design trace                          the HTTP trace (needs DesignProjects.http_trace)
-Add --help after a subcommand for its own help."""
-
-DESIGN_SUBCOMMANDS = ("list", "consent", "revoke", "status", "login", "trace")
-PROJECT_SUBCOMMANDS = ("info", "read", "search", "write", "delete", "history", "restore")
+PROJECT_USAGE = subcommands.usage("project")
+DESIGN_USAGE = subcommands.usage("design")
+DESIGN_SUBCOMMANDS = tuple(subcommands.SUBCOMMANDS["design"])
+PROJECT_SUBCOMMANDS = tuple(subcommands.SUBCOMMANDS["project"])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,17 +124,6 @@ def resolve(word: str, values: list) -> Any:
     return _MARK.sub(lambda m: str(values[int(m.group(1))]), word)
 
 
-def _positive(word: str) -> int:
-    """argparse type for a count of at least 1."""
-    try:
-        value = int(word)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {word!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _text(command: str, what: str, value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -178,46 +151,18 @@ def _json_object(command: str, text: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- %project
 
 
-def _project_parser(action: str) -> _Parser:
-    command = f"project {action}"
-    if action == "info":
-        return _Parser(command, "The attached Project: name, instructions, docs, uploads, sync "
-                                "sources and the knowledge budget meter.")
-    if action == "read":
-        p = _Parser(command, "Read a text doc or an upload by its exact path. Content over "
-                             "262,144 bytes is saved to a mode-0600 file in the session's temp "
-                             "dir; the outcome's .local_file is its path.")
-        p.add_argument("path")
-        return p
-    if action == "search":
-        p = _Parser(command, "Search the Project knowledge. When search is disabled for the "
-                             "Project the outcome lists the docs instead (rag: false).")
-        p.add_argument("query", nargs="+")
-        p.add_argument("-n", type=int, default=5, help="number of hits, 1-15 (default 5)")
-        return p
-    if action == "write":
-        p = _Parser(command, "Write a text doc. %project write PATH --from LOCAL_PATH uploads a "
-                             "UTF-8 file from the working directory (at most 25 MiB); "
-                             "%%project write PATH takes the cell body as the content. A new "
-                             "bare file name is written under claude/.")
-        p.add_argument("path")
-        p.add_argument("--from", dest="local_path", default=None, metavar="LOCAL_PATH")
-        return p
-    if action == "delete":
-        p = _Parser(command, "Delete a text doc (uploads can only be deleted in the web UI). "
-                             "The previous content is kept in %project history.")
-        p.add_argument("path")
-        return p
-    if action == "history":
-        p = _Parser(command, "This machine's journal of writes and deletes to the Project, "
-                             "newest first.")
-        p.add_argument("-n", "--limit", type=_positive, default=50, dest="limit",
-                       help="how many entries, at least 1 (default 50)")
-        return p
-    p = _Parser(command, "Write back the content that a journal entry (see %project history) "
-                         "replaced or deleted.")
-    p.add_argument("entry_id", type=int, metavar="ID")
-    return p
+def _parser(sub: Subcommand, operation: str | None = None) -> _Parser:
+    """The argparse parser of one declared subcommand (`operation`: the Design operation
+    that the OPERATION form runs)."""
+    parser = _Parser(*sub.parser_options(operation))
+    for arg in sub.args:
+        parser.add_argument(*arg.flags, **arg.options)
+    return parser
+
+
+def _cell_forms(tool: str) -> str:
+    forms = [s.cell_usage for s in subcommands.SUBCOMMANDS[tool].values() if s.cell]
+    return " and ".join(f for f in forms if f)
 
 
 def parse_project(line: str, cell: str | None, namespace: Mapping[str, Any]) -> Command:
@@ -232,7 +177,8 @@ def parse_project(line: str, cell: str | None, namespace: Mapping[str, Any]) -> 
             return Command("project", "usage", help=PROJECT_USAGE)
         raise BadCommand("project", f"unknown subcommand {action!r}; one of "
                                     + ", ".join(PROJECT_SUBCOMMANDS))
-    parser = _project_parser(action)
+    sub = subcommands.SUBCOMMANDS["project"][action]
+    parser = _parser(sub)
     if _wants_help(words[1:]):
         return Command("project", action, help=parser.format_help())
     ns = _parse(parser, words[1:])
@@ -243,11 +189,11 @@ def parse_project(line: str, cell: str | None, namespace: Mapping[str, Any]) -> 
             value = " ".join(_text(command, key, resolve(v, values)) for v in value)
         elif isinstance(value, str):
             value = resolve(value, values)
-            if key in ("path", "local_path"):
+            if key in sub.path_names:
                 value = _text(command, key, value)
         args[key] = value
-    if cell is not None and action != "write":
-        raise BadCommand(command, "only %%project write takes a cell body")
+    if cell is not None and sub.cell is None:
+        raise BadCommand(command, f"only {_cell_forms('project')} takes a cell body")
     if action == "write":
         if cell is not None and args["local_path"] is not None:
             raise BadCommand(command, "give the content either as the cell body or --from, "
@@ -261,45 +207,6 @@ def parse_project(line: str, cell: str | None, namespace: Mapping[str, Any]) -> 
 
 
 # ---------------------------------------------------------------- %design
-
-
-def _design_parser(action: str) -> _Parser:
-    command = f"design {action}"
-    if action == "list":
-        p = _Parser(command, "The Design operation catalogue: filter by name, read-only, "
-                             "destructive and needs-approval; pick one to see its description "
-                             "and input schema. An unchanged catalogue is shown compactly; "
-                             "--full shows every schema again.")
-        p.add_argument("--full", action="store_true")
-        return p
-    if action == "consent":
-        return _Parser(command, "Give consent for agents to use your Design projects (the "
-                                "explicit form of the consent card).")
-    if action == "revoke":
-        return _Parser(command, "Withdraw consent; also forgets approved plans and verified "
-                                "grants in this session.")
-    if action == "status":
-        return _Parser(command, "Consent, approved plans with their expiry, verified durable "
-                                "grants and grant-ineligible projects.")
-    if action == "login":
-        p = _Parser(command, "Sign in. Without CODE: opens the sign-in page link (the offline "
-                             "reference service signs you in directly). With CODE: finishes "
-                             "the sign-in with the CODE#STATE the page showed.")
-        p.add_argument("code", nargs="?", default=None)
-        return p
-    if action == "trace":
-        return _Parser(command, "The HTTP trace of this session as a table (method, URL, "
-                                "status, timing; tokens redacted). Recorded when "
-                                "%config DesignProjects.http_trace = True was set before the "
-                                "first call.")
-    p = _Parser(f"design {action}", f"Run the Design operation {action!r}. Arguments: one JSON "
-                                    "object (verbatim after the name), key=value words (values "
-                                    "are JSON when they parse, else text; key=$var passes a "
-                                    "variable), or $var holding a dict. %%design takes the "
-                                    "JSON from the cell body. See %design list for the "
-                                    "operations and their input schemas.")
-    p.add_argument("arguments", nargs="*", metavar="JSON | key=value")
-    return p
 
 
 def _design_arguments(command: str, rest: list[str], values: list) -> dict[str, Any]:
@@ -346,14 +253,16 @@ def parse_design(line: str, cell: str | None, namespace: Mapping[str, Any]) -> C
     action = resolve(words[0], values)
     if not isinstance(action, str) or action in _HELP:
         return Command("design", "usage", help=DESIGN_USAGE)
-    parser = _design_parser(action)
+    known = subcommands.SUBCOMMANDS["design"].get(action)
+    parser = _parser(known) if known else _parser(subcommands.OPERATION, action)
     command = f"design {action}"
     if _wants_help(words[1:]):
         return Command("design", action if action in DESIGN_SUBCOMMANDS else "call",
                        {"operation": action}, help=parser.format_help())
     if action in DESIGN_SUBCOMMANDS:
         if cell is not None:
-            raise BadCommand(command, "only %%design OPERATION takes a cell body")
+            raise BadCommand(command, f"only {subcommands.OPERATION.cell_usage} takes a cell "
+                                      "body")
         ns = _parse(parser, words[1:])
         return Command("design", action, {k: resolve(v, values) if isinstance(v, str) else v
                                           for k, v in ns.items()})

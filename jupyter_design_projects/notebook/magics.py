@@ -31,7 +31,7 @@ from traitlets import Bool, Enum, Unicode, observe
 from ..core.permissions import explain
 from ..errors import BadCommand, JdpError, PermissionDenied, PermissionRefused
 from ..settings import Settings
-from . import grammar, views
+from . import grammar, subcommands, views
 
 #: traits that are passed to Settings.resolve as overrides (never a secret among them)
 SETTING_TRAITS = (
@@ -199,13 +199,12 @@ class DesignProjects(Magics):
     @no_var_expand
     @needs_local_scope
     @line_cell_magic
+    @subcommands.with_usage("project")
     def project(self, line: str, cell: str | None = None, local_ns: Any = None):
         """The attached claude.ai Project (its knowledge, docs and uploads).
 
-        %project info | read PATH | search QUERY [-n N] | write PATH --from LOCAL_PATH |
-        delete PATH | history [-n N] | restore ID;  %%project write PATH (cell = content).
         Each returns an Outcome: .data, .df, .local_file, .to_tool_result(id).
-        `$name` passes a Python variable. Add --help after a subcommand for its help.
+        `$name` passes a Python variable.
         """
         try:
             command = grammar.parse_project(line, cell, self._namespace(local_ns))
@@ -219,14 +218,13 @@ class DesignProjects(Magics):
     @no_var_expand
     @needs_local_scope
     @line_cell_magic
+    @subcommands.with_usage("design")
     def design(self, line: str, cell: str | None = None, local_ns: Any = None):
         """The remote Design canvas (its operations come from the service's catalogue).
 
-        %design list [--full] | OPERATION [JSON | key=value ...] | consent | revoke |
-        status | login [CODE] | trace;  %%design OPERATION (cell = JSON arguments).
         A call that needs approval shows a card (Approve / Approve for this project /
         Deny) and returns a PendingOutcome; where nobody can click it returns an error
-        outcome naming the explicit command. Add --help after a subcommand for its help.
+        outcome naming the explicit command.
         """
         try:
             command = grammar.parse_design(line, cell, self._namespace(local_ns))

@@ -28,7 +28,7 @@ from ..settings import Settings
 from . import wire
 from .api import ProjectsApi, open_api
 from .downloads import DownloadDir
-from .journal import Journal
+from .journal import HISTORY_DEFAULT, Journal
 from .reading import AVAILABLE_LISTED, Progress, read_path
 from .searching import fallback_result, project_hits
 from .uploads import read_local_text
@@ -268,7 +268,7 @@ class ProjectsClient:
 
     # ------------------------------------------------------------------ journal
 
-    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+    def history(self, limit: int = HISTORY_DEFAULT) -> list[dict[str, Any]]:
         self._begin()
         if self._journal is None:
             return []

@@ -15,6 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+#: how many entries `%project history` shows when not told
+HISTORY_DEFAULT = 50
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -95,7 +98,7 @@ class Journal:
             )
             return int(cursor.lastrowid or 0)
 
-    def entries(self, project_uuid: str, limit: int = 50) -> list[dict[str, Any]]:
+    def entries(self, project_uuid: str, limit: int = HISTORY_DEFAULT) -> list[dict[str, Any]]:
         """Newest first, without the previous content (`has_previous` says if there is one)."""
         with self._connect() as db:
             rows = db.execute(

@@ -3,10 +3,8 @@
 import pytest
 
 from jupyter_design_projects.core import display
+from jupyter_design_projects.core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY
 from jupyter_design_projects.core.permissions import (
-    APPROVE,
-    APPROVE_FOR_PROJECT,
-    DENY,
     REFUSALS,
     Allow,
     Ask,

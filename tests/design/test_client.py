@@ -88,10 +88,18 @@ async def test_unknown_operation_before_discovery_says_call_list():
 
 # --------------------------------------------------------------------- consent
 
+
+async def consent_card(service):
+    """A client of `service`, and what its first list_files call answers (the consent card
+    where consent is missing)."""
+    client = client_for(service)
+    return client, await client.call("list_files", {"project_id": P1})
+
+
 @pytest.mark.asyncio
 async def test_known_missing_consent_shows_the_consent_card_before_sending():
     service = FakeDesign(consent=False)
-    pending = await client_for(service).call("list_files", {"project_id": P1})
+    _, pending = await consent_card(service)
     assert isinstance(pending, PendingApproval) and pending.request.kind == "consent"
     assert service.calls() == []
 
@@ -100,8 +108,7 @@ async def test_known_missing_consent_shows_the_consent_card_before_sending():
 async def test_needs_consent_from_the_service_seeds_the_consent_card():
     service = FakeDesign(consent=False)
     service.consent_get_status = 500  # the prefetch fails: consent unknown
-    client = client_for(service)
-    pending = await client.call("list_files", {"project_id": P1})
+    client, pending = await consent_card(service)
     assert isinstance(pending, PendingApproval) and pending.request.kind == "consent"
     assert service.calls() == ["list_files"]
     assert (await client.status())["consent"] is False
@@ -110,8 +117,7 @@ async def test_needs_consent_from_the_service_seeds_the_consent_card():
 @pytest.mark.asyncio
 async def test_approved_consent_is_posted_and_the_call_retried_once():
     service = FakeDesign(consent=False)
-    client = client_for(service)
-    pending = await client.call("list_files", {"project_id": P1})
+    client, pending = await consent_card(service)
     outcome = await client.resume(pending, approved=True)
     assert not outcome.is_error and outcome.data[0]["path"] == "index.html"
     assert ("POST", "/v1/design/consent") in service.sent()
@@ -121,8 +127,7 @@ async def test_approved_consent_is_posted_and_the_call_retried_once():
 @pytest.mark.asyncio
 async def test_second_needs_consent_after_approval_is_an_error_not_a_loop():
     service = FakeDesign(consent=False)
-    client = client_for(service)
-    pending = await client.call("list_files", {"project_id": P1})
+    client, pending = await consent_card(service)
 
     original = service.handle
 

@@ -46,6 +46,22 @@ def design(http, service, *, can_ask=True) -> DesignClient:
                         can_ask=lambda: can_ask)
 
 
+@pytest_asyncio.fixture
+async def client(http, service) -> AsyncIterator[DesignClient]:
+    """A Design client where a person can answer the cards (closed after the test)."""
+    opened = design(http, service)
+    yield opened
+    await opened.close()
+
+
+@pytest_asyncio.fixture
+async def headless(http, service) -> AsyncIterator[DesignClient]:
+    """A Design client where nobody can answer a card (closed after the test)."""
+    opened = design(http, service, can_ask=False)
+    yield opened
+    await opened.close()
+
+
 def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}.html"
 
@@ -66,8 +82,7 @@ def write(project: str, path: str) -> dict:
 
 
 @pytest.mark.asyncio
-async def test_consent_card_then_grant_card_then_the_write_lands(http, service):
-    client = design(http, service)
+async def test_consent_card_then_grant_card_then_the_write_lands(client, http, service):
     path = "slides/" + unique("q4")
     consent = await client.call("write_files", write(DECK, path))
     assert isinstance(consent, PendingApproval) and consent.request.kind == "consent"
@@ -82,12 +97,10 @@ async def test_consent_card_then_grant_card_then_the_write_lands(http, service):
     second = unique("q4b")
     assert isinstance(await client.call("write_files", write(DECK, second)), DesignOutcome)
     assert second in await paths_of(client, DECK)
-    await client.close()
 
 
 @pytest.mark.asyncio
-async def test_plan_then_delete_without_another_card(http, service):
-    client = design(http, service)
+async def test_plan_then_delete_without_another_card(client, http, service):
     await client.consent()
     path = unique("doomed")
     once = await client.resume(await client.call("write_files", write(DECK, path)),
@@ -101,12 +114,10 @@ async def test_plan_then_delete_without_another_card(http, service):
                                                  "plan_token": plan.data["plan_token"]})
     assert isinstance(deleted, DesignOutcome) and deleted.data == {"deleted": 1}
     assert path not in await paths_of(client, DECK)
-    await client.close()
 
 
 @pytest.mark.asyncio
-async def test_grant_ineligible_project_gets_per_batch_plans(http, service):
-    client = design(http, service)
+async def test_grant_ineligible_project_gets_per_batch_plans(client, http, service):
     await client.consent()
     path = unique("partner")
     grant = await client.call("write_files", write(PARTNER, path))
@@ -117,12 +128,10 @@ async def test_grant_ineligible_project_gets_per_batch_plans(http, service):
     outcome = await client.resume(plan_card, approved=True)
     assert not outcome.is_error and path in await paths_of(client, PARTNER)
     assert await server_grants(http, service) == []
-    await client.close()
 
 
 @pytest.mark.asyncio
-async def test_denied_write_writes_nothing(http, service):
-    client = design(http, service)
+async def test_denied_write_writes_nothing(client, http, service):
     await client.consent()
     path = unique("denied")
     outcome = await client.resume(await client.call("write_files", write(DECK, path)),
@@ -130,19 +139,16 @@ async def test_denied_write_writes_nothing(http, service):
     assert isinstance(outcome.error, PermissionDenied)
     assert path not in await paths_of(client, DECK)
     assert await server_grants(http, service) == []
-    await client.close()
 
 
 @pytest.mark.asyncio
-async def test_nobody_to_ask_mints_no_grant_and_writes_nothing(http, service):
-    client = design(http, service, can_ask=False)
-    await client.consent()
+async def test_nobody_to_ask_mints_no_grant_and_writes_nothing(headless, http, service):
+    await headless.consent()
     path = unique("unattended")
-    outcome = await client.call("write_files", write(DECK, path))
+    outcome = await headless.call("write_files", write(DECK, path))
     assert isinstance(outcome.error, PermissionDenied)
-    assert path not in await paths_of(client, DECK)
+    assert path not in await paths_of(headless, DECK)
     assert await server_grants(http, service) == []
-    await client.close()
 
 
 async def server_consent(http, service) -> bool:
@@ -151,28 +157,25 @@ async def server_consent(http, service) -> bool:
 
 
 @pytest.mark.asyncio
-async def test_headless_without_consent_fails_closed_naming_the_command(http, service):
-    client = design(http, service, can_ask=False)
+async def test_headless_without_consent_fails_closed_naming_the_command(headless, http, service):
     path = unique("headless")
-    outcome = await client.call("write_files", write(DECK, path))
+    outcome = await headless.call("write_files", write(DECK, path))
     assert isinstance(outcome.error, PermissionRefused)
     assert (outcome.error.reason, outcome.error.command) == ("consent_not_given",
                                                              "%design consent")
     assert await server_consent(http, service) is False
-    await client.consent()  # the explicit command, where no card can be shown
+    await headless.consent()  # the explicit command, where no card can be shown
     assert await server_consent(http, service) is True
-    assert path not in await paths_of(client, DECK)
-    await client.close()
+    assert path not in await paths_of(headless, DECK)
 
 
 @pytest.mark.asyncio
-async def test_headless_run_reuses_a_grant_given_interactively_and_mints_none(http, service):
-    person = design(http, service)
-    await person.consent()
-    await person.resume(await person.call("write_files", write(DECK, unique("first"))),
+async def test_headless_run_reuses_a_grant_given_interactively_and_mints_none(
+        client, headless, http, service):
+    await client.consent()
+    await client.resume(await client.call("write_files", write(DECK, unique("first"))),
                         approved=True, durable=True)
-    await person.close()
-    headless = design(http, service, can_ask=False)
+    await client.close()
     path = unique("unattended")
     written = await headless.call("write_files", write(DECK, path))
     assert isinstance(written, DesignOutcome) and not written.is_error
@@ -186,12 +189,10 @@ async def test_headless_run_reuses_a_grant_given_interactively_and_mints_none(ht
     assert other.error.reason == "nobody_can_approve"
     assert await server_grants(http, service) == [DECK]
     assert path in await paths_of(headless, DECK)
-    await headless.close()
 
 
 @pytest.mark.asyncio
-async def test_revoke_drops_consent_and_the_servers_grants(http, service):
-    client = design(http, service)
+async def test_revoke_drops_consent_and_the_servers_grants(client, http, service):
     await client.consent()
     await client.resume(await client.call("write_files", write(DECK, unique("g"))),
                         approved=True, durable=True)
@@ -201,12 +202,10 @@ async def test_revoke_drops_consent_and_the_servers_grants(http, service):
     assert await server_grants(http, service) == []
     pending = await client.call("list_files", {"project_id": DECK})
     assert isinstance(pending, PendingApproval) and pending.request.kind == "consent"
-    await client.close()
 
 
 @pytest.mark.asyncio
-async def test_service_backstop_refuses_what_a_buggy_client_would_send(http, service):
-    client = design(http, service)
+async def test_service_backstop_refuses_what_a_buggy_client_would_send(client, http, service):
     await client.consent()
     keep = unique("keep")
     await client.resume(await client.call("write_files", write(DECK, keep)),
@@ -238,4 +237,3 @@ async def test_service_backstop_refuses_what_a_buggy_client_would_send(http, ser
         await session.close()
     assert keep in await paths_of(client, DECK)
     assert "CLAUDE.md" not in await paths_of(client, DECK)
-    await client.close()

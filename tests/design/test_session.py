@@ -26,6 +26,13 @@ def session_for(fake: FakeMcp, **options) -> McpSession:
     return McpSession(fake.client(), ENDPOINT, **options)
 
 
+def answering(*answers: httpx.Response) -> McpSession:
+    """A session whose tools/call answers are `answers`, in order."""
+    fake = FakeMcp()
+    fake.canned["tools/call"] = list(answers)
+    return session_for(fake)
+
+
 def methods(fake: FakeMcp) -> list[str]:
     return [json.loads(r.content)["method"] for r in fake.requests if r.method == "POST"]
 
@@ -232,56 +239,50 @@ async def test_event_stream_404_is_refused_not_retried() -> None:
 
 @pytest.mark.asyncio
 async def test_needs_consent_403_is_needs_consent() -> None:
-    fake = FakeMcp()
-    fake.canned["tools/call"] = [httpx.Response(403, json={"error": "needs_consent"})]
+    session = answering(httpx.Response(403, json={"error": "needs_consent"}))
     with pytest.raises(NeedsConsent):
-        await session_for(fake).call_tool("list_design_systems", {})
+        await session.call_tool("list_design_systems", {})
 
 
 @pytest.mark.asyncio
 async def test_needs_project_grant_403_carries_project_and_prompt() -> None:
-    fake = FakeMcp()
     body = {"error": "needs_project_grant", "project_id": "p-1", "prompt": "Allow \x1b[31mwrites?"}
-    fake.canned["tools/call"] = [httpx.Response(403, json=body)]
+    session = answering(httpx.Response(403, json=body))
     with pytest.raises(NeedsProjectGrant) as caught:
-        await session_for(fake).call_tool("write_files", {})
+        await session.call_tool("write_files", {})
     assert caught.value.project_id == "p-1"
     assert caught.value.prompt == "Allow [31mwrites?"
 
 
 @pytest.mark.asyncio
 async def test_other_403_is_a_transport_error() -> None:
-    fake = FakeMcp()
-    fake.canned["tools/call"] = [httpx.Response(403, json={"error": "something_else"})]
+    session = answering(httpx.Response(403, json={"error": "something_else"}))
     with pytest.raises(TransportError) as caught:
-        await session_for(fake).call_tool("list_design_systems", {})
+        await session.call_tool("list_design_systems", {})
     assert caught.value.status == 403
 
 
 @pytest.mark.asyncio
 async def test_json_rpc_error_is_design_rpc_error() -> None:
-    fake = FakeMcp()
-    fake.canned["tools/call"] = [httpx.Response(
-        200, json={"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad"}})]
+    session = answering(httpx.Response(
+        200, json={"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad"}}))
     with pytest.raises(DesignRpcError) as caught:
-        await session_for(fake).call_tool("get_project", {})
+        await session.call_tool("get_project", {})
     assert (caught.value.operation, caught.value.code) == ("get_project", -32602)
 
 
 @pytest.mark.asyncio
 async def test_a_401_that_reaches_the_session_is_an_auth_error() -> None:
-    fake = FakeMcp()
-    fake.canned["tools/call"] = [httpx.Response(401, json={"error": "unauthorized"})]
+    session = answering(httpx.Response(401, json={"error": "unauthorized"}))
     with pytest.raises(AuthError):
-        await session_for(fake).call_tool("list_design_systems", {})
+        await session.call_tool("list_design_systems", {})
 
 
 @pytest.mark.asyncio
 async def test_other_status_is_a_transport_error_without_the_token() -> None:
-    fake = FakeMcp()
-    fake.canned["tools/call"] = [httpx.Response(500, text="upstream said Bearer abcdefgh.ijkl")]
+    session = answering(httpx.Response(500, text="upstream said Bearer abcdefgh.ijkl"))
     with pytest.raises(TransportError) as caught:
-        await session_for(fake).call_tool("list_design_systems", {})
+        await session.call_tool("list_design_systems", {})
     assert caught.value.status == 500
     assert "abcdefgh.ijkl" not in str(caught.value) + repr(caught.value)
 
@@ -298,11 +299,10 @@ async def test_answer_over_the_byte_cap_is_refused() -> None:
 
 @pytest.mark.asyncio
 async def test_non_json_success_is_refused() -> None:
-    fake = FakeMcp()
-    fake.canned["tools/call"] = [httpx.Response(200, text="<html>", headers={
-        "content-type": "text/html"})]
+    session = answering(httpx.Response(200, text="<html>", headers={
+        "content-type": "text/html"}))
     with pytest.raises(UnexpectedContentType) as caught:
-        await session_for(fake).call_tool("list_design_systems", {})
+        await session.call_tool("list_design_systems", {})
     assert caught.value.content_type == "text/html"
 
 

@@ -7,12 +7,14 @@ import asyncio
 import base64
 from typing import Any
 
-from jupyter_design_projects.core.results import MappedResult
-from jupyter_design_projects.design.approval import (
+from jupyter_design_projects.core.cards import (
+    APPROVE,
+    APPROVE_FOR_PROJECT,
+    DENY,
     ApprovalRequest,
-    DesignOutcome,
-    PendingApproval,
 )
+from jupyter_design_projects.core.results import MappedResult
+from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.errors import PermissionDenied
 
 PNG = base64.b64decode(
@@ -36,11 +38,13 @@ CATALOGUE = {
 
 
 def request(kind: str = "grant", *, durable: bool = True) -> ApprovalRequest:
+    buttons = (APPROVE, APPROVE_FOR_PROJECT, DENY) if durable else (APPROVE, DENY)
     return ApprovalRequest(
-        kind=kind, operation="write_files", project_id="p-1",
-        project_name="Quarterly <Review> Deck", sharing="org, link: view",
+        kind=kind, operation="write_files", title="Allow writes?",
+        project_id="p-1", project_name="Quarterly <Review> Deck", sharing="org, link: view",
         url="https://design.example/p/p-1", writes=("slides/04.html",),
-        allows_durable=durable, text="Allow writes?\n<script>alert(1)</script>",
+        notes=("<script>alert(1)</script>",), buttons=buttons,
+        withheld=() if durable else ((APPROVE_FOR_PROJECT, "a plan is <b>once</b> only."),),
     )
 
 

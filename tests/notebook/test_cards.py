@@ -226,14 +226,53 @@ def test_a_card_leaves_out_no_line_of_its_text(kind):
     import html as html_lib
 
     req = real_requests()[kind]
-    title, rows, rest = card_parts(req)
-    covered = {title, *(f"{k}: {v}" for k, v in rows), *req.writes, *req.deletes, *rest,
-               f"Project: {req.project_id}", f"Requested operation: {req.operation}"}
+    title, rows, lines = card_parts(req)
+    covered = {title, *(f"{k}: {v}" for k, v in rows), *req.writes, *req.deletes,
+               *(line.strip() for line in lines), f"Requested operation: {req.operation}"}
     for line in filter(None, (raw.strip() for raw in req.text.splitlines())):
         headed_list = line.endswith("):") and "(" in line
         assert line in covered or headed_list, line
     body = card_html(req)
-    assert all(html_lib.escape(line) in body for line in rest)
+    assert all(html_lib.escape(line) in body for line in lines)
+
+
+@pytest.mark.parametrize("kind", ["consent", "plan", "per_batch", "operation"])
+def test_a_card_without_the_durable_button_says_why(kind):
+    import html as html_lib
+
+    req = real_requests()[kind]
+    (button, why), = req.withheld
+    assert button == "Approve for this project"
+    assert f"No &quot;{button}&quot;: {html_lib.escape(why)}" in card_html(req)
+
+
+def test_the_grant_card_withholds_no_button():
+    assert "jdp-card-withheld" not in card_html(real_requests()["grant"])
+
+
+def test_the_buttons_are_the_ones_the_request_lists():
+    from dataclasses import replace
+
+    card = ApprovalCard(pending("grant"), Resumer(), views.design_outcome)
+    card._ask(replace(pending("grant"), request=replace(request(), buttons=("Deny",))))
+    assert [b.description for b in card.buttons.children] == ["Deny"]
+    assert (card.approve_button, card.durable_button) == (None, None)
+
+
+def test_a_refused_durable_approval_names_why_the_card_has_none():
+    card, _ = make("plan", outcome("write_files", {}), durable=False)
+    with pytest.raises(PermissionDenied) as caught:
+        card.approve(durable=True)
+    assert caught.value.reason.endswith("a plan is <b>once</b> only.")
+
+
+def test_a_detail_line_that_looks_like_a_path_heading_is_still_shown():
+    """The card renders fields, never filters prose: a detail reading like a heading stays."""
+    from dataclasses import replace
+
+    body = card_html(replace(request(), details=("Writes (3):", "Project: p-1")))
+    assert "<p style=\"margin:4px 0\">Writes (3):</p>" in body
+    assert "<p style=\"margin:4px 0\">Project: p-1</p>" in body
 
 
 def test_the_card_status_keeps_every_answer_of_a_follow_up_chain():

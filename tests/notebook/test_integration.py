@@ -17,14 +17,8 @@ SLIDE = "<!doctype html><html><body><h2>Next steps</h2></body></html>"
 
 
 @pytest.fixture
-def live(shell, reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
+def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
     """The shell's magics pointed at a fresh reference service; progress reports recorded."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("JDP_API_BASE_URL", reference_service.base_url)
-    monkeypatch.setenv("JDP_CREDENTIALS_FILE", str(reference_service.credentials_file))
-    monkeypatch.setenv("JDP_ORG_UUID", reference_service.org_uuid)
-    monkeypatch.setenv("CLAUDE_PROJECT_UUID", reference_service.project_uuid)
-    monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
     monkeypatch.chdir(tmp_path)
     magics = shell.magics_manager.registry["DesignProjects"]
     magics.approval_mode = "widget"
@@ -233,19 +227,13 @@ sys.exit(0)  # no unload: the interpreter exits with the session open
 """
 
 
-def test_the_session_temp_dir_is_removed_at_exit(reference_service, tmp_path):
+def test_the_session_temp_dir_is_removed_at_exit(pointed_at_service, tmp_path):
     import pathlib
     import subprocess
     import sys
 
-    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"),
-               JDP_API_BASE_URL=reference_service.base_url,
-               JDP_CREDENTIALS_FILE=str(reference_service.credentials_file),
-               JDP_ORG_UUID=reference_service.org_uuid,
-               CLAUDE_PROJECT_UUID=reference_service.project_uuid)
-    env.pop("CLAUDE_SESSION_JWT", None)
     done = subprocess.run([sys.executable, "-c", EXIT_PROBE], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120, check=False)
+                          env=dict(os.environ), cwd=tmp_path, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     temp_dir = pathlib.Path(done.stdout.strip().splitlines()[-1])
     assert temp_dir.name.startswith("jdp-session-")

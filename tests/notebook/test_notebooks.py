@@ -16,19 +16,14 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 
 
-def run(name: str, service, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:
-    return run_path(NOTEBOOKS / f"{name}.ipynb", service, tmp_path, monkeypatch)
+def run(name: str, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:
+    return run_path(NOTEBOOKS / f"{name}.ipynb", tmp_path, monkeypatch)
 
 
-def run_path(source: Path, service, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:
-    """Execute a copy of `source` in a fresh kernel (cwd: a scratch dir) against `service`."""
+def run_path(source: Path, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:
+    """Execute a copy of `source` in a fresh kernel (cwd: a scratch dir) against the service
+    the environment points at (the `pointed_at_service` fixture)."""
     monkeypatch.setenv("PYTHONPATH", str(REPO))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("JDP_API_BASE_URL", service.base_url)
-    monkeypatch.setenv("JDP_CREDENTIALS_FILE", str(service.credentials_file))
-    monkeypatch.setenv("JDP_ORG_UUID", service.org_uuid)
-    monkeypatch.setenv("CLAUDE_PROJECT_UUID", service.project_uuid)
-    monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
     work = tmp_path / "work"
     work.mkdir()
     shutil.copy(source, work)
@@ -57,8 +52,8 @@ def test_notebooks_are_valid_and_have_no_stored_outputs(name):
 
 
 def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
-        reference_service, tmp_path, monkeypatch):
-    book = run("quickstart", reference_service, tmp_path, monkeypatch)
+        pointed_at_service, tmp_path, monkeypatch):
+    book = run("quickstart", tmp_path, monkeypatch)
     assert "Knowledge budget" in text_of(outputs(book, "info = %project info"))
     assert "permission_denied" in text_of(outputs(book, "written = %design write_files"))
     assert "permission_denied" in text_of(outputs(book, "plan = %design finalize_plan"))
@@ -67,7 +62,7 @@ def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
 
 
 def test_quickstart_with_its_plan_approved_writes_the_slide_and_previews_it(
-        reference_service, tmp_path, monkeypatch):
+        pointed_at_service, tmp_path, monkeypatch):
     """The quickstart as a person runs it: the plan card approved, the write then needs no
     further card, and the preview shows the new slide."""
     book = nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4)
@@ -78,7 +73,7 @@ def test_quickstart_with_its_plan_approved_writes_the_slide_and_previews_it(
         "%config DesignProjects.approval_mode = 'widget'"))
     scratch = tmp_path / "quickstart-approved.ipynb"
     nbformat.write(book, scratch)
-    executed = run_path(scratch, reference_service, tmp_path, monkeypatch)
+    executed = run_path(scratch, tmp_path, monkeypatch)
     written = text_of(outputs(executed, "written = %design write_files"))
     assert "pages_written" in written
     assert "permission_denied" not in written
@@ -88,21 +83,21 @@ def test_quickstart_with_its_plan_approved_writes_the_slide_and_previews_it(
     assert "Ship churn model v3" in text_of(preview)
 
 
-def test_projects_knowledge_runs_headless(reference_service, tmp_path, monkeypatch):
-    book = run("projects_knowledge", reference_service, tmp_path, monkeypatch)
+def test_projects_knowledge_runs_headless(pointed_at_service, tmp_path, monkeypatch):
+    book = run("projects_knowledge", tmp_path, monkeypatch)
     assert "Decision log" in text_of(outputs(book, "final = %project read"))
     assert "accidentally" not in text_of(outputs(book, "final = %project read"))
 
 
-def test_api_debugging_runs_headless(reference_service, tmp_path, monkeypatch):
-    book = run("api_debugging", reference_service, tmp_path, monkeypatch)
+def test_api_debugging_runs_headless(pointed_at_service, tmp_path, monkeypatch):
+    book = run("api_debugging", tmp_path, monkeypatch)
     assert "tool_result" in text_of(outputs(book, "missing = %design get_project"))
     assert "permission_denied" in text_of(outputs(book, "attempt = %design create_project"))
     assert "elapsed_ms" in text_of(outputs(book, "trace = %design trace"))
 
 
 def test_in_a_real_kernel_cards_answered_from_code_and_the_temp_dir_goes_at_exit(
-        reference_service, tmp_path, monkeypatch):
+        pointed_at_service, tmp_path, monkeypatch):
     cells = [
         "%load_ext jupyter_design_projects\n%config DesignProjects.approval_mode = 'widget'",
         "%design consent",
@@ -120,7 +115,7 @@ def test_in_a_real_kernel_cards_answered_from_code_and_the_temp_dir_goes_at_exit
     book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     scratch = tmp_path / "cards.ipynb"
     nbformat.write(book, scratch)
-    executed = run_path(scratch, reference_service, tmp_path, monkeypatch)
+    executed = run_path(scratch, tmp_path, monkeypatch)
     shown = text_of(executed.cells[3].outputs)
     assert "application/vnd.jupyter.widget-view+json" in shown
     listing = text_of(executed.cells[5].outputs)

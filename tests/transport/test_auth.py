@@ -53,10 +53,15 @@ def flow_for(manager, url=ORIGIN + "/v1/design/mcp", headers=None, origins=(ORIG
     return BearerAuth(manager, frozenset(origins)).async_auth_flow(request), request
 
 
+async def started(manager, **request):
+    """A flow that has yielded its first request: (the flow, the request as sent)."""
+    flow, _ = flow_for(manager, **request)
+    return flow, await flow.__anext__()
+
+
 @pytest.mark.asyncio
 async def test_token_is_attached_for_an_allowed_origin():
-    flow, _ = flow_for(StubManager())
-    sent = await flow.__anext__()
+    flow, sent = await started(StubManager())
     assert sent.headers["authorization"] == "Bearer at-current-0001"
     with pytest.raises(StopAsyncIteration):
         await flow.asend(answer(200))
@@ -65,8 +70,7 @@ async def test_token_is_attached_for_an_allowed_origin():
 @pytest.mark.asyncio
 async def test_first_401_refreshes_once_and_retries_once_with_the_new_token():
     manager = StubManager()
-    flow, _ = flow_for(manager)
-    await flow.__anext__()
+    flow, _ = await started(manager)
     retried = await flow.asend(answer(401))
     assert retried.headers["authorization"] == "Bearer at-fresh-0002"
     assert manager.refreshes == [Secret("at-current-0001")]
@@ -77,8 +81,7 @@ async def test_first_401_refreshes_once_and_retries_once_with_the_new_token():
 @pytest.mark.asyncio
 async def test_second_401_is_not_retried():
     manager = StubManager()
-    flow, _ = flow_for(manager)
-    await flow.__anext__()
+    flow, _ = await started(manager)
     await flow.asend(answer(401))
     with pytest.raises(AuthError) as info:
         await flow.asend(answer(401))
@@ -108,8 +111,7 @@ async def test_token_is_never_sent_to_another_origin(url):
 @pytest.mark.asyncio
 async def test_a_request_with_its_own_authorization_keeps_it_and_is_not_refreshed():
     manager = StubManager()
-    flow, _ = flow_for(manager, headers={"Authorization": "Bearer session-jwt-0001"})
-    sent = await flow.__anext__()
+    flow, sent = await started(manager, headers={"Authorization": "Bearer session-jwt-0001"})
     assert sent.headers["authorization"] == "Bearer session-jwt-0001"
     with pytest.raises(StopAsyncIteration):
         await flow.asend(answer(401))
@@ -128,8 +130,7 @@ async def test_a_request_with_its_own_authorization_still_needs_an_allowed_origi
 @pytest.mark.parametrize(("size", "too_large"), [(REJECTED_BODY_MAX_BYTES, False),
                                                  (REJECTED_BODY_MAX_BYTES + 1, True)])
 async def test_rejected_401_body_is_read_only_up_to_its_cap(size, too_large):
-    flow, _ = flow_for(StubManager())
-    await flow.__anext__()
+    flow, _ = await started(StubManager())
     rejected = streamed(401, b"x" * size)
     if too_large:
         with pytest.raises(ResponseTooLarge):

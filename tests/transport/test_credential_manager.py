@@ -4,7 +4,6 @@ reasons, and the PKCE login."""
 import asyncio
 import dataclasses
 
-import filelock
 import httpx
 import pytest
 from transport_doubles import build_rig, make_cred
@@ -95,16 +94,12 @@ async def test_refresh_that_does_not_answer_in_time_is_an_auth_error(tmp_path):
 
 
 @pytest.mark.asyncio
-async def test_refresh_waits_for_another_process_lock_only_until_its_bound(tmp_path):
+async def test_refresh_waits_for_another_process_lock_only_until_its_bound(
+        tmp_path, lock_held_elsewhere):
     rig = build_rig(tmp_path, make_cred(), refresh_timeout_ms=100)
-    other = filelock.FileLock(str(tmp_path / "credentials.lock"), thread_local=False)
-    other.acquire()
-    try:
-        async with rig.http:
-            with pytest.raises(AuthError) as info:
-                await rig.manager.refresh_after_401(Secret("at-initial-0001"))
-    finally:
-        other.release()
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.refresh_after_401(Secret("at-initial-0001"))
     assert info.value.reason == "refresh_timeout"
     assert rig.service.token_requests == []
 
@@ -191,15 +186,10 @@ async def test_unexpandable_credentials_are_refused_without_a_request(tmp_path, 
 
 
 @pytest.mark.asyncio
-async def test_lock_held_by_another_process_is_contention(tmp_path):
+async def test_lock_held_by_another_process_is_contention(tmp_path, lock_held_elsewhere):
     rig = build_rig(tmp_path, make_cred(), lock_timeout_ms=50)
-    other = filelock.FileLock(str(tmp_path / "credentials.lock"), thread_local=False)
-    other.acquire()
-    try:
-        async with rig.http:
-            assert await _expansion_failure(rig) == "lock_contended"
-    finally:
-        other.release()
+    async with rig.http:
+        assert await _expansion_failure(rig) == "lock_contended"
     assert rig.service.requests == []
 
 
@@ -281,15 +271,11 @@ def test_each_login_attempt_has_its_own_state_and_verifier(tmp_path):
 
 
 @pytest.mark.asyncio
-async def test_saving_while_another_process_holds_the_lock_is_a_store_error(tmp_path):
+async def test_saving_while_another_process_holds_the_lock_is_a_store_error(
+        tmp_path, lock_held_elsewhere):
     rig = build_rig(tmp_path, None, lock_timeout_ms=50)
-    other = filelock.FileLock(str(tmp_path / "credentials.lock"), thread_local=False)
-    other.acquire()
-    try:
-        with pytest.raises(CredentialStoreError):
-            await rig.manager.save_credential(make_cred())
-    finally:
-        other.release()
+    with pytest.raises(CredentialStoreError):
+        await rig.manager.save_credential(make_cred())
     await rig.http.aclose()
 
 

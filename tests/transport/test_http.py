@@ -1,12 +1,12 @@
 """The capped exchange: byte caps at their exact boundary, gzip and slow-drip answers, redirects,
 and redacted answer text."""
 
-import asyncio
 import gzip
 import traceback
 
 import httpx
 import pytest
+from transport_doubles import drip
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import DeadlineExceeded, ResponseTooLarge, TransportError
@@ -85,11 +85,6 @@ async def test_gzip_bomb_is_refused_without_inflating_it():
 
 @pytest.mark.asyncio
 async def test_slow_drip_is_cut_at_the_total_deadline():
-    async def drip():
-        while True:
-            yield b" "
-            await asyncio.sleep(0.01)
-
     with pytest.raises(DeadlineExceeded) as info:
         await fetch(lambda r: httpx.Response(200, content=drip()), deadline_s=0.2)
     assert info.value.seconds == 0.2

@@ -1,12 +1,11 @@
 """The HTTP trace: what each exchange records, its bound, and redaction before truncation and
 again when shown."""
 
-import asyncio
 import json
 
 import httpx
 import pytest
-from transport_doubles import ORIGIN, build_rig, make_cred
+from transport_doubles import ORIGIN, build_rig, drip, make_cred
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import DeadlineExceeded, TransportError
@@ -109,11 +108,6 @@ async def test_a_request_that_never_got_an_answer_is_recorded_as_such():
 
 @pytest.mark.asyncio
 async def test_an_answer_cut_at_the_deadline_is_flagged():
-    async def drip():
-        while True:
-            yield b" "
-            await asyncio.sleep(0.01)
-
     trace = HttpTrace(True, lambda: [])
     async with traced_client(lambda r: httpx.Response(200, content=drip()), trace) as client:
         with pytest.raises(DeadlineExceeded):

@@ -1,8 +1,9 @@
-"""Test doubles for the transport tests: credentials, an in-memory store, and a token
-endpoint plus resource server that run inside `httpx.MockTransport`."""
+"""Test doubles for the transport tests: credentials, an in-memory store, a token endpoint
+plus resource server that run inside `httpx.MockTransport`, and a never-ending answer."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import itertools
@@ -24,6 +25,13 @@ ORIGIN = "http://127.0.0.1:8123"
 TOKEN_URL = ORIGIN + "/v1/oauth/token"
 AUTHORIZE_URL = ORIGIN + "/oauth/authorize"
 NOW_MS = 1_700_000_000_000
+
+
+async def drip():
+    """An answer body that never ends: one byte every 10 ms, until a deadline cuts it."""
+    while True:
+        yield b" "
+        await asyncio.sleep(0.01)
 
 
 def make_cred(**changes) -> Credential:

@@ -1,0 +1,172 @@
+"""What an approval card shows, as data: the `ApprovalRequest` a decision's Ask becomes —
+its title, the operation, the project (id and sanitised name), sharing, URL, writes,
+deletes, detail and note lines, the buttons it offers and, for each absent button, why.
+`.text` is the same card as plain text: what CARD_LIMIT measures and what a script reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from . import display
+from .plans import PLAN_TTL_MS, Targets, change_card
+
+#: the buttons of an approval card
+APPROVE = "Approve"
+APPROVE_FOR_PROJECT = "Approve for this project"
+DENY = "Deny"
+
+CONSENT_HEADING = (
+    "Allow agents to use your Claude Design projects (consent agent_design_projects)?"
+)
+CONSENT_NOTE = (
+    "Each write still needs a plan or a project grant; `%design revoke` withdraws consent."
+)
+GRANT_HEADING = (
+    "Allow Claude to write any ordinary file of this Design project until you revoke the "
+    "grant in Design settings?"
+)
+GRANT_CHOICES = (
+    f'"{APPROVE}" writes this batch only; "{APPROVE_FOR_PROJECT}" grants the project until '
+    f'you revoke it in Design settings; "{DENY}" sends nothing.'
+)
+GRANT_LIMITS = (
+    "Deletes, membership and sharing changes, copies and CLAUDE.md / .claude are never "
+    "covered by the grant: they ask every time."
+)
+#: a change card's project line when the call names no project
+NEW_PROJECT = "(new project)"
+
+HEADINGS = {
+    "finalize_plan": "Finalize a Design plan: these exact changes may then run without "
+    f"asking again for up to {PLAN_TTL_MS // 60_000} minutes.",
+    "per_batch": "Write these files (this batch only: the project cannot hold a grant).",
+    "write_files": "Write these files in the Design project?",
+    "create_support_js": "Create support.js in the Design project?",
+    "copy_files": "Copy files into the Design project?",
+    "delete_files": "Delete these files from the Design project?",
+}
+
+#: why a card offers no "Approve for this project", by the reason it asks (a row of the
+#: decision table); reasons that start with a key of PREFIXED take that sentence
+NO_DURABLE = {
+    "consent_not_given": "consent covers all your Design projects; each write still asks.",
+    "finalize_plan": "a plan approves exactly the changes it lists, for a limited time.",
+    "sensitive_operation": "membership and sharing changes ask every time.",
+    "no_plan_token": "deletes and copies never ride on a grant.",
+    "grant_ineligible": "this project cannot hold a grant (the service refused one).",
+    "write_operation": "a grant covers only writes of ordinary files to a project.",
+}
+NO_DURABLE_PREFIXED = {
+    "plan_token_": "a call that carries a plan token is approved for that call only.",
+    "grant_card_refused_": "the project's name, sharing or URL cannot be shown exactly, so "
+    "no grant is offered.",
+}
+NO_DURABLE_OTHERWISE = "only a tokenless write of ordinary files can be granted."
+
+
+def no_durable_because(reason: str) -> str:
+    """Why a card asked for `reason` offers no durable grant."""
+    if reason in NO_DURABLE:
+        return NO_DURABLE[reason]
+    prefixed = (why for prefix, why in NO_DURABLE_PREFIXED.items() if reason.startswith(prefix))
+    return next(prefixed, NO_DURABLE_OTHERWISE)
+
+
+@dataclasses.dataclass(frozen=True)
+class ApprovalRequest:
+    """One approval card as data (never truncated: over CARD_LIMIT it is refused)."""
+
+    kind: str  # consent | plan | grant | operation
+    operation: str
+    #: the card's question
+    title: str = ""
+    project_id: str | None = None
+    #: the sanitised name (grant cards, from display.project_identity)
+    project_name: str | None = None
+    sharing: str | None = None
+    url: str | None = None
+    writes: tuple[str, ...] = ()
+    deletes: tuple[str, ...] = ()
+    #: argument lines the person must see (copies, roles, emails …)
+    details: tuple[str, ...] = ()
+    #: what approving means
+    notes: tuple[str, ...] = ()
+    buttons: tuple[str, ...] = (APPROVE, DENY)
+    #: (button, why) for each button the card does not offer
+    withheld: tuple[tuple[str, str], ...] = ()
+    #: why the card is asked for (a row name of the decision table)
+    reason: str = ""
+
+    @property
+    def allows_durable(self) -> bool:
+        """The "Approve for this project" button is offered."""
+        return APPROVE_FOR_PROJECT in self.buttons
+
+    @property
+    def project(self) -> str | None:
+        """The project as the card names it: "name (id)", the id, or (new project)."""
+        if self.project_name and self.project_id:
+            return f"{self.project_name} ({self.project_id})"
+        if self.project_name or self.project_id:
+            return self.project_name or self.project_id
+        return None if self.kind == "consent" else NEW_PROJECT
+
+    @property
+    def text(self) -> str:
+        """The card as plain text, line by line."""
+        if self.kind == "consent":
+            return "\n".join([self.title, *self.notes, f"Requested operation: {self.operation}"])
+        if self.kind == "grant":
+            return "\n".join([
+                self.title,
+                f"Project: {self.project}",
+                f"Sharing: {self.sharing}",
+                f"URL: {self.url}",
+                *self.notes,
+                f"This batch writes ({len(self.writes)}):",
+                *(f"  {p}" for p in self.writes),
+            ])
+        return change_card(self.title, self.project or NEW_PROJECT,  # never None here
+                           Targets(self.writes, self.deletes), self.details)
+
+
+def shown_paths(paths: Sequence[str]) -> tuple[str, ...]:
+    """Paths as a card shows them: in their normal form where they have one."""
+    return tuple(display.normal_form(p) or p for p in paths)
+
+
+def change_request(kind: str, operation: str, project_id: Any, targets: Targets | None,
+                   details: Sequence[str], reason: str = "") -> ApprovalRequest:
+    """A consent, plan or operation card: Approve or Deny, never a durable grant."""
+    targets = targets or Targets()
+    notes: tuple[str, ...] = ()
+    if kind == "consent":  # the consent card asks about consent, not the call's details
+        title, notes, details = CONSENT_HEADING, (CONSENT_NOTE,), ()
+    elif kind == "plan" and operation != "finalize_plan":
+        title = HEADINGS["per_batch"]
+    else:
+        title = HEADINGS.get(operation, f"Run {operation} on the Design project?")
+    return ApprovalRequest(
+        kind=kind, operation=operation, title=title,
+        project_id=project_id if isinstance(project_id, str) else None,
+        writes=shown_paths(targets.writes), deletes=shown_paths(targets.deletes),
+        details=tuple(details), notes=notes,
+        withheld=((APPROVE_FOR_PROJECT, no_durable_because(reason)),), reason=reason,
+    )
+
+
+def grant_request(operation: str, targets: Targets | None,
+                  identity: display.ProjectIdentity) -> ApprovalRequest:
+    """A durable-grant card: whom the grant is for, what it allows, what each button does,
+    and this batch's writes (the caller refuses it over CARD_LIMIT)."""
+    return ApprovalRequest(
+        kind="grant", operation=operation, title=GRANT_HEADING,
+        project_id=identity.project_id, project_name=identity.name,
+        sharing=identity.sharing, url=identity.url,
+        writes=shown_paths((targets or Targets()).writes),
+        notes=(GRANT_LIMITS, GRANT_CHOICES),
+        buttons=(APPROVE, APPROVE_FOR_PROJECT, DENY), reason="no_grant",
+    )

@@ -1,0 +1,236 @@
+"""The `%project` / `%design` subcommands as data: each one's synopsis, one-line summary,
+`--help` text and arguments, declared once. The parser, `--help`, the usage listing, the
+magics' docstrings and the README's table of magics are all built from this table; every
+limit in it is a core constant, never a literal."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.budgets import (
+    INLINE_MAX_BYTES,
+    SEARCH_N_DEFAULT,
+    SEARCH_N_MAX,
+    SEARCH_N_MIN,
+    UPLOAD_MAX_BYTES,
+)
+from ..core.project_paths import DEFAULT_NAMESPACE
+from ..projects.journal import HISTORY_DEFAULT
+
+#: the closing line of both usage listings
+HELP_HINT = "Add --help after a subcommand for its own help."
+
+
+def at_least_one(word: str) -> int:
+    """argparse type for a count of at least 1."""
+    try:
+        value = int(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {word!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _mib(n_bytes: int) -> str:
+    return f"{n_bytes / 2**20:g} MiB"
+
+
+@dataclasses.dataclass(frozen=True)
+class Arg:
+    """One argument: `flags` and `options` go to `ArgumentParser.add_argument` as they are;
+    a `path` argument must be text (a str or an os.PathLike), never another object."""
+
+    flags: tuple[str, ...]
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    path: bool = False
+
+    @property
+    def dest(self) -> str:
+        """The name the parsed value goes under (as argparse derives it)."""
+        return str(self.options.get("dest") or self.flags[-1].lstrip("-").replace("-", "_"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Subcommand:
+    """One subcommand: `synopsis` follows the name on the usage line, `summary` is its
+    usage line's explanation, `description` its --help text. `cell` is the `%%` form's
+    (synopsis, summary) when the cell body is an argument."""
+
+    tool: str
+    name: str
+    synopsis: str
+    summary: str
+    description: str
+    args: tuple[Arg, ...] = ()
+    cell: tuple[str, str] | None = None
+
+    @property
+    def path_names(self) -> frozenset[str]:
+        return frozenset(arg.dest for arg in self.args if arg.path)
+
+    @property
+    def usage(self) -> str:
+        return f"%{self.tool} {self.name} {self.synopsis}".rstrip()
+
+    @property
+    def cell_usage(self) -> str | None:
+        return f"%%{self.tool} {self.name} {self.cell[0]}".rstrip() if self.cell else None
+
+    def parser_options(self, operation: str | None = None) -> tuple[str, str]:
+        """The parser's command (as errors name it) and its description."""
+        name = operation or self.name
+        return f"{self.tool} {name}", self.description.format(operation=name)
+
+
+_N_RANGE = f"{SEARCH_N_MIN}-{SEARCH_N_MAX}, default {SEARCH_N_DEFAULT}"
+
+PROJECT = (
+    Subcommand(
+        "project", "info", "",
+        "the attached Project, its docs, uploads and budget",
+        "The attached Project: name, instructions, docs, uploads, sync sources and the "
+        "knowledge budget meter."),
+    Subcommand(
+        "project", "read", "PATH",
+        "a doc or upload (large ones land in a local file)",
+        f"Read a text doc or an upload by its exact path. Content over {INLINE_MAX_BYTES:,} "
+        "bytes is saved to a mode-0600 file in the session's temp dir; the outcome's "
+        ".local_file is its path.",
+        (Arg(("path",), path=True),)),
+    Subcommand(
+        "project", "search", "QUERY [-n N]",
+        f"knowledge search, N hits ({_N_RANGE})",
+        "Search the Project knowledge. When search is disabled for the Project the outcome "
+        "lists the docs instead (rag: false).",
+        (Arg(("query",), {"nargs": "+"}),
+         Arg(("-n",), {"type": int, "default": SEARCH_N_DEFAULT,
+                       "help": f"number of hits, {_N_RANGE}"}))),
+    Subcommand(
+        "project", "write", "PATH --from LOCAL_PATH",
+        "upload a UTF-8 text file from the working directory",
+        "Write a text doc. %project write PATH --from LOCAL_PATH uploads a UTF-8 file from "
+        f"the working directory (at most {_mib(UPLOAD_MAX_BYTES)}); %%project write PATH "
+        "takes the cell body as the content. A new bare file name is written under "
+        f"{DEFAULT_NAMESPACE}/.",
+        (Arg(("path",), path=True),
+         Arg(("--from",), {"dest": "local_path", "default": None, "metavar": "LOCAL_PATH"},
+             path=True)),
+        cell=("PATH", "the cell body becomes the doc's content")),
+    Subcommand(
+        "project", "delete", "PATH",
+        "delete a text doc (uploads are deleted in the web UI)",
+        "Delete a text doc (uploads can only be deleted in the web UI). The previous "
+        "content is kept in %project history.",
+        (Arg(("path",), path=True),)),
+    Subcommand(
+        "project", "history", "[-n N]",
+        "this machine's journal of remote writes",
+        "This machine's journal of writes and deletes to the Project, newest first.",
+        (Arg(("-n", "--limit"), {"type": at_least_one, "default": HISTORY_DEFAULT,
+                                 "dest": "limit",
+                                 "help": f"how many entries, at least 1 (default "
+                                         f"{HISTORY_DEFAULT})"}),)),
+    Subcommand(
+        "project", "restore", "ID",
+        "write back the content a journal entry replaced",
+        "Write back the content that a journal entry (see %project history) replaced or "
+        "deleted.",
+        (Arg(("entry_id",), {"type": int, "metavar": "ID"}),)),
+)
+
+DESIGN = (
+    Subcommand(
+        "design", "list", "[--full]",
+        "the operation catalogue (filterable table)",
+        "The Design operation catalogue: filter by name, read-only, destructive and "
+        "needs-approval; pick one to see its description and input schema. An unchanged "
+        "catalogue is shown compactly; --full shows every schema again.",
+        (Arg(("--full",), {"action": "store_true"}),)),
+    Subcommand(
+        "design", "consent", "",
+        "give consent for agents to use Design",
+        "Give consent for agents to use your Design projects (the explicit form of the "
+        "consent card)."),
+    Subcommand(
+        "design", "revoke", "",
+        "withdraw consent (forgets approved plans and grants)",
+        "Withdraw consent; also forgets approved plans and verified grants in this "
+        "session."),
+    Subcommand(
+        "design", "status", "",
+        "consent, approved plans and durable grants",
+        "Consent, approved plans with their expiry, verified durable grants and "
+        "grant-ineligible projects."),
+    Subcommand(
+        "design", "login", "[CODE]",
+        "sign in (paste CODE#STATE from the sign-in page)",
+        "Sign in. Without CODE: opens the sign-in page link (the offline reference service "
+        "signs you in directly). With CODE: finishes the sign-in with the CODE#STATE the "
+        "page showed.",
+        (Arg(("code",), {"nargs": "?", "default": None}),)),
+    Subcommand(
+        "design", "trace", "",
+        "the HTTP trace (needs DesignProjects.http_trace)",
+        "The HTTP trace of this session as a table (method, URL, status, timing; tokens "
+        "redacted). Recorded when %config DesignProjects.http_trace = True was set before "
+        "the first call."),
+)
+
+#: any other word after %design is the name of a Design operation to run
+OPERATION = Subcommand(
+    "design", "OPERATION", "[JSON | key=value …]",
+    "run one Design operation",
+    "Run the Design operation {operation!r}. Arguments: one JSON object (verbatim after "
+    "the name), key=value words (values are JSON when they parse, else text; key=$var "
+    "passes a variable), or $var holding a dict. %%design takes the JSON from the cell "
+    "body. See %design list for the operations and their input schemas.",
+    (Arg(("arguments",), {"nargs": "*", "metavar": "JSON | key=value"}),),
+    cell=("", "the cell body is the JSON arguments"))
+
+SUBCOMMANDS: Mapping[str, Mapping[str, Subcommand]] = {
+    "project": {s.name: s for s in PROJECT},
+    "design": {s.name: s for s in DESIGN},
+}
+
+
+def rows(tool: str) -> list[tuple[str, str]]:
+    """(usage, summary) for every form of `%tool`, in the order the listing shows them."""
+    out: list[tuple[str, str]] = []
+    subcommands = list(SUBCOMMANDS[tool].values())
+    if tool == "design":  # the operations come right after the catalogue that lists them
+        subcommands.insert(1, OPERATION)
+    for sub in subcommands:
+        out.append((sub.usage, sub.summary))
+        if sub.cell is not None:
+            out.append((sub.cell_usage or "", sub.cell[1]))
+    return out
+
+
+def usage(tool: str) -> str:
+    """The listing `%tool` and `%tool --help` print."""
+    listing = rows(tool)
+    width = max(len(u) for u, _ in listing) + 2
+    return "\n".join([*(f"{u:<{width}}{s}" for u, s in listing), HELP_HINT])
+
+
+def readme_table() -> str:
+    """The README's table of magics (a test keeps README.md equal to it)."""
+    lines = ["| magic | what it does |", "|---|---|"]
+    for tool in SUBCOMMANDS:
+        for u, s in rows(tool):
+            cell = u.replace("|", "\\|")  # a pipe inside a table cell is escaped
+            lines.append(f"| `{cell}` | {s} |")
+    return "\n".join(lines)
+
+
+def with_usage(tool: str):
+    """Decorator: the magic's docstring (its `%tool?` help) ends with the usage listing."""
+    def decorate(func):
+        func.__doc__ = f"{inspect.cleandoc(func.__doc__ or '')}\n\n{usage(tool)}"
+        return func
+    return decorate

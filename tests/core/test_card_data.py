@@ -1,0 +1,120 @@
+"""An approval card as data: the fields each kind of card carries, the buttons it offers,
+why each absent button is absent, and its text built from those same fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_design_projects.core import cards, display
+from jupyter_design_projects.core.cards import (
+    APPROVE,
+    APPROVE_FOR_PROJECT,
+    DENY,
+    NEW_PROJECT,
+    NO_DURABLE_OTHERWISE,
+)
+from jupyter_design_projects.core.permissions import card_of, facts_of, grant_card_of
+from jupyter_design_projects.core.plans import PLAN_TTL_MS
+
+P = "p1"
+IDENTITY = display.ProjectIdentity(P, "Quarterly Review Deck", "org", "view",
+                                   "https://design.example/p/p1")
+
+
+def facts(operation, **arguments):
+    return facts_of(operation, False, True, {"project_id": P, **arguments})
+
+
+def files(*paths):
+    return [{"path": p, "data": "x"} for p in paths]
+
+
+#: every reason the decision table asks a change card for
+CHANGE_REASONS = [
+    "consent_not_given", "finalize_plan", "sensitive_operation", "no_plan_token",
+    "grant_ineligible", "write_operation", "plan_token_unknown", "plan_token_expired",
+    "plan_token_other_project", "plan_token_does_not_cover",
+    "grant_card_refused_get_project_failed", "grant_card_refused_card_too_long",
+]
+
+
+@pytest.mark.parametrize("reason", CHANGE_REASONS)
+def test_every_reason_a_change_card_is_asked_for_says_why_it_has_no_durable_grant(reason):
+    request = card_of("operation", facts("delete_files", paths=["a.html"]), reason)
+    assert request.buttons == (APPROVE, DENY)
+    assert not request.allows_durable
+    (button, why), = request.withheld
+    assert button == APPROVE_FOR_PROJECT
+    assert why != NO_DURABLE_OTHERWISE
+    assert why == cards.no_durable_because(reason)
+
+
+def test_an_unlisted_reason_still_says_why():
+    assert cards.no_durable_because("something_new") == NO_DURABLE_OTHERWISE
+
+
+def test_the_grant_card_offers_all_three_buttons_and_withholds_none():
+    request = grant_card_of(facts("write_files", files=files("./a.html")), IDENTITY)
+    assert request.buttons == (APPROVE, APPROVE_FOR_PROJECT, DENY)
+    assert request.withheld == ()
+    assert request.allows_durable
+    assert (request.project_id, request.project_name, request.sharing, request.url) == (
+        P, "Quarterly Review Deck", "org, link: view", "https://design.example/p/p1")
+    assert request.project == f"Quarterly Review Deck ({P})"
+    assert request.writes == ("a.html",)
+    assert request.reason == "no_grant"
+
+
+def test_a_plan_card_carries_its_paths_in_normal_form_and_no_identity():
+    request = card_of("plan", facts("finalize_plan", writes=["./a.html"], deletes=["b.html"]),
+                      "finalize_plan")
+    assert (request.kind, request.operation, request.project_id) == ("plan", "finalize_plan", P)
+    assert (request.writes, request.deletes) == (("a.html",), ("b.html",))
+    assert (request.project_name, request.sharing, request.url) == (None, None, None)
+    assert request.title == cards.HEADINGS["finalize_plan"]
+    assert f"{PLAN_TTL_MS // 60_000} minutes" in request.title
+
+
+def test_a_per_batch_plan_card_has_its_own_title():
+    request = card_of("plan", facts("write_files", files=files("a.html")), "grant_ineligible")
+    assert request.title == cards.HEADINGS["per_batch"]
+
+
+def test_detail_lines_are_fields_of_their_own():
+    request = card_of("operation", facts("add_member", email="m@acme.example", role="editor"),
+                      "sensitive_operation")
+    assert request.details == ("email: m@acme.example", "role: editor")
+    assert request.text.splitlines()[-2:] == list(request.details)
+
+
+def test_the_consent_card_names_the_operation_and_not_the_call_details():
+    request = card_of("consent", facts("add_member", email="m@acme.example"),
+                      "consent_not_given")
+    assert (request.title, request.notes) == (cards.CONSENT_HEADING, (cards.CONSENT_NOTE,))
+    assert request.details == ()
+    assert request.text.splitlines() == [cards.CONSENT_HEADING, cards.CONSENT_NOTE,
+                                         "Requested operation: add_member"]
+
+
+def test_a_card_for_a_new_project_says_so():
+    request = card_of("operation", facts_of("create_project", False, False, {"name": "X"}),
+                      "write_operation")
+    assert request.project_id is None
+    assert request.project == NEW_PROJECT
+    assert f"Project: {NEW_PROJECT}" in request.text.splitlines()
+
+
+def test_the_grant_text_is_built_from_the_fields():
+    request = grant_card_of(facts("write_files", files=files("a.html", "b.html")), IDENTITY)
+    assert request.text.splitlines() == [
+        cards.GRANT_HEADING, f"Project: Quarterly Review Deck ({P})", "Sharing: org, link: view",
+        "URL: https://design.example/p/p1", cards.GRANT_LIMITS, cards.GRANT_CHOICES,
+        "This batch writes (2):", "  a.html", "  b.html"]
+
+
+def test_a_request_is_frozen_data_equal_for_equal_facts():
+    request = card_of("plan", facts("write_files", files=files("a.html")))
+    with pytest.raises(AttributeError):
+        request.kind = "grant"  # type: ignore[misc]
+    assert request == card_of("plan", facts("write_files", files=files("a.html")))
+    assert request != card_of("plan", facts("write_files", files=files("b.html")))

@@ -1,0 +1,110 @@
+"""The subcommand table is the one declaration of the magic grammar: the parser, --help,
+the usage listing, the magics' docstrings and the README's table all follow it, and its
+limits are the core constants."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jupyter_design_projects.core.budgets import (
+    INLINE_MAX_BYTES,
+    SEARCH_N_DEFAULT,
+    SEARCH_N_MAX,
+    SEARCH_N_MIN,
+    UPLOAD_MAX_BYTES,
+)
+from jupyter_design_projects.notebook import subcommands
+from jupyter_design_projects.notebook.grammar import parse_design, parse_project
+from jupyter_design_projects.projects.journal import HISTORY_DEFAULT
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+TABLE = re.compile(r"<!-- magics table: begin -->\n(.*?)\n<!-- magics table: end -->", re.S)
+PARSE = {"project": parse_project, "design": parse_design}
+DECLARED = [*subcommands.PROJECT, *subcommands.DESIGN]
+
+
+def test_the_readme_table_of_magics_is_the_declared_one():
+    found = TABLE.search(README.read_text())
+    assert found, "README.md lost its magics table markers"
+    assert found.group(1) == subcommands.readme_table(), (
+        "README.md's table of magics differs from notebook/subcommands.py; paste the output "
+        "of subcommands.readme_table() between the markers")
+
+
+@pytest.mark.parametrize("tool", ["project", "design"])
+def test_the_bare_magic_prints_the_declared_usage(tool):
+    listing = PARSE[tool]("", None, {}).help
+    assert listing == subcommands.usage(tool)
+    for usage, summary in subcommands.rows(tool):
+        assert any(line.startswith(usage) and line.endswith(summary)
+                   for line in listing.splitlines()), usage
+
+
+@pytest.mark.parametrize("sub", DECLARED, ids=lambda s: f"{s.tool} {s.name}")
+def test_each_subcommand_help_is_its_declared_description(sub):
+    command = PARSE[sub.tool](f"{sub.name} --help", None, {})
+    assert command.action == sub.name
+    assert command.help.startswith(f"usage: %{sub.tool} {sub.name}")
+    # argparse wraps the description (also after a hyphen): compare without the wrapping
+    assert re.sub(r"\s", "", sub.description) in re.sub(r"\s", "", command.help)
+
+
+@pytest.mark.parametrize("sub", [*DECLARED, subcommands.OPERATION],
+                         ids=lambda s: f"{s.tool} {s.name}")
+def test_each_synopsis_names_every_declared_argument(sub):
+    for arg in sub.args:
+        if arg.flags[0].startswith("-"):
+            assert arg.flags[0] in sub.synopsis, arg.flags
+        else:
+            assert str(arg.options.get("metavar", arg.dest.upper())) in sub.synopsis, arg.flags
+
+
+def test_the_operation_form_runs_any_other_word_and_has_its_help():
+    command = parse_design("render_preview --help", None, {})
+    assert command.action == "call"
+    assert "Run the Design operation 'render_preview'" in " ".join(command.help.split())
+
+
+@pytest.mark.parametrize("tool", ["project", "design"])
+def test_the_magic_docstring_ends_with_the_declared_usage(tool):
+    from jupyter_design_projects.notebook.magics import DesignProjects
+
+    doc = getattr(DesignProjects, tool).__doc__
+    assert doc.endswith(subcommands.usage(tool))
+
+
+def test_the_search_count_is_the_core_range_and_default():
+    assert parse_project("search x", None, {}).args["n"] == SEARCH_N_DEFAULT
+    help_text = parse_project("search --help", None, {}).help
+    assert f"{SEARCH_N_MIN}-{SEARCH_N_MAX}, default {SEARCH_N_DEFAULT}" in help_text
+    assert f"{SEARCH_N_MIN}-{SEARCH_N_MAX}, default {SEARCH_N_DEFAULT}" in \
+        subcommands.usage("project")
+
+
+def test_the_history_count_defaults_to_the_journal_default():
+    assert parse_project("history", None, {}).args["limit"] == HISTORY_DEFAULT
+    assert f"(default {HISTORY_DEFAULT})" in parse_project("history --help", None, {}).help
+
+
+def test_the_read_and_write_sizes_are_the_core_limits():
+    read = " ".join(parse_project("read --help", None, {}).help.split())
+    write = " ".join(parse_project("write --help", None, {}).help.split())
+    assert f"{INLINE_MAX_BYTES:,} bytes" in read
+    assert f"at most {UPLOAD_MAX_BYTES // 2**20} MiB" in write
+
+
+def test_a_cell_body_is_refused_where_the_declaration_takes_none():
+    from jupyter_design_projects.errors import BadCommand
+
+    with pytest.raises(BadCommand) as caught:
+        parse_project("read x.md", "body", {})
+    assert caught.value.command == "project read"
+    assert parse_project("write x.md", "body", {}).args["content"] == "body"
+
+
+def test_the_path_arguments_are_the_declared_ones():
+    assert {(s.name, n) for s in subcommands.PROJECT for n in s.path_names} == {
+        ("read", "path"), ("write", "path"), ("write", "local_path"), ("delete", "path")}
