@@ -243,4 +243,4 @@ def test_oversized_body_is_refused_before_mcp(h: Harness) -> None:
 
 def test_session_idle_timeout_comes_from_the_config(tmp_path: Path) -> None:
     with build_harness(tmp_path, idle_timeout=7.5) as harness:
-        assert harness.ctx.hooks["design_mcp.session_manager"].session_idle_timeout == 7.5
+        assert harness.ctx.mcp_session_manager.session_idle_timeout == 7.5

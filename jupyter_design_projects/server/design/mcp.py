@@ -15,11 +15,12 @@ from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.routing import Route
 
-from ..core.design_operations import BY_NAME, DESIGN_OPERATIONS, DesignOperation
-from .context import Principal, ServiceContext
-from .design_errors import ConsentMissing, DesignFailure
-from .design_gate import MCP_PATH, PRINCIPAL_KEY
-from .design_operations import DesignOperations, Reply
+from ...core.design_operations import BY_NAME, DESIGN_OPERATIONS, DesignOperation
+from ..context import Principal, ServiceContext
+from ..paths import DESIGN_MCP
+from .errors import ConsentMissing, DesignFailure
+from .gate import PRINCIPAL_KEY
+from .operations import DesignOperations, Reply
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
@@ -208,16 +209,16 @@ def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
 
 def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContextManager[None]]]:
     """The exact-path Route of the endpoint and its lifespan (run it once, in the app's
-    lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.hooks["design_mcp.session_manager"]`.
+    lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.mcp_session_manager`.
     Call once per app: the SDK's session manager runs only once per instance."""
     server = MCPServer("claude-design-reference", version="1")
     _register(server, DesignOperations(ctx))
     sdk_app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, json_response=True, stateless_http=False,
+        streamable_http_path=DESIGN_MCP, json_response=True, stateless_http=False,
         session_idle_timeout=ctx.config.session_idle_timeout,
         max_request_body_size=ctx.config.max_body_bytes,
         transport_security=_transport_security(ctx))
-    (route,) = [r for r in sdk_app.routes if isinstance(r, Route) and r.path == MCP_PATH]
+    (route,) = [r for r in sdk_app.routes if isinstance(r, Route) and r.path == DESIGN_MCP]
     manager = server.session_manager
 
     def drop_mcp_sessions() -> int:
@@ -228,5 +229,5 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         return dropped
 
     ctx.drop_mcp_sessions = drop_mcp_sessions
-    ctx.hooks["design_mcp.session_manager"] = manager
+    ctx.mcp_session_manager = manager
     return route, manager.run
