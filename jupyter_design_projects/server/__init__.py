@@ -15,3 +15,8 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
       projects/       api, remote_session, store, search (§4, §5)
       faults/         switches, routes (tests only, --faults)
 """
+
+__all__ = [
+    "app", "bodies", "cli", "context", "database", "design", "envelopes", "faults", "oauth",
+    "paths", "projects", "request_body", "seed", "timestamps"
+]
