@@ -1,1 +1,5 @@
 """The Design pipeline: the MCP session, the live catalogue, permissions, result mapping."""
+
+__all__ = [
+    "approval", "catalogue", "client", "permissions", "rest", "schemas", "session", "wire"
+]

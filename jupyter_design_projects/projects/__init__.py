@@ -1,1 +1,5 @@
 """The Projects pipeline: five methods bound to the attached Project, on two transports."""
+
+__all__ = [
+    "api", "client", "downloads", "journal", "reading", "searching", "uploads", "wire"
+]

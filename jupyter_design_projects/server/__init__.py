@@ -1,2 +1,22 @@
 """The reference service: a real local server that speaks PROTOCOL.md (Starlette, the
-official MCP SDK, SQLite). It never imports client code, and client code never imports it."""
+official MCP SDK, SQLite). It never imports client code (only the pure table
+`core.design_operations`), and client code never imports it.
+
+    server/
+      app.py          create_app(config): the routes, the ASGI wrappers, the lifespan
+      cli.py          jdp-server / python -m jupyter_design_projects.server
+      context.py      ServiceConfig, Principal, ServiceContext (what a run shares)
+      paths.py        every route string
+      oauth.py        token endpoint, authorize page, bearer authentication (§1)
+      bodies.py, request_body.py, envelopes.py   body limits, body replay, error shapes
+      database.py, timestamps.py, seed.py        SQLite, RFC 3339 times, the demo data
+      design/         gate, rest, mcp, operations, store, files, file_paths, plans,
+                      preview, demo, errors (§2, §3)
+      projects/       api, remote_session, store, search (§4, §5)
+      faults/         switches, routes (tests only, --faults)
+"""
+
+__all__ = [
+    "app", "bodies", "cli", "context", "database", "design", "envelopes", "faults", "oauth",
+    "paths", "projects", "request_body", "seed", "timestamps"
+]

@@ -15,22 +15,14 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import (
-    design_gate,
-    design_mcp,
-    design_rest,
-    design_store,
-    fault_routes,
-    faults,
-    oauth,
-    projects_api,
-    projects_store,
-    remote_session,
-    seed,
-)
+from . import oauth, paths, seed
 from .bodies import BodyLimit
 from .context import ServiceConfig, ServiceContext
 from .database import Database
+from .design import gate as design_gate
+from .design import mcp as design_mcp
+from .design import rest as design_rest
+from .design import store as design_store
 from .envelopes import (
     ENVELOPE,
     FLAT,
@@ -43,6 +35,11 @@ from .envelopes import (
     error_payload,
     send_error,
 )
+from .faults import routes as fault_routes
+from .faults import switches as faults
+from .projects import api as projects_api
+from .projects import remote_session
+from .projects import store as projects_store
 
 log = logging.getLogger("jupyter_design_projects.server")
 
@@ -63,12 +60,12 @@ def build_context(config: ServiceConfig) -> ServiceContext:
     if config.seed:
         seed.seed(ctx, config.seed)
     org_uuid, project_uuid = seed.demo_ids(ctx)
-    ctx.hooks["demo_org_uuid"], ctx.hooks["demo_project_uuid"] = org_uuid, project_uuid
+    ctx.demo_org_uuid, ctx.demo_project_uuid = org_uuid, project_uuid
     return ctx
 
 
 #: the routes whose errors are not the §0 envelope (PROTOCOL §1, §3, §5)
-SHAPES = {remote_session.PATH: FLAT, oauth.TOKEN_PATH: OAUTH, design_gate.MCP_PATH: MCP}
+SHAPES = {paths.REMOTE_SESSION: FLAT, paths.TOKEN: OAUTH, paths.DESIGN_MCP: MCP}
 
 
 def error_shape(path: str) -> str:

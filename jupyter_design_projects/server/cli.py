@@ -16,9 +16,10 @@ from typing import Any
 import platformdirs
 import uvicorn
 
-from . import oauth, remote_session, seed
+from . import oauth, seed
 from .app import create_app
 from .context import ServiceConfig, ServiceContext
+from .projects import remote_session
 
 CREDENTIALS_FILE = "client-credentials.json"
 STARTUP_DEADLINE_S = 60.0

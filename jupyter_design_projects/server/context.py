@@ -1,5 +1,6 @@
 """What every part of the reference service shares for one run: config, database, clock,
-token authority, fault switches, and the hooks the parts give each other."""
+token authority, fault switches, the demo seed's ids and the MCP session manager, each a
+typed field of `ServiceContext` set by the part named beside it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .database import Database
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    from .faults.switches import FaultState
 
 #: the one person of the reference service: the authorize page approves them, every token
 #: the service issues belongs to them
@@ -45,14 +51,19 @@ class Principal:
 
 @dataclasses.dataclass
 class ServiceContext:
+    """Everything the parts of one service run share; `app.build_context` makes it."""
+
     config: ServiceConfig
     db: Database
     clock: Callable[[], float] = time.time
     #: set by server/oauth.py: request -> Principal | None
     authenticate: Callable[[Any], Principal | None] | None = None
-    #: set by server/faults.py when --faults is on
-    faults: Any = None
-    #: set by server/design_mcp.py: forget every MCP session (as a restart does)
+    #: set by server/faults/switches.py when --faults is on
+    faults: FaultState | None = None
+    #: set by server/design/mcp.py: forget every MCP session (as a restart does)
     drop_mcp_sessions: Callable[[], int] | None = None
-    #: free-form hooks between parts, named in the module that sets them
-    hooks: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: set by server/design/mcp.py: the SDK's session manager behind the MCP endpoint
+    mcp_session_manager: StreamableHTTPSessionManager | None = None
+    #: set by app.build_context from the demo seed (None when the data dir has none)
+    demo_org_uuid: str | None = None
+    demo_project_uuid: str | None = None

@@ -20,10 +20,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from . import remote_session
+from . import paths
 from .bodies import parse_object
 from .context import DEMO_USER_ID, DEMO_USER_NAME, Principal, ServiceContext
 from .envelopes import ApiError, JsonAnswer, oauth_error
+from .projects import remote_session
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS oauth_tokens (
@@ -47,7 +48,6 @@ KNOWN_SCOPES = frozenset(BASE_SCOPES + PROJECT_SCOPES + DESIGN_SCOPES)
 #: the credential the service hands the notebook on first start: no project scopes
 FIRST_CREDENTIAL_SCOPES = BASE_SCOPES + DESIGN_SCOPES
 
-TOKEN_PATH = "/v1/oauth/token"
 ACCESS_TTL_S = 28_800
 REFRESH_TTL_S = 30 * 24 * 3600
 CODE_TTL_S = 600
@@ -299,5 +299,5 @@ def routes(ctx: ServiceContext) -> list[Route]:
     async def authorize(request: Request) -> Response:
         return await authorize_page(ctx, request)
 
-    return [Route(TOKEN_PATH, token, methods=["POST"]),
-            Route("/oauth/authorize", authorize, methods=["GET"])]
+    return [Route(paths.TOKEN, token, methods=["POST"]),
+            Route(paths.AUTHORIZE, authorize, methods=["GET"])]

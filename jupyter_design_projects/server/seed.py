@@ -9,8 +9,9 @@ import struct
 import zlib
 from importlib import resources
 
-from . import design_store, projects_store
 from .context import ServiceContext
+from .design import store as design_store
+from .projects import store as projects_store
 
 SEEDS = ("demo",)
 _ORG_META, _PROJECT_META = "seed.demo.org_uuid", "seed.demo.project_uuid"

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from jupyter_design_projects.server.design_demo import DECK_ID
+from jupyter_design_projects.server.design.demo import DECK_ID
 
 #: a kernel round trip, including the first Design handshake (ms)
 KERNEL_MS = 90_000

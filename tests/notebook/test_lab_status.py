@@ -91,7 +91,7 @@ async def test_first_report_expands_the_scopes_and_says_so(reference_service, tm
 
 @pytest.mark.asyncio
 async def test_report_shows_consent_and_a_durable_grant(reference_service, tmp_path):
-    from jupyter_design_projects.server.design_demo import DECK_ID
+    from jupyter_design_projects.server.design.demo import DECK_ID
 
     base = reference_service.base_url
     headers = bearer(reference_service)

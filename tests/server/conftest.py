@@ -66,5 +66,6 @@ def bearer(service_app: tuple[Starlette, ServiceContext]) -> Callable[..., dict[
 
 @pytest.fixture
 def demo(service_app: tuple[Starlette, ServiceContext]) -> Demo:
-    hooks = service_app[1].hooks
-    return Demo(hooks["demo_org_uuid"], hooks["demo_project_uuid"])
+    ctx = service_app[1]
+    assert ctx.demo_org_uuid is not None and ctx.demo_project_uuid is not None
+    return Demo(ctx.demo_org_uuid, ctx.demo_project_uuid)

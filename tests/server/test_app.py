@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 from starlette.testclient import TestClient
 
-from jupyter_design_projects.server import projects_store
 from jupyter_design_projects.server.app import create_app
+from jupyter_design_projects.server.projects import store as projects_store
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-03-26", "capabilities": {},
@@ -186,7 +186,7 @@ BAD_BODIES = [b"", b"{", b"[]", b"null", b"\xff\xfe", b'{"a": NaN}', b"[" * 50_0
 ])
 def test_bad_input_never_500s_and_stores_nothing(client, bearer, demo, service_app, method,
                                                  path, raw) -> None:
-    from jupyter_design_projects.server import remote_session
+    from jupyter_design_projects.server.projects import remote_session
 
     conn = service_app[1].db.read()
     doc = conn.execute("SELECT uuid FROM docs ORDER BY file_name").fetchone()["uuid"]

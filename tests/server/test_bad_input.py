@@ -16,10 +16,11 @@ import pytest
 from starlette.routing import Match
 from starlette.testclient import TestClient
 
-from jupyter_design_projects.server import oauth, remote_session
+from jupyter_design_projects.server import oauth
 from jupyter_design_projects.server.app import create_app
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
-from jupyter_design_projects.server.design_demo import DECK_ID, PARTNER_ID
+from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
+from jupyter_design_projects.server.projects import remote_session
 
 MAX_BODY = 64 * 1024
 OVERSIZE = b"{" + b" " * MAX_BODY + b"}"
@@ -54,7 +55,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     app = create_app(config)
     ctx = app.state.ctx
     with TestClient(app, base_url="http://127.0.0.1") as client:
-        org, project = ctx.hooks["demo_org_uuid"], ctx.hooks["demo_project_uuid"]
+        org, project = ctx.demo_org_uuid, ctx.demo_project_uuid
         design = _token(ctx, DESIGN_SCOPES)
         assert client.post("/v1/design/consent", headers=design,
                            json={"consent": "agent_design_projects"}).status_code == 204

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_design_projects.server import bodies, projects_store, search
+from jupyter_design_projects.server import bodies
 from jupyter_design_projects.server.envelopes import ApiError
+from jupyter_design_projects.server.projects import search
+from jupyter_design_projects.server.projects import store as projects_store
 
 
 @pytest.mark.parametrize("raw", [

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_design_projects.server import design_store
 from jupyter_design_projects.server.context import ServiceConfig, ServiceContext
 from jupyter_design_projects.server.database import Database
-from jupyter_design_projects.server.design_demo import DECK_ID, PARTNER_ID
-from jupyter_design_projects.server.design_errors import NotFound, WriteConflict
-from jupyter_design_projects.server.design_files import (
+from jupyter_design_projects.server.design import store as design_store
+from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
+from jupyter_design_projects.server.design.errors import NotFound, WriteConflict
+from jupyter_design_projects.server.design.files import (
     CONFLICT_CONTENT_BYTES,
     FileStore,
     FileWrite,

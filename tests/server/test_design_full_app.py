@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from jupyter_design_projects.server.design_demo import DECK_ID, PARTNER_ID
+from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
 
 MCP = "/v1/design/mcp"
 INIT = {"protocolVersion": "2025-03-26", "capabilities": {},

@@ -13,15 +13,17 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from jupyter_design_projects.server import design_mcp, design_rest, design_store
 from jupyter_design_projects.server.context import (
     Principal,
     ServiceConfig,
     ServiceContext,
 )
 from jupyter_design_projects.server.database import Database
-from jupyter_design_projects.server.design_demo import DECK_ID, PARTNER_ID
-from jupyter_design_projects.server.design_gate import DesignGate
+from jupyter_design_projects.server.design import mcp as design_mcp
+from jupyter_design_projects.server.design import rest as design_rest
+from jupyter_design_projects.server.design import store as design_store
+from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
+from jupyter_design_projects.server.design.gate import DesignGate
 
 MCP = "/v1/design/mcp"
 DESIGN = frozenset({"user:design:read", "user:design:write"})

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from jupyter_design_projects.embedded import EmbeddedService
-from jupyter_design_projects.server.design_demo import PARTNER_ID
+from jupyter_design_projects.server.design.demo import PARTNER_ID
 
 
 def test_loopback_handshake_consent_plan_write_and_preview(

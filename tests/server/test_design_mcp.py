@@ -99,6 +99,23 @@ def test_membership_and_sharing_document_their_extra_plan_token(h: Harness, name
     assert "finalize_plan" in tool["description"]
 
 
+def test_tools_list_serves_the_shared_table(h: Harness) -> None:
+    """What the service advertises comes from core.design_operations, the table the
+    client's floor also reads: descriptions, hints, and the handlers' inputs."""
+    from jupyter_design_projects.core.design_operations import DESIGN_OPERATIONS
+
+    tools = h.mcp().initialize().request("tools/list").json()["result"]["tools"]
+    assert [t["name"] for t in tools] == [op.name for op in DESIGN_OPERATIONS]
+    for tool, op in zip(tools, DESIGN_OPERATIONS, strict=True):
+        extra = ["plan_token"] if op.name in SENSITIVE else []
+        assert tool["description"] == op.description
+        assert list(tool["inputSchema"]["properties"]) == list(op.schema["properties"]) + extra
+        assert tool["inputSchema"].get("required", []) == op.schema["required"]
+        assert (tool["annotations"]["readOnlyHint"], tool["annotations"]["destructiveHint"],
+                tool["annotations"]["idempotentHint"]) == (
+            op.floor.read_only, op.floor.destructive, op.idempotent)
+
+
 def test_tools_list_needs_no_consent(h: Harness) -> None:
     assert h.mcp().initialize().request("tools/list").status_code == 200
 
@@ -226,4 +243,4 @@ def test_oversized_body_is_refused_before_mcp(h: Harness) -> None:
 
 def test_session_idle_timeout_comes_from_the_config(tmp_path: Path) -> None:
     with build_harness(tmp_path, idle_timeout=7.5) as harness:
-        assert harness.ctx.hooks["design_mcp.session_manager"].session_idle_timeout == 7.5
+        assert harness.ctx.mcp_session_manager.session_idle_timeout == 7.5

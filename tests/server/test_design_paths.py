@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_design_projects.server.design_errors import PathRefused, TooManyTargets
-from jupyter_design_projects.server.design_paths import (
+from jupyter_design_projects.server.design.errors import PathRefused, TooManyTargets
+from jupyter_design_projects.server.design.file_paths import (
     MAX_PATH_CHARS,
     MAX_TARGETS,
     is_under,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_design_projects.server import design_store
 from jupyter_design_projects.server.database import Database
-from jupyter_design_projects.server.design_errors import PlanRefused
-from jupyter_design_projects.server.design_plans import PLAN_TTL_SECONDS, PlanBook
+from jupyter_design_projects.server.design import store as design_store
+from jupyter_design_projects.server.design.errors import PlanRefused
+from jupyter_design_projects.server.design.plans import PLAN_TTL_SECONDS, PlanBook
 
 START = 1_700_000_000.25
 

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from jupyter_design_projects.server import preview
+from jupyter_design_projects.server.design import preview
 
 PAGE = ("<html><head><title>Q3 Review</title><style>body{background:#ffffff;color:#1b1f24}"
         "</style><script>var hidden = 1;</script></head><body><h1>Quarterly &amp; Review</h1>"

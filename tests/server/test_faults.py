@@ -11,9 +11,9 @@ import json
 import pytest
 from starlette.testclient import TestClient
 
-from jupyter_design_projects.server import remote_session
 from jupyter_design_projects.server.app import create_app
-from jupyter_design_projects.server.faults import Peek, Rule, peek
+from jupyter_design_projects.server.faults.switches import Peek, Rule, peek
+from jupyter_design_projects.server.projects import remote_session
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-03-26", "capabilities": {},

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from jupyter_design_projects.server import projects_store
+from jupyter_design_projects.server.projects import store as projects_store
 
 READ, WRITE = "user:projects:read", "user:projects:write"
 RAW_LIMIT = 20 * 1024 * 1024

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from jupyter_design_projects.server import remote_session
+from jupyter_design_projects.server.projects import remote_session
 
 PATH = "/v2/ccr-sessions/-/chat-project"
 

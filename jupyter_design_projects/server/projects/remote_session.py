@@ -15,11 +15,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from . import bodies, projects_api, projects_store
-from .context import DEMO_USER_ID, Principal, ServiceContext
-from .envelopes import ApiError, JsonAnswer, flat
+from .. import bodies, paths
+from ..context import DEMO_USER_ID, Principal, ServiceContext
+from ..envelopes import ApiError, JsonAnswer, flat
+from . import api as projects_api
+from . import store as projects_store
 
-PATH = "/v2/ccr-sessions/-/chat-project"
 SESSION_TTL_S = 30 * 24 * 3600
 _KEY_META = "remote_session.signing_key"
 _SCOPES = frozenset({"user:projects:read", "user:projects:write"})
@@ -130,4 +131,4 @@ def routes(ctx: ServiceContext) -> list[Route]:
     async def endpoint(request: Request) -> Response:
         return await chat_project(ctx, request)
 
-    return [Route(PATH, endpoint, methods=["POST"])]
+    return [Route(paths.REMOTE_SESSION, endpoint, methods=["POST"])]

@@ -7,7 +7,7 @@ import re
 import sqlite3
 from typing import Any
 
-from .envelopes import ApiError
+from ..envelopes import ApiError
 
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS kb_chunks USING fts5(

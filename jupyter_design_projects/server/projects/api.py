@@ -10,12 +10,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from . import bodies, projects_store
+from .. import bodies, paths
+from ..context import Principal, ServiceContext
+from ..envelopes import ApiError, JsonAnswer, envelope
 from . import search as kb_search
-from .context import Principal, ServiceContext
-from .envelopes import ApiError, JsonAnswer, envelope
+from . import store as projects_store
 
-BASE = "/api/organizations/{org}/projects/{project}"
 DEFAULT_N, MAX_N = 5, 15
 READ, WRITE = "user:projects:read", "user:projects:write"
 
@@ -130,7 +130,7 @@ def _route(ctx: ServiceContext, path: str, method: str, handler: Handler) -> Rou
         except ApiError as error:
             return envelope(error)
 
-    return Route(BASE + path, endpoint, methods=[method])
+    return Route(path, endpoint, methods=[method])
 
 
 def routes(ctx: ServiceContext) -> list[Route]:
@@ -184,14 +184,14 @@ def routes(ctx: ServiceContext) -> list[Route]:
             return envelope(error)
 
     return [
-        Route("/api/organizations", organizations, methods=["GET"]),
-        _route(ctx, "/detail", "GET", get_detail),
-        _route(ctx, "/kb/stats", "GET", get_stats),
-        _route(ctx, "/kb/search", "GET", get_search),
-        _route(ctx, "/docs", "POST", post_doc),
-        _route(ctx, "/docs/{doc}", "GET", get_doc),
-        _route(ctx, "/docs/{doc}", "PATCH", patch_doc),
-        _route(ctx, "/docs/{doc}", "DELETE", del_doc),
-        _route(ctx, "/files/{file}/extracted", "GET", get_extracted),
-        _route(ctx, "/files/{file}/raw", "GET", get_raw),
+        Route(paths.ORGANIZATIONS, organizations, methods=["GET"]),
+        _route(ctx, paths.PROJECT_DETAIL, "GET", get_detail),
+        _route(ctx, paths.PROJECT_KB_STATS, "GET", get_stats),
+        _route(ctx, paths.PROJECT_KB_SEARCH, "GET", get_search),
+        _route(ctx, paths.PROJECT_DOCS, "POST", post_doc),
+        _route(ctx, paths.PROJECT_DOC, "GET", get_doc),
+        _route(ctx, paths.PROJECT_DOC, "PATCH", patch_doc),
+        _route(ctx, paths.PROJECT_DOC, "DELETE", del_doc),
+        _route(ctx, paths.PROJECT_FILE_EXTRACTED, "GET", get_extracted),
+        _route(ctx, paths.PROJECT_FILE_RAW, "GET", get_raw),
     ]

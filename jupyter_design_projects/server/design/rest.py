@@ -11,13 +11,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .bodies import parse_object
-from .context import Principal, ServiceContext
-from .design_errors import NotFound
-from .design_gate import WWW_AUTHENTICATE, authenticate, has_design_scopes
-from .design_store import DesignStore
-from .envelopes import ApiError, JsonAnswer, envelope
-from .request_body import Disconnected, read_body
+from .. import paths
+from ..bodies import parse_object
+from ..context import Principal, ServiceContext
+from ..envelopes import ApiError, JsonAnswer, envelope
+from ..request_body import Disconnected, read_body
+from .errors import NotFound
+from .gate import WWW_AUTHENTICATE, authenticate, has_design_scopes
+from .store import DesignStore
 
 CONSENT_NAME = "agent_design_projects"
 #: Design REST bodies are tiny; anything larger is refused before parsing
@@ -81,12 +82,12 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return Response(status_code=204)
 
     return [
-        Route("/v1/design/consent", guarded(get_consent), methods=["GET"]),
-        Route("/v1/design/consent", guarded(post_consent), methods=["POST"]),
-        Route("/v1/design/consent", guarded(delete_consent), methods=["DELETE"]),
-        Route("/v1/design/grants", guarded(get_grants), methods=["GET"]),
-        Route("/v1/design/grants", guarded(post_grant), methods=["POST"]),
-        Route("/v1/design/grants/{project_id}", guarded(delete_grant), methods=["DELETE"]),
+        Route(paths.DESIGN_CONSENT, guarded(get_consent), methods=["GET"]),
+        Route(paths.DESIGN_CONSENT, guarded(post_consent), methods=["POST"]),
+        Route(paths.DESIGN_CONSENT, guarded(delete_consent), methods=["DELETE"]),
+        Route(paths.DESIGN_GRANTS, guarded(get_grants), methods=["GET"]),
+        Route(paths.DESIGN_GRANTS, guarded(post_grant), methods=["POST"]),
+        Route(paths.DESIGN_GRANT, guarded(delete_grant), methods=["DELETE"]),
     ]
 
 

@@ -1,5 +1,6 @@
 """The Design MCP endpoint: a fresh official-SDK `MCPServer` per app carrying the eighteen
-operations of PROTOCOL §3 as tools (names, inputs and annotations as the catalogue pins),
+operations of PROTOCOL §3 as tools (names, descriptions and hints from the one table in
+`core.design_operations`; each handler's parameters are its inputs),
 served as stateful Streamable HTTP with JSON answers at POST /v1/design/mcp."""
 
 import base64
@@ -14,21 +15,20 @@ from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.routing import Route
 
-from .context import Principal, ServiceContext
-from .design_errors import ConsentMissing, DesignFailure
-from .design_gate import MCP_PATH, PRINCIPAL_KEY
-from .design_operations import DesignOperations, Reply
+from ...core.design_operations import BY_NAME, DESIGN_OPERATIONS, DesignOperation
+from ..context import Principal, ServiceContext
+from ..paths import DESIGN_MCP
+from .errors import ConsentMissing, DesignFailure
+from .gate import PRINCIPAL_KEY
+from .operations import DesignOperations, Reply
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 ProjectId = Annotated[str, Field(description="The Design project's id.", max_length=4096)]
 PlanToken = Annotated[str, Field(description="A token from finalize_plan covering the targets.",
                                  max_length=65536)]
-#: membership and sharing take a plan_token the PROTOCOL §3 table does not list: optional in
-#: the schema (so a call without one is a plan refusal, not a schema error), checked always
-SENSITIVE_PLAN_TOKEN = ("plan_token (not in the published input table): a finalize_plan token "
-                        "for this project, with any path sets; the call is refused without "
-                        "one.")
+#: membership and sharing: optional in the schema (so a call without one is a plan refusal,
+#: not a schema error), checked always (see core.design_operations.SENSITIVE_PLAN_TOKEN)
 SensitivePlanToken = Annotated[Annotated[str, Field(max_length=65536)] | None, Field(
     description="A finalize_plan token for this project; required, though optional in this "
     "schema.")]
@@ -56,43 +56,11 @@ class Viewport(BaseModel):
     height: Annotated[int, Field(ge=1, le=10_000)]
 
 
-def _hints(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
-    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
-                           idempotent_hint=idempotent, open_world_hint=False)
-
-
-READ = _hints(True, False, True)
-#: name -> (annotations, description), in catalogue order
-CATALOGUE: dict[str, tuple[ToolAnnotations, str]] = {
-    "get_claude_design_prompt": (READ, "The working prompt for Claude Design, in markdown."),
-    "list_design_systems": (READ, "List the design systems; one is the default."),
-    "list_projects": (READ, "List Design projects, a page at a time (cursor = last id)."),
-    "get_project": (READ, "A project's name, type, URL, sharing and whether you can edit it."),
-    "create_project": (_hints(False, False, False), "Create an empty Design project."),
-    "list_files": (READ, "List a project's files and directories with sizes and etags."),
-    "read_file": (READ, "Read a file (at most 256 KiB per call) as untrusted content."),
-    "finalize_plan": (_hints(False, False, False),
-                      "Register the exact paths you will write and delete; returns a plan "
-                      "token valid for 15 minutes."),
-    "write_files": (_hints(False, True, False),
-                    "Write files all-or-nothing; if_match guards against lost updates."),
-    "create_support_js": (_hints(False, False, True),
-                          "Create the project's support.js helper script."),
-    "copy_files": (_hints(False, True, False),
-                   "Copy files, possibly from another project; needs a plan token."),
-    "delete_files": (_hints(False, True, False), "Delete files; needs a plan token."),
-    "render_preview": (READ, "Render a page: its text, failed requests and a PNG picture."),
-    "list_members": (READ, "List the project's members and their roles."),
-    "add_member": (_hints(False, True, False),
-                   "Add a member by email with a role. Needs " + SENSITIVE_PLAN_TOKEN),
-    "update_member_role": (_hints(False, True, True),
-                           "Change a member's role. Needs " + SENSITIVE_PLAN_TOKEN),
-    "remove_member": (_hints(False, True, True),
-                      "Remove a member. Needs " + SENSITIVE_PLAN_TOKEN),
-    "update_sharing": (_hints(False, True, True),
-                       "Change who can open the project (scope, link_permission). Needs "
-                       + SENSITIVE_PLAN_TOKEN),
-}
+def _annotations(operation: DesignOperation) -> ToolAnnotations:
+    """The hints the service advertises for one operation, from the shared table."""
+    return ToolAnnotations(read_only_hint=operation.floor.read_only,
+                           destructive_hint=operation.floor.destructive,
+                           idempotent_hint=operation.idempotent, open_world_hint=False)
 
 
 def _text(text: str, is_error: bool = False) -> CallToolResult:
@@ -221,9 +189,11 @@ def _register(server: MCPServer, ops: DesignOperations) -> None:
         create_project, list_files, read_file, finalize_plan, write_files, create_support_js,
         copy_files, delete_files, render_preview, list_members, add_member,
         update_member_role, remove_member, update_sharing)}
-    for name, (annotations, description) in CATALOGUE.items():
-        server.add_tool(handlers[name], name=name, description=description,
-                        annotations=annotations, structured_output=False)
+    assert set(handlers) == set(BY_NAME), "a handler for every operation of the table"
+    for operation in DESIGN_OPERATIONS:
+        server.add_tool(handlers[operation.name], name=operation.name,
+                        description=operation.description,
+                        annotations=_annotations(operation), structured_output=False)
 
 
 def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
@@ -239,16 +209,16 @@ def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
 
 def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContextManager[None]]]:
     """The exact-path Route of the endpoint and its lifespan (run it once, in the app's
-    lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.hooks["design_mcp.session_manager"]`.
+    lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.mcp_session_manager`.
     Call once per app: the SDK's session manager runs only once per instance."""
     server = MCPServer("claude-design-reference", version="1")
     _register(server, DesignOperations(ctx))
     sdk_app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, json_response=True, stateless_http=False,
+        streamable_http_path=DESIGN_MCP, json_response=True, stateless_http=False,
         session_idle_timeout=ctx.config.session_idle_timeout,
         max_request_body_size=ctx.config.max_body_bytes,
         transport_security=_transport_security(ctx))
-    (route,) = [r for r in sdk_app.routes if isinstance(r, Route) and r.path == MCP_PATH]
+    (route,) = [r for r in sdk_app.routes if isinstance(r, Route) and r.path == DESIGN_MCP]
     manager = server.session_manager
 
     def drop_mcp_sessions() -> int:
@@ -259,5 +229,5 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         return dropped
 
     ctx.drop_mcp_sessions = drop_mcp_sessions
-    ctx.hooks["design_mcp.session_manager"] = manager
+    ctx.mcp_session_manager = manager
     return route, manager.run

@@ -1,7 +1,7 @@
 """Design storage: the tables (SCHEMA), the demo seed, and the project-level records —
 projects, design systems, consent, durable grants, members and sharing.
 
-Files live in `design_files.py` and plan tokens in `design_plans.py`; all three share the
+Files live in `files.py` and plan tokens in `plans.py`; all three share the
 one SQLite database of the service (`ctx.db`).
 """
 
@@ -13,10 +13,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from . import design_demo
-from .database import Database
-from .design_errors import InvalidValue, NotFound
-from .timestamps import rfc3339
+from ..database import Database
+from ..timestamps import rfc3339
+from . import demo as design_demo
+from .errors import InvalidValue, NotFound
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS design_systems (
@@ -58,7 +58,7 @@ def project_url(project_id: str) -> str:
 def seed_demo(ctx: Any) -> None:
     """Store the demo projects, files, members and design systems once (idempotent: a
     restart, or a second call, keeps whatever the user changed since)."""
-    from .design_files import new_etag
+    from .files import new_etag
 
     now = rfc3339(ctx.clock())
     with ctx.db.transaction() as conn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .design_errors import PathRefused, TooManyTargets
+from .errors import PathRefused, TooManyTargets
 
 #: at most this many entries (files, paths, writes, deletes) in one call
 MAX_TARGETS = 256

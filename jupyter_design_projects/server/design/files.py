@@ -9,10 +9,10 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from .database import Database
-from .design_errors import NotFound, WriteConflict
-from .design_paths import is_under
-from .timestamps import rfc3339
+from ..database import Database
+from ..timestamps import rfc3339
+from .errors import NotFound, WriteConflict
+from .file_paths import is_under
 
 #: `if_match` value meaning "the path must not exist yet"
 MUST_NOT_EXIST = "0"

@@ -1,4 +1,4 @@
-"""The /_faults control routes (only with --faults; `faults.FaultMiddleware` keeps them to
+"""The /_faults control routes (only with --faults; `switches.FaultMiddleware` keeps them to
 loopback clients): each validates its JSON body and sets one switch of `ctx.faults`.
 
 Answer-replacing rules (`fail`, `sse`, `latency`, `drip`, `oversize`, `gzip-bomb`) take a
@@ -18,10 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from . import bodies, oauth, projects_store
-from .context import ServiceContext
-from .envelopes import STATUS_KINDS, ApiError, JsonAnswer, envelope_body
-from .faults import CONTROL_PREFIX, FaultState, Rule
+from .. import bodies, oauth, paths
+from ..context import ServiceContext
+from ..envelopes import STATUS_KINDS, ApiError, JsonAnswer, envelope_body
+from ..projects import store as projects_store
+from .switches import FaultState, Rule
 
 MAX_UPLOAD_BYTES = 24 * 1024 * 1024
 
@@ -110,7 +111,9 @@ def _reset(ctx: ServiceContext, state: FaultState) -> None:
 
 def _upload(ctx: ServiceContext, body: dict[str, Any]) -> dict[str, Any]:
     project_uuid = (_project_uuid(ctx, body) if "project_uuid" in body
-                    else ctx.hooks["demo_project_uuid"])
+                    else ctx.demo_project_uuid)
+    if project_uuid is None:
+        raise ApiError("not_found_error", "No such project.")
     try:
         data = base64.b64decode(bodies.string(body, "data_b64", min_len=0, max_len=1 << 40),
                                 validate=True)
@@ -132,7 +135,8 @@ def _upload(ctx: ServiceContext, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def routes(ctx: ServiceContext) -> list[Route]:
-    state: FaultState = ctx.faults
+    state = ctx.faults
+    assert state is not None, "the fault routes exist only with --faults"
 
     def adder(kind: str) -> Any:
         async def add_rule(request: Request) -> Response:
@@ -208,5 +212,5 @@ def routes(ctx: ServiceContext) -> list[Route]:
         ("knowledge", knowledge, "POST"),
         ("upload", upload, "POST"),
     ] + [(kind, adder(kind), "POST") for kind in RULES]
-    return [Route(f"{CONTROL_PREFIX}/{name}", endpoint, methods=[method])
+    return [Route(f"{paths.FAULTS}/{name}", endpoint, methods=[method])
             for name, endpoint, method in control]

@@ -10,8 +10,8 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .database import Database
-from .design_errors import PlanRefused
+from ..database import Database
+from .errors import PlanRefused
 
 #: a plan token lives this many seconds (15 minutes)
 PLAN_TTL_SECONDS = 900

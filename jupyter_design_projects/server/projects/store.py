@@ -10,9 +10,9 @@ import sqlite3
 import uuid
 from typing import Any
 
+from ..envelopes import ApiError
+from ..timestamps import rfc3339
 from . import search
-from .envelopes import ApiError
-from .timestamps import rfc3339
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS organizations (

@@ -14,13 +14,13 @@ import posixpath
 import re
 from typing import Any
 
+from ..context import DEMO_USER_EMAIL, DEMO_USER_ID
 from . import preview
-from .context import DEMO_USER_EMAIL, DEMO_USER_ID
-from .design_errors import DesignFailure, GrantMissing, InvalidValue, TooManyTargets
-from .design_files import FileStore, FileWrite
-from .design_paths import MAX_TARGETS, basename, normalise, normalise_all
-from .design_plans import PLAN_SCOPE, PlanBook
-from .design_store import DesignStore, project_url
+from .errors import DesignFailure, GrantMissing, InvalidValue, TooManyTargets
+from .file_paths import MAX_TARGETS, basename, normalise, normalise_all
+from .files import FileStore, FileWrite
+from .plans import PLAN_SCOPE, PlanBook
+from .store import DesignStore, project_url
 
 #: read_file answers at most this many bytes of content per call
 READ_LIMIT_BYTES = 256 * 1024

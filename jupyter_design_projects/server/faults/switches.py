@@ -1,6 +1,6 @@
 """Fault injection for tests (only with --faults): the switches of one run, and the ASGI
 wrapper that counts every request and applies the switch that matches it. The /_faults
-control routes that set the switches live in `fault_routes.py`."""
+control routes that set the switches live in `faults/routes.py`."""
 
 from __future__ import annotations
 
@@ -12,13 +12,11 @@ import json
 from collections import Counter
 from typing import Any, NamedTuple
 
-from .context import ServiceContext
-from .design_gate import MCP_PATH
-from .envelopes import JSON_TYPE, send_error
-from .remote_session import PATH as SESSION_PATH
-from .request_body import Disconnected, read_body, replay
+from .. import paths
+from ..context import ServiceContext
+from ..envelopes import JSON_TYPE, send_error
+from ..request_body import Disconnected, read_body, replay
 
-CONTROL_PREFIX = "/_faults"
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "testclient"})
 #: rules that replace the answer (at most one applies); "latency" only delays it
 TERMINAL_KINDS = ("fail", "sse", "drip", "oversize", "gzip-bomb")
@@ -48,12 +46,12 @@ def _text(value: Any) -> str | None:
 
 def peek(method: str, path: str, body: bytes) -> Peek:
     """The matchable facts of a request's body (nothing for other routes and methods)."""
-    if method != "POST" or path not in (MCP_PATH, SESSION_PATH):
+    if method != "POST" or path not in (paths.DESIGN_MCP, paths.REMOTE_SESSION):
         return Peek()
     message = _json_object(body)
     if message is None:
         return Peek()
-    if path == SESSION_PATH:
+    if path == paths.REMOTE_SESSION:
         return Peek(op=_text(message.get("op")))
     rpc_method = _text(message.get("method"))
     params = message.get("params")
@@ -165,7 +163,7 @@ class FaultMiddleware:
         if scope["type"] != "http" or state is None:
             await self.app(scope, receive, send)
             return
-        if scope["path"].startswith(CONTROL_PREFIX):
+        if scope["path"].startswith(paths.FAULTS):
             if not is_loopback(scope):
                 await send_error(send, 404, "not_found_error", "Not found.")
                 return

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from .context import DEMO_USER_EMAIL
+from ..context import DEMO_USER_EMAIL
 
 #: the namespace the demo's stable ids are derived from
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")

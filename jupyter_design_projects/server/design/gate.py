@@ -12,13 +12,13 @@ from typing import Any
 
 from starlette.requests import Request
 
-from .context import Principal, ServiceContext
-from .design_errors import NotFound
-from .design_store import DesignStore
-from .envelopes import JSON_TYPE
-from .request_body import Disconnected, read_body, replay
+from ..context import Principal, ServiceContext
+from ..envelopes import JSON_TYPE
+from ..paths import DESIGN_MCP
+from ..request_body import Disconnected, read_body, replay
+from .errors import NotFound
+from .store import DesignStore
 
-MCP_PATH = "/v1/design/mcp"
 #: the ASGI scope key under which the gate leaves the authenticated Principal
 PRINCIPAL_KEY = "jdp.design.principal"
 DESIGN_SCOPES = frozenset({"user:design:read", "user:design:write"})
@@ -57,7 +57,7 @@ class DesignGate:
         self.store = DesignStore(ctx.db, ctx.clock)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"].rstrip("/") != MCP_PATH:
+        if scope["type"] != "http" or scope["path"].rstrip("/") != DESIGN_MCP:
             await self.app(scope, receive, send)
             return
         method = scope["method"]

@@ -1,0 +1,253 @@
+"""What each error says to the person: its one user-facing line (built from its fields)
+and the next step, in one table. `JdpError` takes its message from here; nothing else
+words an error, except a raiser that passes its own `message` (an OAuth answer, a PKCE
+paste problem)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from .base import JdpError
+from .design import (
+    ApprovalClosed,
+    AwaitingApproval,
+    DesignApiError,
+    DesignError,
+    DesignRpcError,
+    GrantIneligible,
+    HandshakeCancelled,
+    InvalidArguments,
+    NeedsConsent,
+    NeedsProjectGrant,
+    PermissionDenied,
+    PermissionRefused,
+    UnknownOperation,
+)
+from .projects import (
+    DocNotFound,
+    DownloadFailed,
+    DownloadSizeMismatch,
+    InvalidProjectsArgument,
+    KnowledgeBudgetExceeded,
+    MalformedProjectsAnswer,
+    NoAttachedProject,
+    PathRejected,
+    ProjectsApiError,
+    ProjectsError,
+    ReplaceIncomplete,
+    ReplaceOutcomeUnknown,
+    UploadRejected,
+)
+from .session import BadCommand, ConfigError, GateClosed, ServiceStartFailed, SessionClosed
+from .transport import (
+    AuthError,
+    CredentialStoreError,
+    DeadlineExceeded,
+    OriginNotAllowed,
+    ResponseTooLarge,
+    ScopeExpansionFailed,
+    TransportError,
+    UnexpectedContentType,
+)
+
+LOGIN = "%design login"
+#: how to open each gate; a gate not listed opens with `= True`
+GATE_OPENERS = {
+    "essential_traffic_only": "essential-traffic-only mode is on "
+    "(%config DesignProjects.essential_traffic_only = False)",
+    "api_base_url": "no first-party service is configured "
+    "(%config DesignProjects.api_base_url, or unset it for the reference service)",
+}
+SCOPE_EXPANSION_REASONS = {
+    "policy_disabled": "the allow_projects_tool policy is off",
+    "no_token": "there is no signed-in credential; run `%design login`",
+    "custom_oauth_client": "the credential belongs to a custom OAuth client and cannot be "
+    "expanded; sign in with the first-party client (`%design login`)",
+    "no_refresh_token": "the credential has no refresh token; sign in again (`%design login`)",
+    "lock_contended": "another process holds the credential lock; try again in a moment",
+    "refreshed_elsewhere": "another process refreshed the credential without the project "
+    "scopes; try again",
+    "save_failed": "the expanded credential could not be saved",
+    "scopes_not_granted": "refresh succeeded but project scopes were not granted",
+    "refresh_refused": "the token endpoint refused the refresh; sign in again "
+    "(`%design login`)",
+}
+UNKNOWN_OPERATION_REASONS = {
+    "call_list_first": "is not known yet; run `%design list` first to discover the catalogue",
+    "upgrade_client": "is a write operation this client has no local schema for; upgrade "
+    "jupyter-design-projects to use it",
+    "not_in_catalogue": "is not in the service's catalogue",
+}
+UPLOAD_RULES = {
+    "outside_cwd": "is outside the working directory",
+    "missing": "does not exist",
+    "unreadable": "cannot be read",
+    "not_regular": "is a directory or special file, not a regular file",
+    "symlink_loop": "is a symlink loop",
+    "replaced": "was replaced during the upload",
+    "too_large": "is larger than 26,214,400 bytes (25 MiB)",
+    "not_utf8": "is not UTF-8 text",
+}
+#: a Projects API body is quoted up to this many characters
+BODY_SHOWN = 500
+
+
+@dataclasses.dataclass(frozen=True)
+class Guidance:
+    #: the error's message, from its fields
+    line: Callable[[Any], str]
+    #: what the person can do next (a command or an action), or None
+    next_step: str | None
+
+
+def _gate(e: GateClosed) -> str:
+    why = GATE_OPENERS.get(e.gate, f"the gate {e.gate!r} is off "
+                           f"(%config DesignProjects.{e.gate} = True)")
+    return f"{e.tool} is not available: {why}."
+
+
+def _scopes(e: ScopeExpansionFailed) -> str:
+    text = SCOPE_EXPANSION_REASONS.get(e.reason, e.reason)
+    return f"Could not add the Projects scopes: {text}" + (f" ({e.detail})" if e.detail else "")
+
+
+def _shown(body: str) -> str:
+    return body if len(body) <= BODY_SHOWN else body[:BODY_SHOWN] + "…"
+
+
+def _listing(available: list[str]) -> str:
+    return ", ".join(available) if available else "(the project is empty)"
+
+
+def _log(tail: str) -> str:
+    return f"\n--- service log (last lines) ---\n{tail}" if tail else ""
+
+
+def _suggestion(e: InvalidArguments) -> str:
+    return f" Did you mean {e.suggestion!r}?" if e.suggestion else ""
+
+
+_REREAD = "Re-read the project (`%project info`); the previous content is in `%project history`."
+
+#: error class -> its line and next step; every class of the tree has a row
+GUIDANCE: dict[type[JdpError], Guidance] = {
+    JdpError: Guidance(lambda e: e.kind, None),
+    # -- session and notebook
+    ConfigError: Guidance(lambda e: f"Setting {e.setting}: {e.reason}",
+                          "%config DesignProjects"),
+    GateClosed: Guidance(_gate, "%config DesignProjects"),
+    SessionClosed: Guidance(
+        lambda e: f"The {e.what} is closed (the extension was unloaded); run `%load_ext "
+        "jupyter_design_projects` again.", "%load_ext jupyter_design_projects"),
+    ServiceStartFailed: Guidance(
+        lambda e: f"The offline reference service did not start ({e.reason}).{_log(e.log_tail)}",
+        "read the service log above"),
+    BadCommand: Guidance(
+        lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason} "
+        "(add --help for usage).", "--help"),
+    # -- transport
+    TransportError: Guidance(lambda e: f"{e.action}: {e.reason}", "retry"),
+    OriginNotAllowed: Guidance(
+        lambda e: f"Refused to send a token to {e.origin}: it is not one of the configured "
+        "origins.", "%config DesignProjects.api_base_url"),
+    ResponseTooLarge: Guidance(
+        lambda e: f"{e.action}: the answer is larger than {e.limit:,} bytes; stopped reading.",
+        None),
+    DeadlineExceeded: Guidance(
+        lambda e: f"{e.action}: no complete answer within {e.seconds:g} s.", "retry"),
+    UnexpectedContentType: Guidance(
+        lambda e: f"{e.action}: the service answered {e.content_type!r}; this client reads "
+        "JSON answers only and did not parse it. Whether the service acted on the request "
+        "is unknown.", "check the service's state before retrying"),
+    AuthError: Guidance(
+        lambda e: f"Not signed in ({e.reason}). Run `%design login` to sign in again.", LOGIN),
+    ScopeExpansionFailed: Guidance(_scopes, LOGIN),
+    CredentialStoreError: Guidance(lambda e: f"Credential store {e.store}: {e.reason}",
+                                   "%config DesignProjects.credentials_file"),
+    # -- Design
+    DesignError: Guidance(lambda e: e.kind, None),
+    DesignRpcError: Guidance(
+        lambda e: f"Design {e.operation}: JSON-RPC error {e.code}: {e.rpc_message}", None),
+    HandshakeCancelled: Guidance(
+        lambda e: "The shared Design handshake was cancelled by another call; retry this "
+        "call.", "retry"),
+    UnknownOperation: Guidance(
+        lambda e: f"Design operation {e.operation!r} "
+        f"{UNKNOWN_OPERATION_REASONS.get(e.reason, e.reason)}.", "%design list"),
+    InvalidArguments: Guidance(
+        lambda e: f"Design {e.operation}: argument {e.field!r} {e.rule}.{_suggestion(e)}",
+        "%design list --full"),
+    NeedsConsent: Guidance(
+        lambda e: "The Design service needs your consent before agents may use Design "
+        "projects (`%design consent`).", "%design consent"),
+    NeedsProjectGrant: Guidance(
+        lambda e: f"Design project {e.project_id} needs a write grant or a finalized plan.",
+        "approve the card, or finalize_plan first"),
+    GrantIneligible: Guidance(
+        lambda e: f"Design project {e.project_id} cannot hold a durable grant; use "
+        "finalize_plan for each batch of writes.", "finalize_plan"),
+    DesignApiError: Guidance(
+        lambda e: f"Design {e.action} failed with HTTP {e.status}.", "retry"),
+    PermissionDenied: Guidance(
+        lambda e: f"Design {e.operation} was not run: {e.reason}", None),
+    PermissionRefused: Guidance(
+        lambda e: f"Design {e.operation} was not run: {e.explanation}", None),
+    AwaitingApproval: Guidance(
+        lambda e: f"Design {e.operation} is awaiting approval: click Approve or Deny on its "
+        "card (or call .card.approve() / .card.deny()).", "answer the card"),
+    ApprovalClosed: Guidance(
+        lambda e: f"The approval card for Design {e.operation} was already answered.", None),
+    # -- Projects
+    ProjectsError: Guidance(lambda e: e.kind, None),
+    ProjectsApiError: Guidance(
+        lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}", None),
+    NoAttachedProject: Guidance(
+        lambda e: "No Project is attached to this session: set CLAUDE_PROJECT_UUID "
+        "(the embedded reference service sets it for you).", "set CLAUDE_PROJECT_UUID"),
+    PathRejected: Guidance(lambda e: f"Path {e.path!r} rejected: {e.rule}.", "%project info"),
+    DocNotFound: Guidance(
+        lambda e: f"No doc or upload at {e.path!r}. Available: {_listing(e.available)}",
+        "%project info"),
+    KnowledgeBudgetExceeded: Guidance(
+        lambda e: f"Writing this would add ~{e.estimate:,} tokens to {e.knowledge_size:,} of "
+        f"{e.max_knowledge_size:,}: delete unused docs or split the write. Nothing was sent.",
+        "%project delete PATH"),
+    UploadRejected: Guidance(
+        lambda e: f"local_path {e.local_path!r} {UPLOAD_RULES.get(e.rule, e.rule)}; nothing "
+        "was uploaded.", None),
+    DownloadFailed: Guidance(lambda e: f"Download of {e.file_uuid} failed: {e.reason}", "retry"),
+    DownloadSizeMismatch: Guidance(
+        lambda e: f"Download of {e.file_uuid} failed: {e.reason}. Nothing was saved.",
+        "retry when the upload is saved"),
+    ReplaceIncomplete: Guidance(
+        lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
+        f"deleted but the new one was not created ({e.cause}). {_REREAD}", "%project history"),
+    ReplaceOutcomeUnknown: Guidance(
+        lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
+        f"deleted and the create got no usable answer ({e.cause}), so the new doc may or may "
+        f"not exist. {_REREAD}", "%project info"),
+    InvalidProjectsArgument: Guidance(
+        lambda e: f"Projects {e.method}: argument {e.field!r} {e.rule}.", None),
+    MalformedProjectsAnswer: Guidance(
+        lambda e: f"Projects {e.action}: the service's answer {e.reason}; nothing was saved "
+        "locally.", None),
+}
+
+
+def _row(error: JdpError) -> Guidance:
+    for klass in type(error).__mro__:
+        if klass in GUIDANCE:
+            return GUIDANCE[klass]
+    raise AssertionError("JdpError has a row")
+
+
+def line(error: JdpError) -> str:
+    """The error's one user-facing line."""
+    return _row(error).line(error)
+
+
+def next_step(error: JdpError) -> str | None:
+    """What the person can do next, if anything."""
+    return _row(error).next_step

@@ -1,0 +1,140 @@
+"""Errors of the Projects pipeline: API answers, the attached project, path and upload
+rules, downloads, the knowledge budget, and half-done replaces."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .base import JdpError
+
+
+class ProjectsError(JdpError):
+    kind: ClassVar[str] = "projects_error"
+
+
+class ProjectsApiError(ProjectsError):
+    """A non-2xx answer of the Projects API (`body` redacted, not yet shortened)."""
+
+    kind: ClassVar[str] = "projects_api_error"
+    action: str
+    status: int
+    body: str
+
+    def __init__(self, action: str, status: int, body: str) -> None:
+        super().__init__(action=action, status=status, body=body)
+
+
+class NoAttachedProject(ProjectsError):
+    kind: ClassVar[str] = "no_attached_project"
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+class PathRejected(ProjectsError):
+    kind: ClassVar[str] = "path_rejected"
+    path: str
+    rule: str
+
+    def __init__(self, path: str, rule: str) -> None:
+        super().__init__(path=path, rule=rule)
+
+
+class DocNotFound(ProjectsError):
+    kind: ClassVar[str] = "doc_not_found"
+    path: str
+    available: list[str]
+
+    def __init__(self, path: str, available: list[str]) -> None:
+        super().__init__(path=path, available=list(available))
+
+
+class KnowledgeBudgetExceeded(ProjectsError):
+    kind: ClassVar[str] = "knowledge_budget_exceeded"
+    knowledge_size: int
+    estimate: int
+    max_knowledge_size: int
+
+    def __init__(self, knowledge_size: int, estimate: int, max_knowledge_size: int) -> None:
+        super().__init__(knowledge_size=knowledge_size, estimate=estimate,
+                         max_knowledge_size=max_knowledge_size)
+
+
+class UploadRejected(ProjectsError):
+    """`rule`: outside_cwd | missing | unreadable | not_regular | symlink_loop | replaced |
+    too_large | not_utf8."""
+
+    kind: ClassVar[str] = "upload_rejected"
+    local_path: str
+    rule: str
+
+    def __init__(self, local_path: str, rule: str) -> None:
+        super().__init__(local_path=local_path, rule=rule)
+
+
+class DownloadFailed(ProjectsError):
+    """A download that could not be saved, e.g. not base64 or over 20 MiB."""
+
+    kind: ClassVar[str] = "download_failed"
+    file_uuid: str
+    reason: str
+
+    def __init__(self, file_uuid: str, reason: str, **fields: Any) -> None:
+        super().__init__(file_uuid=file_uuid, reason=reason, **fields)
+
+
+class DownloadSizeMismatch(DownloadFailed):
+    """The reported size and the decoded bytes disagreed on the first download and on its
+    one full retry: the upload is probably being modified. `sizes` holds one
+    `(reported, decoded)` pair per attempt."""
+
+    kind: ClassVar[str] = "download_size_mismatch"
+    sizes: list[tuple[int, int]]
+
+    def __init__(self, file_uuid: str, sizes: list[tuple[int, int]]) -> None:
+        seen = ", ".join(f"reported {r:,} bytes, decoded {d:,}" for r, d in sizes)
+        reason = (f"size mismatch on every attempt ({seen}): the upload may be under "
+                  "concurrent modification; retry when it is saved")
+        pairs: list[tuple[int, int]] = [(r, d) for r, d in sizes]
+        super().__init__(file_uuid, reason, sizes=pairs)
+
+
+class ReplaceIncomplete(ProjectsError):
+    """A replace deleted the old doc and failed to create the new one."""
+
+    kind: ClassVar[str] = "replace_incomplete"
+    path: str
+    deleted_doc_uuid: str
+    cause: str
+
+    def __init__(self, path: str, deleted_doc_uuid: str, cause: str) -> None:
+        super().__init__(path=path, deleted_doc_uuid=deleted_doc_uuid, cause=cause)
+
+
+class ReplaceOutcomeUnknown(ReplaceIncomplete):
+    """The delete of a remote-session replace succeeded, then the create got no usable
+    answer (a deadline, a dropped connection, a malformed answer): the new doc may or may
+    not exist."""
+
+    kind: ClassVar[str] = "replace_outcome_unknown"
+
+
+class InvalidProjectsArgument(ProjectsError):
+    kind: ClassVar[str] = "invalid_projects_argument"
+    method: str
+    field: str
+    rule: str
+
+    def __init__(self, method: str, field: str, rule: str) -> None:
+        super().__init__(method=method, field=field, rule=rule)
+
+
+class MalformedProjectsAnswer(ProjectsError):
+    """A 2xx answer of the wrong shape."""
+
+    kind: ClassVar[str] = "malformed_projects_answer"
+    action: str
+    reason: str
+
+    def __init__(self, action: str, reason: str) -> None:
+        super().__init__(action=action, reason=reason)

@@ -1,0 +1,89 @@
+"""Errors of the transport layer: a request that produced no usable answer, and a
+credential that could not be used, refreshed, expanded, read or saved."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .base import JdpError
+
+
+class TransportError(JdpError):
+    """The request never produced a usable answer; `status` is the HTTP status when one
+    was read."""
+
+    kind: ClassVar[str] = "transport_error"
+    action: str
+    reason: str
+    status: int | None
+
+    def __init__(self, action: str, reason: str, status: int | None = None, *,
+                 message: str | None = None, **fields: Any) -> None:
+        super().__init__(message=message, action=action, reason=reason, status=status,
+                         **fields)
+
+
+class OriginNotAllowed(TransportError):
+    kind: ClassVar[str] = "origin_not_allowed"
+    origin: str
+
+    def __init__(self, origin: str) -> None:
+        super().__init__("request", "origin_not_allowed", origin=origin)
+
+
+class ResponseTooLarge(TransportError):
+    kind: ClassVar[str] = "response_too_large"
+    limit: int
+
+    def __init__(self, action: str, limit: int) -> None:
+        super().__init__(action, "too_large", limit=limit)
+
+
+class DeadlineExceeded(TransportError):
+    kind: ClassVar[str] = "deadline_exceeded"
+    seconds: float
+
+    def __init__(self, action: str, seconds: float) -> None:
+        super().__init__(action, "deadline", seconds=seconds)
+
+
+class UnexpectedContentType(TransportError):
+    kind: ClassVar[str] = "unexpected_content_type"
+    content_type: str
+
+    def __init__(self, action: str, content_type: str) -> None:
+        super().__init__(action, "content_type", content_type=content_type)
+
+
+class AuthError(JdpError):
+    """No usable credential. The raiser may say why in its own words (`message`)."""
+
+    kind: ClassVar[str] = "auth_error"
+    reason: str
+
+    def __init__(self, reason: str, message: str | None = None, **fields: Any) -> None:
+        super().__init__(message=message, reason=reason, **fields)
+
+
+class ScopeExpansionFailed(AuthError):
+    """Projects scopes could not be added to the stored credential.
+
+    `reason` is one of: policy_disabled, no_token, custom_oauth_client, no_refresh_token,
+    lock_contended, refreshed_elsewhere, save_failed, scopes_not_granted, refresh_refused;
+    `detail` what the token endpoint said, when it said something.
+    """
+
+    kind: ClassVar[str] = "scope_expansion_failed"
+    detail: str
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason, detail=detail)
+
+
+class CredentialStoreError(JdpError):
+    kind: ClassVar[str] = "credential_store_error"
+    store: str
+    reason: str
+
+    def __init__(self, store: str, reason: str) -> None:
+        super().__init__(store=store, reason=reason)

@@ -1,0 +1,32 @@
+"""Every route string of the reference service, declared once (PROTOCOL §1–§5): the
+route tables, the ASGI wrappers that match a path and the error-shape table read them
+from here."""
+
+from __future__ import annotations
+
+# -- OAuth (PROTOCOL §1) ---------------------------------------------------------------------
+TOKEN = "/v1/oauth/token"
+AUTHORIZE = "/oauth/authorize"
+
+# -- Design REST and MCP (PROTOCOL §2, §3) ----------------------------------------------------
+DESIGN_CONSENT = "/v1/design/consent"
+DESIGN_GRANTS = "/v1/design/grants"
+DESIGN_GRANT = "/v1/design/grants/{project_id}"
+DESIGN_MCP = "/v1/design/mcp"
+
+# -- Projects org API (PROTOCOL §4): one project's routes hang under PROJECT ------------------
+ORGANIZATIONS = "/api/organizations"
+PROJECT = "/api/organizations/{org}/projects/{project}"
+PROJECT_DETAIL = PROJECT + "/detail"
+PROJECT_KB_STATS = PROJECT + "/kb/stats"
+PROJECT_KB_SEARCH = PROJECT + "/kb/search"
+PROJECT_DOCS = PROJECT + "/docs"
+PROJECT_DOC = PROJECT + "/docs/{doc}"
+PROJECT_FILE_EXTRACTED = PROJECT + "/files/{file}/extracted"
+PROJECT_FILE_RAW = PROJECT + "/files/{file}/raw"
+
+# -- Projects remote-session route (PROTOCOL §5) ----------------------------------------------
+REMOTE_SESSION = "/v2/ccr-sessions/-/chat-project"
+
+# -- fault injection (tests only, loopback only) ---------------------------------------------
+FAULTS = "/_faults"
