@@ -10,6 +10,7 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }]
   },
+  setupFiles: ['<rootDir>/jest.setup.js'],
   testRegex: 'src/__tests__/.*\\.spec\\.ts$',
   collectCoverageFrom: ['src/**/*.ts', '!src/**/*.d.ts', '!src/__tests__/**'],
   coverageReporters: ['text-summary'],

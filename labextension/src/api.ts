@@ -28,15 +28,19 @@ export interface IProject {
   instructions: string;
   docs: number;
   uploads: number;
-  knowledge_size: number;
-  max_knowledge_size: number;
+  /** the service's estimated tokens; null when it gave none */
+  knowledge_size: number | null;
+  max_knowledge_size: number | null;
   search_enabled: boolean;
   search_threshold: number | null;
+  /** changes when a doc or upload comes, goes or changes size, or the journal grows */
+  revision: string;
 }
 
 export interface IGrant {
   project_id: string;
-  project_name: string;
+  /** null when the name could not be read safely (the id still shows) */
+  project_name: string | null;
   created_at: string;
 }
 
@@ -57,12 +61,15 @@ export interface IStatus {
 export interface IDoc {
   uuid: string;
   path: string;
-  bytes: number;
-  created_at: string;
+  /** null for a doc: the service gives its size as estimated tokens */
+  bytes: number | null;
+  tokens?: number | null;
+  created_at: string | null;
 }
 
 export interface IUpload extends IDoc {
   kind: string;
+  bytes: number;
 }
 
 export interface IFiles {
@@ -79,6 +86,8 @@ export interface IHit {
 export interface ISearch {
   rag: boolean;
   hits: IHit[];
+  /** with `rag: false`: why there are no hits */
+  note?: string | null;
 }
 
 export interface IDocText {
@@ -131,6 +140,8 @@ export const Kind = {
   notSignedIn: 'not_signed_in',
   noProject: 'no_attached_project',
   /** the Jupyter server itself did not answer */
+  startFailed: 'service_start_failed',
+  invalidArgument: 'invalid_argument',
   network: 'network_error',
   /** the Jupyter server answered, but not with this API's JSON */
   badAnswer: 'bad_answer'

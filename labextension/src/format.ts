@@ -25,6 +25,23 @@ export function formatBytes(bytes: number | null | undefined): string {
   return `${value.toFixed(1)} ${unit}`;
 }
 
+/**
+ * A file's size: its bytes, or for a doc (whose bytes the service does not give) its
+ * estimated token count.
+ */
+export function formatSize(item: {
+  bytes: number | null;
+  tokens?: number | null;
+}): string {
+  if (item.bytes !== null && item.bytes !== undefined) {
+    return formatBytes(item.bytes);
+  }
+  if (typeof item.tokens === 'number') {
+    return `~${formatCount(item.tokens)} tokens`;
+  }
+  return '–';
+}
+
 function pad(n: number): string {
   return String(n).padStart(2, '0');
 }

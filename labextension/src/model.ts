@@ -9,7 +9,6 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   IDesign,
-  IFailure,
   IFiles,
   IJournal,
   IStatus,
@@ -33,6 +32,24 @@ export interface IModelOptions {
   /** opens the login route's URL in a new tab (window.open in the page) */
   openUrl?: (url: string) => void;
   interval?: number;
+}
+
+/**
+ * The key that tells "the files or the journal may have changed": the project's revision,
+ * or the failure that stands in for the project.
+ */
+export function revisionKey(status: Part<IStatus> | null): string {
+  if (status === null) {
+    return '';
+  }
+  if (isFailure(status)) {
+    return `failure:${status.error}`;
+  }
+  const project = status.project;
+  if (project === null || isFailure(project)) {
+    return `project-failure:${project?.error ?? 'none'}`;
+  }
+  return `revision:${project.revision}`;
 }
 
 /** The key that tells "changed": the status's version, or the failure it is. */
@@ -211,13 +228,16 @@ export class PanelModel {
       return;
     }
     const changed = statusKey(status) !== statusKey(this._status);
+    const revised = revisionKey(status) !== revisionKey(this._status);
     this._updated = new Date();
     if (!changed && !full) {
       return;
     }
-    let files: Part<IFiles> | null = null;
-    let journal: Part<IJournal> | null = null;
-    if (!isFailure(status)) {
+    let files = this._files;
+    let journal = this._journal;
+    if (isFailure(status)) {
+      files = journal = null;
+    } else if (revised || full) {
       const project = status.project;
       const attached = project !== null && !isFailure(project);
       [files, journal] = await Promise.all([
@@ -246,5 +266,3 @@ export class PanelModel {
   private _again: Promise<void> | null = null;
   private _full = false;
 }
-
-export type { IFailure };

@@ -5,6 +5,7 @@
  */
 import {
   IDesign,
+  IDoc,
   IFailure,
   IFiles,
   IJournal,
@@ -22,7 +23,8 @@ import {
   formatBytes,
   formatCount,
   formatDate,
-  formatPercent
+  formatPercent,
+  formatSize
 } from './format';
 
 /** What the rendered buttons do; each returns when its work is done. */
@@ -188,17 +190,27 @@ export function renderService(service: IService): HTMLElement {
 /** The knowledge budget: a bar with the search threshold marked, and the figures. */
 export function renderBudget(project: IProject): HTMLElement {
   const box = el('div', 'jdp-Budget', undefined, 'budget');
-  const shares = budgetShares(
-    project.knowledge_size,
-    project.max_knowledge_size,
-    project.search_threshold
-  );
+  const size = project.knowledge_size;
+  const max = project.max_knowledge_size;
+  if (size === null || max === null) {
+    box.appendChild(
+      el(
+        'div',
+        'jdp-Muted',
+        'The service did not report the knowledge size.',
+        'budget-used'
+      )
+    );
+    box.appendChild(searchMode(project));
+    return box;
+  }
+  const shares = budgetShares(size, max, project.search_threshold);
   const bar = el('div', 'jdp-BudgetBar', undefined, 'knowledge-meter');
   bar.setAttribute('role', 'meter');
   bar.setAttribute('aria-label', 'Knowledge budget used');
   bar.setAttribute('aria-valuemin', '0');
-  bar.setAttribute('aria-valuemax', String(project.max_knowledge_size));
-  bar.setAttribute('aria-valuenow', String(project.knowledge_size));
+  bar.setAttribute('aria-valuemax', String(max));
+  bar.setAttribute('aria-valuenow', String(size));
   const used = el('div', 'jdp-BudgetUsed');
   used.style.width = `${(shares.used * 100).toFixed(2)}%`;
   if (shares.threshold !== null && shares.used >= shares.threshold) {
@@ -216,7 +228,7 @@ export function renderBudget(project: IProject): HTMLElement {
     el(
       'div',
       'jdp-Line',
-      `${formatCount(project.knowledge_size)} of ${formatCount(project.max_knowledge_size)} ` +
+      `${formatCount(size)} of ${formatCount(max)} ` +
         `tokens used (${formatPercent(shares.used)})`,
       'budget-used'
     )
@@ -231,17 +243,19 @@ export function renderBudget(project: IProject): HTMLElement {
       'budget-threshold'
     )
   );
-  box.appendChild(
-    el(
-      'div',
-      'jdp-Line',
-      project.search_enabled
-        ? 'Knowledge search: on (answers draw on search hits)'
-        : 'Knowledge search: off (all knowledge is in context)',
-      'search-mode'
-    )
-  );
+  box.appendChild(searchMode(project));
   return box;
+}
+
+function searchMode(project: IProject): HTMLElement {
+  return el(
+    'div',
+    'jdp-Line',
+    project.search_enabled
+      ? 'Knowledge search: on (answers draw on search hits)'
+      : 'Knowledge search: off (all knowledge is in context)',
+    'search-mode'
+  );
 }
 
 /** The attached Project: name, instructions, budget; or the state that stands for it. */
@@ -284,7 +298,7 @@ export function renderProject(
 }
 
 function fileRow(
-  item: { path: string; bytes: number; created_at: string; kind?: string },
+  item: IDoc & { kind?: string },
   role: string,
   handlers: Pick<IHandlers, 'openDoc' | 'insertCell'>,
   insert: IInsertTarget
@@ -296,12 +310,12 @@ function fileRow(
   open.title = `Open ${item.path} read-only in the main area`;
   open.addEventListener('click', () => handlers.openDoc(item.path));
   row.appendChild(open);
-  const facts = [formatBytes(item.bytes), formatDate(item.created_at)];
+  const facts = [formatSize(item), formatDate(item.created_at)];
   if (item.kind) {
     facts.unshift(item.kind);
   }
   const meta = el('span', 'jdp-Meta jdp-Muted', facts.join(' · '), 'file-meta');
-  meta.title = item.created_at;
+  meta.title = item.created_at ?? '';
   row.appendChild(meta);
   row.appendChild(
     button('Insert cell', 'insert-cell', () => handlers.insertCell(item.path), {
@@ -363,8 +377,9 @@ export function renderHits(
       el(
         'div',
         'jdp-Muted',
-        'Knowledge search is off for this Project (all of it fits in context), so there ' +
-          'are no hits: the docs are listed below.',
+        search.note ||
+          'Knowledge search is off for this Project (all of it fits in context), so ' +
+            'there are no hits: the docs are listed below.',
         'search-fallback'
       )
     );
