@@ -50,6 +50,21 @@ def user_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("jupyter-design-projects"))
 
 
+def tls_context(settings: Settings) -> Any:
+    """True (httpx's default TLS context, which loads the CA file: about 60 ms) when a
+    configured URL is https; else a client context with no CA loaded. Plain http is
+    allowed only on loopback, so such a session never opens a TLS connection — and if
+    one were ever opened, this context would refuse every certificate (it fails closed,
+    never open)."""
+    urls = (settings.api_base_url, settings.web_base_url, settings.oauth_token_url,
+            settings.oauth_authorize_url)
+    if any(url.startswith("https:") for url in urls):
+        return True
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verify_mode CERT_REQUIRED, no CA
+
+
 class Session:
     def __init__(
         self,
@@ -74,6 +89,9 @@ class Session:
         self._progress = progress
         #: an httpx transport for the session's client (tests inject a MockTransport)
         self._transport = transport
+        #: held while the Design client is built: a call and the warm-up build it once
+        self._building = threading.Lock()
+        self._design: Any = None
         self.loop = BackgroundLoop()
         self.temp_dir = Path(tempfile.mkdtemp(prefix="jdp-session-"))
         os.chmod(self.temp_dir, 0o700)
@@ -129,19 +147,30 @@ class Session:
                 return
             session.warm()
             started.set_result(session)
+            session.warm_design()
 
         threading.Thread(target=opening, name="jdp-session-start", daemon=True).start()
         return started
 
     def warm(self) -> None:
-        """Do ahead what every first call pays for: import both pipelines, build the httpx
-        client (its TLS context), and read the stored credential. Nothing is sent; a
-        failure here is left for the first call to meet and report."""
+        """Do ahead what a first call pays for: the httpx client (its TLS context), the
+        Projects pipeline, the stored credential, the modules of a first connection.
+        Nothing is sent; a failure here is left for the first call
+        to meet and report."""
         try:
-            self.design  # noqa: B018 - imports the Design pipeline, builds the client
-            self.projects  # noqa: B018
+            self.projects  # noqa: B018 - imports the pipeline, builds the client
             self.run(self.credentials.load_stored(), timeout=10)
+            # what httpx loads at its first connection (about 40 ms); nothing is sent
+            import anyio._backends._asyncio  # noqa: F401
         except Exception:  # the first call meets the same failure and reports it
+            pass
+
+    def warm_design(self) -> None:
+        """The Design pipeline's imports and client (after `warm`: a first `%project` call
+        need not wait for them)."""
+        try:
+            self.design  # noqa: B018
+        except Exception:
             pass
 
     # ------------------------------------------------------------------ running
@@ -179,7 +208,8 @@ class Session:
         """The session's one httpx client; `http` gives it its auth once credentials exist."""
         from .transport.http import make_client
 
-        return make_client(event_hooks=self.trace.event_hooks(), transport=self._transport)
+        return make_client(event_hooks=self.trace.event_hooks(), transport=self._transport,
+                           verify=tls_context(self.settings))
 
     @cached_property
     def http(self):
@@ -189,12 +219,17 @@ class Session:
         client.auth = BearerAuth(self.credentials, self.settings.allowed_origins)
         return client
 
-    @cached_property
+    @property
     def design(self):
-        from .design.client import DesignClient
+        """The Design client, built once (the background warm-up may be building it while
+        a first `%design` call asks for it)."""
+        with self._building:
+            if self._design is None:
+                from .design.client import DesignClient
 
-        return DesignClient(self.http, self.settings, can_ask=self._can_ask,
-                            clock_ms=lambda: int(time.time() * 1000))
+                self._design = DesignClient(self.http, self.settings, can_ask=self._can_ask,
+                                            clock_ms=lambda: int(time.time() * 1000))
+            return self._design
 
     @cached_property
     def journal(self):
@@ -280,8 +315,7 @@ class Session:
             return
         self._closed = True
         try:
-            for name in ("design", "projects"):
-                client = self.__dict__.get(name)
+            for client in (self._design, self.__dict__.get("projects")):
                 if client is not None and hasattr(client, "close"):
                     self.run(client.close(), timeout=10)
             client = self.__dict__.get("_client")

@@ -130,12 +130,15 @@ class DesignProjects(Magics):
         """The session: the one begun at `%load_ext`, or opened now (starting the
         reference service if needed)."""
         if self._session is None:
-            with self._progress(transient=True) as panel:
-                if panel is not None:
-                    panel.report("connecting", 0, 1)
-                session = self._open_session()
-                if panel is not None:
-                    panel.report("connected", 1, 1)
+            if self._starting is not None and self._starting.done():
+                session = self._open_session()  # ready: nothing to show progress for
+            else:
+                with self._progress(transient=True) as panel:
+                    if panel is not None:
+                        panel.report("connecting", 0, 1)
+                    session = self._open_session()
+                    if panel is not None:
+                        panel.report("connected", 1, 1)
             self._session = session
             self._finalizer = weakref.finalize(self, session.close)
             if session.banner:

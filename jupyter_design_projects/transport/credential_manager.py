@@ -33,8 +33,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import filelock
-
 from ..core import pkce
 from ..core.redaction import Secret, as_secret
 from ..core.scopes import LOGIN_SCOPES, PROJECT_SCOPES, expansion_scopes, missing_project_scopes
@@ -43,6 +41,7 @@ from .credentials import Credential, CredentialStore, lock_path_for, open_store
 from .oauth import OAuthClient
 
 if TYPE_CHECKING:
+    import filelock
     import httpx
 
     from ..settings import Settings
@@ -325,6 +324,8 @@ class CredentialManager:
     async def _cross_process_lock(self, timeout_s: float) -> AsyncIterator[None]:
         """Poll a non-blocking filelock (a blocking acquire in a thread could still take
         the lock after its waiter was cancelled, and then never release it)."""
+        import filelock  # here, not at import: a call that refreshes nothing never needs it
+
         if self._file_lock is None:
             self._lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._file_lock = filelock.FileLock(str(self._lock_path), thread_local=False)
