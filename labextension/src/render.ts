@@ -76,7 +76,7 @@ export function button(
 ): HTMLButtonElement {
   const node = el(
     'button',
-    `jp-Button jp-mod-styled jdp-Button ${options.primary ? 'jp-mod-accept' : 'jp-mod-reject'}`,
+    `jp-Button jp-mod-styled jdp-Button ${options.primary ? 'jp-mod-accept' : 'jdp-mod-secondary'}`,
     label,
     role
   );
