@@ -46,7 +46,11 @@ class ServiceLauncher:
 
     def _run(self) -> None:
         try:
-            service = start_embedded(self.data_dir, faults=self.faults)
+            try:
+                service = start_embedded(self.data_dir, faults=self.faults)
+            except OSError as exc:  # e.g. the data directory cannot be made
+                raise ServiceStartFailed("cannot_start", f"{self.data_dir}: {exc.strerror}"
+                                         ) from None
         except ServiceStartFailed as exc:
             log.error("jupyter-design-projects: the reference service did not start (%s); "
                       "see %s", exc.reason, self.data_dir)

@@ -82,9 +82,10 @@ class DesignProjects(Magics):
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
-        if self._starting is not None:  # begun before this setting: open afresh on use
+        # (config applied while the instance is built sets traits before __init__ ends)
+        if getattr(self, "_starting", None) is not None:  # begun before this setting
             self._discard_started()
-        elif self._session is not None:
+        elif getattr(self, "_session", None) is not None:
             print(f"DesignProjects.{change['name']} applies to the next session: run "
                   "%reload_ext jupyter_design_projects to start one.")
 
