@@ -33,9 +33,8 @@ class PanelHandler(APIHandler):
         HTTP status."""
         if not whole and failures.is_failure(value):
             self.set_status(failures.http_status(value))
-        self.set_header("Content-Type", "application/json; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(value))
+        self.finish(json.dumps(value), set_content_type="application/json; charset=utf-8")
 
     def refuse(self, message: str) -> None:
         self.reply(failures.fail("invalid_argument", message))

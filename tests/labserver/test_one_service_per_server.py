@@ -128,3 +128,29 @@ def test_no_answer_carries_a_token(server, kernels):
     assert all(answers)
     for token in (stored["access_token"], stored["refresh_token"]):
         assert token and not any(token in text for text in answers)
+
+
+@pytest.mark.parametrize(("query", "status"), [
+    ("q=incident&n=1", 200), ("q=incident&n=15", 200), ("q=incident", 200),
+    ("q=incident&n=0", 400), ("q=incident&n=16", 400), ("q=incident&n=x", 400),
+    ("q=%20&n=3", 400), ("n=3", 400),
+])
+def test_search_takes_n_from_1_to_15_and_a_query(server, query, status):
+    answer = server.api("GET", PREFIX + "project/search?" + query)
+    assert answer.status_code == status
+    assert answer.headers["content-type"] == "application/json; charset=utf-8"
+    assert answer.headers["cache-control"] == "no-store"
+    if status == 400:
+        assert answer.json()["error"] == "invalid_argument"
+    else:
+        assert answer.json()["rag"] in (True, False)
+
+
+@pytest.mark.parametrize(("route", "status"), [
+    ("project/doc", 400), ("project/doc?path=glossary.md", 200),
+    ("project/doc?path=no-such.md", 502), ("journal?n=abc", 400), ("journal?n=0", 200),
+])
+def test_reads_refuse_what_they_cannot_answer(server, route, status):
+    answer = server.api("GET", PREFIX + route)
+    assert answer.status_code == status
+    assert ("error" in answer.json()) is (status != 200)
