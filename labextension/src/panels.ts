@@ -27,6 +27,7 @@ import {
   renderHits,
   renderJournal,
   renderLoading,
+  renderNotice,
   renderOutcome,
   renderProject,
   renderService
@@ -195,6 +196,7 @@ export class ProjectPanel extends SidePanel {
   constructor(model: PanelModel, host: IPanelHost) {
     super(model, host, 'Project', 'jdp-project-panel');
     this._summary = this.slot();
+    this._notice = this.slot();
     this._search = this._searchBox();
     this.node.appendChild(this._search);
     this._files = this.slot();
@@ -223,6 +225,7 @@ export class ProjectPanel extends SidePanel {
       this._summary,
       status ? renderProject(project, this.handlers, status.service) : null
     );
+    this.fill(this._notice, renderNotice(status?.notice ?? null));
     this._search.hidden = !attached;
     this.fill(
       this._files,
@@ -278,6 +281,7 @@ export class ProjectPanel extends SidePanel {
   }
 
   private _summary: HTMLElement;
+  private _notice: HTMLElement;
   private _search: HTMLElement;
   private _hits!: HTMLElement;
   private _files: HTMLElement;

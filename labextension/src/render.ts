@@ -123,9 +123,19 @@ export function describeFailure(
       return { title: 'Not signed in', detail: failure.message };
     case Kind.noProject:
       return { title: 'No Project is attached', detail: ATTACH_HOWTO };
+    case Kind.startFailed:
+      return {
+        title: 'The reference service did not start',
+        detail: failure.message
+      };
     case Kind.network:
       return {
         title: 'The Jupyter server does not answer',
+        detail: failure.message
+      };
+    case Kind.badAnswer:
+      return {
+        title: 'The Jupyter server did not answer as the panel API does',
         detail: failure.message
       };
     default:
@@ -163,6 +173,11 @@ export function renderFailure(
     );
   }
   return box;
+}
+
+/** A notice the service sent with the status (e.g. a sign-in that gained scopes). */
+export function renderNotice(notice: string | null): HTMLElement | null {
+  return notice ? el('p', 'jdp-Notice', notice, 'notice') : null;
 }
 
 /** Before the first answer. */

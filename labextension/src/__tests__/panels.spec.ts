@@ -164,6 +164,18 @@ describe('ProjectPanel', () => {
     t.dispose();
   });
 
+  it('shows the service’s notice with the project', async () => {
+    const t = setup(
+      status({ notice: 'Your sign-in now includes the Projects scopes.' })
+    );
+    await t.model.refresh();
+    t.flush();
+    expect(q(t.project.node, 'notice')[0].textContent).toBe(
+      'Your sign-in now includes the Projects scopes.'
+    );
+    t.dispose();
+  });
+
   it('hides the search box when no Project is attached', async () => {
     const t = setup(
       status({ project: { error: Kind.noProject, message: 'x' } })

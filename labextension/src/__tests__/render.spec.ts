@@ -134,6 +134,23 @@ describe('renderFailure', () => {
     expect(q(box, 'sign-in')).toHaveLength(0);
   });
 
+  it('names a failed start and an answer that is not the panel API’s', () => {
+    const failed = renderFailure(
+      { error: Kind.startFailed, message: 'See its log.' },
+      noop
+    );
+    expect(text(failed, 'state-title')).toBe(
+      'The reference service did not start'
+    );
+    const bad = renderFailure(
+      { error: Kind.badAnswer, message: 'HTTP 404' },
+      noop
+    );
+    expect(text(bad, 'state-title')).toBe(
+      'The Jupyter server did not answer as the panel API does'
+    );
+  });
+
   it('shows a service error with its kind and message', () => {
     const box = renderFailure(
       { error: 'rate_limited', message: 'Try again in 30 s.' },
