@@ -20,10 +20,8 @@ SLIDE = "<!doctype html><html><body><h2>Next steps</h2></body></html>"
 def live(shell, reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
     """The shell's magics pointed at a fresh reference service; progress reports recorded."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("JDP_API_BASE_URL", reference_service.base_url)
-    monkeypatch.setenv("JDP_CREDENTIALS_FILE", str(reference_service.credentials_file))
-    monkeypatch.setenv("JDP_ORG_UUID", reference_service.org_uuid)
-    monkeypatch.setenv("CLAUDE_PROJECT_UUID", reference_service.project_uuid)
+    for name, value in reference_service.client_env().items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
     monkeypatch.chdir(tmp_path)
     magics = shell.magics_manager.registry["DesignProjects"]
@@ -171,7 +169,7 @@ def test_with_no_service_configured_the_embedded_one_starts_says_so_and_stops_on
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     for name in ("JDP_API_BASE_URL", "JDP_WEB_BASE_URL", "JDP_OAUTH_TOKEN_URL",
                  "JDP_CREDENTIALS_FILE", "JDP_ORG_UUID", "CLAUDE_PROJECT_UUID",
-                 "CLAUDE_SESSION_JWT"):
+                 "CLAUDE_SESSION_JWT", "JDP_SERVICE_FILE"):
         monkeypatch.delenv(name, raising=False)
     info = shell.run_line_magic("project", "info")
     assert "offline reference service" in capsys.readouterr().out
@@ -239,10 +237,7 @@ def test_the_session_temp_dir_is_removed_at_exit(reference_service, tmp_path):
     import sys
 
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"),
-               JDP_API_BASE_URL=reference_service.base_url,
-               JDP_CREDENTIALS_FILE=str(reference_service.credentials_file),
-               JDP_ORG_UUID=reference_service.org_uuid,
-               CLAUDE_PROJECT_UUID=reference_service.project_uuid)
+               **reference_service.client_env())
     env.pop("CLAUDE_SESSION_JWT", None)
     done = subprocess.run([sys.executable, "-c", EXIT_PROBE], capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=120, check=False)

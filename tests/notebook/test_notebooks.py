@@ -24,10 +24,8 @@ def run_path(source: Path, service, tmp_path: Path, monkeypatch) -> nbformat.Not
     """Execute a copy of `source` in a fresh kernel (cwd: a scratch dir) against `service`."""
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("JDP_API_BASE_URL", service.base_url)
-    monkeypatch.setenv("JDP_CREDENTIALS_FILE", str(service.credentials_file))
-    monkeypatch.setenv("JDP_ORG_UUID", service.org_uuid)
-    monkeypatch.setenv("CLAUDE_PROJECT_UUID", service.project_uuid)
+    for name, value in service.client_env().items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
     work = tmp_path / "work"
     work.mkdir()
