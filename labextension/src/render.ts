@@ -312,6 +312,54 @@ export function renderProject(
   return box;
 }
 
+/** A doc's path as a link that opens it read-only in the main area. */
+function docLink(
+  path: string,
+  handlers: Pick<IHandlers, 'openDoc'>
+): HTMLElement {
+  const open = el('button', 'jdp-Link', path, 'doc-open');
+  open.type = 'button';
+  open.title = `Open ${path} read-only in the main area`;
+  open.addEventListener('click', () => handlers.openDoc(path));
+  return open;
+}
+
+/** "Insert cell" for a doc, disabled with the reason when there is no notebook. */
+function insertButton(
+  path: string,
+  handlers: Pick<IHandlers, 'insertCell'>,
+  insert: IInsertTarget
+): HTMLElement {
+  return button('Insert cell', 'insert-cell', () => handlers.insertCell(path), {
+    disabled: !insert.enabled,
+    title: insert.enabled
+      ? 'Add a `%project read` cell for it below the active cell'
+      : insert.why
+  });
+}
+
+/**
+ * A section for a part that may be missing or a failure: the box, and the part's value
+ * when there is one to render (otherwise the box already says why not).
+ */
+function partSection<T>(
+  title: string,
+  role: string,
+  part: Part<T> | null,
+  absent: string
+): [HTMLElement, T | null] {
+  const box = section(title, role);
+  if (part === null) {
+    box.appendChild(el('div', 'jdp-Muted', absent));
+    return [box, null];
+  }
+  if (isFailure(part)) {
+    box.appendChild(el('div', 'jdp-Error', part.message, `${role}-error`));
+    return [box, null];
+  }
+  return [box, part];
+}
+
 function fileRow(
   item: IDoc & { kind?: string },
   role: string,
@@ -320,11 +368,7 @@ function fileRow(
 ): HTMLElement {
   const row = el('li', 'jdp-File', undefined, role);
   row.dataset.path = item.path;
-  const open = el('button', 'jdp-Link', item.path, 'doc-open');
-  open.type = 'button';
-  open.title = `Open ${item.path} read-only in the main area`;
-  open.addEventListener('click', () => handlers.openDoc(item.path));
-  row.appendChild(open);
+  row.appendChild(docLink(item.path, handlers));
   const facts = [formatSize(item), formatDate(item.created_at)];
   if (item.kind) {
     facts.unshift(item.kind);
@@ -332,14 +376,7 @@ function fileRow(
   const meta = el('span', 'jdp-Meta jdp-Muted', facts.join(' · '), 'file-meta');
   meta.title = item.created_at ?? '';
   row.appendChild(meta);
-  row.appendChild(
-    button('Insert cell', 'insert-cell', () => handlers.insertCell(item.path), {
-      disabled: !insert.enabled,
-      title: insert.enabled
-        ? 'Add a `%project read` cell for it below the active cell'
-        : insert.why
-    })
-  );
+  row.appendChild(insertButton(item.path, handlers, insert));
   return row;
 }
 
@@ -349,18 +386,18 @@ export function renderFiles(
   handlers: Pick<IHandlers, 'openDoc' | 'insertCell'>,
   insert: IInsertTarget
 ): HTMLElement {
-  const box = section('Docs and uploads', 'files');
-  if (files === null) {
-    box.appendChild(el('div', 'jdp-Muted', 'No Project files to show.'));
-    return box;
-  }
-  if (isFailure(files)) {
-    box.appendChild(el('div', 'jdp-Error', files.message, 'files-error'));
+  const [box, value] = partSection(
+    'Docs and uploads',
+    'files',
+    files,
+    'No Project files to show.'
+  );
+  if (value === null) {
     return box;
   }
   const groups: [string, string, IUpload[] | IFiles['docs']][] = [
-    ['Docs', 'doc', files.docs],
-    ['Uploads', 'upload', files.uploads]
+    ['Docs', 'doc', value.docs],
+    ['Uploads', 'upload', value.uploads]
   ];
   for (const [title, role, items] of groups) {
     box.appendChild(el('h4', 'jdp-SubTitle', `${title} (${items.length})`));
@@ -406,25 +443,9 @@ export function renderHits(
   for (const hit of search.hits) {
     const item = el('li', 'jdp-Hit', undefined, 'hit');
     item.dataset.path = hit.name;
-    const open = el('button', 'jdp-Link', hit.name, 'doc-open');
-    open.type = 'button';
-    open.title = `Open ${hit.name} read-only in the main area`;
-    open.addEventListener('click', () => handlers.openDoc(hit.name));
-    item.appendChild(open);
+    item.appendChild(docLink(hit.name, handlers));
     item.appendChild(el('div', 'jdp-HitText', hit.text, 'hit-text'));
-    item.appendChild(
-      button(
-        'Insert cell',
-        'insert-cell',
-        () => handlers.insertCell(hit.name),
-        {
-          disabled: !insert.enabled,
-          title: insert.enabled
-            ? 'Add a `%project read` cell for it below the active cell'
-            : insert.why
-        }
-      )
-    );
+    item.appendChild(insertButton(hit.name, handlers, insert));
     list.appendChild(item);
   }
   box.appendChild(list);
@@ -536,17 +557,17 @@ export function renderJournal(
   journal: Part<IJournal> | null,
   handlers: Pick<IHandlers, 'restore'>
 ): HTMLElement {
-  const box = section('Remote-write journal', 'journal-section');
-  if (journal === null) {
-    box.appendChild(el('div', 'jdp-Muted', 'The journal is not available.'));
+  const [box, value] = partSection(
+    'Remote-write journal',
+    'journal',
+    journal,
+    'The journal is not available.'
+  );
+  if (value === null) {
     return box;
   }
-  if (isFailure(journal)) {
-    box.appendChild(el('div', 'jdp-Error', journal.message, 'journal-error'));
-    return box;
-  }
-  const list = el('ul', 'jdp-Journal', undefined, 'journal');
-  if (journal.entries.length === 0) {
+  const list = el('ul', 'jdp-Journal', undefined, 'journal-entries');
+  if (value.entries.length === 0) {
     list.appendChild(
       el(
         'li',
@@ -556,7 +577,7 @@ export function renderJournal(
       )
     );
   }
-  for (const entry of journal.entries) {
+  for (const entry of value.entries) {
     const item = el('li', 'jdp-Entry', undefined, 'journal-entry');
     item.dataset.entryId = String(entry.id);
     item.dataset.path = entry.path;

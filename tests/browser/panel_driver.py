@@ -127,3 +127,15 @@ def screenshot(page, name: str, panel: str | None = None) -> Path:
     target = SCREENSHOTS / name
     page.screenshot(path=str(target))
     return target
+
+
+def light_and_dark_screenshots(page, panel: str, name: str) -> None:
+    """`<name>.png` in the light theme and `<name>-dark.png` in the dark one, the page left
+    in the light theme; the panel must still show after the theme change."""
+    screenshot(page, f"{name}.png", panel)
+    set_theme(page, "JupyterLab Dark")
+    try:
+        expect(page.locator(panel)).to_be_visible()
+        screenshot(page, f"{name}-dark.png", panel)
+    finally:
+        set_theme(page, "JupyterLab Light")

@@ -19,14 +19,13 @@ from panel_driver import (
     LIVE_MS,
     PROJECT,
     kernel_run,
+    light_and_dark_screenshots,
     make_notebook,
     open_notebook,
     open_panel,
     role,
     run_new_cell,
-    screenshot,
     service_call,
-    set_theme,
 )
 from playwright.sync_api import expect
 
@@ -146,13 +145,7 @@ def test_project_panel_screenshots(page):
     role(panel, "search-input").fill("incident")
     role(panel, "search-button").click()
     expect(role(panel, "hit").first).to_be_visible(timeout=KERNEL_MS)
-    screenshot(page, "project-panel.png", PROJECT)
-    set_theme(page, "JupyterLab Dark")
-    try:
-        expect(role(panel, "project-name")).to_be_visible()
-        screenshot(page, "project-panel-dark.png", PROJECT)
-    finally:
-        set_theme(page, "JupyterLab Light")
+    light_and_dark_screenshots(page, PROJECT, "project-panel")
 
 
 def test_design_panel_lists_grants_by_name_and_the_journal(page, service):
@@ -204,13 +197,7 @@ def test_a_consent_given_in_a_kernel_shows_in_the_panel(page, service):
 def test_design_panel_screenshots(page):
     panel = open_panel(page, DESIGN)
     expect(role(panel, "grant")).to_have_count(1)
-    screenshot(page, "design-panel.png", DESIGN)
-    set_theme(page, "JupyterLab Dark")
-    try:
-        expect(role(panel, "consent")).to_be_visible()
-        screenshot(page, "design-panel-dark.png", DESIGN)
-    finally:
-        set_theme(page, "JupyterLab Light")
+    light_and_dark_screenshots(page, DESIGN, "design-panel")
 
 
 def test_a_grant_revoked_in_the_panel_is_gone_from_the_service(page, service):

@@ -126,3 +126,8 @@ export function fakeSend(
   };
   return { send, sent };
 }
+
+/** The elements under `root` with `data-jdp="<role>"`. */
+export function q(root: HTMLElement, role: string): HTMLElement[] {
+  return Array.from(root.querySelectorAll<HTMLElement>(`[data-jdp="${role}"]`));
+}

@@ -10,11 +10,7 @@ import {
   ProjectPanel,
   statusFailure
 } from '../panels';
-import { answer, fakeSend, FILES, JOURNAL, status } from './fixtures';
-
-function q(root: HTMLElement, role: string): HTMLElement[] {
-  return Array.from(root.querySelectorAll<HTMLElement>(`[data-jdp="${role}"]`));
-}
+import { answer, fakeSend, FILES, JOURNAL, q, status } from './fixtures';
 
 function setup(initial: unknown = status()) {
   let current = initial;

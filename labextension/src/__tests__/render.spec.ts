@@ -10,11 +10,7 @@ import {
   renderJournal,
   renderProject
 } from '../render';
-import { FILES, JOURNAL, PROJECT } from './fixtures';
-
-function q(root: HTMLElement, role: string): HTMLElement[] {
-  return Array.from(root.querySelectorAll<HTMLElement>(`[data-jdp="${role}"]`));
-}
+import { FILES, JOURNAL, PROJECT, q } from './fixtures';
 
 function text(root: HTMLElement, role: string): string {
   const found = q(root, role);
