@@ -22,7 +22,8 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
     data_dir = user_data_dir()
     # first: the runtime file must be named in the environment before any kernel starts
-    launch(os.environ, Path(serverapp.runtime_dir), data_dir / "reference-service")
+    launch(os.environ, Path(serverapp.runtime_dir), data_dir / "reference-service",
+           serverapp.log)
     panel = Panel(os.environ, data_dir)
     atexit.register(panel.close)
     register(serverapp.web_app, panel)

@@ -29,7 +29,9 @@ log = logging.getLogger(__name__)
 class ServiceLauncher:
     """Starts the embedded reference service on a daemon thread and writes the runtime file."""
 
-    def __init__(self, path: Path, data_dir: Path, *, faults: bool = False) -> None:
+    def __init__(self, path: Path, data_dir: Path, *, faults: bool = False,
+                 logger: logging.Logger | logging.LoggerAdapter | None = None) -> None:
+        self.log = logger or log
         self.path = Path(path)
         self.data_dir = Path(data_dir)
         self.faults = faults
@@ -52,8 +54,8 @@ class ServiceLauncher:
                 raise ServiceStartFailed("cannot_start", f"{self.data_dir}: {exc.strerror}"
                                          ) from None
         except ServiceStartFailed as exc:
-            log.error("jupyter-design-projects: the reference service did not start (%s); "
-                      "see %s", exc.reason, self.data_dir)
+            self.log.error("jupyter-design-projects: the reference service did not start (%s);"
+                           " see %s", exc.reason, self.data_dir)
             self.failure = exc
             service_file.write_failed(self.path, exc)
             return
@@ -62,8 +64,8 @@ class ServiceLauncher:
             return
         self.service = service
         service_file.write_ready(self.path, service)
-        log.info("jupyter-design-projects: reference service at %s (shared by this server's "
-                 "kernels and the side panel)", service.base_url)
+        self.log.info("jupyter-design-projects: reference service at %s (shared by this "
+                      "server's kernels and the side panel)", service.base_url)
 
     def stop(self) -> None:
         """Stop the service and remove the file; safe to call twice."""
@@ -77,6 +79,7 @@ class ServiceLauncher:
 
 
 def launch(environ: MutableMapping[str, str], runtime_dir: Path, data_dir: Path,
+           logger: logging.Logger | logging.LoggerAdapter | None = None,
            ) -> ServiceLauncher | None:
     """With no service configured and none named by a runtime file yet: name this server's
     runtime file in `environ` and start the service. None when there is nothing to start
@@ -89,7 +92,7 @@ def launch(environ: MutableMapping[str, str], runtime_dir: Path, data_dir: Path,
         return None
     path = Path(runtime_dir) / service_file.file_name(os.getpid())
     environ[service_file.ENV] = str(path)
-    launcher = ServiceLauncher(path, data_dir,
+    launcher = ServiceLauncher(path, data_dir, logger=logger,
                                faults=environ.get("JDP_REFERENCE_FAULTS") == "1")
     launcher.start()
     return launcher
