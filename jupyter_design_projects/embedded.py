@@ -1,6 +1,9 @@
 """The embedded default: start the reference service as a subprocess on a free loopback
 port, read its one JSON startup line within a deadline, and stop it on request or at
-interpreter exit. (Client side: it never imports the server package.)"""
+interpreter exit. (Client side: it never imports the server package.)
+
+A service another process started (the Jupyter server's, see `service_file`) is an
+`EmbeddedService` without a process: this process uses it and never stops it."""
 
 from __future__ import annotations
 
@@ -30,9 +33,14 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("jupyter-design-projects")) / "reference-service"
 
 
+#: what `describe()` writes and `described()` reads back (never a token)
+DESCRIBED = ("base_url", "org_uuid", "project_uuid", "credentials_file", "data_dir", "log_file")
+
+
 @dataclasses.dataclass
 class EmbeddedService:
-    """A running reference service; `session_jwt` is a plain str the caller wraps."""
+    """A running reference service; `session_jwt` is a plain str the caller wraps.
+    `process` is None for a service another process started and will stop."""
 
     base_url: str
     org_uuid: str | None
@@ -41,15 +49,56 @@ class EmbeddedService:
     session_jwt: str | None = dataclasses.field(repr=False)
     data_dir: Path
     log_file: Path
-    process: subprocess.Popen = dataclasses.field(repr=False)
+    process: subprocess.Popen | None = dataclasses.field(repr=False)
 
     @property
     def running(self) -> bool:
-        return self.process.poll() is None
+        return self.process is None or self.process.poll() is None
+
+    @property
+    def owned(self) -> bool:
+        """Whether this process started it (and so stops it)."""
+        return self.process is not None
+
+    def client_env(self) -> dict[str, str]:
+        """The environment that points a client at this service (what `Settings.resolve`
+        reads): its URL, its credential file, its org and attached project."""
+        env = {"JDP_API_BASE_URL": self.base_url,
+               "JDP_CREDENTIALS_FILE": str(self.credentials_file)}
+        if self.org_uuid:
+            env["JDP_ORG_UUID"] = self.org_uuid
+        if self.project_uuid:
+            env["CLAUDE_PROJECT_UUID"] = self.project_uuid
+        return env
+
+    def describe(self) -> dict[str, str | None]:
+        """What another process needs to use this service (no token: not the session JWT)."""
+        return {name: None if getattr(self, name) is None else str(getattr(self, name))
+                for name in DESCRIBED}
+
+    @classmethod
+    def described(cls, description: dict[str, object]) -> EmbeddedService:
+        """A service another process started, from its `describe()`; ValueError when a
+        field is missing or not a string."""
+        values = {name: description.get(name) for name in DESCRIBED}
+        for name in ("base_url", "credentials_file", "data_dir", "log_file"):
+            if not isinstance(values[name], str) or not values[name]:
+                raise ValueError(f"the service description has no {name}")
+        for name in ("org_uuid", "project_uuid"):
+            if values[name] is not None and not isinstance(values[name], str):
+                raise ValueError(f"the service description has a malformed {name}")
+        return cls(base_url=str(values["base_url"]), org_uuid=values["org_uuid"],  # type: ignore[arg-type]
+                   project_uuid=values["project_uuid"],  # type: ignore[arg-type]
+                   credentials_file=Path(str(values["credentials_file"])), session_jwt=None,
+                   data_dir=Path(str(values["data_dir"])), log_file=Path(str(values["log_file"])),
+                   process=None)
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL after a grace period; safe to call twice."""
+        """SIGTERM, then SIGKILL after a grace period; safe to call twice. A service this
+        process did not start is left running."""
         atexit.unregister(self.stop)
+        if self.process is None:
+            return
         if self.process.poll() is None:
             self.process.terminate()
             try:

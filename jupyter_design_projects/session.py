@@ -5,8 +5,11 @@ and the Design and Projects clients of one notebook (or script), opened and clos
     info = session.run(session.projects.info())
     session.close()
 
-With no service configured, `open` starts the embedded reference service first and says
-so in `banner`.
+With no service configured, `open` uses the reference service of the Jupyter server this
+process runs under (named by `JDP_SERVICE_FILE`, waiting a bounded time while it starts),
+or else starts its own embedded one, and says so in `banner`. `Session.start` opens one on
+a background thread and warms it (imports, the httpx client and its TLS context, the
+stored credential), so `%load_ext` can begin it and the first call finds it ready.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
@@ -33,12 +37,32 @@ BANNER = (
     "Using the offline reference service at {base_url} (embedded, demo data, no account). "
     "Set JDP_API_BASE_URL to use another service."
 )
+SHARED_BANNER = (
+    "Using the offline reference service at {base_url} that this Jupyter server started "
+    "(demo data, no account; shared with the side panel and every kernel of this server). "
+    "Set JDP_API_BASE_URL to use another service."
+)
 
 
 def user_data_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("jupyter-design-projects"))
+
+
+def tls_context(settings: Settings) -> Any:
+    """True (httpx's default TLS context, which loads the CA file: about 60 ms) when a
+    configured URL is https; else a client context with no CA loaded. Plain http is
+    allowed only on loopback, so such a session never opens a TLS connection — and if
+    one were ever opened, this context would refuse every certificate (it fails closed,
+    never open)."""
+    urls = (settings.api_base_url, settings.web_base_url, settings.oauth_token_url,
+            settings.oauth_authorize_url)
+    if any(url.startswith("https:") for url in urls):
+        return True
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verify_mode CERT_REQUIRED, no CA
 
 
 class Session:
@@ -50,17 +74,24 @@ class Session:
         can_ask: Callable[[], bool] = lambda: False,
         progress: Callable[[str, int, int | None], None] | None = None,
         embedded: Any = None,
+        transport: Any = None,
     ) -> None:
         from .transport.loop import BackgroundLoop
 
         self.settings = settings
         self.data_dir = data_dir or user_data_dir()
         self.embedded = embedded
-        self.banner: str | None = (
-            BANNER.format(base_url=settings.api_base_url) if embedded is not None else None
-        )
+        self.banner: str | None = None
+        if embedded is not None:
+            template = BANNER if embedded.owned else SHARED_BANNER
+            self.banner = template.format(base_url=settings.api_base_url)
         self._can_ask = can_ask
         self._progress = progress
+        #: an httpx transport for the session's client (tests inject a MockTransport)
+        self._transport = transport
+        #: held while the Design client is built: a call and the warm-up build it once
+        self._building = threading.Lock()
+        self._design: Any = None
         self.loop = BackgroundLoop()
         self.temp_dir = Path(tempfile.mkdtemp(prefix="jdp-session-"))
         os.chmod(self.temp_dir, 0o700)
@@ -77,29 +108,70 @@ class Session:
         can_ask: Callable[[], bool] = lambda: False,
         progress: Callable[[str, int, int | None], None] | None = None,
     ) -> Session:
-        """Open a session; start the embedded reference service when none is configured."""
+        """Open a session. With no service configured: the Jupyter server's reference
+        service when `settings.service_file` names one, else a newly started one."""
         data_dir = data_dir or user_data_dir()
         embedded = None
         if settings.embedded:
-            from .embedded import start_embedded
+            if settings.service_file:
+                from . import service_file
 
-            embedded = start_embedded(data_dir / "reference-service")
-            settings = Settings.resolve(
-                {},
-                {
-                    **{k: v for k, v in vars(settings).items() if k != "session_jwt"},
-                    "api_base_url": embedded.base_url,
-                    "web_base_url": embedded.base_url,
-                    "oauth_token_url": embedded.base_url + "/v1/oauth/token",
-                    "oauth_authorize_url": embedded.base_url + "/oauth/authorize",
-                    "org_uuid": settings.org_uuid or embedded.org_uuid,
-                    "project_uuid": settings.project_uuid or embedded.project_uuid,
-                    "credentials_file": settings.credentials_file or embedded.credentials_file,
-                    "session_jwt": settings.session_jwt,
-                },
-            )
+                embedded = service_file.wait(Path(settings.service_file))
+            else:
+                from .embedded import start_embedded
+
+                embedded = start_embedded(data_dir / "reference-service")
+            settings = settings.using_service(embedded.client_env())
         return cls(settings, data_dir=data_dir, can_ask=can_ask, progress=progress,
                    embedded=embedded)
+
+    @classmethod
+    def start(
+        cls,
+        settings: Settings,
+        *,
+        data_dir: Path | None = None,
+        can_ask: Callable[[], bool] = lambda: False,
+        progress: Callable[[str, int, int | None], None] | None = None,
+    ) -> Future[Session]:
+        """`open` and `warm` on a daemon thread; the future holds the warmed session (or
+        the error `open` raised). Warming failures are left for the first call to meet."""
+        started: Future[Session] = Future()
+
+        def opening() -> None:
+            try:
+                session = cls.open(settings, data_dir=data_dir, can_ask=can_ask,
+                                   progress=progress)
+            except BaseException as exc:
+                started.set_exception(exc)
+                return
+            session.warm()
+            started.set_result(session)
+            session.warm_design()
+
+        threading.Thread(target=opening, name="jdp-session-start", daemon=True).start()
+        return started
+
+    def warm(self) -> None:
+        """Do ahead what a first call pays for: the httpx client (its TLS context), the
+        Projects pipeline, the stored credential, the modules of a first connection.
+        Nothing is sent; a failure here is left for the first call
+        to meet and report."""
+        try:
+            self.projects  # noqa: B018 - imports the pipeline, builds the client
+            self.run(self.credentials.load_stored(), timeout=10)
+            # what httpx loads at its first connection (about 40 ms); nothing is sent
+            import anyio._backends._asyncio  # noqa: F401
+        except Exception:  # the first call meets the same failure and reports it
+            pass
+
+    def warm_design(self) -> None:
+        """The Design pipeline's imports and client (after `warm`: a first `%project` call
+        need not wait for them)."""
+        try:
+            self.design  # noqa: B018
+        except Exception:
+            pass
 
     # ------------------------------------------------------------------ running
 
@@ -127,32 +199,17 @@ class Session:
 
     @cached_property
     def credentials(self):
-        from .transport.credential_manager import CredentialManager
-        from .transport.credentials import lock_path_for, open_store
-        from .transport.oauth import OAuthClient
+        from .transport.credential_manager import open_credentials
 
-        store = open_store(self.settings.credentials_file or None, self.data_dir)
-        oauth = OAuthClient(
-            self._client,
-            self.settings.oauth_token_url,
-            self.settings.oauth_authorize_url,
-            self.settings.oauth_client_id,
-        )
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        return CredentialManager(
-            store,
-            oauth,
-            client_id=self.settings.oauth_client_id,
-            lock_path=lock_path_for(store, self.data_dir),
-            clock_ms=lambda: int(time.time() * 1000),
-        )
+        return open_credentials(self.settings, self.data_dir, self._client)
 
     @cached_property
     def _client(self):
         """The session's one httpx client; `http` gives it its auth once credentials exist."""
         from .transport.http import make_client
 
-        return make_client(event_hooks=self.trace.event_hooks())
+        return make_client(event_hooks=self.trace.event_hooks(), transport=self._transport,
+                           verify=tls_context(self.settings))
 
     @cached_property
     def http(self):
@@ -162,12 +219,17 @@ class Session:
         client.auth = BearerAuth(self.credentials, self.settings.allowed_origins)
         return client
 
-    @cached_property
+    @property
     def design(self):
-        from .design.client import DesignClient
+        """The Design client, built once (the background warm-up may be building it while
+        a first `%design` call asks for it)."""
+        with self._building:
+            if self._design is None:
+                from .design.client import DesignClient
 
-        return DesignClient(self.http, self.settings, can_ask=self._can_ask,
-                            clock_ms=lambda: int(time.time() * 1000))
+                self._design = DesignClient(self.http, self.settings, can_ask=self._can_ask,
+                                            clock_ms=lambda: int(time.time() * 1000))
+            return self._design
 
     @cached_property
     def journal(self):
@@ -253,8 +315,7 @@ class Session:
             return
         self._closed = True
         try:
-            for name in ("design", "projects"):
-                client = self.__dict__.get(name)
+            for client in (self._design, self.__dict__.get("projects")):
                 if client is not None and hasattr(client, "close"):
                     self.run(client.close(), timeout=10)
             client = self.__dict__.get("_client")

@@ -3,7 +3,9 @@
 `Settings.resolve(env, overrides)` is pure: the environment and the trait values are
 passed in. Environment wins over defaults, overrides (the `%config DesignProjects.*`
 traits) win over the environment. No service configured means the embedded reference
-service: `embedded` is then True and the URLs are filled in when it has started.
+service: `embedded` is then True and the URLs are filled in when it has started
+(`using_service`) — the Jupyter server's one service when `JDP_SERVICE_FILE` names it,
+else one this process starts.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ ENVIRONMENT = {
     "JDP_CREDENTIALS_FILE": "credentials_file",
     "CLAUDE_PROJECT_UUID": "project_uuid",
     "CLAUDE_SESSION_JWT": "session_jwt",
+    "JDP_SERVICE_FILE": "service_file",
 }
 
 
@@ -44,6 +47,8 @@ class Settings:
     credentials_file: str = ""
     project_uuid: str = ""
     session_jwt: Secret | None = None
+    #: the Jupyter server's runtime file naming its reference service (see service_file)
+    service_file: str = ""
     # gates (spec §1, §10); all on for the reference service
     allow_design_sync: bool = True
     allow_projects_tool: bool = True
@@ -68,6 +73,22 @@ class Settings:
 
     def with_endpoints(self, **endpoints: Any) -> Settings:
         return dataclasses.replace(self, **endpoints)
+
+    def using_service(self, service_env: Mapping[str, str]) -> Settings:
+        """These settings pointed at a reference service given as its client environment
+        (`EmbeddedService.client_env()`): its URLs; its org, project and credential file
+        unless these settings name their own."""
+        service = Settings.resolve(service_env)
+        return dataclasses.replace(
+            self,
+            api_base_url=service.api_base_url,
+            web_base_url=service.web_base_url,
+            oauth_token_url=service.oauth_token_url,
+            oauth_authorize_url=service.oauth_authorize_url,
+            org_uuid=self.org_uuid or service.org_uuid,
+            project_uuid=self.project_uuid or service.project_uuid,
+            credentials_file=self.credentials_file or service.credentials_file,
+        )
 
     @classmethod
     def resolve(

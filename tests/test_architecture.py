@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_design_projects"
-CLIENT = {"core", "transport", "design", "projects", "notebook", "session", "settings",
-          "errors", "embedded"}
-UI = {"ipywidgets", "pandas", "IPython", "jupyter_server"}
+CLIENT = {"core", "transport", "design", "projects", "notebook", "labserver", "session",
+          "settings", "errors", "embedded", "service_file"}
+UI = {"ipywidgets", "pandas", "IPython"}
+#: the Jupyter server's own packages: only the server extension (`labserver/`) imports them
+JUPYTER_SERVER = {"jupyter_server", "tornado"}
 #: the pure-data modules of core/ that both sides read: the service registers from them and
 #: the client checks against them, so a fact of the wire is declared once. They import
 #: only the standard library and other core modules (the core rule below), so the service
@@ -86,6 +88,10 @@ def test_module_respects_the_import_rules(path: Path) -> None:
         assert not areas & {"design", "notebook"}, names
     if own not in ("notebook", "server"):
         assert not tops & UI, names
+    if own != "labserver":
+        assert not tops & JUPYTER_SERVER, names
+    if own == "notebook":
+        assert "labserver" not in areas, names  # %load_ext never reaches the server extension
 
 
 def test_shared_modules_reach_only_core() -> None:

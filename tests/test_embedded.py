@@ -91,3 +91,32 @@ def test_the_service_exits_when_its_parent_is_killed(tmp_path) -> None:
         parent.kill()
         parent.wait(10)
         parent.stdout.close()
+
+
+def test_client_env_points_a_client_at_the_service(tmp_path) -> None:
+    from jupyter_design_projects.settings import Settings
+
+    service = embedded.EmbeddedService(
+        base_url="http://127.0.0.1:41234", org_uuid="org", project_uuid=None,
+        credentials_file=tmp_path / "c.json", session_jwt="jwt", data_dir=tmp_path,
+        log_file=tmp_path / "log", process=None)
+
+    env = service.client_env()
+    settings = Settings.resolve(env)
+
+    assert env == {"JDP_API_BASE_URL": "http://127.0.0.1:41234",
+                   "JDP_CREDENTIALS_FILE": str(tmp_path / "c.json"), "JDP_ORG_UUID": "org"}
+    assert settings.oauth_token_url == "http://127.0.0.1:41234/v1/oauth/token"
+    assert "jwt" not in repr(env)
+
+
+def test_a_described_service_round_trips_and_is_not_owned(tmp_path) -> None:
+    service = embedded.EmbeddedService(
+        base_url="http://127.0.0.1:41234", org_uuid="org", project_uuid="p",
+        credentials_file=tmp_path / "c.json", session_jwt="jwt", data_dir=tmp_path,
+        log_file=tmp_path / "log", process=None)
+
+    again = embedded.EmbeddedService.described(service.describe())
+
+    assert again.client_env() == service.client_env()
+    assert "jwt" not in str(service.describe()) and not again.owned

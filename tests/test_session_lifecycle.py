@@ -113,3 +113,82 @@ def test_the_sync_facade_without_approve_writes_nothing(tmp_path) -> None:
         assert all(f["path"] != "slides/10-denied.html" for f in listing.data)
     finally:
         s.close()
+
+
+# ---------------------------------------------------------------- the server's service
+
+
+def test_a_session_under_a_jupyter_server_uses_its_service_and_leaves_it_running(
+        module_reference_service, tmp_path) -> None:
+    from jupyter_design_projects import service_file
+
+    path = tmp_path / "jdp-service-1.json"
+    service_file.write_ready(path, module_reference_service)
+    s = Session.open(Settings.resolve({"JDP_SERVICE_FILE": str(path)}), data_dir=tmp_path)
+    try:
+        info = s.run(s.projects.info())
+    finally:
+        s.close()
+
+    assert s.settings.api_base_url == module_reference_service.base_url
+    assert "that this Jupyter server started" in s.banner
+    assert info["project"]["name"] == "Team Handbook"
+    assert module_reference_service.running  # the server's, not this session's, to stop
+
+
+def test_the_environment_still_wins_over_the_servers_service(module_reference_service,
+                                                             tmp_path) -> None:
+    from jupyter_design_projects import service_file
+
+    path = tmp_path / "jdp-service-1.json"
+    service_file.write_ready(path, module_reference_service)
+    own = "0b6f4f0e-3c2a-4d8e-9f10-7a1b2c3d4e5f"
+    s = Session.open(Settings.resolve({"JDP_SERVICE_FILE": str(path),
+                                       "CLAUDE_PROJECT_UUID": own}), data_dir=tmp_path)
+    s.close()
+    assert s.settings.project_uuid == own
+    assert s.settings.org_uuid == module_reference_service.org_uuid
+
+
+def test_start_opens_and_warms_in_the_background(module_reference_service, tmp_path) -> None:
+    started = Session.start(Settings.resolve(module_reference_service.client_env()),
+                            data_dir=tmp_path)
+    s = started.result(timeout=60)
+    try:
+        assert "projects" in s.__dict__ and s.credentials.current() is not None
+        assert s.run(s.projects.info())["project"]["name"] == "Team Handbook"
+        assert s.design is s.design  # built once, whoever asks first
+    finally:
+        s.close()
+
+
+def test_start_hands_over_the_error_open_met(tmp_path) -> None:
+    from jupyter_design_projects.errors import ServiceStartFailed
+
+    started = Session.start(Settings.resolve({"JDP_SERVICE_FILE": str(tmp_path / "x.json")}),
+                            data_dir=tmp_path)
+    (tmp_path / "x.json").write_text("not json")
+    with pytest.raises(ServiceStartFailed):
+        started.result(timeout=120)
+
+
+@pytest.mark.parametrize(("env", "full_tls"), [
+    ({"JDP_API_BASE_URL": "http://127.0.0.1:8000"}, False),
+    ({"JDP_API_BASE_URL": "https://api.example.com"}, True),
+    ({"JDP_API_BASE_URL": "http://127.0.0.1:8000",
+      "JDP_WEB_BASE_URL": "https://web.example.com"}, True),
+    ({"JDP_API_BASE_URL": "http://localhost:8000",
+      "JDP_OAUTH_TOKEN_URL": "https://auth.example.com/token"}, True),
+])
+def test_the_ca_file_is_loaded_only_when_a_url_is_https(env, full_tls) -> None:
+    import ssl
+
+    from jupyter_design_projects.session import tls_context
+
+    context = tls_context(Settings.resolve(env))
+    if full_tls:
+        assert context is True
+    else:  # loads no CA: it could verify nothing, so it would refuse every certificate
+        assert isinstance(context, ssl.SSLContext)
+        assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+        assert context.cert_store_stats()["x509_ca"] == 0

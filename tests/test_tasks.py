@@ -116,3 +116,70 @@ def test_a_python_with_ensurepip_makes_the_venv_in_one_step(tasks, tmp_path, mon
     monkeypatch.setattr(tasks, "run", lambda *args, **_kw: calls.append([str(a) for a in args]))
     tasks.ensure_venv()
     assert calls == [[sys.executable, "-m", "venv", str(venv)]]
+
+
+@pytest.fixture
+def sandbox(tasks, tmp_path, monkeypatch):
+    """tasks.py pointed at a copy of the project's install inputs in tmp_path, with `run`
+    recording commands instead of running them."""
+    root = tmp_path / "clone"
+    (root / "labextension" / "src").mkdir(parents=True)
+    (root / "labextension" / "style").mkdir()
+    for name in ("package.json", "yarn.lock", "tsconfig.json", ".yarnrc.yml"):
+        (root / "labextension" / name).write_text("{}")
+    (root / "labextension" / "src" / "index.ts").write_text("export {};")
+    (root / "jupyter-config").mkdir()
+    (root / "jupyter-config" / "install.json").write_text("{}")
+    (root / "pyproject.toml").write_text("[project]\n")
+    venv = root / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    out = root / "jupyter_design_projects" / "labextension"
+    for name, value in {"ROOT": root, "VENV": venv, "BIN": venv / "bin",
+                        "PYTHON": venv / "bin" / "python", "LABEXT_SRC": root / "labextension",
+                        "LABEXT_OUT": out, "JUPYTER_CONFIG": root / "jupyter-config"}.items():
+        monkeypatch.setattr(tasks, name, value)
+    calls: list[list[str]] = []
+
+    def run(*args, **_kwargs):
+        calls.append([str(a) for a in args])
+        if "-e" in args:  # what the build hook leaves behind
+            (out / "static").mkdir(parents=True, exist_ok=True)
+            (out / "package.json").write_text("{}")
+
+    monkeypatch.setattr(tasks, "run", run)
+    monkeypatch.setattr(tasks, "ensure_node", lambda env: None)
+    return root, out, calls
+
+
+def pip_installs(calls):
+    return [c for c in calls if "-e" in c]
+
+
+def test_install_uses_pip_with_the_build_hook_and_links_nothing_by_hand(tasks, sandbox):
+    root, out, calls = sandbox
+    tasks.install("test")
+    assert pip_installs(calls) == [[str(tasks.PYTHON), "-m", "pip", "install", "--quiet",
+                                    "--disable-pip-version-check", "-e", ".[test]"]]
+    assert not (tasks.VENV / "share").exists()
+
+
+def test_install_is_skipped_until_an_input_changes(tasks, sandbox):
+    root, out, calls = sandbox
+    tasks.install("test")
+    tasks.install("test")
+    assert len(pip_installs(calls)) == 1
+    (root / "jupyter-config" / "install.json").write_text('{"changed": true}')
+    tasks.install("test")
+    assert len(pip_installs(calls)) == 2
+
+
+def test_a_changed_extension_source_deletes_the_stale_build_and_reinstalls(tasks, sandbox):
+    root, out, calls = sandbox
+    tasks.install("test")
+    stale = out / "static" / "remoteEntry.old.js"
+    stale.write_text("old")
+    os.utime(out / "package.json", (1_000_000, 1_000_000))
+    (root / "labextension" / "src" / "index.ts").write_text("export const x = 1;")
+    tasks.install("test")
+    assert len(pip_installs(calls)) == 2
+    assert not stale.exists()  # the hook's skip-if-exists would have shipped it

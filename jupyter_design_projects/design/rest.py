@@ -4,6 +4,7 @@ mapped to results or errors here and nowhere else."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -71,6 +72,16 @@ class DesignRest:
             for g in grants
             if isinstance(g, dict) and isinstance(g.get("project_id"), str)
         }
+
+    async def delete_grant(self, project_id: str) -> bool:
+        """Revoke one durable grant (revocation from settings); False when there was none."""
+        answer = await self._send("DELETE", f"/grants/{quote(project_id, safe='')}",
+                                  "revoke grant")
+        if answer.status == 404:
+            return False
+        if answer.status not in (200, 204):
+            raise DesignApiError("revoke grant", answer.status)
+        return True
 
     async def post_grant(self, project_id: str) -> None:
         """Mint a durable grant; GrantIneligible on 404 grant_ineligible (a 404 envelope for an

@@ -1,13 +1,15 @@
 """The `%design` and `%project` magics: parse the line, call the pipeline on the session
 that lives on this magics instance, render the outcome.
 
-Loading registers the magics and changes nothing process-wide; the session (and, with no
-service configured, the embedded reference service) starts on first use and closes on
-unload and at exit. Expected failures become a one-line `UsageError`. A Design call that
-needs a person where nobody can answer (`approval_mode` 'deny', or 'auto' with stdin not
-allowed, as under nbclient and papermill) does not raise: it returns an error outcome
-whose message names the explicit command (e.g. `%design consent`), so headless notebooks
-run through and show why nothing was written.
+Loading registers the magics; `%load_ext` also begins opening the session in the
+background (`start_session`: with no service configured that is the Jupyter server's
+reference service, or one this process starts), so the first call finds it ready. The
+session closes on unload and at exit; changing a setting trait before any call discards
+the session begun in the background. Expected failures become a one-line `UsageError`.
+A Design call that needs a person where nobody can answer (`approval_mode` 'deny', or
+'auto' with stdin not allowed, as under nbclient and papermill) does not raise: it returns
+an error outcome whose message names the explicit command (e.g. `%design consent`), so
+headless notebooks run through and show why nothing was written.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class DesignProjects(Magics):
     def __init__(self, shell=None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self._session: Any = None
+        #: the session `%load_ext` began opening in the background, until first use
+        self._starting: Any = None
         self._finalizer: weakref.finalize | None = None
         self._login_attempt: Any = None
         self._panel: Any = None
@@ -78,7 +82,10 @@ class DesignProjects(Magics):
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
-        if self._session is not None:
+        # (config applied while the instance is built sets traits before __init__ ends)
+        if getattr(self, "_starting", None) is not None:  # begun before this setting
+            self._discard_started()
+        elif getattr(self, "_session", None) is not None:
             print(f"DesignProjects.{change['name']} applies to the next session: run "
                   "%reload_ext jupyter_design_projects to start one.")
 
@@ -88,19 +95,51 @@ class DesignProjects(Magics):
         overrides = {name: getattr(self, name) for name in SETTING_TRAITS}
         return Settings.resolve(os.environ, overrides)
 
+    def start_session(self) -> None:
+        """Begin opening the session on a background thread (what `%load_ext` does)."""
+        if self._session is not None or self._starting is not None:
+            return
+        from ..session import Session
+
+        try:
+            settings = self.settings()
+        except JdpError:  # a bad setting is reported by the first call
+            return
+        self._starting = Session.start(settings, can_ask=self.can_ask,
+                                       progress=self.report_progress)
+
+    def _discard_started(self) -> None:
+        starting, self._starting = self._starting, None
+
+        def close(done: Any) -> None:
+            if not done.cancelled() and done.exception() is None:
+                done.result().close()
+
+        starting.add_done_callback(close)
+
+    def _open_session(self):
+        from ..session import Session
+
+        starting, self._starting = self._starting, None
+        if starting is not None:
+            return starting.result()
+        return Session.open(self.settings(), can_ask=self.can_ask,
+                            progress=self.report_progress)
+
     @property
     def session(self):
-        """The session, opened on first use (starting the reference service if needed)."""
+        """The session: the one begun at `%load_ext`, or opened now (starting the
+        reference service if needed)."""
         if self._session is None:
-            from ..session import Session
-
-            with self._progress(transient=True) as panel:
-                if panel is not None:
-                    panel.report("connecting", 0, 1)
-                session = Session.open(self.settings(), can_ask=self.can_ask,
-                                       progress=self.report_progress)
-                if panel is not None:
-                    panel.report("connected", 1, 1)
+            if self._starting is not None and self._starting.done():
+                session = self._open_session()  # ready: nothing to show progress for
+            else:
+                with self._progress(transient=True) as panel:
+                    if panel is not None:
+                        panel.report("connecting", 0, 1)
+                    session = self._open_session()
+                    if panel is not None:
+                        panel.report("connected", 1, 1)
             self._session = session
             self._finalizer = weakref.finalize(self, session.close)
             if session.banner:
@@ -109,6 +148,8 @@ class DesignProjects(Magics):
 
     def close(self) -> None:
         """Close the session: the temp dir goes, and anything it started stops."""
+        if self._starting is not None:
+            self._discard_started()
         if self._finalizer is not None:
             self._finalizer()
         self._session = None
@@ -343,6 +384,13 @@ def load(ipython) -> None:
     """Register the magics (once); nothing else changes."""
     if "DesignProjects" not in ipython.magics_manager.registry:
         ipython.register_magics(DesignProjects(shell=ipython))
+
+
+def start_session(ipython) -> None:
+    """Begin opening the session in the background (`%load_ext`; `load` alone does not)."""
+    instance = ipython.magics_manager.registry.get("DesignProjects")
+    if instance is not None:
+        instance.start_session()
 
 
 def unload(ipython) -> None:

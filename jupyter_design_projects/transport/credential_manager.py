@@ -1,6 +1,10 @@
 """The session's credential: loading it, refreshing it after a 401, expanding it with the
 Projects scopes, and signing in with PKCE — one change at a time, across processes.
 
+`open_credentials(settings, data_dir, http)` is the one way to build the stack (store,
+cross-process lock, OAuth refresher, manager): kernels, the Jupyter server extension and
+tests all call it, so every process that uses one stored credential locks the same file.
+
 Every change happens under an asyncio lock (one per manager) and then a `filelock` lock
 shared with every other process using the same store. Under the lock the stored
 credential is read again first: a token another process already refreshed or expanded
@@ -27,15 +31,20 @@ import secrets as random
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-
-import filelock
+from typing import TYPE_CHECKING, Any
 
 from ..core import pkce
 from ..core.redaction import Secret, as_secret
 from ..core.scopes import LOGIN_SCOPES, PROJECT_SCOPES, expansion_scopes, missing_project_scopes
 from ..errors import AuthError, CredentialStoreError, ScopeExpansionFailed, TransportError
-from .credentials import Credential, CredentialStore
+from .credentials import Credential, CredentialStore, lock_path_for, open_store
 from .oauth import OAuthClient
+
+if TYPE_CHECKING:
+    import filelock
+    import httpx
+
+    from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +109,11 @@ class CredentialManager:
 
     def current(self) -> Credential | None:
         return self._cred
+
+    async def load_stored(self) -> Credential | None:
+        """The credential, read from the store unless already held; sends nothing."""
+        async with self._lock:
+            return self._cred or await self._load()
 
     async def access_token(self) -> Secret:
         cred = self._cred or await self._load()
@@ -310,6 +324,8 @@ class CredentialManager:
     async def _cross_process_lock(self, timeout_s: float) -> AsyncIterator[None]:
         """Poll a non-blocking filelock (a blocking acquire in a thread could still take
         the lock after its waiter was cancelled, and then never release it)."""
+        import filelock  # here, not at import: a call that refreshes nothing never needs it
+
         if self._file_lock is None:
             self._lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._file_lock = filelock.FileLock(str(self._lock_path), thread_local=False)
@@ -327,3 +343,28 @@ class CredentialManager:
             yield
         finally:
             self._file_lock.release()
+
+
+def open_credentials(
+    settings: Settings,
+    data_dir: Path,
+    http: httpx.AsyncClient,
+    *,
+    clock_ms: Callable[[], int] | None = None,
+    store: CredentialStore | None = None,
+    **options: Any,
+) -> CredentialManager:
+    """The credential stack for `settings`: the store (the configured file, else the
+    keyring, else a 0600 file in `data_dir`), its cross-process lock (beside a file store,
+    in `data_dir` for the keyring), the OAuth refresher on `http` (which must not carry the
+    bearer auth: the token endpoint never receives one) and the manager over them.
+    `options` are the manager's timeouts."""
+    data_dir = Path(data_dir)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if store is None:
+        store = open_store(settings.credentials_file or None, data_dir)
+    oauth = OAuthClient(http, settings.oauth_token_url, settings.oauth_authorize_url,
+                        settings.oauth_client_id, clock_ms=clock_ms)
+    return CredentialManager(store, oauth, client_id=settings.oauth_client_id,
+                             lock_path=lock_path_for(store, data_dir), clock_ms=clock_ms,
+                             **options)

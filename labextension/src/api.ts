@@ -1,34 +1,46 @@
 /**
- * The status the server handler reports, and the one request that fetches it.
+ * The side panels' server API (docs/panel-api.md): its answer shapes, and one client that
+ * turns every answer into either its value or a failure object. Nothing here throws for an
+ * expected failure, so a panel always has something to show.
+ *
+ * The client sends through a `Send` function; the plugin gives it one built on
+ * `ServerConnection.makeRequest` (auth and the XSRF header, as JupyterLab's own calls), and
+ * the unit tests give it a fake.
  */
-import { URLExt } from '@jupyterlab/coreutils';
-import { ServerConnection } from '@jupyterlab/services';
 
-/** A part of the status that could not be read: a kind and a message, never a token. */
+/** A part that could not be read: its kind and one sentence naming the next step. */
 export interface IFailure {
   error: string;
   message: string;
 }
 
+export type Part<T> = T | IFailure;
+
 export interface IService {
   base_url: string | null;
-  web_base_url: string | null;
   reference: boolean;
+  state: 'ready' | 'starting' | 'unreachable' | string;
 }
 
 export interface IProject {
   uuid: string;
   name: string;
+  instructions: string;
   docs: number;
   uploads: number;
-  knowledge_size: number;
-  max_knowledge_size: number;
+  /** the service's estimated tokens; null when it gave none */
+  knowledge_size: number | null;
+  max_knowledge_size: number | null;
   search_enabled: boolean;
   search_threshold: number | null;
+  /** changes when a doc or upload comes, goes or changes size, or the journal grows */
+  revision: string;
 }
 
 export interface IGrant {
   project_id: string;
+  /** null when the name could not be read safely (the id still shows) */
+  project_name: string | null;
   created_at: string;
 }
 
@@ -39,37 +51,223 @@ export interface IDesign {
 }
 
 export interface IStatus {
+  version: string;
   service: IService;
-  project: IProject | IFailure | null;
-  design: IDesign | IFailure | null;
+  project: Part<IProject> | null;
+  design: Part<IDesign> | null;
   notice: string | null;
 }
 
-export function isFailure(value: unknown): value is IFailure {
-  return typeof value === 'object' && value !== null && 'error' in value;
+export interface IDoc {
+  uuid: string;
+  path: string;
+  /** null for a doc: the service gives its size as estimated tokens */
+  bytes: number | null;
+  tokens?: number | null;
+  created_at: string | null;
 }
 
-/** GET <base_url>/jupyter-design-projects/status; a failure is returned, not thrown. */
-export async function fetchStatus(): Promise<IStatus | IFailure> {
-  const settings = ServerConnection.makeSettings();
-  const url = URLExt.join(settings.baseUrl, 'jupyter-design-projects', 'status');
-  let response: Response;
-  try {
-    response = await ServerConnection.makeRequest(url, {}, settings);
-  } catch (reason) {
-    return { error: 'network_error', message: String(reason) };
+export interface IUpload extends IDoc {
+  kind: string;
+  bytes: number;
+}
+
+export interface IFiles {
+  docs: IDoc[];
+  uploads: IUpload[];
+}
+
+export interface IHit {
+  name: string;
+  doc_uuid: string;
+  text: string;
+}
+
+export interface ISearch {
+  rag: boolean;
+  hits: IHit[];
+  /** with `rag: false`: why there are no hits */
+  note?: string | null;
+}
+
+export interface IDocText {
+  path: string;
+  content: string;
+  truncated: boolean;
+}
+
+export interface IJournalEntry {
+  id: number;
+  time: string;
+  action: string;
+  project_uuid: string;
+  path: string;
+  bytes: number | null;
+  /** what Restore will do, or null when the entry cannot be restored */
+  restore: string | null;
+}
+
+export interface IJournal {
+  entries: IJournalEntry[];
+}
+
+export interface ILogin {
+  signed_in?: boolean;
+  url?: string;
+}
+
+export interface IMessage {
+  message: string;
+}
+
+/** The least of a fetch `Response` the client reads (a fake needs no more). */
+export interface IAnswer {
+  ok: boolean;
+  status: number;
+  json(): Promise<unknown>;
+}
+
+/** Send one request to `<base_url>/jupyter-design-projects/<path>`. */
+export type Send = (
+  path: string,
+  init: { method: string; body?: string }
+) => Promise<IAnswer>;
+
+/** The failure kinds the panels treat specially (any other kind is the service's own). */
+export const Kind = {
+  starting: 'service_starting',
+  unreachable: 'service_unreachable',
+  notSignedIn: 'not_signed_in',
+  noProject: 'no_attached_project',
+  /** the Jupyter server itself did not answer */
+  startFailed: 'service_start_failed',
+  invalidArgument: 'invalid_argument',
+  network: 'network_error',
+  /** the Jupyter server answered, but not with this API's JSON */
+  badAnswer: 'bad_answer'
+} as const;
+
+export function isFailure(value: unknown): value is IFailure {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as IFailure).error === 'string'
+  );
+}
+
+/** The bounds of `n` for a search, as the route enforces them. */
+export const SEARCH_N = { min: 1, max: 15 };
+export const JOURNAL_N = 50;
+
+/** `key=value&…` with each part encoded; undefined values are left out. */
+function query(params: Record<string, string | number>): string {
+  return Object.entries(params)
+    .map(
+      ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`
+    )
+    .join('&');
+}
+
+export class PanelApi {
+  constructor(send: Send) {
+    this._send = send;
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    return {
-      error: 'bad_answer',
-      message: `The status handler answered HTTP ${response.status} without JSON.`
-    };
+
+  status(): Promise<Part<IStatus>> {
+    return this._call<IStatus>('GET', 'status');
   }
-  if (!response.ok && !isFailure(body)) {
-    return { error: 'http_error', message: `The status handler answered HTTP ${response.status}.` };
+
+  files(): Promise<Part<IFiles>> {
+    return this._call<IFiles>('GET', 'project/files');
   }
-  return body as IStatus | IFailure;
+
+  search(q: string, n = 5): Promise<Part<ISearch>> {
+    const count = Math.min(SEARCH_N.max, Math.max(SEARCH_N.min, Math.round(n)));
+    return this._call<ISearch>(
+      'GET',
+      `project/search?${query({ q, n: count })}`
+    );
+  }
+
+  doc(path: string): Promise<Part<IDocText>> {
+    return this._call<IDocText>('GET', `project/doc?${query({ path })}`);
+  }
+
+  giveConsent(): Promise<Part<IDesign>> {
+    return this._call<IDesign>('POST', 'design/consent', {});
+  }
+
+  revokeConsent(): Promise<Part<IDesign>> {
+    return this._call<IDesign>('DELETE', 'design/consent');
+  }
+
+  revokeGrant(projectId: string): Promise<Part<IDesign>> {
+    return this._call<IDesign>(
+      'DELETE',
+      `design/grants/${encodeURIComponent(projectId)}`
+    );
+  }
+
+  journal(n = JOURNAL_N): Promise<Part<IJournal>> {
+    return this._call<IJournal>('GET', `journal?${query({ n })}`);
+  }
+
+  restore(entryId: number): Promise<Part<IMessage>> {
+    return this._call<IMessage>(
+      'POST',
+      `journal/${encodeURIComponent(String(entryId))}/restore`,
+      {}
+    );
+  }
+
+  login(): Promise<Part<ILogin>> {
+    return this._call<ILogin>('POST', 'login', {});
+  }
+
+  private async _call<T>(
+    method: string,
+    path: string,
+    body?: Record<string, unknown>
+  ): Promise<Part<T>> {
+    let answer: IAnswer;
+    try {
+      answer = await this._send(path, {
+        method,
+        body: body === undefined ? undefined : JSON.stringify(body)
+      });
+    } catch (reason) {
+      return {
+        error: Kind.network,
+        message: `The Jupyter server did not answer (${describe(reason)}): is it still running?`
+      };
+    }
+    let value: unknown;
+    try {
+      value = await answer.json();
+    } catch {
+      return {
+        error: Kind.badAnswer,
+        message: `The Jupyter server answered HTTP ${answer.status} to ${method} ${path.split('?')[0]} without JSON: is the jupyter_design_projects server extension enabled?`
+      };
+    }
+    if (isFailure(value)) {
+      return { error: value.error, message: String(value.message ?? '') };
+    }
+    if (!answer.ok || typeof value !== 'object' || value === null) {
+      return {
+        error: Kind.badAnswer,
+        message: `The Jupyter server answered HTTP ${answer.status} to ${method} ${path.split('?')[0]}: is the jupyter_design_projects server extension enabled?`
+      };
+    }
+    return value as T;
+  }
+
+  private _send: Send;
+}
+
+function describe(reason: unknown): string {
+  if (reason instanceof Error) {
+    return reason.message || reason.name;
+  }
+  return String(reason);
 }

@@ -3,6 +3,7 @@ Debian's chromium driven by Playwright's sync API. Every wait is bounded by a de
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -62,9 +63,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def lab_environment(tmp: Path, service) -> dict[str, str]:
+def lab_environment(tmp: Path, service, *, attached: bool = True,
+                    signed_in: bool = True) -> dict[str, str]:
     """Isolated Jupyter dirs; the built extension and the server extension enabled; the
-    reference service configured as `tasks.py lab` configures it."""
+    reference service configured as `tasks.py lab` configures it. `attached=False` leaves
+    CLAUDE_PROJECT_UUID unset; `signed_in=False` points at a credential file not yet made."""
     if not (BUILT_EXTENSION / "package.json").is_file():
         pytest.fail("the JupyterLab extension is not built: run `python3 tasks.py test`")
     labextensions = tmp / "jupyter-path" / "labextensions"
@@ -88,11 +91,15 @@ def lab_environment(tmp: Path, service) -> dict[str, str]:
         "XDG_DATA_HOME": str(tmp / "xdg-data"),
         "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p),
         "JDP_API_BASE_URL": service.base_url,
-        "JDP_CREDENTIALS_FILE": str(service.credentials_file),
+        "JDP_CREDENTIALS_FILE": str(service.credentials_file if signed_in
+                                    else tmp / "not-signed-in" / "credentials.json"),
         "JDP_ORG_UUID": service.org_uuid,
         "CLAUDE_PROJECT_UUID": service.project_uuid,
     })
-    for name in ("CLAUDE_SESSION_JWT", "JDP_WEB_BASE_URL", "JDP_OAUTH_TOKEN_URL"):
+    if not attached:
+        env.pop("CLAUDE_PROJECT_UUID")
+    for name in ("CLAUDE_SESSION_JWT", "JDP_WEB_BASE_URL", "JDP_OAUTH_TOKEN_URL",
+                 "JDP_SERVICE_FILE"):
         env.pop(name, None)
     return env
 
@@ -119,22 +126,21 @@ def tail(log: Path, chars: int = 4000) -> str:
     return log.read_text(errors="replace")[-chars:] if log.exists() else ""
 
 
-@pytest.fixture
-def lab(reference_service, tmp_path: Path) -> Iterator[Lab]:
-    """`jupyter lab` on a free loopback port, pointed at a fresh reference service."""
+@contextlib.contextmanager
+def running_lab(tmp: Path, env: dict[str, str]) -> Iterator[Lab]:
+    """`jupyter lab` on a free loopback port with `env`, stopped on exit."""
     port, token = free_port(), secrets.token_hex(16)
-    root_dir = tmp_path / "notebooks"
+    root_dir = tmp / "notebooks"
     root_dir.mkdir()
-    log_file = tmp_path / "jupyter-lab.log"
+    log_file = tmp / "jupyter-lab.log"
     command = [
         sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
-        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
-        f"--LabApp.user_settings_dir={tmp_path / 'user-settings'}",
+        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+        f"--LabApp.user_settings_dir={tmp / 'user-settings'}",
         "--LabApp.expose_app_in_browser=True",
     ]
-    env = lab_environment(tmp_path, reference_service)
     with log_file.open("wb") as log:
         process = subprocess.Popen(command, env=env, cwd=root_dir, stdin=subprocess.DEVNULL,
                                    stdout=log, stderr=subprocess.STDOUT)
@@ -149,6 +155,13 @@ def lab(reference_service, tmp_path: Path) -> Iterator[Lab]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(LAB_STOP_GRACE_S)
+
+
+@pytest.fixture
+def lab(reference_service, tmp_path: Path) -> Iterator[Lab]:
+    """`jupyter lab` on a free loopback port, pointed at a fresh reference service."""
+    with running_lab(tmp_path, lab_environment(tmp_path, reference_service)) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -168,21 +181,28 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
-@pytest.fixture
-def lab_page(chromium, lab: Lab, tmp_path: Path):
+@contextlib.contextmanager
+def lab_page_on(chromium, lab: Lab, shots: Path, path: str = "lab") -> Iterator[object]:
     """A page on JupyterLab, returned once the application has restored its layout. The
-    last state of the page is saved as a screenshot next to the lab log, for failures."""
+    last state of the page is saved as a screenshot in `shots`, for failures."""
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(UI_MS)
     try:
-        page.goto(lab.lab_url())
+        page.goto(lab.lab_url(path))
         page.wait_for_function("() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
         page.evaluate("() => { window.jupyterapp.restored.then(() => {"
                       " window.__jdpRestored = true; }); }")
         page.wait_for_function("() => window.__jdpRestored === true", timeout=RESTORED_MS)
         yield page
     finally:
-        page.screenshot(path=str(tmp_path / "last-page.png"))
-        print(f"last page: {tmp_path / 'last-page.png'}; lab log: {lab.log_file}")
+        page.screenshot(path=str(shots / "last-page.png"))
+        print(f"last page: {shots / 'last-page.png'}; lab log: {lab.log_file}")
         context.close()
+
+
+@pytest.fixture
+def lab_page(chromium, lab: Lab, tmp_path: Path):
+    """A page on JupyterLab for one test (see `lab_page_on`)."""
+    with lab_page_on(chromium, lab, tmp_path) as page:
+        yield page

@@ -36,13 +36,8 @@ def pointed_at_service(reference_service, tmp_path, monkeypatch):
     """This test's fresh reference service, with the environment pointing every client (the
     magics, a kernel, a subprocess) at it: its URL, credential file, org and attached
     Project, per-test user data, and no remote-session token."""
-    for name, value in {
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "JDP_API_BASE_URL": reference_service.base_url,
-        "JDP_CREDENTIALS_FILE": str(reference_service.credentials_file),
-        "JDP_ORG_UUID": reference_service.org_uuid,
-        "CLAUDE_PROJECT_UUID": reference_service.project_uuid,
-    }.items():
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    for name, value in reference_service.client_env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
     return reference_service

@@ -165,7 +165,7 @@ def test_with_no_service_configured_the_embedded_one_starts_says_so_and_stops_on
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     for name in ("JDP_API_BASE_URL", "JDP_WEB_BASE_URL", "JDP_OAUTH_TOKEN_URL",
                  "JDP_CREDENTIALS_FILE", "JDP_ORG_UUID", "CLAUDE_PROJECT_UUID",
-                 "CLAUDE_SESSION_JWT"):
+                 "CLAUDE_SESSION_JWT", "JDP_SERVICE_FILE"):
         monkeypatch.delenv(name, raising=False)
     info = shell.run_line_magic("project", "info")
     assert "offline reference service" in capsys.readouterr().out

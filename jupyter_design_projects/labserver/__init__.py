@@ -1,0 +1,31 @@
+"""The jupyter_server extension: the side panel's API (`handlers`, over one `Panel`) and,
+with no service configured, the server's one reference service (`launcher`), which every
+kernel this server starts shares with the panel.
+
+Only jupyter_server imports this package (through `_jupyter_server_extension_points` in
+the package root), so its jupyter_server and tornado imports never reach `%load_ext`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["failures", "handlers", "launcher", "panel"]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from ..session import user_data_dir
+    from .handlers import register
+    from .launcher import launch
+    from .panel import Panel
+
+    data_dir = user_data_dir()
+    # first: the runtime file must be named in the environment before any kernel starts
+    launch(os.environ, Path(serverapp.runtime_dir), data_dir / "reference-service",
+           serverapp.log)
+    panel = Panel(os.environ, data_dir)
+    atexit.register(panel.close)
+    register(serverapp.web_app, panel)

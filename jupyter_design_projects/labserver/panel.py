@@ -1,0 +1,325 @@
+"""The status report and everything else the side panel reads and does, for one Jupyter
+server (docs/panel-api.md).
+
+The panel holds one `Session`, built the way a kernel builds its own: the same settings,
+the same credential stack (so a refresh here and one in a kernel take the same
+cross-process lock), the same journal, and the server's one reference service when none
+is configured. Each coroutine runs on the session's loop, so the Jupyter server's own
+loop only waits. Every answer is JSON-ready, passed through the display rules, and holds
+no token; what could not be read is a failure object (`failures`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from .. import service_file
+from ..core.display import LOOPBACK_HOSTS, id_rule
+from ..design.rest import DesignRest
+from ..errors import AuthError, InvalidProjectsArgument, NeedsConsent, ServiceStartFailed
+from ..session import Session
+from ..settings import Settings
+from . import failures
+from .failures import body_text, shown
+
+T = TypeVar("T")
+
+#: the doc viewer shows at most this many UTF-8 bytes of a doc
+DOC_MAX_BYTES = 1024 * 1024
+#: `GET journal` lists at most this many entries
+JOURNAL_MAX = 500
+#: paths and file names are shown up to this length
+PATH_CHARS = 1024
+
+
+class Panel:
+    def __init__(self, env: Mapping[str, str], data_dir: Path, *, transport: Any = None) -> None:
+        self._env = dict(env)
+        self._data_dir = Path(data_dir)
+        self._transport = transport
+        self._session: Session | None = None
+        self._opening = threading.Lock()
+        #: project id → display-safe name, once get_project answered
+        self._names: dict[str, str] = {}
+
+    # ------------------------------------------------------------ the session
+
+    def _settings(self) -> tuple[Settings, Any]:
+        """The settings this server's kernels use, and the shared service (or None).
+        `service_file.Starting` while the server's service is still starting."""
+        settings = Settings.resolve(self._env)
+        if not settings.embedded:
+            return settings, None
+        if not settings.service_file:
+            raise ServiceStartFailed("not_started", "no service is configured and the server "
+                                                    "extension started none")
+        service = service_file.read(Path(settings.service_file))
+        return settings.using_service(service.client_env()), service
+
+    def session(self) -> Session:
+        with self._opening:
+            if self._session is None:
+                settings, service = self._settings()
+                self._session = Session(settings, data_dir=self._data_dir, embedded=service,
+                                        transport=self._transport)
+            return self._session
+
+    async def _on_session(self, work: Callable[[Session], Awaitable[T]]) -> T:
+        session = self.session()
+        return await asyncio.wrap_future(session.submit(_call(work, session)))
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+    def _failure(self, exc: BaseException) -> dict[str, str]:
+        session = self._session
+        secrets = session._secrets() if session is not None else []
+        base = session.settings.api_base_url if session is not None else ""
+        return failures.failure(exc, secrets, base)
+
+    async def answer(self, work: Callable[[Session], Awaitable[T]]) -> T | dict[str, str]:
+        """The value of `work` on the session, or the failure object of what stopped it."""
+        try:
+            return await self._on_session(work)
+        except service_file.Starting:
+            return failures.starting()
+        except Exception as exc:
+            return self._failure(exc)
+
+    # ------------------------------------------------------------ status
+
+    def service_part(self, state: str) -> dict[str, Any]:
+        try:
+            settings, service = self._settings()
+        except service_file.Starting:
+            return {"base_url": None, "reference": True, "state": "starting"}
+        except Exception:
+            return {"base_url": None, "reference": True, "state": "unreachable"}
+        host = urlsplit(settings.api_base_url).hostname or ""
+        return {"base_url": settings.api_base_url,
+                "reference": service is not None or host in LOOPBACK_HOSTS, "state": state}
+
+    async def status(self) -> dict[str, Any]:
+        project = await self.answer(_project_part)
+        notice = None
+        if not failures.is_failure(project):
+            notice = project.pop("notice", None)  # type: ignore[union-attr]
+        design = await self.answer(self._design_part)
+        kinds = {part.get("error") for part in (project, design) if failures.is_failure(part)}
+        state = ("starting" if failures.STARTING in kinds
+                 else "unreachable" if failures.UNREACHABLE in kinds else "ready")
+        report: dict[str, Any] = {"service": self.service_part(state), "project": project,
+                                  "design": design, "notice": notice}
+        report["version"] = hashlib.sha256(
+            json.dumps(report, sort_keys=True).encode()).hexdigest()
+        return report
+
+    async def _design_part(self, session: Session) -> dict[str, Any]:
+        rest = DesignRest(session.http, session.settings.api_base_url)
+        consent = await rest.get_consent()
+        try:
+            grants = await rest.list_grants()
+        except NeedsConsent:
+            consent, grants = False, {}
+        shown_grants = []
+        for project_id, created_at in sorted(grants.items()):
+            safe_id = id_rule(project_id) is None
+            name = await self._name_of(session, project_id) if safe_id else None
+            shown_grants.append({"project_id": project_id if safe_id else
+                                 f"[not shown: {id_rule(project_id)}]",
+                                 "project_name": name, "created_at": shown(created_at)})
+        return {"consent": consent, "grants": shown_grants}
+
+    async def _name_of(self, session: Session, project_id: str) -> str | None:
+        """The project's name as `get_project` gives it (display-checked), or None."""
+        if project_id not in self._names:
+            from ..core.display import project_identity
+            from ..core.results import map_result
+
+            try:
+                mapped = map_result(await session.design.session.call_tool(
+                    "get_project", {"project_id": project_id}))
+                text = next((b["text"] for b in mapped.blocks if b.get("type") == "text"), "")
+                identity = None if mapped.is_error else project_identity(
+                    project_id, json.loads(text))
+            except Exception:  # a name is a nicety: the id still shows
+                return None
+            if identity is None or isinstance(identity, str):
+                return None
+            self._names[project_id] = identity.name
+        return self._names[project_id]
+
+    # ------------------------------------------------------------ project
+
+    async def files(self) -> dict[str, Any]:
+        return await self.answer(_files)
+
+    async def search(self, query: str, n: int) -> dict[str, Any]:
+        return await self.answer(lambda session: _search(session, query, n))
+
+    async def doc(self, path: str) -> dict[str, Any]:
+        return await self.answer(lambda session: _doc(session, path))
+
+    # ------------------------------------------------------------ design
+
+    async def consent(self, give: bool) -> dict[str, Any]:
+        async def change(session: Session) -> dict[str, Any]:
+            rest = DesignRest(session.http, session.settings.api_base_url)
+            await (rest.post_consent() if give else rest.delete_consent())
+            return await self._design_part(session)
+
+        return await self.answer(change)
+
+    async def revoke_grant(self, project_id: str) -> dict[str, Any]:
+        if id_rule(project_id) is not None:
+            return failures.fail("invalid_argument", "That is not a project id.")
+
+        async def revoke(session: Session) -> dict[str, Any]:
+            await DesignRest(session.http, session.settings.api_base_url).delete_grant(
+                project_id)
+            return await self._design_part(session)
+
+        return await self.answer(revoke)
+
+    # ------------------------------------------------------------ journal and login
+
+    async def journal(self, n: int) -> dict[str, Any]:
+        return await self.answer(lambda session: _journal(session, n))
+
+    async def restore(self, entry_id: int) -> dict[str, Any]:
+        return await self.answer(lambda session: _restore(session, entry_id))
+
+    async def login(self) -> dict[str, Any]:
+        return await self.answer(_login)
+
+
+async def _call(work: Callable[[Session], Awaitable[T]], session: Session) -> T:
+    return await work(session)
+
+
+async def _project_part(session: Session) -> dict[str, Any]:
+    info = await session.projects.info()
+    stats = info.get("knowledge_stats") or {}
+    threshold = stats.get("project_knowledge_search_threshold")
+    project = info.get("project") or {}
+    return {
+        "uuid": shown(project.get("uuid", session.settings.project_uuid)),
+        "name": shown(project.get("name", "")),
+        "instructions": body_text(info.get("instructions", "")),
+        "docs": len(info["docs"]),
+        "uploads": len(info["uploads"]),
+        "knowledge_size": stats.get("knowledge_size"),
+        "max_knowledge_size": stats.get("max_knowledge_size"),
+        "search_enabled": stats.get("use_project_knowledge_search") is True,
+        "search_threshold": threshold if isinstance(threshold, int) else None,
+        "revision": _revision(session, info),
+        "notice": info.get("notice"),
+    }
+
+
+def _revision(session: Session, info: dict[str, Any]) -> str:
+    """Changes when a doc or upload comes, goes or changes size, or the journal grows."""
+    entries = session.journal.entries(session.settings.project_uuid, 1)
+    listing: list[Any] = [[d["doc_uuid"], d["path"], d["estimated_token_count"]]
+                          for d in info["docs"]]
+    listing += [[f["file_uuid"], f["path"], f["file_size_bytes"]] for f in info["uploads"]]
+    listing.append(entries[0]["id"] if entries else 0)
+    return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+
+
+async def _files(session: Session) -> dict[str, Any]:
+    info = await session.projects.info()
+    return {
+        "docs": [{"uuid": shown(d["doc_uuid"]), "path": shown(d["path"], PATH_CHARS),
+                  "bytes": None, "tokens": d["estimated_token_count"],
+                  "created_at": d["created_at"] and shown(d["created_at"])}
+                 for d in info["docs"]],
+        "uploads": [{"uuid": shown(f["file_uuid"]), "path": shown(f["path"], PATH_CHARS),
+                     "kind": shown(f["file_kind"]), "bytes": f["file_size_bytes"],
+                     "created_at": f["created_at"] and shown(f["created_at"])}
+                    for f in info["uploads"]],
+    }
+
+
+async def _search(session: Session, query: str, n: int) -> dict[str, Any]:
+    found = await session.projects.search(query, n)
+    if not found.get("rag"):
+        return {"rag": False, "hits": [], "note": found.get("note")}
+    return {"rag": True, "hits": [
+        {"name": shown(h.get("name"), PATH_CHARS), "doc_uuid": shown(h.get("doc_uuid")),
+         "text": body_text(h.get("text"))} for h in found["hits"]]}
+
+
+async def _doc(session: Session, path: str) -> dict[str, Any]:
+    """The text of a doc, or the extracted text of a document upload, cut at 1 MiB."""
+    info = await session.projects.info()
+    upload = next((f for f in info["uploads"] if f["path"] == path), None)
+    if upload is not None and upload["file_kind"] != "document":
+        raise InvalidProjectsArgument("read", "path", f"is a {upload['file_kind']} upload, "
+                                      "not text: read it in a notebook with %project read")
+    read = await session.projects.read(path)
+    if "content" in read:
+        content = read["content"]
+    else:
+        local = Path(read["local_file"])
+        try:
+            raw = await asyncio.to_thread(_head, local, DOC_MAX_BYTES + 4)
+        finally:
+            local.unlink(missing_ok=True)
+        content = raw.decode("utf-8", "ignore")
+    data = content.encode("utf-8")
+    truncated = len(data) > DOC_MAX_BYTES
+    if truncated:
+        content = data[:DOC_MAX_BYTES].decode("utf-8", "ignore")
+    return {"path": shown(path, PATH_CHARS), "content": body_text(content),
+            "truncated": truncated}
+
+
+def _head(path: Path, size: int) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(size)
+
+
+async def _journal(session: Session, n: int) -> dict[str, Any]:
+    rows = await asyncio.to_thread(session.projects.history, max(0, min(n, JOURNAL_MAX)))
+    return {"entries": [{
+        "id": row["id"], "time": row["at"], "action": row["action"],
+        "project_uuid": row["project_uuid"], "path": shown(row["path"], PATH_CHARS),
+        "bytes": row["bytes"], "restore": _restore_sentence(row)} for row in rows]}
+
+
+def _restore_sentence(row: dict[str, Any]) -> str | None:
+    if not row["has_previous"]:
+        return None
+    size = row["previous_bytes"]
+    return (f"Write back the {size:,} bytes this {row['action'].replace('_', ' ')} removed "
+            f"from {row['path']}.")
+
+
+async def _restore(session: Session, entry_id: int) -> dict[str, Any]:
+    done = await session.projects.restore(entry_id)
+    return {"message": f"Restored {done['path']} ({done['bytes']:,} bytes) from journal entry "
+                       f"{entry_id}."}
+
+
+async def _login(session: Session) -> dict[str, Any]:
+    """The reference service (the server's own, or one on loopback) completes sign-in by
+    itself; any other service gets the authorize URL to open."""
+    host = urlsplit(session.settings.api_base_url).hostname or ""
+    if session.embedded is not None or host in LOOPBACK_HOSTS:
+        try:
+            await asyncio.to_thread(session.login_embedded)
+            return {"signed_in": True}
+        except AuthError:
+            if session.embedded is not None:
+                raise
+    url, _attempt = session.login_begin()
+    return {"url": url}

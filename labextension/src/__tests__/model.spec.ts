@@ -1,0 +1,268 @@
+import { IStatus, Kind, PanelApi } from '../api';
+import { PanelModel, POLL_INTERVAL_MS, revisionKey, statusKey } from '../model';
+import { answer, fakeSend, FILES, JOURNAL, PROJECT, status } from './fixtures';
+
+/** A model over a fake API whose status answer the test changes. */
+function setup(visible = { now: true }) {
+  let current: IStatus | { error: string; message: string } = status();
+  const { send, sent } = fakeSend({
+    'GET status': () => answer(current),
+    'GET project/files': answer(FILES),
+    'GET journal': answer(JOURNAL),
+    'POST design/consent': answer({ consent: true, grants: [] }),
+    'DELETE design/grants/deck-1': answer({ consent: true, grants: [] }),
+    'POST journal/7/restore': answer({
+      message: 'Restored guides/onboarding.md.'
+    }),
+    'POST login': () => answer(loginAnswer)
+  });
+  let loginAnswer: unknown = { signed_in: true };
+  const opened: string[] = [];
+  const model = new PanelModel(new PanelApi(send), {
+    isVisible: () => visible.now,
+    openUrl: url => opened.push(url)
+  });
+  let changes = 0;
+  model.changed.connect(() => (changes += 1));
+  const count = (route: string) =>
+    sent.filter(s => `${s.method} ${s.path.split('?')[0]}` === route).length;
+  return {
+    model,
+    sent,
+    opened,
+    count,
+    changes: () => changes,
+    setStatus: (next: typeof current) => (current = next),
+    setLogin: (next: unknown) => (loginAnswer = next)
+  };
+}
+
+function setHidden(hidden: boolean): void {
+  Object.defineProperty(document, 'visibilityState', {
+    configurable: true,
+    get: () => (hidden ? 'hidden' : 'visible')
+  });
+  document.dispatchEvent(new Event('visibilitychange'));
+}
+
+afterEach(() => {
+  setHidden(false);
+  jest.useRealTimers();
+});
+
+describe('statusKey', () => {
+  it('is the version, or the failure, so either change counts', () => {
+    expect(statusKey(null)).toBe('');
+    expect(statusKey(status({ version: 'abc' }))).toBe('version:abc');
+    expect(statusKey({ error: 'x', message: 'y' })).toBe('failure:x:y');
+  });
+
+  it('revisionKey follows the project revision, or the failure in its place', () => {
+    const detached = status({
+      project: { error: 'no_attached_project', message: '' }
+    });
+    expect(revisionKey(status())).toBe('revision:r1');
+    expect(revisionKey(detached)).toBe('project-failure:no_attached_project');
+  });
+});
+
+describe('PanelModel.refresh', () => {
+  it('fetches status, files and journal, then emits once', async () => {
+    const t = setup();
+    await t.model.refresh();
+    expect(t.model.status).toEqual(status());
+    expect(t.model.files).toEqual(FILES);
+    expect(t.model.journal).toEqual(JOURNAL);
+    expect(t.changes()).toBe(1);
+    t.model.dispose();
+  });
+
+  it('asks only for the status while the version stays the same', async () => {
+    const t = setup();
+    await t.model.refresh();
+    await t.model.refresh();
+    await t.model.refresh();
+    expect(t.count('GET status')).toBe(3);
+    expect(t.count('GET project/files')).toBe(1);
+    expect(t.count('GET journal')).toBe(1);
+    expect(t.changes()).toBe(1);
+    t.model.dispose();
+  });
+
+  it('fetches files and journal again when the project revision changes', async () => {
+    const t = setup();
+    await t.model.refresh();
+    t.setStatus(
+      status({
+        version: 'v2',
+        project: { ...PROJECT, docs: 3, revision: 'r2' }
+      })
+    );
+    await t.model.refresh();
+    expect(t.count('GET project/files')).toBe(2);
+    expect(t.count('GET journal')).toBe(2);
+    expect(t.changes()).toBe(2);
+    t.model.dispose();
+  });
+
+  it('re-renders on a new version alone without fetching files or journal', async () => {
+    const t = setup();
+    await t.model.refresh();
+    t.setStatus(
+      status({ version: 'v2', design: { consent: false, grants: [] } })
+    );
+    await t.model.refresh();
+    expect(t.count('GET project/files')).toBe(1);
+    expect(t.count('GET journal')).toBe(1);
+    expect(t.changes()).toBe(2);
+    expect(t.model.files).toEqual(FILES);
+    t.model.dispose();
+  });
+
+  it('does not ask for files when no Project is attached', async () => {
+    const t = setup();
+    t.setStatus(
+      status({ project: { error: Kind.noProject, message: 'Set it.' } })
+    );
+    await t.model.refresh();
+    expect(t.count('GET project/files')).toBe(0);
+    expect(t.model.files).toBeNull();
+    t.model.dispose();
+  });
+
+  it('keeps a failed status as the state and emits once per failure', async () => {
+    const t = setup();
+    t.setStatus({ error: Kind.unreachable, message: 'refused' });
+    await t.model.refresh();
+    await t.model.refresh();
+    expect(t.model.status).toEqual({
+      error: Kind.unreachable,
+      message: 'refused'
+    });
+    expect(t.count('GET journal')).toBe(0);
+    expect(t.changes()).toBe(1);
+    t.setStatus(status());
+    await t.model.refresh();
+    expect(t.changes()).toBe(2);
+    t.model.dispose();
+  });
+
+  it('shares one request between overlapping calls, plus one more round', async () => {
+    const t = setup();
+    await Promise.all([
+      t.model.refresh(),
+      t.model.refresh(),
+      t.model.refresh()
+    ]);
+    expect(t.count('GET status')).toBe(2);
+    t.model.dispose();
+  });
+});
+
+describe('PanelModel actions', () => {
+  it('shows the new design part at once after Give', async () => {
+    const t = setup();
+    t.setStatus(status({ design: { consent: false, grants: [] } }));
+    await t.model.refresh();
+    const outcome = await t.model.setConsent(true);
+    expect(outcome).toEqual({ ok: true, text: 'Consent given.' });
+    expect(
+      t.sent.some(s => s.method === 'POST' && s.path === 'design/consent')
+    ).toBe(true);
+    t.model.dispose();
+  });
+
+  it('revokes a grant by id and names the project in the outcome', async () => {
+    const t = setup();
+    await t.model.refresh();
+    const outcome = await t.model.revokeGrant(
+      'deck-1',
+      'Quarterly Review Deck'
+    );
+    expect(outcome.text).toBe(
+      'The durable grant for Quarterly Review Deck is revoked.'
+    );
+    t.model.dispose();
+  });
+
+  it('fetches the journal again after a restore even when the version did not change', async () => {
+    const t = setup();
+    await t.model.refresh();
+    const outcome = await t.model.restore(7);
+    expect(outcome).toEqual({
+      ok: true,
+      text: 'Restored guides/onboarding.md.'
+    });
+    expect(t.count('GET journal')).toBe(2);
+    t.model.dispose();
+  });
+
+  it('reports a failed action with the service’s message', async () => {
+    const t = setup();
+    await t.model.refresh();
+    const outcome = await t.model.restore(8);
+    expect(outcome.ok).toBe(false);
+    t.model.dispose();
+  });
+
+  it('signs in by itself on the reference service, or opens the given URL', async () => {
+    const t = setup();
+    expect(await t.model.signIn()).toEqual({ ok: true, text: 'Signed in.' });
+    expect(t.opened).toEqual([]);
+    t.setLogin({ url: 'https://example.test/oauth/authorize?x=1' });
+    const outcome = await t.model.signIn();
+    expect(t.opened).toEqual(['https://example.test/oauth/authorize?x=1']);
+    expect(outcome.text).toContain('new tab');
+    t.model.dispose();
+  });
+});
+
+describe('PanelModel poll', () => {
+  it('asks every 3 s while a panel is visible, and not while none is', async () => {
+    jest.useFakeTimers();
+    const visible = { now: true };
+    const t = setup(visible);
+    await t.model.start();
+    await jest.advanceTimersByTimeAsync(0);
+    const first = t.count('GET status');
+    expect(first).toBeGreaterThanOrEqual(1);
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    expect(t.count('GET status')).toBe(first + 1);
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    expect(t.count('GET status')).toBe(first + 2);
+    visible.now = false;
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS * 3);
+    expect(t.count('GET status')).toBe(first + 2);
+    visible.now = true;
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    expect(t.count('GET status')).toBe(first + 3);
+    t.model.dispose();
+  });
+
+  it('does not ask while the page is hidden', async () => {
+    jest.useFakeTimers();
+    const t = setup();
+    await t.model.start();
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    const before = t.count('GET status');
+    setHidden(true);
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS * 3);
+    expect(t.count('GET status')).toBe(before);
+    setHidden(false);
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    expect(t.count('GET status')).toBe(before + 1);
+    t.model.dispose();
+  });
+
+  it('sees a new version within one interval, with no call from the panel', async () => {
+    jest.useFakeTimers();
+    const t = setup();
+    await t.model.start();
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    const before = t.changes();
+    t.setStatus(status({ version: 'v2' }));
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL_MS);
+    expect(t.changes()).toBe(before + 1);
+    t.model.dispose();
+  });
+});

@@ -1,0 +1,268 @@
+/**
+ * What both panels show, fetched once for the two of them: the status, the attached
+ * Project's files and the journal. A poll asks for the status every 3 s while a panel is
+ * visible and the page is not hidden; the files and the journal are fetched again only when
+ * the status's `version` changed, and the panels re-render only then.
+ */
+import { Poll } from '@lumino/polling';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import {
+  IDesign,
+  IFiles,
+  IJournal,
+  IStatus,
+  isFailure,
+  PanelApi,
+  Part
+} from './api';
+
+/** How often the status is asked for while a panel is visible (ms). */
+export const POLL_INTERVAL_MS = 3000;
+
+/** An action's outcome, shown in the panel it was started from until the next action. */
+export interface IOutcome {
+  ok: boolean;
+  text: string;
+}
+
+export interface IModelOptions {
+  /** whether a panel that shows this model is visible now */
+  isVisible: () => boolean;
+  /** opens the login route's URL in a new tab (window.open in the page) */
+  openUrl?: (url: string) => void;
+  interval?: number;
+}
+
+/**
+ * The key that tells "the files or the journal may have changed": the project's revision,
+ * or the failure that stands in for the project.
+ */
+export function revisionKey(status: Part<IStatus> | null): string {
+  if (status === null) {
+    return '';
+  }
+  if (isFailure(status)) {
+    return `failure:${status.error}`;
+  }
+  const project = status.project;
+  if (project === null || isFailure(project)) {
+    return `project-failure:${project?.error ?? 'none'}`;
+  }
+  return `revision:${project.revision}`;
+}
+
+/** The key that tells "changed": the status's version, or the failure it is. */
+export function statusKey(status: Part<IStatus> | null): string {
+  if (status === null) {
+    return '';
+  }
+  if (isFailure(status)) {
+    return `failure:${status.error}:${status.message}`;
+  }
+  return `version:${status.version}`;
+}
+
+export class PanelModel {
+  constructor(api: PanelApi, options: IModelOptions) {
+    this.api = api;
+    this._isVisible = options.isVisible;
+    this._openUrl =
+      options.openUrl ?? (url => window.open(url, '_blank', 'noopener'));
+    this._poll = new Poll({
+      auto: false,
+      factory: () => this.refresh(),
+      frequency: {
+        interval: options.interval ?? POLL_INTERVAL_MS,
+        backoff: false
+      },
+      linger: 0,
+      name: 'jupyter-design-projects:status',
+      standby: () => (this._isVisible() ? 'when-hidden' : true)
+    });
+  }
+
+  readonly api: PanelApi;
+
+  /** Emitted after a refresh that changed what the panels show. */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  get status(): Part<IStatus> | null {
+    return this._status;
+  }
+
+  get files(): Part<IFiles> | null {
+    return this._files;
+  }
+
+  get journal(): Part<IJournal> | null {
+    return this._journal;
+  }
+
+  /** When the last answer arrived (null before the first one). */
+  get updated(): Date | null {
+    return this._updated;
+  }
+
+  /** The attached project, when it could be read. */
+  get project(): IStatus['project'] {
+    const status = this._status;
+    return status === null || isFailure(status) ? null : status.project;
+  }
+
+  get isDisposed(): boolean {
+    return this._poll.isDisposed;
+  }
+
+  /** Start polling (the first tick asks at once if a panel is visible). */
+  start(): Promise<void> {
+    return this._poll.start();
+  }
+
+  /** A panel was shown: ask now rather than at the next tick. */
+  wake(): Promise<void> {
+    return this._poll.refresh();
+  }
+
+  /**
+   * Ask for the status; on a new version (or `full`, after an action that may not change
+   * it) also the files and the journal. Calls made while one runs share its result, plus
+   * one more round so that an action's effect is always seen.
+   */
+  refresh(full = false): Promise<void> {
+    this._full = this._full || full;
+    if (this._running) {
+      if (!this._again) {
+        this._again = this._running.then(() => {
+          this._again = null;
+          return this.refresh();
+        });
+      }
+      return this._again;
+    }
+    const full_ = this._full;
+    this._full = false;
+    this._running = this._fetch(full_).finally(() => {
+      this._running = null;
+    });
+    return this._running;
+  }
+
+  /** Give or revoke the Design consent; the new design part shows at once. */
+  async setConsent(give: boolean): Promise<IOutcome> {
+    const design = give
+      ? await this.api.giveConsent()
+      : await this.api.revokeConsent();
+    return this._designChanged(
+      design,
+      give
+        ? 'Consent given.'
+        : 'Consent revoked; the durable grants are cleared.'
+    );
+  }
+
+  async revokeGrant(projectId: string, projectName: string): Promise<IOutcome> {
+    const design = await this.api.revokeGrant(projectId);
+    return this._designChanged(
+      design,
+      `The durable grant for ${projectName} is revoked.`
+    );
+  }
+
+  async restore(entryId: number): Promise<IOutcome> {
+    const answer = await this.api.restore(entryId);
+    await this.refresh(true);
+    return isFailure(answer)
+      ? { ok: false, text: answer.message }
+      : { ok: true, text: answer.message };
+  }
+
+  /**
+   * Sign in: the embedded reference service completes by itself; any other service gives
+   * a URL, opened in a new tab, and the poll sees the credential once it is stored.
+   */
+  async signIn(): Promise<IOutcome> {
+    const answer = await this.api.login();
+    if (isFailure(answer)) {
+      return { ok: false, text: answer.message };
+    }
+    if (answer.url) {
+      this._openUrl(answer.url);
+      await this.refresh(true);
+      return {
+        ok: true,
+        text: 'Finish signing in in the new tab; this panel updates by itself.'
+      };
+    }
+    await this.refresh(true);
+    return { ok: true, text: 'Signed in.' };
+  }
+
+  dispose(): void {
+    this._poll.dispose();
+    Signal.clearData(this);
+  }
+
+  private async _designChanged(
+    design: Part<IDesign>,
+    done: string
+  ): Promise<IOutcome> {
+    if (isFailure(design)) {
+      await this.refresh(true);
+      return { ok: false, text: design.message };
+    }
+    const status = this._status;
+    if (status !== null && !isFailure(status)) {
+      this._status = { ...status, design };
+      this._changed.emit();
+    }
+    await this.refresh(true);
+    return { ok: true, text: done };
+  }
+
+  private async _fetch(full: boolean): Promise<void> {
+    const status = await this.api.status();
+    if (this.isDisposed) {
+      return;
+    }
+    const changed = statusKey(status) !== statusKey(this._status);
+    const revised = revisionKey(status) !== revisionKey(this._status);
+    this._updated = new Date();
+    if (!changed && !full) {
+      return;
+    }
+    let files = this._files;
+    let journal = this._journal;
+    if (isFailure(status)) {
+      files = journal = null;
+    } else if (revised || full) {
+      const project = status.project;
+      const attached = project !== null && !isFailure(project);
+      [files, journal] = await Promise.all([
+        attached ? this.api.files() : Promise.resolve(null),
+        this.api.journal()
+      ]);
+    }
+    if (this.isDisposed) {
+      return;
+    }
+    this._status = status;
+    this._files = files;
+    this._journal = journal;
+    this._changed.emit();
+  }
+
+  private _isVisible: () => boolean;
+  private _openUrl: (url: string) => void;
+  private _poll: Poll;
+  private _changed = new Signal<this, void>(this);
+  private _status: Part<IStatus> | null = null;
+  private _files: Part<IFiles> | null = null;
+  private _journal: Part<IJournal> | null = null;
+  private _updated: Date | null = null;
+  private _running: Promise<void> | null = null;
+  private _again: Promise<void> | null = null;
+  private _full = false;
+}

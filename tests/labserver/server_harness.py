@@ -1,0 +1,168 @@
+"""A real Jupyter server on a loopback port with the server extension enabled and no service
+configured, its kernels reached through their connection files, and an HTTP client that
+signs in and sends the XSRF header as JupyterLab in a browser does. Waits are bounded."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+START_DEADLINE_S = 90.0
+STOP_GRACE_S = 10.0
+KERNEL_DEADLINE_S = 120.0
+PREFIX = "/jupyter-design-projects/"
+
+
+@dataclasses.dataclass
+class JupyterServer:
+    url: str
+    token: str
+    root: Path
+    runtime_dir: Path
+    env: dict[str, str]
+    log_file: Path
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """A token-authenticated request (as a script or jupyter_client would send it)."""
+        with httpx.Client(timeout=60.0) as client:
+            return client.request(method, self.url + path,
+                                  headers={"Authorization": f"token {self.token}"}, **kwargs)
+
+    @contextlib.contextmanager
+    def browser(self) -> Iterator[httpx.Client]:
+        """A client signed in with the login form, holding the `_xsrf` cookie as a browser
+        does; send `xsrf_headers(client)` with each change, as JupyterLab does."""
+        with httpx.Client(base_url=self.url, timeout=60.0) as client:
+            client.get("/login")
+            answer = client.post("/login", data={"password": self.token,
+                                                 "_xsrf": client.cookies.get("_xsrf", "")})
+            assert answer.status_code in (200, 302), answer.text[:500]
+            yield client
+
+    def status(self) -> dict[str, Any]:
+        answer = self.api("GET", PREFIX + "status")
+        assert answer.status_code == 200, answer.text[:500]
+        return answer.json()
+
+
+def xsrf_headers(client: httpx.Client) -> dict[str, str]:
+    return {"X-XSRFToken": client.cookies.get("_xsrf", "")}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def tail(path: Path, chars: int = 4000) -> str:
+    return path.read_text(errors="replace")[-chars:] if path.exists() else ""
+
+
+def running_server(tmp: Path) -> Iterator[JupyterServer]:
+    """`jupyter server` with isolated Jupyter and data dirs; no JDP_* variable set, so the
+    extension starts the reference service that its kernels share."""
+    port, token = free_port(), secrets.token_hex(16)
+    root = tmp / "root"
+    root.mkdir()
+    config = tmp / "config"
+    config.mkdir()
+    (config / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": {"jupyter_design_projects": True}}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JDP_", "CLAUDE_"))}
+    env.update({
+        "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_DATA_DIR": str(tmp / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), "XDG_DATA_HOME": str(tmp / "xdg"),
+        "IPYTHONDIR": str(tmp / "ipython"), "JUPYTER_PLATFORM_DIRS": "1",
+    })
+    log_file = tmp / "jupyter-server.log"
+    command = [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={root}"]
+    with log_file.open("wb") as log:
+        process = subprocess.Popen(command, env=env, cwd=root, stdin=subprocess.DEVNULL,
+                                   stdout=log, stderr=subprocess.STDOUT)
+    server = JupyterServer(f"http://127.0.0.1:{port}", token, root, tmp / "runtime", env,
+                           log_file)
+    try:
+        wait_until_ready(process, server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_GRACE_S)
+
+
+def wait_until_ready(process: subprocess.Popen, server: JupyterServer) -> None:
+    """Until the server answers and its reference service is ready."""
+    deadline = time.monotonic() + START_DEADLINE_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"jupyter server exited:\n{tail(server.log_file)}")
+        try:
+            if server.status()["service"]["state"] == "ready":
+                return
+        except (httpx.TransportError, AssertionError):
+            pass
+        try:
+            process.wait(0.2)
+        except subprocess.TimeoutExpired:
+            pass
+    raise AssertionError(f"not ready within {START_DEADLINE_S:g} s:\n{tail(server.log_file)}")
+
+
+class Kernel:
+    """A kernel the server started, driven through its connection file (as nbclient does)."""
+
+    def __init__(self, server: JupyterServer) -> None:
+        from jupyter_client import BlockingKernelClient
+
+        answer = server.api("POST", "/api/kernels", json={"name": "python3"})
+        assert answer.status_code == 201, answer.text[:500]
+        self.id = answer.json()["id"]
+        self.server = server
+        connection = server.runtime_dir / f"kernel-{self.id}.json"
+        deadline = time.monotonic() + KERNEL_DEADLINE_S
+        while not connection.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.client = BlockingKernelClient(connection_file=str(connection))
+        self.client.load_connection_file()
+        self.client.start_channels(hb=False)  # a missed 1 s heartbeat on a busy machine is no death
+        self.client.wait_for_ready(timeout=KERNEL_DEADLINE_S)
+
+    def run(self, code: str) -> str:
+        """Run a cell; its stdout, or an AssertionError with the traceback."""
+        out: list[str] = []
+        errors: list[str] = []
+
+        def collect(message: dict) -> None:
+            kind, content = message["msg_type"], message["content"]
+            if kind == "stream" and content.get("name") == "stdout":
+                out.append(content["text"])
+            elif kind == "error":
+                errors.append("\n".join(content.get("traceback", [])))
+
+        reply = self.client.execute_interactive(code, timeout=KERNEL_DEADLINE_S,
+                                                output_hook=collect, allow_stdin=False)
+        assert reply["content"]["status"] == "ok" and not errors, "\n".join(errors)
+        return "".join(out)
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        self.server.api("DELETE", f"/api/kernels/{self.id}")
