@@ -35,7 +35,7 @@ magic boundary and nowhere else.
     │   ├── AwaitingApproval(operation)            a pending outcome was read too early
     │   └── ApprovalClosed(operation)              a card that was already answered
     └── ProjectsError
-        ├── ProjectsApiError(action, status, body) a non-2xx answer of the Projects API
+        ├── ProjectsApiError(action, status, body, retry_after)   a non-2xx Projects answer
         ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
         ├── PathRejected(path, rule)               a path broke a path rule
         ├── DocNotFound(path, available)           no doc or upload at that path
@@ -382,14 +382,19 @@ class ProjectsApiError(ProjectsError):
     action: str
     status: int
     body: str
+    #: seconds the service asked to wait (`retry-after` on a 429 or 5xx), if it said
+    retry_after: int | None
 
-    def __init__(self, action: str, status: int, body: str) -> None:
+    def __init__(self, action: str, status: int, body: str,
+                 retry_after: int | None = None) -> None:
         shown = body if len(body) <= 500 else body[:500] + "…"
+        retry = f" (retry after {retry_after} s)" if retry_after is not None else ""
         super().__init__(
-            f"Projects {action} failed with HTTP {status}: {shown}",
+            f"Projects {action} failed with HTTP {status}: {shown}{retry}",
             action=action,
             status=status,
             body=body,
+            retry_after=retry_after,
         )
 
 

@@ -38,8 +38,10 @@ def check_status(answer: Answer) -> None:
     check_auth(answer)
     if answer.status == 403:
         _raise_flat_403(answer)
+    retry = f" (retry after {answer.retry_after} s)" if answer.retry_after is not None else ""
     raise TransportError(
-        answer.action, f"HTTP {answer.status}: {shown_body(answer)}", status=answer.status
+        answer.action, f"HTTP {answer.status}: {shown_body(answer)}{retry}",
+        status=answer.status, retry_after=answer.retry_after,
     )
 
 
