@@ -179,9 +179,11 @@ def service(module_reference_service: EmbeddedService) -> EmbeddedService:
 def _open_live(service, tmp_path, caplog, capsys, **kwargs) -> Iterator[Live]:
     caplog.set_level(logging.DEBUG)
     credentials_file = signed_in_file(service, tmp_path / "client")
+    answerable = {"now": False}  # whether a person can answer a card (cases switch it)
     session = Session(settings_for(service, credentials_file, **kwargs),
-                      data_dir=tmp_path / "client")
+                      data_dir=tmp_path / "client", can_ask=lambda: answerable["now"])
     live = Live(service, session, credentials_file, caplog, capsys)
+    live.answerable = answerable
     live.faults.reset()
     session.run(session.design.consent())  # cases that need no consent revoke it
     try:
