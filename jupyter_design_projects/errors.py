@@ -229,6 +229,7 @@ class ScopeExpansionFailed(AuthError):
             self,
             f"Could not add the Projects scopes: {text}" + (f" ({detail})" if detail else ""),
             reason=reason,
+            detail=detail,
         )
 
 
