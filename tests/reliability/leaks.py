@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import os
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -121,4 +122,12 @@ class LeakScan:
         forms = self._forms()
         found = sorted({(part, index) for part, texts in where.items() for text in texts
                         for index, form in forms if form in text})
+        if found and os.environ.get("JDP_LEAK_DEBUG"):
+            for part, texts in where.items():
+                for text in texts:
+                    for index, form in forms:
+                        if form in text:
+                            at = text.index(form)
+                            print("LEAK", part, index, text[max(0, at - 1500):at].replace(
+                                form, "<TOKEN>"))
         assert not found, f"a live token appeared in: {found} (part, token number)"
