@@ -31,7 +31,7 @@ def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
     text; always redacted first, then truncated."""
     try:
         parsed = json.loads(answer.body)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict):
         inner = parsed.get("error")

@@ -56,7 +56,7 @@ class Answer:
         """The body as JSON; a malformed body is a TransportError that never echoes it."""
         try:
             return jsonlib.loads(self.body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
                 self.action, f"the answer (HTTP {self.status}) is not JSON"
             ) from None
