@@ -12,23 +12,29 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from faults_client import FaultsClient, faults
+from hostile import LoopbackServer
 from hypothesis import HealthCheck, settings
 from leaks import LeakScan
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import JdpError
 from jupyter_design_projects.session import Session
-from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.settings import FIRST_PARTY_CLIENT_ID, Settings
 
 FULL = os.environ.get("JDP_RELIABILITY_FULL") == "1"
 DB_FILE = "service.sqlite3"
+FULL_SCOPES = ["user:profile", "user:inference", "user:mcp_servers", "user:file_upload",
+               "user:design:read", "user:design:write", "user:projects:read",
+               "user:projects:write"]
 
 settings.register_profile(
     "bounded", max_examples=25, deadline=None, derandomize=True, database=None,
@@ -276,3 +282,63 @@ def shell_live(live, monkeypatch, tmp_path) -> Iterator[LiveShell]:
         yield driver
     finally:
         unload(ip)
+
+
+# ---------------------------------------------------------------- scripted servers
+
+
+@pytest.fixture(scope="module")
+def real_tools(service, tmp_path_factory):
+    """The reference service's catalogue, served again by scripted servers."""
+    directory = tmp_path_factory.mktemp("tools")
+    path = signed_in_file(service, directory)
+    with Session(settings_for(service, path), data_dir=directory) as session:
+        return session.run(session.design.session.tools())
+
+
+class Scripted:
+    """A Session whose every endpoint is a scripted loopback server, signed in with a
+    credential made up for the case (the tokens the leak check looks for)."""
+
+    def __init__(self, tmp_path, script, caplog, capsys) -> None:
+        self.server = LoopbackServer(script)
+        self.access = "hostile-access-" + secrets.token_hex(16)
+        self.refresh = "hostile-refresh-" + secrets.token_hex(16)
+        path = tmp_path / "hostile-credentials.json"
+        path.write_text(json.dumps({
+            "access_token": self.access, "refresh_token": self.refresh,
+            "expires_at": int((time.time() + 3600) * 1000), "scopes": FULL_SCOPES,
+            "client_id": FIRST_PARTY_CLIENT_ID}))
+        path.chmod(0o600)
+        settings = Settings.resolve({}, {
+            "api_base_url": self.server.base_url, "credentials_file": str(path),
+            "org_uuid": "5a1f2c3d-0000-4000-8000-000000000001",
+            "project_uuid": "5a1f2c3d-0000-4000-8000-000000000002", "http_trace": True})
+        self.session = Session(settings, data_dir=tmp_path / "hostile")
+
+        class _Service:  # what Live needs of a service
+            base_url = self.server.base_url
+            data_dir = tmp_path
+            credentials_file = path
+            session_jwt = None
+
+        self.live = Live(_Service(), self.session, path, caplog, capsys)
+        self.live.tokens = lambda: [self.access, self.refresh]  # type: ignore[method-assign]
+
+    def close(self) -> None:
+        self.session.close()
+        self.server.close()
+
+
+@pytest.fixture
+def scripted(tmp_path, caplog, capsys, real_tools):
+    made: list[Scripted] = []
+
+    def make(script) -> Scripted:
+        made.append(Scripted(tmp_path, script, caplog, capsys))
+        return made[-1]
+
+    make.tools = real_tools
+    yield make
+    for one in made:
+        one.close()

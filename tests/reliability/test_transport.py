@@ -24,14 +24,9 @@ from jupyter_design_projects.errors import (
     TransportError,
     UnexpectedContentType,
 )
-from jupyter_design_projects.session import Session
-from jupyter_design_projects.settings import FIRST_PARTY_CLIENT_ID, Settings
 
 MCP = "/v1/design/mcp"
 DESIGN_CAP = 2_080_000
-FULL_SCOPES = ["user:profile", "user:inference", "user:mcp_servers", "user:file_upload",
-               "user:design:read", "user:design:write", "user:projects:read",
-               "user:projects:write"]
 
 
 def org_api(live) -> str:
@@ -320,67 +315,6 @@ def test_redirect_to_another_origin_is_not_followed__threat_token_exfiltration(l
 
 
 # ---------------------------------------------------------------- a scripted server
-
-
-@pytest.fixture(scope="module")
-def real_tools(service, tmp_path_factory):
-    """The reference service's catalogue, served again by scripted servers."""
-    from conftest import settings_for, signed_in_file
-
-    directory = tmp_path_factory.mktemp("tools")
-    path = signed_in_file(service, directory)
-    with Session(settings_for(service, path), data_dir=directory) as session:
-        return session.run(session.design.session.tools())
-
-
-class Scripted:
-    """A Session whose every endpoint is a scripted loopback server, signed in with a
-    credential made up for the case (the tokens the leak check looks for)."""
-
-    def __init__(self, tmp_path, script, caplog, capsys) -> None:
-        from conftest import Live
-
-        self.server = LoopbackServer(script)
-        self.access = "hostile-access-" + secrets.token_hex(16)
-        self.refresh = "hostile-refresh-" + secrets.token_hex(16)
-        path = tmp_path / "hostile-credentials.json"
-        path.write_text(json.dumps({
-            "access_token": self.access, "refresh_token": self.refresh,
-            "expires_at": int((time.time() + 3600) * 1000), "scopes": FULL_SCOPES,
-            "client_id": FIRST_PARTY_CLIENT_ID}))
-        path.chmod(0o600)
-        settings = Settings.resolve({}, {
-            "api_base_url": self.server.base_url, "credentials_file": str(path),
-            "org_uuid": "5a1f2c3d-0000-4000-8000-000000000001",
-            "project_uuid": "5a1f2c3d-0000-4000-8000-000000000002", "http_trace": True})
-        self.session = Session(settings, data_dir=tmp_path / "hostile")
-
-        class _Service:  # what Live needs of a service
-            base_url = self.server.base_url
-            data_dir = tmp_path
-            credentials_file = path
-            session_jwt = None
-
-        self.live = Live(_Service(), self.session, path, caplog, capsys)
-        self.live.tokens = lambda: [self.access, self.refresh]  # type: ignore[method-assign]
-
-    def close(self) -> None:
-        self.session.close()
-        self.server.close()
-
-
-@pytest.fixture
-def scripted(tmp_path, caplog, capsys, real_tools):
-    made: list[Scripted] = []
-
-    def make(script) -> Scripted:
-        made.append(Scripted(tmp_path, script, caplog, capsys))
-        return made[-1]
-
-    make.tools = real_tools
-    yield make
-    for one in made:
-        one.close()
 
 
 def projects_script(reply):
