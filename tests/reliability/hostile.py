@@ -73,6 +73,7 @@ class LoopbackServer:
         self.base_url = f"http://{host}:{self._sock.getsockname()[1]}"
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._open: set[socket.socket] = set()
         self._accepter = threading.Thread(target=self._accept, daemon=True)
         self._accepter.start()
 
@@ -85,6 +86,11 @@ class LoopbackServer:
     def close(self) -> None:
         self._stop.set()
         self._accepter.join(5)
+        for conn in list(self._open):  # a connection waiting for a request: let it go
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         for thread in self._threads:
             thread.join(5)
         self._sock.close()
@@ -101,6 +107,7 @@ class LoopbackServer:
 
     def _serve(self, conn: socket.socket) -> None:
         conn.settimeout(10)
+        self._open.add(conn)
         try:
             request = _read_request(conn)
             if request is None:
@@ -122,6 +129,7 @@ class LoopbackServer:
         except OSError:
             pass
         finally:
+            self._open.discard(conn)
             conn.close()
 
 

@@ -40,11 +40,13 @@ def write_args(project: str, *paths: str, token: str | None = None) -> dict:
 
 
 class Clock:
+    """Real time until a case stops it at an exact millisecond."""
+
     def __init__(self) -> None:
-        self.offset_ms = 0
+        self.stopped_at: int | None = None
 
     def __call__(self) -> int:
-        return int(time.time() * 1000) + self.offset_ms
+        return int(time.time() * 1000) if self.stopped_at is None else self.stopped_at
 
 
 @pytest.fixture
@@ -101,7 +103,7 @@ def test_plan_expiring_at_the_exact_boundary__spec_s4_plan_ttl(clocked, before_m
     token = approved_plan(live, DECK, [target])
     plan = live.session.design.engine.snapshot(can_ask=False, main_context=True,
                                                now_ms=live.clock()).plans[token]
-    live.clock.offset_ms = plan.expires_at_ms - before_ms - int(time.time() * 1000)
+    live.clock.stopped_at = plan.expires_at_ms - before_ms
     if before_ms:
         outcome = live.run(live.session.design.call("write_files",
                                                     write_args(DECK, target, token=token)))

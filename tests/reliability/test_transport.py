@@ -387,3 +387,34 @@ def test_a_server_that_echoes_the_bearer_never_shows_it__threat_reflected_token(
     assert case.server.requests and case.server.requests[0].headers["authorization"] == \
         "Bearer " + case.access
     case.live.check(error=error)
+
+
+# ---------------------------------------------------------------- the magics' own outputs
+
+
+def test_a_cell_write_refused_by_a_503_writes_nothing__spec_s0(shell_live):
+    live = shell_live.live
+    name = unique_name()
+    live.faults.fail(org_api(live) + "/docs", status=503, method="POST",
+                     headers={"retry-after": "5"})
+    error = shell_live.cell("project", f"write {name}", "never stored\n")
+    assert isinstance(error, ProjectsApiError) and (error.status, error.retry_after) == (503, 5)
+    assert name not in live.docs()
+    history = shell_live.line("project", "history")
+    assert all(row["path"] != name for row in history.data)
+    live.check(history)
+
+
+def test_the_http_trace_after_refreshes_and_faults_shows_no_token__threat_trace_leak(
+        shell_live):
+    live = shell_live.live
+    shell_live.line("design", "list_projects")
+    live.faults.expire_tokens()
+    shell_live.line("project", "info")  # a 401, a refresh, a retry
+    live.faults.fail(MCP, status=500, rpc_method="tools/call")
+    failed = shell_live.line("design", "list_projects")
+    assert failed.is_error and failed.error.status == 500
+    trace = shell_live.line("design", "trace")
+    assert any(row.get("status") == 401 for row in trace.data)
+    assert any(row.get("status") == 500 for row in trace.data)
+    live.check(trace)
