@@ -124,7 +124,7 @@ def tokens_of(jupyter) -> LeakScan:
     return LeakScan(lambda: file_tokens(service.credentials_file) + [service.session_jwt])
 
 
-def test_the_extension_registers_routes_under_its_own_prefix():
+def test_the_extension_registers_routes_under_its_own_prefix__threat_route_collision():
     assert all(concrete(route).startswith("/jupyter-design-projects/")
                for route, _ in registered_routes())
 
