@@ -14,7 +14,7 @@ import time
 import uuid
 
 import pytest
-from conftest import Live, settings_for, signed_in_file
+from battery import Live, settings_for, signed_in_file
 
 from jupyter_design_projects.session import Session
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import Live, settings_for, signed_in_file
+from battery import Live, settings_for, signed_in_file
 from faults_client import faults
 from kernels import Kernel
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import filelock
 import pytest
-from conftest import Live, ServiceState, settings_for, signed_in_file
+from battery import Live, ServiceState, settings_for, signed_in_file
 from faults_client import faults
 from kernels import Kernel, wait_until
 

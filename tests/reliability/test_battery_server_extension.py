@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import file_tokens
+from battery import file_tokens
 from kernels import wait_until
 from leaks import LeakScan
 
