@@ -26,7 +26,7 @@ FULL = os.environ.get("JDP_RELIABILITY_FULL") == "1"
 HERE = Path(__file__).parent
 
 settings.register_profile(
-    "bounded", max_examples=25, deadline=None, derandomize=True, database=None,
+    "bounded", max_examples=15, deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                            HealthCheck.data_too_large])
 settings.register_profile(
