@@ -101,6 +101,9 @@ def install(extras: str) -> None:
     installed = VENV / "share" / "jupyter" / "labextensions" / LABEXT_NAME
     if installed.is_symlink():  # made by hand by an older tasks.py
         installed.unlink()
+    # an install through that link wrote install.json into the build output, which would
+    # then ship twice in the wheel
+    (LABEXT_OUT / "install.json").unlink(missing_ok=True)
     say(f'pip install -e ".[{extras}]" (builds the JupyterLab extension when needed)')
     run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e",
         f".[{extras}]", env=env)

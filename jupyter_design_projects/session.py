@@ -294,12 +294,19 @@ class Session:
         """Sign in to the embedded reference service: the same authorization-code flow,
         with this process reading the code off the authorize page instead of a person."""
         url, attempt = self.login_begin()
+        # the page and the match stay in this helper's frame, which has returned before
+        # the code is spent: a traceback of a failed finish (even one printing locals)
+        # shows only the Secret
+        code = self._code_from_authorize_page(url)
+        self.login_finish(attempt, code)
+
+    def _code_from_authorize_page(self, url: str) -> Secret:
         page = self.run(self._fetch_authorize_page(url))
         found = re.search(r'<pre id="code">([^<]+)</pre>', page)
         if found is None:
             raise AuthError("login_failed", "The reference service's sign-in page showed "
                                             "no code; see its log.")
-        self.login_finish(attempt, Secret(html.unescape(found.group(1))))
+        return Secret(html.unescape(found.group(1)))
 
     async def _fetch_authorize_page(self, url: str) -> str:
         from .transport.http import send

@@ -132,6 +132,7 @@ def redact_body(raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()) ->
     text = raw.decode("utf-8", "replace")
     try:
         text = json.dumps(redact_fields(json.loads(text)), ensure_ascii=False)
-    except ValueError:  # not JSON, or cut short: blank the fields by pattern instead
+    except (ValueError, RecursionError):  # not JSON, cut short, or nested too deep: blank
+        # the fields by pattern instead
         text = _SECRET_FIELD.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
     return redact_then_truncate(text, limit, secrets)

@@ -102,25 +102,33 @@ class _Walker:
                 self.fail(prefix + "?", "field names must be strings")
             if isinstance(properties, Mapping) and key not in properties:
                 self.fail(prefix + key, "is not a known field", suggest(key, list(properties)))
-        for name in schema.get("required") or ():
-            if name not in value:
+        # a schema is the service's: a part of the wrong shape is ignored, never a crash
+        required = schema.get("required")
+        for name in required if isinstance(required, list) else ():
+            if isinstance(name, str) and name not in value:
                 self.fail(prefix + name, "is required")
         for key, item in value.items():
             spec = properties.get(key) if isinstance(properties, Mapping) else None
             cap = PLAN_TOKEN_MAX_BYTES if top_level and key == "plan_token" else STRING_MAX_BYTES
-            self.value(item, spec or {}, field=prefix + key, cap=cap)
+            self.value(item, spec if isinstance(spec, Mapping) else {}, field=prefix + key,
+                       cap=cap)
 
     def value(self, value: Any, spec: Mapping[str, Any], *, field: str, cap: int) -> None:
         declared = spec.get("type")
-        if declared is not None:
-            names = [declared] if isinstance(declared, str) else list(declared)
+        if isinstance(declared, str):
+            names = [declared]
+        elif isinstance(declared, list):
+            names = [name for name in declared if isinstance(name, str)]
+        else:
+            names = []
+        if names:
             if not any(_TYPES[name][1](value) for name in names if name in _TYPES):
                 rule = _TYPES[names[0]][0] if len(names) == 1 and names[0] in _TYPES else (
                     "must be of type " + " or ".join(map(str, names))
                 )
                 self.fail(field, rule)
         enum = spec.get("enum")
-        if enum is not None and value not in enum:
+        if isinstance(enum, list) and value not in enum:
             self.fail(field, "must be one of " + ", ".join(map(repr, enum)))
         if isinstance(value, str):
             if spec.get("x-body") is not True and utf8_length(value) > cap:

@@ -7,6 +7,7 @@ import base64
 import binascii
 import dataclasses
 import json
+import traceback
 from typing import Any
 
 from ..core import display
@@ -54,6 +55,9 @@ class DesignOutcome:
 
     @classmethod
     def failed(cls, operation: str, error: JdpError) -> DesignOutcome:
+        # the outcome keeps the error: the finished frames of its traceback may hold a raw
+        # answer (a hostile service can echo the token into it), so their locals go
+        traceback.clear_frames(error.__traceback__)
         return cls(operation, from_error(error), error)
 
     @classmethod
@@ -68,7 +72,7 @@ class DesignOutcome:
             if block.get("type") == "text":
                 try:
                     return json.loads(block["text"])
-                except ValueError:
+                except (ValueError, RecursionError):
                     return block["text"]
         return None
 

@@ -38,8 +38,10 @@ def check_status(answer: Answer) -> None:
     check_auth(answer)
     if answer.status == 403:
         _raise_flat_403(answer)
+    retry = f" (retry after {answer.retry_after} s)" if answer.retry_after is not None else ""
     raise TransportError(
-        answer.action, f"HTTP {answer.status}: {shown_body(answer)}", status=answer.status
+        answer.action, f"HTTP {answer.status}: {shown_body(answer)}{retry}",
+        status=answer.status, retry_after=answer.retry_after,
     )
 
 
@@ -74,17 +76,28 @@ def rpc_result(answer: Answer, operation: str) -> dict:
     check_status(answer)
     if answer.content_type != "application/json":
         raise UnexpectedContentType(answer.action, answer.content_type or "(none)")
+    problem, rpc_error, result = _split_envelope(answer)
+    if rpc_error is not None:
+        raise DesignRpcError(operation, *rpc_error)
+    if result is None:
+        raise TransportError(answer.action, problem or "the JSON-RPC answer is malformed")
+    return result
+
+
+def _split_envelope(answer: Answer) -> tuple[str | None, tuple[int, str] | None, dict | None]:
+    """(what is wrong, the JSON-RPC error's cleaned fields, the result object). Returns
+    rather than raises, so the parsed answer (which a hostile service can fill with the
+    client's own token) never sits in a frame of an error's traceback."""
     envelope = answer.json()
     if not isinstance(envelope, dict):
-        raise TransportError(answer.action, "the answer is not a JSON-RPC object")
+        return "the answer is not a JSON-RPC object", None, None
     error = envelope.get("error")
     if error is not None:
-        code, message = _rpc_error_fields(error)
-        raise DesignRpcError(operation, code, message)
+        return None, _rpc_error_fields(error), None
     result = envelope.get("result")
     if not isinstance(result, dict):
-        raise TransportError(answer.action, "the JSON-RPC answer has no result object")
-    return result
+        return "the JSON-RPC answer has no result object", None, None
+    return None, None, result
 
 
 def shown_body(answer: Answer) -> str:

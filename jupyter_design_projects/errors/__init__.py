@@ -12,7 +12,7 @@ error declares its fields as annotations and sets them through `JdpError.__init_
 them from here (`from jupyter_design_projects.errors import X`).
 
     JdpError                                                        base.py
-    ├── TransportError(action, reason, status)     no usable answer  transport.py
+    ├── TransportError(action, reason, status, retry_after)  no usable answer  transport.py
     │   ├── OriginNotAllowed(origin)               a token would have left the allowlist
     │   ├── ResponseTooLarge(action, limit)        the byte cap was hit while reading
     │   ├── DeadlineExceeded(action, seconds)      the total deadline passed
@@ -35,7 +35,7 @@ them from here (`from jupyter_design_projects.errors import X`).
     │   ├── AwaitingApproval(operation)            a pending outcome was read too early
     │   └── ApprovalClosed(operation)              a card that was already answered
     ├── ProjectsError                                                 projects.py
-    │   ├── ProjectsApiError(action, status, body) a non-2xx answer of the Projects API
+    │   ├── ProjectsApiError(action, status, body, retry_after)  a non-2xx Projects answer
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
     │   ├── PathRejected(path, rule)               a path broke a path rule
     │   ├── DocNotFound(path, available)           no doc or upload at that path

@@ -202,7 +202,8 @@ GUIDANCE: dict[type[JdpError], Guidance] = {
     # -- Projects
     ProjectsError: Guidance(lambda e: e.kind, None),
     ProjectsApiError: Guidance(
-        lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}", None),
+        lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}"
+        + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), None),
     NoAttachedProject: Guidance(
         lambda e: "No Project is attached to this session: set CLAUDE_PROJECT_UUID "
         "(the embedded reference service sets it for you).", "set CLAUDE_PROJECT_UUID"),

@@ -19,9 +19,12 @@ class ProjectsApiError(ProjectsError):
     action: str
     status: int
     body: str
+    #: seconds the service asked to wait (`retry-after` on a 429 or 5xx), if it said
+    retry_after: int | None
 
-    def __init__(self, action: str, status: int, body: str) -> None:
-        super().__init__(action=action, status=status, body=body)
+    def __init__(self, action: str, status: int, body: str,
+                 retry_after: int | None = None) -> None:
+        super().__init__(action=action, status=status, body=body, retry_after=retry_after)
 
 
 class NoAttachedProject(ProjectsError):

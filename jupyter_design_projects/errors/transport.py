@@ -16,11 +16,14 @@ class TransportError(JdpError):
     action: str
     reason: str
     status: int | None
+    #: seconds the service asked to wait (`retry-after` on a 429 or 5xx), if it said
+    retry_after: int | None
 
     def __init__(self, action: str, reason: str, status: int | None = None, *,
-                 message: str | None = None, **fields: Any) -> None:
+                 message: str | None = None, retry_after: int | None = None,
+                 **fields: Any) -> None:
         super().__init__(message=message, action=action, reason=reason, status=status,
-                         **fields)
+                         retry_after=retry_after, **fields)
 
 
 class OriginNotAllowed(TransportError):

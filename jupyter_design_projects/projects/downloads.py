@@ -56,10 +56,13 @@ class DownloadDir:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-        except BaseException:
+        except BaseException as exc:
             os.close(fd)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(name)
+            if isinstance(exc, OSError):  # e.g. the disk is full: an error, not a traceback
+                raise DownloadFailed("-", f"could not save it in {self.root}: "
+                                          f"{exc.strerror or type(exc).__name__}") from None
             raise
         os.close(fd)
         return Path(name)

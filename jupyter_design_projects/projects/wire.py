@@ -22,7 +22,8 @@ def check(answer: Answer, secrets: Iterable[Secret] = ()) -> Answer:
     """The answer itself when 2xx; otherwise the `ProjectsApiError` it stands for."""
     if 200 <= answer.status < 300:
         return answer
-    raise ProjectsApiError(answer.action, answer.status, error_body(answer, secrets))
+    raise ProjectsApiError(answer.action, answer.status, error_body(answer, secrets),
+                           retry_after=answer.retry_after)
 
 
 def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
@@ -30,7 +31,7 @@ def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
     text; always redacted first, then truncated."""
     try:
         parsed = json.loads(answer.body)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict):
         inner = parsed.get("error")

@@ -67,6 +67,19 @@ def startup_info(ctx: ServiceContext, base_url: str) -> dict[str, Any]:
             "credentials_file": str(credentials), "session_jwt": session_jwt}
 
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+log = logging.getLogger(__name__)
+
+
+def listening_notice(host: str, base_url: str) -> tuple[int, str]:
+    """What the service says once it listens: loopback only (the default), or a warning
+    that other machines can reach it when --host said otherwise."""
+    if host in LOOPBACK_HOSTS or host.startswith("127."):
+        return logging.INFO, f"listening on {base_url} (loopback only)"
+    return logging.WARNING, (f"listening on {base_url}: --host {host} is not loopback, so "
+                             "other machines can reach this service and its demo data")
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto must be IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only then,
@@ -105,6 +118,7 @@ async def serve(config: ServiceConfig, parent_pid: int | None = None) -> None:
         await task
         raise SystemExit("jdp-server: the service did not start")
     info = startup_info(app.state.ctx, f"http://{host}:{port}")
+    log.log(*listening_notice(config.host, info["base_url"]))
     sys.stdout.write(json.dumps(info) + "\n")
     sys.stdout.flush()
     while not task.done():

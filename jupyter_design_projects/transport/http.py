@@ -46,11 +46,18 @@ class Answer:
     def content_type(self) -> str:
         return self.headers.get("content-type", "").split(";")[0].strip().lower()
 
+    @property
+    def retry_after(self) -> int | None:
+        """The `retry-after` header in whole seconds (429 and 5xx carry it), or None when
+        absent or not delta-seconds (an HTTP-date is not converted: this layer has no clock)."""
+        value = self.headers.get("retry-after", "").strip()
+        return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 else None
+
     def json(self) -> Any:
         """The body as JSON; a malformed body is a TransportError that never echoes it."""
         try:
             return jsonlib.loads(self.body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
                 self.action, f"the answer (HTTP {self.status}) is not JSON"
             ) from None

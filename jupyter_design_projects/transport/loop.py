@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import traceback
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from ..errors import DeadlineExceeded, SessionClosed
+from ..errors import DeadlineExceeded, JdpError, SessionClosed
 
 T = TypeVar("T")
 
@@ -63,6 +64,12 @@ class BackgroundLoop:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise DeadlineExceeded("background call", timeout or 0.0) from None
+        except JdpError as exc:
+            # an expected failure: the finished frames it passed through may hold a raw
+            # answer (which a hostile service can fill with the client's own token), and a
+            # traceback that prints locals (%xmode Verbose) must not show it
+            traceback.clear_frames(exc.__traceback__)
+            raise
 
     def close(self) -> None:
         """Cancel what is still running, stop the loop and join its thread. Idempotent."""

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from conftest import lab_environment, lab_page_on, running_lab
 from faults_client import FaultsClient
-from jupyter_design_projects.server.design.demo import DECK_ID
 from panel_driver import (
     DESIGN,
     KERNEL_MS,
@@ -30,6 +29,8 @@ from panel_driver import (
     service_call,
 )
 from playwright.sync_api import expect
+
+from jupyter_design_projects.server.design.demo import DECK_ID
 
 pytestmark = pytest.mark.browser
 

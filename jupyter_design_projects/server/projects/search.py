@@ -30,13 +30,18 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
     pieces: list[str] = []
     for paragraph in re.split(r"\n\s*\n", text):
         paragraph = paragraph.strip()
-        while len(paragraph) > size:
-            cut = paragraph.rfind(" ", 0, size + 1)
-            cut = cut if cut > 0 else size
-            pieces.append(paragraph[:cut].strip())
-            paragraph = paragraph[cut:].strip()
-        if paragraph:
-            pieces.append(paragraph)
+        # walk an offset: slicing off the rest at each cut copies it, quadratic in the
+        # paragraph (a 25 MiB one-paragraph doc then took minutes)
+        start = 0
+        while len(paragraph) - start > size:
+            cut = paragraph.rfind(" ", start, start + size + 1)
+            cut = cut if cut > start else start + size
+            pieces.append(paragraph[start:cut].strip())
+            start = cut
+            while start < len(paragraph) and paragraph[start].isspace():
+                start += 1
+        if paragraph[start:]:
+            pieces.append(paragraph[start:])
     out: list[str] = []
     for piece in pieces:
         if out and len(out[-1]) + 2 + len(piece) <= size:

@@ -1,0 +1,50 @@
+"""A stand-in for a notebook kernel, run as its own process by the crash and credential
+cases: it opens a Session on the reference service from a JSON argument and runs one
+action, printing one JSON line per step so the parent knows when to kill it.
+
+    python kernel_worker.py '{"action": "upload"|"expand"|"info", ...}'
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from jupyter_design_projects.errors import JdpError
+from jupyter_design_projects.session import Session
+from jupyter_design_projects.settings import Settings
+
+
+def say(**fields) -> None:
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    job = json.loads(sys.argv[1])
+    settings = Settings.resolve({}, job["settings"])
+    with Session(settings, data_dir=Path(job["data_dir"])) as session:
+        say(step="opened", temp_dir=str(session.temp_dir))
+        try:
+            if job["action"] == "upload":
+                result = session.run(session.projects.write(job["path"],
+                                                            local_path=job["local_path"]))
+            elif job["action"] in ("expand", "info"):
+                session.run(session.credentials.access_token())
+                say(step="loaded")
+                if "barrier" in job:  # wait for the parent's go (a line on stdin)
+                    sys.stdin.readline()
+                result = session.run(session.projects.info())
+                result = {"notice": result.get("notice")}
+            else:
+                raise SystemExit(f"unknown action {job['action']}")
+        except JdpError as exc:
+            say(step="failed", kind=exc.kind, reason=getattr(exc, "reason", None))
+            return 0
+        say(step="done", result={k: v for k, v in result.items() if k != "content"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
