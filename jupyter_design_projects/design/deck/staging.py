@@ -63,14 +63,20 @@ class Stage:
         for asset in assets:
             files.append(StagedFile(checked_path(asset.path, "asset"), asset.kind, asset.data,
                                     path))
-        for old in [f for f in self._files.values() if f.slide == path]:
-            del self._files[old.path]
         for staged in files:
             taken = self._files.get(staged.path)
             if taken is not None and taken.slide != path:
                 raise InvalidArguments("deck", "path", f"{staged.path!r} is already staged "
                                        f"for the slide {taken.slide!r}")
-            self._files[staged.path] = staged
+        # a slide staged again keeps its place in the deck
+        kept: dict[str, StagedFile] = {}
+        for old in self._files.values():
+            if old.slide != path:
+                kept[old.path] = old
+            elif path not in kept:
+                kept.update((f.path, f) for f in files)
+        kept.update((f.path, f) for f in files if f.path not in kept)
+        self._files = kept
         return files[0]
 
     def remove(self, slide: str) -> None:

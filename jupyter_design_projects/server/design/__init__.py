@@ -3,6 +3,6 @@ the consent and grants routes, the eighteen operations over the Design store, pl
 files and previews (in a real headless browser where one is installed)."""
 
 __all__ = [
-    "browser", "demo", "errors", "file_paths", "files", "gate", "mcp", "operations", "plans", "preview",
-    "rest", "store"
+    "browser", "demo", "errors", "file_paths", "files", "gate", "mcp", "operations", "plans",
+    "preview", "rest", "store"
 ]
