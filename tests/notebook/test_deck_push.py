@@ -13,6 +13,7 @@ from faults_client import faults
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
+from jupyter_design_projects.notebook import views
 from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
 from jupyter_design_projects.notebook.outcome import Outcome
 
@@ -177,3 +178,21 @@ def test_deck_new_creates_the_project_only_after_its_card_is_approved(shell, liv
                for p in projects)
     pushed = shell.run_line_magic("design", "deck push").approve()
     assert pushed.written == ["slides/01-hello.html"]
+
+
+def test_an_image_upload_read_shows_inline(shell, live):
+    picture = shell.run_line_magic("project", "read team-palette.png")
+    ((mime, blob),) = picture.images
+    assert mime == "image/png" and blob[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(blob) == picture.data["bytes"]
+    assert "image/png" in picture._repr_mimebundle_()
+
+
+@pytest.mark.parametrize(("size", "shown"), [(views.INLINE_IMAGE_MAX_BYTES, True),
+                                             (views.INLINE_IMAGE_MAX_BYTES + 1, False)])
+def test_an_image_upload_is_shown_inline_up_to_its_cap(tmp_path, size, shown):
+    saved = tmp_path / "big.png"
+    saved.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * (size - 8))
+    record = {"kind": "raw", "file_kind": "image", "mime_type": "image/png",
+              "local_file": str(saved), "bytes": size}
+    assert bool(views.project_outcome("read", record).images) is shown
