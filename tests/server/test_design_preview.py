@@ -154,3 +154,47 @@ def test_without_a_font_the_fallback_is_the_block_glyph_drawing(tmp_path) -> Non
 def test_a_dejavu_font_is_found_here() -> None:
     font = preview.find_font()
     assert font is not None and font.name == "DejaVuSans.ttf"
+
+
+# -- render_preview and the design system, through the operations --------------------------
+
+def operations(tmp_path, browser):
+    from jupyter_design_projects.server.context import ServiceConfig, ServiceContext
+    from jupyter_design_projects.server.database import Database
+    from jupyter_design_projects.server.design import store
+    from jupyter_design_projects.server.design.operations import DesignOperations
+
+    ctx = ServiceContext(config=ServiceConfig(data_dir=tmp_path, preview_browser=browser),
+                         db=Database(tmp_path / "design.sqlite3"))
+    ctx.db.migrate(store.SCHEMA)
+    store.seed_demo(ctx)
+    return DesignOperations(ctx)
+
+
+def test_a_service_without_a_browser_says_so_in_the_preview(tmp_path) -> None:
+    import json
+
+    from jupyter_design_projects.server.design.demo import DECK_ID
+
+    ops = operations(tmp_path, None)
+    reply = ops.render_preview("u", DECK_ID, "slides/03-metrics.html")
+    summary = json.loads(reply.text)
+    assert summary["renderer"] == preview.RENDERER_PILLOW
+    assert "turned off" in summary["fallback_reason"]
+    assert "pillow-dejavu" in summary["fallback_reason"]
+    assert "Active teams: 42" in summary["text_content"]
+    assert reply.png is not None and reply.png[:8] == b"\x89PNG\r\n\x1a\n"
+    ops.close()
+
+
+def test_the_prompt_of_a_project_describes_its_own_design_system(tmp_path) -> None:
+    from jupyter_design_projects.server.design.demo import DARK_SYSTEM_ID, DECK_ID
+
+    ops = operations(tmp_path, None)
+    assert "## Design system: Acme Default" in ops.get_claude_design_prompt("u",
+                                                                          project_id=DECK_ID)
+    night = ops.create_project("u", "Night deck", DARK_SYSTEM_ID)["project_id"]
+    assert "## Design system: Acme Night" in ops.get_claude_design_prompt("u",
+                                                                        project_id=night)
+    assert "## Design system: Acme Default" in ops.get_claude_design_prompt("u")
+    ops.close()

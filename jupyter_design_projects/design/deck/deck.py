@@ -64,7 +64,9 @@ class Deck:
     def add_markdown(self, path: str, markdown: str,
                      values: Mapping[str, Any] | None = None) -> StagedFile:
         """Stage a slide from Markdown; each `$name` is looked up in `values`."""
-        return self._staged(path, lambda: self._markdown(path, markdown, dict(values or {})))
+        values = values or {}
+        used = {n: values[n] for n in placeholders(markdown) if n in values}
+        return self._staged(path, lambda: self._markdown(path, markdown, used))
 
     def _markdown(self, path: str, markdown: str, values: Mapping[str, Any]) -> StagedFile:
         pieces = {}
