@@ -94,7 +94,7 @@ class NotebookDeck:
             made._bind_created(result, name)
             return made
         if not magics.can_ask():
-            return views.design_outcome(DesignOutcome.failed("create_project", _nobody()))
+            return views.failed_outcome("design deck new", _nobody("create_project"))
         from IPython.display import display
 
         from .cards import ApprovalCard
@@ -175,11 +175,11 @@ class NotebookDeck:
         return f"<NotebookDeck {self._summary()}>"
 
 
-def _nobody() -> JdpError:
+def _nobody(operation: str) -> JdpError:
     from ..core.permissions import explain
     from ..errors import PermissionRefused
 
-    return PermissionRefused("finalize_plan", "nobody_can_approve", explain("nobody_can_approve"))
+    return PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
 
 
 class DeckPush:
@@ -206,6 +206,7 @@ class DeckPush:
 
     def start(self) -> Any:
         session = self._magics.session
+        self.deck.client = session.design  # the session may have been reopened since
         session.run(self.deck.refresh())
         self.batches = self.deck.batches()
         if not self.batches:
@@ -220,7 +221,7 @@ class DeckPush:
                 self._write(batch, result)
                 continue
             if not self._magics.can_ask():
-                return views.failed_outcome("design deck push", _nobody())
+                return views.failed_outcome("design deck push", _nobody("finalize_plan"))
             cards.append(self._card(batch, result))
         self.cards = cards
         self.widget.children = (self.status, *(c.widget for c in cards), self.grid)

@@ -196,3 +196,9 @@ def test_an_image_upload_is_shown_inline_up_to_its_cap(tmp_path, size, shown):
     record = {"kind": "raw", "file_kind": "image", "mime_type": "image/png",
               "local_file": str(saved), "bytes": size}
     assert bool(views.project_outcome("read", record).images) is shown
+
+
+def test_opening_a_deck_without_consent_names_the_consent_command(shell, live):
+    shell.run_line_magic("design", "revoke")
+    with pytest.raises(UsageError, match="%design consent"):
+        shell.run_line_magic("design", f'deck open "{DECK}"')

@@ -15,7 +15,6 @@ import base64
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ...core.permissions import explain
 from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
 from ..approval import DesignOutcome, PendingApproval
 from .batches import plan_arguments, plan_batches
@@ -32,6 +31,8 @@ from .slides import (
 from .staging import Stage, StagedFile
 from .theme import DEFAULT_THEME, Theme, theme_from_prompt
 
+CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first: run "
+                 "`%design consent`, then this cell again.")
 #: list_projects pages read while looking for a project by name
 PROJECT_PAGES_MAX = 20
 PAGE_SIZE = 100
@@ -114,9 +115,9 @@ class Deck:
 
     async def _read(self, operation: str, arguments: dict) -> Any:
         result = await self.client.call(operation, arguments)
-        if isinstance(result, PendingApproval):
-            reason = result.request.reason or "consent_not_given"
-            raise PermissionRefused(operation, reason, explain(reason), "%design consent")
+        if isinstance(result, PendingApproval):  # only consent asks before a read
+            raise PermissionRefused(operation, result.request.reason or "consent_not_given",
+                                    CONSENT_FIRST, "%design consent")
         if result.is_error:
             if result.error is not None:
                 raise result.error
