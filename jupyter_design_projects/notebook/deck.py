@@ -15,7 +15,7 @@ from typing import Any
 
 from ..design.approval import DesignOutcome, PendingApproval
 from ..design.deck import Deck
-from ..errors import InvalidArguments, JdpError
+from ..errors import BadCommand, JdpError
 from . import grammar, tables, views
 from .outcome import Outcome
 
@@ -31,33 +31,33 @@ def deck_command(magics: Any, command: grammar.Command) -> Any:
     """Run `%design deck …` or `%%design slide …` for this magics instance."""
     args = command.args
     if command.action == "slide":
-        deck = _current(magics)
+        deck = _current(magics, "design slide")
         if args.get("drop"):
             deck.deck.stage.remove(args["path"])
             return deck
         if args.get("body") is None:
-            raise InvalidArguments("deck", "slide", "needs the Markdown as the cell body: "
-                                   "%%design slide PATH")
+            raise BadCommand("design slide", "the Markdown goes in the cell body: "
+                                             "%%design slide PATH (or --drop to unstage)")
         staged = deck.add_markdown(args["path"], args["body"], args.get("values") or {})
         return deck.staged_outcome(staged.path)
     verb, target = args["verb"], " ".join(args.get("target") or []).strip()
     if verb in ("open", "new"):
         if not target:
-            raise InvalidArguments("deck", verb, "needs a project name" + (
+            raise BadCommand(f"design deck {verb}", "needs a project name" + (
                 " or id" if verb == "open" else ""))
         opened = NotebookDeck.open(magics, target) if verb == "open" else NotebookDeck.create(
             magics, target)
         if isinstance(opened, NotebookDeck):
             magics._deck = opened
         return opened
-    deck = _current(magics)
+    deck = _current(magics, f"design deck {verb}")
     return deck.push() if verb == "push" else deck
 
 
-def _current(magics: Any) -> NotebookDeck:
+def _current(magics: Any, command: str) -> NotebookDeck:
     deck = getattr(magics, "_deck", None)
     if deck is None:
-        raise InvalidArguments("deck", "deck", NO_DECK)
+        raise BadCommand(command, NO_DECK)
     return deck
 
 
