@@ -1,5 +1,6 @@
 """The Design pipeline: the MCP session, the live catalogue, permissions, result mapping."""
 
 __all__ = [
-    "approval", "catalogue", "client", "permissions", "rest", "schemas", "session", "wire"
+    "approval", "catalogue", "client", "deck", "permissions", "rest", "schemas", "session",
+    "wire"
 ]

@@ -1,6 +1,6 @@
 """The notebook layer: parse the magic line, call the pipeline, render. Widgets live here."""
 
 __all__ = [
-    "budget", "cards", "catalogue", "grammar", "magics", "outcome", "progress",
+    "budget", "cards", "catalogue", "deck", "grammar", "magics", "outcome", "progress",
     "subcommands", "tables", "views"
 ]

@@ -260,12 +260,20 @@ def parse_design(line: str, cell: str | None, namespace: Mapping[str, Any]) -> C
         return Command("design", action if action in DESIGN_SUBCOMMANDS else "call",
                        {"operation": action}, help=parser.format_help())
     if action in DESIGN_SUBCOMMANDS:
-        if cell is not None:
-            raise BadCommand(command, f"only {subcommands.OPERATION.cell_usage} takes a cell "
-                                      "body")
+        if cell is not None and (known is None or known.cell is None):
+            raise BadCommand(command, f"only {subcommands.OPERATION.cell_usage} and "
+                                      f"{_cell_forms('design')} take a cell body")
         ns = _parse(parser, words[1:])
-        return Command("design", action, {k: resolve(v, values) if isinstance(v, str) else v
-                                          for k, v in ns.items()})
+        parsed = {k: resolve(v, values) if isinstance(v, str) else v for k, v in ns.items()}
+        if known is not None:
+            for key in known.path_names:
+                parsed[key] = _text(command, key, parsed[key])
+        if cell is not None:  # a slide: its `$name`s are the notebook's objects
+            from ..design.deck.slides import placeholders
+
+            parsed["body"] = cell
+            parsed["values"] = {n: namespace[n] for n in placeholders(cell) if n in namespace}
+        return Command("design", action, parsed)
     if cell is not None:
         if len(words) > 1:
             raise BadCommand(command, "with %%design the cell body holds the arguments; put "

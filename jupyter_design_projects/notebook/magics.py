@@ -79,6 +79,8 @@ class DesignProjects(Magics):
         self._design_started = False
         #: who can answer right now, fixed on the main thread for the call in progress
         self._answerable: bool | None = None
+        #: the notebook's deck (`%design deck open|new`)
+        self._deck: Any = None
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
@@ -320,6 +322,10 @@ class DesignProjects(Magics):
             return views.trace_outcome(session.trace.records())
         if action == "login":
             return self._login(args.get("code"))
+        if action in ("deck", "slide"):
+            from .deck import deck_command
+
+            return deck_command(self, command)
         return self._call(args["operation"], args["arguments"])
 
     def _call(self, operation: str, arguments: dict):

@@ -18,7 +18,10 @@ from ..core.budgets import (
     SEARCH_N_MIN,
     UPLOAD_MAX_BYTES,
 )
+from ..core.display import MAX_PATH_CHARS
+from ..core.plans import CARD_LIMIT, MAX_PLAN_PATHS
 from ..core.project_paths import DEFAULT_NAMESPACE
+from ..design.deck.slides import TABLE_MAX_ROWS
 from ..projects.journal import HISTORY_DEFAULT
 
 #: the closing line of both usage listings
@@ -173,6 +176,31 @@ DESIGN = (
         "signs you in directly). With CODE: finishes the sign-in with the CODE#STATE the "
         "page showed.",
         (Arg(("code",), {"nargs": "?", "default": None}),)),
+    Subcommand(
+        "design", "deck", "[open|new|push|show] [NAME_OR_ID]",
+        "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default)",
+        "The notebook's deck of slides. open NAME_OR_ID binds it to a Design project (by id, "
+        "or by exact name) and takes the project's design system; new NAME creates a project "
+        "(its approval card asks first); show (the default) lists what is staged; push turns "
+        f"the staged files into plans, one finalize_plan card each (at most {MAX_PLAN_PATHS} "
+        f"paths and {CARD_LIMIT:,} characters per card), writes each approved plan with its "
+        "token and shows previews of the slides. A push again after a failure writes only "
+        "what the project does not hold yet. Nothing is sent before push.",
+        (Arg(("verb",), {"nargs": "?", "default": "show", "metavar": "open|new|push|show",
+                         "choices": ("open", "new", "push", "show")}),
+         Arg(("target",), {"nargs": "*", "metavar": "NAME_OR_ID"}))),
+    Subcommand(
+        "design", "slide", "PATH --drop",
+        "remove a staged slide from the deck",
+        "Stage a slide of the notebook's deck: %%design slide PATH takes the cell body as "
+        "Markdown; $name places a matplotlib figure (a PNG asset), a pandas DataFrame (an "
+        f"HTML table of at most {TABLE_MAX_ROWS} rows) or a string from the notebook; \\$name "
+        f"stays literal. PATH ends in .html and has at most {MAX_PATH_CHARS} characters. "
+        "%design slide PATH --drop removes a staged slide. Nothing is sent before "
+        "%design deck push.",
+        (Arg(("path",), path=True), Arg(("--drop",), {"action": "store_true"})),
+        cell=("PATH", "stage a slide from the cell's Markdown ($name: a figure, table or "
+                      "text)")),
     Subcommand(
         "design", "trace", "",
         "the HTTP trace (needs DesignProjects.http_trace)",

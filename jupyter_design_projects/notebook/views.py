@@ -45,7 +45,24 @@ def project_outcome(action: str, data: Any) -> Outcome:
             found["hits"] = tables.project_rows("hits", record.get("hits"))
     elif action == "read" and isinstance(record.get("content"), str):
         body = record["content"]
-    return Outcome(label, data, tables=found, body=body, budget=budget, notice=_notice(data))
+    return Outcome(label, data, tables=found, body=body, budget=budget, notice=_notice(data),
+                   images=_upload_image(record) if action == "read" else ())
+
+
+#: image uploads a read shows inline (the verified download in the session's temp dir)
+INLINE_IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+INLINE_IMAGE_MAX_BYTES = 5 * 2**20
+
+
+def _upload_image(record: Mapping[str, Any]) -> list[tuple[str, bytes]]:
+    """An image upload's bytes, for `.images` and the inline picture."""
+    mime, path = record.get("mime_type"), record.get("local_file")
+    if (record.get("file_kind") != "image" or mime not in INLINE_IMAGE_TYPES
+            or not isinstance(path, str)):
+        return []
+    with open(path, "rb") as file:
+        blob = file.read(INLINE_IMAGE_MAX_BYTES + 1)
+    return [(str(mime), blob)] if len(blob) <= INLINE_IMAGE_MAX_BYTES else []
 
 
 def history_outcome(entries: Sequence[Mapping[str, Any]]) -> Outcome:

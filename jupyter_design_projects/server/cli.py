@@ -18,7 +18,7 @@ import uvicorn
 
 from . import oauth, seed
 from .app import create_app
-from .context import ServiceConfig, ServiceContext
+from .context import DEFAULT_PREVIEW_BROWSER, ServiceConfig, ServiceContext
 from .projects import remote_session
 
 CREDENTIALS_FILE = "client-credentials.json"
@@ -43,6 +43,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds before an idle MCP session expires")
     parser.add_argument("--parent-pid", type=int, default=None,
                         help="exit when this process is gone (the embedded client sets it)")
+    parser.add_argument("--preview-browser", default=str(DEFAULT_PREVIEW_BROWSER),
+                        help="the chromium render_preview drives ('none': the fallback "
+                             "drawing only)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error("--port must be 0-65535")
@@ -54,7 +57,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def config_from(args: argparse.Namespace) -> ServiceConfig:
     return ServiceConfig(data_dir=(args.data_dir or default_data_dir()).resolve(),
                          host=args.host, port=args.port, seed=args.seed, faults=args.faults,
-                         session_idle_timeout=args.session_idle_timeout)
+                         session_idle_timeout=args.session_idle_timeout,
+                         preview_browser=None if args.preview_browser == "none"
+                         else Path(args.preview_browser))
 
 
 def startup_info(ctx: ServiceContext, base_url: str) -> dict[str, Any]:

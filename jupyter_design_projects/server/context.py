@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 DEMO_USER_ID = "5f0c2a9e-7d3b-4e61-9a8f-1c2d3e4f5a6b"
 DEMO_USER_EMAIL = "demo@acme-research.example"
 DEMO_USER_NAME = "Demo User"
+#: the browser render_preview drives (Debian's chromium); None: the fallback drawing only
+DEFAULT_PREVIEW_BROWSER = Path("/usr/bin/chromium")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +38,8 @@ class ServiceConfig:
     session_idle_timeout: float = 1800.0
     #: request bodies above this are refused with 413 before they are parsed
     max_body_bytes: int = 32 * 1024 * 1024
+    #: the chromium render_preview drives; None draws the fallback picture only
+    preview_browser: Path | None = DEFAULT_PREVIEW_BROWSER
 
 
 @dataclasses.dataclass(frozen=True)

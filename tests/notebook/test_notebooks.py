@@ -55,32 +55,42 @@ def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
         pointed_at_service, tmp_path, monkeypatch):
     book = run("quickstart", tmp_path, monkeypatch)
     assert "Knowledge budget" in text_of(outputs(book, "info = %project info"))
-    assert "permission_denied" in text_of(outputs(book, "written = %design write_files"))
-    assert "permission_denied" in text_of(outputs(book, "plan = %design finalize_plan"))
-    preview = outputs(book, "preview = %design render_preview")
-    assert any("image/png" in o.get("data", {}) for o in preview)
+    assert "Acme Default" in text_of(outputs(book, "deck = %design deck open"))
+    staged = text_of(outputs(book, "deck.staged"))
+    for path in ("slides/04-usage-chart.html", "slides/assets/04-usage-chart-figure.png",
+                 "slides/05-usage-table.html", "slides/06-next-steps.html"):
+        assert path in staged
+    pushed = text_of(outputs(book, "pushed = %design deck push"))
+    assert "nobody_can_approve" in pushed
+    assert "slides/04-usage-chart.html" not in text_of(outputs(book, "%design status"))
 
 
-def test_quickstart_with_its_plan_approved_writes_the_slide_and_previews_it(
+def test_quickstart_with_its_push_approved_writes_the_deck_and_previews_it(
         pointed_at_service, tmp_path, monkeypatch):
-    """The quickstart as a person runs it: the plan card approved, the write then needs no
-    further card, and the preview shows the new slide."""
+    """The quickstart headless, approved the documented way: approval_mode 'widget' shows
+    the cards, and the push's cards are answered from code (`pushed.approve()`)."""
     book = nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4)
     cells = book.cells
-    at = next(i for i, c in enumerate(cells) if "plan = %design finalize_plan" in c.source)
-    cells.insert(at + 1, nbformat.v4.new_code_cell("plan.card.approve()"))
+    at = next(i for i, c in enumerate(cells) if "pushed = %design deck push" in c.source)
+    cells.insert(at + 1, nbformat.v4.new_code_cell(
+        "pushed.approve()\n"
+        "print(pushed.message)\n"
+        "print(sorted(pushed.written))\n"
+        "print([(path, data['renderer'], data['text_content'][:200])\n"
+        "       for path, _, data in pushed.previews])"))
     cells.insert(2, nbformat.v4.new_code_cell(
         "%config DesignProjects.approval_mode = 'widget'"))
     scratch = tmp_path / "quickstart-approved.ipynb"
     nbformat.write(book, scratch)
     executed = run_path(scratch, tmp_path, monkeypatch)
-    written = text_of(outputs(executed, "written = %design write_files"))
-    assert "pages_written" in written
-    assert "permission_denied" not in written
-    assert "slides/04-next-steps.html" in text_of(outputs(executed, "%design status"))
-    preview = outputs(executed, "preview = %design render_preview")
-    assert any("image/png" in o.get("data", {}) for o in preview)
-    assert "Ship churn model v3" in text_of(preview)
+    shown = text_of(outputs(executed, "pushed.approve()"))
+    assert "Pushed 4 file(s) in 1 plan(s)." in shown
+    for path in ("slides/04-usage-chart.html", "slides/05-usage-table.html",
+                 "slides/06-next-steps.html", "slides/assets/04-usage-chart-figure.png"):
+        assert path in shown
+    assert "42 active teams run notebooks every week." in shown
+    assert "Usage by quarter" in shown and "chromium" in shown
+    assert "slides/06-next-steps.html" in text_of(outputs(executed, "%design status"))
 
 
 def test_projects_knowledge_runs_headless(pointed_at_service, tmp_path, monkeypatch):

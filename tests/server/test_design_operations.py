@@ -362,7 +362,9 @@ def preview(m: McpClient, path: str) -> tuple[dict[str, Any], bytes]:
 
 def test_preview_answers_text_and_a_valid_png(m: McpClient) -> None:
     summary, png = preview(m, "slides/03-metrics.html")
-    assert set(summary) == {"open_url", "console_logs", "failed_requests", "text_content"}
+    assert set(summary) == {"open_url", "console_logs", "failed_requests", "text_content",
+                            "renderer"}
+    assert summary["renderer"] == "chromium"
     assert "Active teams: 42" in summary["text_content"]
     assert summary["open_url"].startswith("https://")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"

@@ -4,8 +4,9 @@ operations of PROTOCOL §3 as tools (names, descriptions and hints from the one 
 served as stateful Streamable HTTP with JSON answers at POST /v1/design/mcp."""
 
 import base64
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Annotated, Any, Literal
 
@@ -212,7 +213,8 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
     lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.mcp_session_manager`.
     Call once per app: the SDK's session manager runs only once per instance."""
     server = MCPServer("claude-design-reference", version="1")
-    _register(server, DesignOperations(ctx))
+    operations = DesignOperations(ctx)
+    _register(server, operations)
     sdk_app = server.streamable_http_app(
         streamable_http_path=DESIGN_MCP, json_response=True, stateless_http=False,
         session_idle_timeout=ctx.config.session_idle_timeout,
@@ -230,4 +232,13 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
 
     ctx.drop_mcp_sessions = drop_mcp_sessions
     ctx.mcp_session_manager = manager
-    return route, manager.run
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        try:
+            async with manager.run():
+                yield
+        finally:
+            operations.close()
+
+    return route, lifespan

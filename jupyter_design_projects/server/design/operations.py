@@ -10,12 +10,12 @@ import binascii
 import dataclasses
 import html
 import json
-import posixpath
 import re
 from typing import Any
 
 from ..context import DEMO_USER_EMAIL, DEMO_USER_ID
 from . import preview
+from .browser import Browser
 from .errors import DesignFailure, GrantMissing, InvalidValue, TooManyTargets
 from .file_paths import MAX_TARGETS, basename, normalise, normalise_all
 from .files import FileStore, FileWrite
@@ -72,6 +72,11 @@ class DesignOperations:
         self.store = DesignStore(ctx.db, ctx.clock)
         self.files = FileStore(ctx.db, ctx.clock)
         self.plans = PlanBook(ctx.db, ctx.clock)
+        self.previews = preview.Previewer(Browser(ctx.config.preview_browser))
+
+    def close(self) -> None:
+        """Stop what the operations started (the preview browser)."""
+        self.previews.close()
 
     # -- guards ----------------------------------------------------------------------------
     def _editable(self, project_id: str) -> None:
@@ -94,6 +99,8 @@ class DesignOperations:
     # -- catalogue and projects -----------------------------------------------------------
     def get_claude_design_prompt(self, user: str, design_system_id: str | None = None,
                                  project_id: str | None = None) -> str:
+        if design_system_id is None and project_id is not None:  # the project's own system
+            design_system_id = self.store.project(project_id)["design_system_id"]
         system = self.store.design_system(design_system_id)
         lines = ["# Designing with Claude Design", "",
                  "You are editing a Design project: a folder of HTML pages, CSS and small "
@@ -239,18 +246,21 @@ class DesignOperations:
         self.store.project(project_id)
         path = normalise(path)
         page = bytes(self.files.read(project_id, path)["content"]).decode("utf-8", "replace")
-        folder = posixpath.dirname(path)
-        failed = []
-        for ref in preview.referenced(page):
-            target = posixpath.normpath(posixpath.join(folder, ref))
+
+        def fetch(wanted: str) -> bytes | None:
             try:
-                self.files.read(project_id, normalise(target))
+                return bytes(self.files.read(project_id, normalise(wanted))["content"])
             except DesignFailure:
-                failed.append({"url": ref, "status": 404})
-        summary = {"open_url": f"{project_url(project_id)}/{path}", "console_logs": [],
-                   "failed_requests": failed,
-                   "text_content": preview.page_text(page)[1][:TEXT_CONTENT_CHARS]}
-        return Reply(json.dumps(summary), png=preview.render_png(page, viewport))
+                return None
+
+        shown = self.previews.render(path, page, fetch, viewport)
+        summary = {"open_url": f"{project_url(project_id)}/{path}",
+                   "console_logs": shown.console_logs, "failed_requests": shown.failed_requests,
+                   "text_content": shown.text[:TEXT_CONTENT_CHARS], "renderer": shown.renderer}
+        if shown.fallback_reason is not None:
+            summary["fallback_reason"] = (f"{shown.fallback_reason}; drawn without a browser "
+                                          f"({shown.renderer})")
+        return Reply(json.dumps(summary), png=shown.png)
 
     # -- members and sharing --------------------------------------------------------------
     def list_members(self, user: str, project_id: str) -> list[dict[str, str]]:

@@ -1,19 +1,37 @@
-"""Page previews: the visible text of an HTML page, the relative resources it references,
-and a small PNG drawn from that text with the standard library only (zlib + struct).
-
-Each character is drawn as a 3x5 block glyph derived from its code point, so the picture is
-deterministic and changes whenever the page's title, text or colours change.
+"""Page previews for `render_preview`: a real headless browser where one is installed
+(`browser.Browser`: real text, CSS, images, console messages and failed requests), and
+otherwise a readable fallback picture of the page's title and text, drawn with Pillow and a
+DejaVu font when both are there, else with 3x5 block glyphs from the standard library
+(zlib + struct). The result says which renderer drew it, and why it is not the browser.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import re
 import struct
 import zlib
+from collections.abc import Callable
 from html.parser import HTMLParser
+from pathlib import Path
 
-#: the preview is the viewport scaled down by this factor
+from .browser import Browser, BrowserUnavailable, Fetch
+
+__all__ = ["Browser", "Preview", "Previewer", "find_font", "render_png", "render_pillow"]
+
+#: the fallback preview is the viewport scaled down by this factor
 SCALE_DOWN = 4
+#: the browser's screenshot is the viewport times the first of these scales whose PNG fits
+#: the client's per-image limit (130,000 base64 characters, i.e. 97,500 bytes)
+BROWSER_SCALES = (0.5, 0.35, 0.25)
+MAX_PNG_BYTES = 97_500
+#: where the fallback looks for a real font, in order
+FONT_PATHS = (Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+              Path("/usr/share/fonts/dejavu/DejaVuSans.ttf"))
+RENDERER_BROWSER = "chromium"
+RENDERER_PILLOW = "pillow-dejavu"
+RENDERER_GLYPHS = "block-glyphs"
 DEFAULT_VIEWPORT = (1280, 720)
 MIN_SIDE, MAX_SIDE = 64, 640
 _HEX_COLOUR = r"#([0-9a-fA-F]{6})\b"
@@ -155,3 +173,128 @@ def render_png(html: str, viewport: tuple[int, int] | None = None) -> bytes:
     canvas.text(6, 5, title, 2, background, max_lines=1)
     canvas.text(6, 30, text, 1, ink, max_lines=max(1, (height - 34) // 7))
     return canvas.png()
+
+
+def find_font() -> Path | None:
+    """A DejaVu font: the system's, else the copy matplotlib ships, else None."""
+    for path in FONT_PATHS:
+        if path.is_file():
+            return path
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return bundled if bundled.is_file() else None
+
+
+def render_pillow(html: str, viewport: tuple[int, int] | None, font: Path) -> bytes | None:
+    """The fallback picture in a real font: a title band, then the wrapped visible text,
+    in the page's colours, at half the viewport (None when Pillow is missing)."""
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError:
+        return None
+    width, height = viewport or DEFAULT_VIEWPORT
+    width, height = max(MIN_SIDE, min(2 * MAX_SIDE, width // 2)), max(
+        MIN_SIDE, min(2 * MAX_SIDE, height // 2))
+    background, ink = colours(html)
+    title, text = page_text(html)
+    image = Image.new("RGB", (width, height), background)
+    draw = ImageDraw.Draw(image)
+    band = max(24, height // 8)
+    draw.rectangle((0, 0, width, band), fill=ink)
+    heading = ImageFont.truetype(str(font), max(10, band * 3 // 5))
+    body = ImageFont.truetype(str(font), max(9, height // 24))
+    draw.text((12, band // 5), title, font=heading, fill=background)
+    y, line_height = band + 10, int(body.size * 1.35)
+    for line in _wrap(text, lambda s: draw.textlength(s, font=body), width - 24):
+        if y + line_height > height:
+            break
+        draw.text((12, y), line, font=body, fill=ink)
+        y += line_height
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def _wrap(text: str, measure: Callable[[str], float], width: int) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        candidate = f"{current} {word}".strip()
+        if current and measure(candidate) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = candidate
+    return lines + ([current] if current else [])
+
+
+@dataclasses.dataclass(frozen=True)
+class Preview:
+    png: bytes
+    text: str
+    console_logs: list
+    failed_requests: list
+    #: RENDERER_BROWSER, RENDERER_PILLOW or RENDERER_GLYPHS
+    renderer: str
+    #: why the browser did not draw it (None when it did)
+    fallback_reason: str | None = None
+
+
+class Previewer:
+    """Renders pages for `render_preview`: the browser when it can, the fallback otherwise."""
+
+    def __init__(self, browser: Browser | None = None, font: Path | None | bool = True) -> None:
+        self.browser = browser if browser is not None else Browser()
+        self.font = find_font() if font is True else (font or None)
+
+    def render(self, path: str, page: str, fetch: Fetch,
+               viewport: tuple[int, int] | None) -> Preview:
+        size = viewport or DEFAULT_VIEWPORT
+        reason = self.browser.unavailable
+        if reason is None:
+            try:
+                for scale in BROWSER_SCALES:
+                    shot = self.browser.render(path, fetch, size, scale)
+                    if len(shot.png) <= MAX_PNG_BYTES:
+                        break
+                return Preview(shot.png, shot.text, shot.console_logs, shot.failed_requests,
+                               RENDERER_BROWSER)
+            except BrowserUnavailable as exc:
+                reason = exc.reason
+        return self.fallback(path, page, fetch, viewport, reason)
+
+    def fallback(self, path: str, page: str, fetch: Fetch, viewport: tuple[int, int] | None,
+                 reason: str) -> Preview:
+        """No browser: the page's text, the relative resources it names that the project
+        lacks, and a picture in a real font where one is available."""
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        failed = []
+        for ref in referenced(page):
+            target = _join(folder, ref)
+            if target is None or fetch(target) is None:
+                failed.append({"url": ref, "status": 404})
+        png = render_pillow(page, viewport, self.font) if self.font is not None else None
+        renderer = RENDERER_PILLOW if png is not None else RENDERER_GLYPHS
+        return Preview(png or render_png(page, viewport), page_text(page)[1], [], failed,
+                       renderer, reason)
+
+    def close(self) -> None:
+        self.browser.close()
+
+
+def _join(folder: str, ref: str) -> str | None:
+    """`ref` resolved against `folder` inside the project, or None when it climbs out."""
+    parts: list[str] = []
+    for part in (folder.split("/") if folder else []) + ref.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)

@@ -1,0 +1,55 @@
+"""How a deck's missing files are cut into plans: each plan is one `finalize_plan` card,
+and a card may list at most MAX_PLAN_PATHS writes and hold at most CARD_LIMIT characters
+(measured on the very card the Design client would show, plus room for the project's name
+beside its id). A slide and its assets stay in one plan when they fit; paths are at most
+80 characters, which staging already enforced."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...core.permissions import card_text, facts_of
+from ...core.plans import CARD_LIMIT, MAX_PLAN_PATHS
+
+
+def plan_arguments(project_id: str, paths: Sequence[str]) -> dict:
+    """The finalize_plan arguments of one batch (paths sorted, as the card lists them)."""
+    return {"project_id": project_id, "writes": sorted(paths)}
+
+
+def card_length(project_id: str, paths: Sequence[str], project_name: str | None = None) -> int:
+    """The characters of the plan card for these writes, with room for `name (id)`."""
+    facts = facts_of("finalize_plan", False, False, plan_arguments(project_id, paths))
+    room = len(project_name) + 3 if project_name else 0
+    return len(card_text("plan", facts)) + room
+
+
+def fits(project_id: str, paths: Sequence[str], project_name: str | None = None) -> bool:
+    return (len(paths) <= MAX_PLAN_PATHS
+            and card_length(project_id, paths, project_name) <= CARD_LIMIT)
+
+
+def plan_batches(project_id: str, units: Sequence[Sequence[str]],
+                 project_name: str | None = None) -> list[tuple[str, ...]]:
+    """Pack the units (a slide's files) into as few plans as fit, in order; a unit too
+    big for one plan on its own is cut path by path."""
+    batches: list[list[str]] = []
+    current: list[str] = []
+    for unit in units:
+        if fits(project_id, current + list(unit), project_name):
+            current += list(unit)
+            continue
+        if current:
+            batches.append(current)
+            current = []
+        if fits(project_id, list(unit), project_name):
+            current = list(unit)
+            continue
+        for path in unit:
+            if not fits(project_id, current + [path], project_name):
+                batches.append(current)
+                current = []
+            current.append(path)
+    if current:
+        batches.append(current)
+    return [tuple(sorted(batch)) for batch in batches]

@@ -1,0 +1,219 @@
+"""A deck: slides staged from Markdown, figures and tables, bound to one Design project,
+and pushed through the Design client's normal permission path — a `finalize_plan` card per
+batch, then `write_files` with that plan's token and `if_match` set to what was listed.
+
+Nothing is sent while staging. Binding and pushing only read (`list_projects`,
+`get_project`, `get_claude_design_prompt`, `list_files`) until a plan is approved. The deck
+remembers what it wrote (content hash and the etag the service answered), so a push
+repeated after a failure writes only the files whose content the project does not hold
+yet.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
+from ..approval import DesignOutcome, PendingApproval
+from .batches import plan_arguments, plan_batches
+from .slides import (
+    TABLE_MAX_ROWS,
+    figure_piece,
+    page,
+    piece_of,
+    placeholders,
+    render_markdown,
+    table_piece,
+    title_of,
+)
+from .staging import Stage, StagedFile
+from .theme import DEFAULT_THEME, Theme, theme_from_prompt
+
+CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first: run "
+                 "`%design consent`, then this cell again.")
+#: list_projects pages read while looking for a project by name
+PROJECT_PAGES_MAX = 20
+PAGE_SIZE = 100
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+class Deck:
+    """Slides staged for one Design project. `client` is a `DesignClient` (or anything with
+    its `call`)."""
+
+    def __init__(self, client: Any, project_id: str | None = None,
+                 project_name: str | None = None, theme: Theme = DEFAULT_THEME) -> None:
+        self.client = client
+        self.project_id = project_id
+        self.project_name = project_name
+        self.theme = theme
+        self.stage = Stage()
+        #: the project's files as last listed: path -> etag
+        self.remote: dict[str, str | None] = {}
+        #: what this deck wrote: path -> (sha256 of the content, the etag the service gave)
+        self.pushed: dict[str, tuple[str, str]] = {}
+        #: slide path -> how to stage it again (after the theme changed)
+        self._recipes: dict[str, Callable[[], StagedFile]] = {}
+
+    # ------------------------------------------------------------ staging (nothing sent)
+
+    def add_markdown(self, path: str, markdown: str,
+                     values: Mapping[str, Any] | None = None) -> StagedFile:
+        """Stage a slide from Markdown; each `$name` is looked up in `values`."""
+        values = values or {}
+        used = {n: values[n] for n in placeholders(markdown) if n in values}
+        return self._staged(path, lambda: self._markdown(path, markdown, used))
+
+    def _markdown(self, path: str, markdown: str, values: Mapping[str, Any]) -> StagedFile:
+        pieces = {}
+        for name in placeholders(markdown):
+            if name not in values:
+                raise InvalidArguments("deck", f"${name}", "is not defined")
+            pieces[name] = piece_of(values[name], path, name)
+        body = render_markdown(markdown, pieces)
+        assets = [asset for piece in pieces.values() for asset in piece.assets]
+        title = title_of(markdown, _stem(path))
+        return self.stage.add_slide(path, page(title, body, self.theme), assets)
+
+    def add_figure(self, path: str, figure: Any, title: str | None = None,
+                   caption: str | None = None) -> StagedFile:
+        """Stage a slide showing a matplotlib figure (written as a PNG asset beside it)."""
+        def stage() -> StagedFile:
+            piece = figure_piece(figure, path, "figure", caption)
+            return self._add_piece(path, title, piece.html, piece.assets)
+
+        return self._staged(path, stage)
+
+    def add_table(self, path: str, frame: Any, title: str | None = None,
+                  max_rows: int = TABLE_MAX_ROWS) -> StagedFile:
+        """Stage a slide showing a DataFrame as an HTML table of at most `max_rows` rows."""
+        return self._staged(path, lambda: self._add_piece(
+            path, title, table_piece(frame, "table", max_rows).html, ()))
+
+    def _staged(self, path: str, stage: Callable[[], StagedFile]) -> StagedFile:
+        staged = stage()
+        self._recipes[staged.path] = stage
+        return staged
+
+    def _add_piece(self, path: str, title: str | None, body: str,
+                   assets: Any) -> StagedFile:
+        import html
+
+        heading = f"<h2>{html.escape(title)}</h2>\n" if title else ""
+        return self.stage.add_slide(path, page(title or _stem(path), heading + body,
+                                               self.theme), assets)
+
+    def staged_rows(self) -> list[dict[str, object]]:
+        return self.stage.rows(self.remote)
+
+    # ------------------------------------------------------------ binding (reads only)
+
+    async def _read(self, operation: str, arguments: dict) -> Any:
+        result = await self.client.call(operation, arguments)
+        if isinstance(result, PendingApproval):  # only consent asks before a read
+            raise PermissionRefused(operation, result.request.reason or "consent_not_given",
+                                    CONSENT_FIRST, "%design consent")
+        if result.is_error:
+            if result.error is not None:
+                raise result.error
+            raise DesignRpcError(operation, 0, str(result.data))
+        return result.data
+
+    async def find_project(self, name_or_id: str) -> dict:
+        """The project whose id is `name_or_id`, else the one whose name is exactly it."""
+        cursor = None
+        named = []
+        for _ in range(PROJECT_PAGES_MAX):
+            args: dict[str, Any] = {"limit": PAGE_SIZE, **({"cursor": cursor} if cursor else {})}
+            page_ = await self._read("list_projects", args)
+            if not isinstance(page_, list) or not page_:
+                break
+            for project in page_:
+                if isinstance(project, dict) and project.get("id") == name_or_id:
+                    return project
+                if isinstance(project, dict) and project.get("name") == name_or_id:
+                    named.append(project)
+            if len(page_) < PAGE_SIZE:
+                break
+            cursor = page_[-1].get("id")
+        if len(named) == 1:
+            return named[0]
+        why = ("matches several Design projects: give its id" if named
+               else "matches no Design project's name or id (see %design list_projects)")
+        raise InvalidArguments("deck", "project", f"{name_or_id!r} {why}")
+
+    async def bind(self, project_id: str, project_name: str | None = None) -> None:
+        """Use this project: its design system for the slides, its files for comparing."""
+        self.project_id = project_id
+        self.project_name = project_name
+        prompt = await self._read("get_claude_design_prompt", {"project_id": project_id})
+        self.theme = theme_from_prompt(prompt) or DEFAULT_THEME
+        await self.refresh()
+        for restage in list(self._recipes.values()):  # what was staged, in this look
+            restage()
+
+    async def refresh(self) -> dict[str, str | None]:
+        """List the project's files (path -> etag)."""
+        listing = await self._read("list_files", {"project_id": self._bound()})
+        self.remote = {e["path"]: e.get("etag") for e in listing or []
+                       if isinstance(e, dict) and e.get("type") == "file"}
+        return self.remote
+
+    def _bound(self) -> str:
+        if self.project_id is None:
+            raise InvalidArguments("deck", "project", "is not created yet: approve the "
+                                   "create_project card first")
+        return self.project_id
+
+    # ------------------------------------------------------------ pushing
+
+    def missing(self) -> list[StagedFile]:
+        """Staged files the project does not hold as staged: never written by this deck, or
+        changed since, or changed on the service since this deck wrote them."""
+        out = []
+        for staged in self.stage.files:
+            done = self.pushed.get(staged.path)
+            if done is None or done[0] != staged.sha256 or self.remote.get(staged.path) != done[1]:
+                out.append(staged)
+        return out
+
+    def batches(self) -> list[tuple[str, ...]]:
+        """The plans a push asks for: the missing files cut at the card limits."""
+        return plan_batches(self._bound(), self.stage.units(self.missing()), self.project_name)
+
+    async def ask_plan(self, batch: tuple[str, ...]) -> Any:
+        """finalize_plan for one batch: a PendingApproval (its card), or an outcome."""
+        return await self.client.call("finalize_plan", plan_arguments(self._bound(), batch))
+
+    async def write(self, batch: tuple[str, ...], plan_token: str) -> DesignOutcome:
+        """Write one approved batch with its plan token; each file only if the project
+        still holds what was listed (`if_match`). Records what was written."""
+        staged = {f.path: f for f in self.stage.files}
+        files = []
+        for path in batch:
+            item = staged[path]
+            entry: dict[str, Any] = {"path": path, "if_match": self.remote.get(path) or "0"}
+            if item.kind == "slide":
+                entry["data"] = item.data.decode("utf-8")
+            else:
+                entry.update(data=base64.b64encode(item.data).decode("ascii"),
+                             encoding="base64")
+            files.append(entry)
+        result = await self.client.call("write_files", {
+            "project_id": self._bound(), "files": files, "plan_token": plan_token})
+        if isinstance(result, DesignOutcome) and not result.is_error:
+            etags = (result.data or {}).get("etags") if isinstance(result.data, dict) else None
+            for path, etag in (etags or {}).items():
+                if path in staged and isinstance(etag, str):
+                    self.pushed[path] = (staged[path].sha256, etag)
+                    self.remote[path] = etag
+        return result
+
+    async def preview(self, path: str) -> DesignOutcome:
+        return await self.client.call("render_preview",
+                                      {"project_id": self._bound(), "path": path})

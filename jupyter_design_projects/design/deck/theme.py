@@ -1,0 +1,99 @@
+"""A deck's look: the Design project's design system where the service offers one, else
+the documented default, and the slide stylesheet built from it.
+
+The service describes a project's design system in `get_claude_design_prompt(project_id=…)`
+(PROTOCOL §3 offers no other read of it): a `## Design system: NAME` section of
+`` - `token`: `value` `` lines. Only values that are safe inside CSS are taken; any other
+token keeps the default's value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+
+#: token name in the design system → Theme field
+TOKENS = {
+    "color.primary": "primary", "color.accent": "accent", "color.background": "background",
+    "color.text": "text", "font.heading": "heading_font", "font.body": "body_font",
+    "radius": "radius", "spacing.unit": "spacing",
+}
+_SAFE = {
+    "colour": re.compile(r"^#[0-9a-fA-F]{6}$"),
+    "font": re.compile(r"^[A-Za-z0-9 ,'\"-]{1,120}$"),
+    "length": re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,2})?(?:px|rem|em)$"),
+}
+_KIND = {"primary": "colour", "accent": "colour", "background": "colour", "text": "colour",
+         "heading_font": "font", "body_font": "font", "radius": "length", "spacing": "length"}
+_SECTION = re.compile(r"^## Design system: (.+)$", re.MULTILINE)
+_TOKEN_LINE = re.compile(r"^- `([^`]+)`: `([^`]*)`$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Theme:
+    name: str
+    primary: str = "#1f4e79"
+    accent: str = "#f2a541"
+    background: str = "#ffffff"
+    text: str = "#1b1f24"
+    heading_font: str = "DejaVu Sans, Helvetica, Arial, sans-serif"
+    body_font: str = "DejaVu Sans, Helvetica, Arial, sans-serif"
+    radius: str = "6px"
+    spacing: str = "8px"
+
+
+#: the look of a deck whose project has no design system (or a service that offers none)
+DEFAULT_THEME = Theme("built-in default")
+
+
+def theme_from_tokens(name: str, tokens: Mapping[str, str]) -> Theme:
+    """A Theme from design-system tokens; unknown tokens are ignored and unsafe values
+    keep the default."""
+    values = {}
+    for token, field in TOKENS.items():
+        value = tokens.get(token)
+        if isinstance(value, str) and _SAFE[_KIND[field]].match(value.strip()):
+            values[field] = value.strip()
+    return dataclasses.replace(DEFAULT_THEME, name=name, **values)
+
+
+def theme_from_prompt(prompt: object) -> Theme | None:
+    """The design system a `get_claude_design_prompt` answer describes, or None."""
+    if not isinstance(prompt, str):
+        return None
+    found = _SECTION.search(prompt)
+    if found is None:
+        return None
+    tokens: dict[str, str] = {}
+    for line in prompt[found.end():].splitlines()[1:]:
+        if line.startswith("#"):
+            break
+        match = _TOKEN_LINE.match(line.strip())
+        if match:
+            tokens[match.group(1)] = match.group(2)
+    return theme_from_tokens(found.group(1).strip()[:120], tokens)
+
+
+def stylesheet(theme: Theme) -> str:
+    """The CSS every slide of the deck carries inline (a slide is one self-contained page
+    plus its image assets)."""
+    t = theme
+    return (
+        "*{box-sizing:border-box}"
+        f"html,body{{margin:0;background:{t.background};color:{t.text};"
+        f"font-family:{t.body_font};font-size:30px;line-height:1.4}}"
+        f".slide{{padding:calc({t.spacing} * 6) calc({t.spacing} * 8);min-height:100vh}}"
+        f"h1,h2,h3{{font-family:{t.heading_font};color:{t.primary};margin:0 0 {t.spacing}}}"
+        "h1{font-size:60px}h2{font-size:50px}h3{font-size:38px}"
+        f"a{{color:{t.primary}}}"
+        f"code{{background:{t.accent}33;padding:0 4px;border-radius:{t.radius}}}"
+        f"blockquote{{border-left:6px solid {t.accent};margin:0;padding-left:{t.spacing}}}"
+        f"figure{{margin:{t.spacing} 0}}figure img{{height:68vh;width:auto;max-width:100%;"
+        f"object-fit:contain;border-radius:{t.radius}}}"
+        "figcaption{font-size:20px;opacity:.75}"
+        f"table{{border-collapse:collapse;font-size:26px;margin:{t.spacing} 0}}"
+        f"th{{background:{t.primary};color:{t.background};text-align:left}}"
+        f"th,td{{padding:4px 10px;border-bottom:1px solid {t.accent}}}"
+        ".jdp-more-rows{font-size:20px;opacity:.75}"
+    )

@@ -1,0 +1,328 @@
+"""The notebook's deck: `%design deck open|new|push|show` and `%%design slide PATH`, the
+`NotebookDeck` they return (`design.deck.Deck` plus `.staged` as a DataFrame and a rich
+display) and the `DeckPush` a push returns: one approval card per plan, and once every
+plan is approved and written, a grid of previews of the deck's slides.
+
+Like every card, the push is event-driven: each card's callback writes its batch with the
+plan token, and the last one renders the previews into the push's own widget.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from typing import Any
+
+from ..design.approval import DesignOutcome, PendingApproval
+from ..design.deck import Deck
+from ..errors import BadCommand, JdpError
+from . import grammar, tables, views
+from .outcome import Outcome
+
+#: the columns of `deck.staged`
+STAGED_COLUMNS = ("path", "kind", "bytes", "change", "slide")
+NO_DECK = ("no deck yet: run `deck = %design deck open NAME_OR_ID` (or `%design deck new "
+           "NAME`) first")
+#: width of one preview in the grid (px)
+PREVIEW_WIDTH = 320
+
+
+def deck_command(magics: Any, command: grammar.Command) -> Any:
+    """Run `%design deck …` or `%%design slide …` for this magics instance."""
+    args = command.args
+    if command.action == "slide":
+        deck = _current(magics, "design slide")
+        if args.get("drop"):
+            deck.deck.stage.remove(args["path"])
+            return deck
+        if args.get("body") is None:
+            raise BadCommand("design slide", "the Markdown goes in the cell body: "
+                                             "%%design slide PATH (or --drop to unstage)")
+        staged = deck.add_markdown(args["path"], args["body"], args.get("values") or {})
+        return deck.staged_outcome(staged.path)
+    verb, target = args["verb"], " ".join(args.get("target") or []).strip()
+    if verb in ("open", "new"):
+        if not target:
+            raise BadCommand(f"design deck {verb}", "needs a project name" + (
+                " or id" if verb == "open" else ""))
+        opened = NotebookDeck.open(magics, target) if verb == "open" else NotebookDeck.create(
+            magics, target)
+        if isinstance(opened, NotebookDeck):
+            magics._deck = opened
+        return opened
+    deck = _current(magics, f"design deck {verb}")
+    return deck.push() if verb == "push" else deck
+
+
+def _current(magics: Any, command: str) -> NotebookDeck:
+    deck = getattr(magics, "_deck", None)
+    if deck is None:
+        raise BadCommand(command, NO_DECK)
+    return deck
+
+
+class NotebookDeck:
+    """A deck in a notebook: stage with `add_markdown`, `add_figure`, `add_table` (or
+    `%%design slide PATH`), look at `.staged`, then `%design deck push` (or `.push()`)."""
+
+    def __init__(self, magics: Any, deck: Deck) -> None:
+        self._magics = magics
+        self.deck = deck
+        #: the create_project card of `%design deck new`, until it is answered
+        self.create_card: Any = None
+
+    # ------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, magics: Any, name_or_id: str) -> NotebookDeck:
+        session = magics.session
+        deck = Deck(session.design)
+        project = session.run(deck.find_project(name_or_id))
+        session.run(deck.bind(project["id"], project.get("name")))
+        return cls(magics, deck)
+
+    @classmethod
+    def create(cls, magics: Any, name: str) -> NotebookDeck | Outcome:
+        """Create the project through the normal permission path (its card asks first)."""
+        session = magics.session
+        deck = Deck(session.design)
+        made = cls(magics, deck)
+        result = session.run(session.design.call("create_project", {"name": name}))
+        if isinstance(result, DesignOutcome):
+            if result.is_error:
+                return views.design_outcome(result)
+            made._bind_created(result, name)
+            return made
+        if not magics.can_ask():
+            return views.failed_outcome("design deck new", _nobody("create_project"))
+        from IPython.display import display
+
+        from .cards import ApprovalCard
+
+        def resume(pending: Any, approved: bool, durable: bool) -> Any:
+            answer = magics._resume(pending, approved, durable)
+            if isinstance(answer, DesignOutcome) and not answer.is_error:
+                made._bind_created(answer, name)
+            return answer
+
+        made.create_card = ApprovalCard(result, resume=resume, present=views.design_outcome)
+        display(made.create_card.widget)
+        return made
+
+    def _bind_created(self, outcome: DesignOutcome, name: str) -> None:
+        data = outcome.data if isinstance(outcome.data, dict) else {}
+        if isinstance(data.get("project_id"), str):
+            self._magics.session.run(self.deck.bind(data["project_id"], name))
+
+    # ------------------------------------------------------------ staging
+
+    def add_markdown(self, path: str, markdown: str, values: dict | None = None) -> Any:
+        """Stage a slide from Markdown; `$name` takes `values[name]`, else the notebook's
+        variable `name` (a figure, a DataFrame or a string)."""
+        if values is None:
+            shell = getattr(self._magics, "shell", None)
+            values = dict(getattr(shell, "user_ns", None) or {})
+        return self.deck.add_markdown(path, markdown, values)
+
+    def add_figure(self, path: str, figure: Any, title: str | None = None,
+                   caption: str | None = None) -> Any:
+        return self.deck.add_figure(path, figure, title, caption)
+
+    def add_table(self, path: str, frame: Any, title: str | None = None,
+                  max_rows: int | None = None) -> Any:
+        if max_rows is None:
+            return self.deck.add_table(path, frame, title)
+        return self.deck.add_table(path, frame, title, max_rows)
+
+    @property
+    def staged(self):
+        """What a push would write: path, kind, bytes, new or replace, and its slide."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.deck.staged_rows(), columns=list(STAGED_COLUMNS))
+        return frame.astype({"bytes": "Int64"})
+
+    def staged_outcome(self, path: str) -> Outcome:
+        rows = self.deck.staged_rows()
+        row = next((r for r in rows if r["path"] == path), {})
+        slides = len(self.deck.stage.slides)
+        notice = (f"Staged {path} ({row.get('bytes', 0):,} bytes, {row.get('change')}); "
+                  f"{slides} slide(s) staged, nothing sent: %design deck push writes them.")
+        return Outcome("design slide", row, notice=notice, tables={"staged": rows})
+
+    # ------------------------------------------------------------ pushing
+
+    def push(self) -> Any:
+        """Plan, approve and write the missing files; see `DeckPush`."""
+        return DeckPush(self._magics, self.deck).start()
+
+    # ------------------------------------------------------------ display
+
+    def _summary(self) -> str:
+        deck = self.deck
+        project = (f"{deck.project_name} ({deck.project_id})" if deck.project_id
+                   else "(project awaiting its create card)")
+        return (f"Deck for {project} · design system: {deck.theme.name} · "
+                f"{len(deck.stage.slides)} slide(s), {len(deck.stage.files)} file(s) staged")
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        rows = self.deck.staged_rows()
+        return {"text/plain": self._summary(),
+                "text/html": f"<div><b>{html.escape(self._summary())}</b></div>"
+                + tables.html_table(rows, STAGED_COLUMNS)}
+
+    def __repr__(self) -> str:
+        return f"<NotebookDeck {self._summary()}>"
+
+
+def _nobody(operation: str) -> JdpError:
+    from ..core.permissions import explain
+    from ..errors import PermissionRefused
+
+    return PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
+
+
+class DeckPush:
+    """One push: a card per plan (`.cards`), each approved card writing its batch with its
+    plan token; when every batch is written, previews of the slides it wrote (`.previews`,
+    also shown as a grid). `.approve()` answers every open card, as clicking each would."""
+
+    def __init__(self, magics: Any, deck: Deck) -> None:
+        import ipywidgets as w
+
+        self._magics = magics
+        self.deck = deck
+        self.batches: list[tuple[str, ...]] = []
+        self.cards: list[Any] = []
+        self.written: list[str] = []
+        self.failures: list[Outcome] = []
+        self.previews: list[tuple[str, bytes, dict]] = []
+        self.message = "deck push"
+        self.status = w.HTML()
+        self.grid = w.HTML()
+        self.widget = w.VBox([self.status, self.grid])
+
+    # ------------------------------------------------------------ running
+
+    def start(self) -> Any:
+        session = self._magics.session
+        self.deck.client = session.design  # the session may have been reopened since
+        session.run(self.deck.refresh())
+        self.batches = self.deck.batches()
+        if not self.batches:
+            self._say("Nothing to push: the project holds every staged file.")
+            return self
+        cards = []
+        for batch in self.batches:
+            result = session.run(self.deck.ask_plan(batch))
+            if isinstance(result, DesignOutcome):
+                if result.is_error:
+                    return views.design_outcome(result)  # refused: nothing was written
+                self._write(batch, result)
+                continue
+            if not self._magics.can_ask():
+                return views.failed_outcome("design deck push", _nobody("finalize_plan"))
+            cards.append(self._card(batch, result))
+        self.cards = cards
+        self.widget.children = (self.status, *(c.widget for c in cards), self.grid)
+        self._progress()
+        return self
+
+    def _card(self, batch: tuple[str, ...], pending: PendingApproval) -> Any:
+        from .cards import ApprovalCard
+
+        def resume(answered: Any, approved: bool, durable: bool) -> Any:
+            result = self._magics._resume(answered, approved, durable)
+            if isinstance(result, DesignOutcome) and result.operation == "finalize_plan":
+                return self._write(batch, result)
+            return result
+
+        return ApprovalCard(pending, resume=resume, present=views.design_outcome)
+
+    def _write(self, batch: tuple[str, ...], plan: DesignOutcome) -> DesignOutcome:
+        if plan.is_error or not isinstance(plan.data, dict):
+            return plan
+        session = self._magics.session
+        result = session.run(self.deck.write(batch, plan.data["plan_token"]))
+        if result.is_error:
+            self.failures.append(views.design_outcome(result))
+        else:
+            self.written.extend(batch)
+        self._progress()
+        return result
+
+    def _progress(self) -> None:
+        total = sum(len(b) for b in self.batches)
+        if self.failures:
+            self._say(f"{len(self.written)} of {total} file(s) written; a write failed. Run "
+                      "%design deck push again: it writes only what is still missing.")
+        elif len(self.written) == total:
+            self._say(f"Pushed {total} file(s) in {len(self.batches)} plan(s).")
+            self._show_previews()
+        else:
+            self._say(f"{len(self.batches)} plan(s) to approve for {total} file(s); "
+                      f"{len(self.written)} written so far.")
+
+    def _show_previews(self) -> None:
+        session = self._magics.session
+        self.previews = []
+        written = set(self.written)
+        slides = {f.slide for f in self.deck.stage.files if f.path in written}
+        for slide in [s for s in self.deck.stage.slides if s in slides]:
+            result = session.run(self.deck.preview(slide))
+            pngs = [blob for mime, blob in getattr(result, "images", []) if mime == "image/png"]
+            data = result.data if isinstance(result.data, dict) else {}
+            if pngs:
+                self.previews.append((slide, pngs[0], data))
+        self.grid.value = preview_grid(self.previews)
+
+    def _say(self, text: str) -> None:
+        self.status.value = f"<b>{html.escape(text)}</b>"
+        self.message = text
+
+    # ------------------------------------------------------------ answering from code
+
+    def approve(self) -> DeckPush:
+        """Approve every card still asking (what a person clicking Approve on each does)."""
+        for card in self.cards:
+            if card.pending is not None:
+                card.approve()
+        return self
+
+    @property
+    def done(self) -> bool:
+        return all(card.outcome is not None for card in self.cards)
+
+    @property
+    def images(self) -> list[tuple[str, bytes]]:
+        return [("image/png", png) for _, png, _ in self.previews]
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        bundle["text/plain"] = self.message
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"<DeckPush {self.message}>"
+
+
+def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
+    """The previews side by side, each captioned with its path and what the page reported."""
+    if not previews:
+        return ""
+    cells = []
+    for path, png, data in previews:
+        src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        notes = []
+        failed = data.get("failed_requests") or []
+        if failed:
+            notes.append(f"{len(failed)} failed request(s)")
+        if data.get("fallback_reason"):
+            notes.append(str(data["fallback_reason"]))
+        note = f"<br><small>{html.escape('; '.join(notes))}</small>" if notes else ""
+        cells.append(f'<figure class="jdp-deck-preview" style="margin:0">'
+                     f'<img alt="{html.escape(path, quote=True)}" src="{src}" '
+                     f'style="width:100%;border:1px solid #9e9e9e">'
+                     f"<figcaption><code>{html.escape(path)}</code>{note}</figcaption></figure>")
+    return (f'<div class="jdp-deck-grid" style="display:grid;gap:12px;grid-template-columns:'
+            f'repeat(auto-fill,minmax({PREVIEW_WIDTH}px,1fr))">{"".join(cells)}</div>')

@@ -1,0 +1,102 @@
+"""A deck in a real JupyterLab: a slide staged from a Markdown cell, pushed, its plan card
+approved with a click, and the grid of previews drawn by the service's browser shown in
+the push's output; the slide is then on the service."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from jupyter_design_projects.server.design.demo import DECK_ID
+
+#: a kernel round trip, including the first Design handshake and a preview (ms)
+KERNEL_MS = 90_000
+SLIDE = "slides/80-from-the-browser.html"
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+#: the notebook is open and its kernel has started and is idle
+KERNEL_IDLE = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session
+    && panel.sessionContext.session.kernel;
+  return Boolean(kernel) && kernel.status === 'idle';
+}"""
+#: every preview image of the grid has loaded and has a size
+GRID_LOADED = """cell => {
+  const images = [...cell.querySelectorAll('.jdp-deck-grid img')];
+  return images.length > 0 && images.every(i => i.complete && i.naturalWidth > 0);
+}"""
+
+
+def make_notebook(lab) -> str:
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "%load_ext jupyter_design_projects\n%design consent",
+        'deck = %design deck open "Quarterly Review Deck"',
+        f"%%design slide {SLIDE}\n# Staged in JupyterLab\n\nPushed with **one click**.",
+        "deck.staged",
+        "pushed = %design deck push\npushed",
+    )]
+    nbformat.write(nb, lab.root_dir / "deck.ipynb")
+    return "deck.ipynb"
+
+
+def run_cell(page, index: int):
+    """Run one cell and wait until the kernel has finished it (its prompt has a number)."""
+    cell = page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        "c => /\\[[0-9]+\\]/.test(c.querySelector('.jp-InputPrompt').textContent)",
+        arg=cell.element_handle(), timeout=KERNEL_MS)
+    return cell
+
+
+def service_file(service, path: str) -> dict:
+    """read_file on the service through a raw MCP session, with the stored credential."""
+    token = json.loads(service.credentials_file.read_text())["access_token"]
+    url = f"{service.base_url}/v1/design/mcp"
+    with httpx.Client(headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"},
+                      timeout=30.0) as client:
+        init = client.post(url, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                       "clientInfo": {"name": "deck-browser-test", "version": "1"}}})
+        session = {"Mcp-Session-Id": init.headers["mcp-session-id"]}
+        client.post(url, headers=session,
+                    json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answer = client.post(url, headers=session, json={
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "read_file", "arguments": {"project_id": DECK_ID,
+                                                           "path": path}}})
+    return answer.json()["result"]
+
+
+@pytest.mark.browser
+def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_service):
+    page = lab_page
+    page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
+    page.wait_for_function("() => window.jupyterapp !== undefined")
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    for index in range(4):
+        run_cell(page, index)
+    staged = page.locator(".jp-NotebookPanel .jp-Cell").nth(3)
+    expect(staged.locator(".jp-OutputArea")).to_contain_text(SLIDE)
+    assert "isError" in service_file(reference_service, SLIDE)  # nothing sent before push
+
+    push = run_cell(page, 4)
+    approve = push.get_by_role("button", name="Approve", exact=True)
+    expect(approve).to_be_visible(timeout=KERNEL_MS)
+    expect(push.locator(".jdp-card")).to_contain_text(SLIDE)
+    approve.click()
+    page.wait_for_function(GRID_LOADED, arg=push.element_handle(), timeout=KERNEL_MS)
+    expect(push.locator(".jdp-deck-grid figcaption")).to_contain_text(SLIDE)
+    expect(push.locator(".jp-Cell-outputArea")).to_contain_text("Pushed 1 file(s) in 1 plan(s).")
+    push.screenshot(path="/tmp/jdp-deck-push.png")
+    written = service_file(reference_service, SLIDE)
+    assert not written.get("isError")
+    assert "Pushed with" in written["content"][0]["text"]

@@ -1,0 +1,204 @@
+"""Decks through the magics against a real reference service: staged from Markdown cells,
+figures and tables, pushed through plan cards answered from code, previewed in the
+service's browser; a push repeated after an injected failure writes only what is missing."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from faults_client import faults
+from IPython.core.error import UsageError
+
+from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
+from jupyter_design_projects.notebook import views
+from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
+from jupyter_design_projects.notebook.outcome import Outcome
+
+DECK = "Quarterly Review Deck"
+
+
+@pytest.fixture
+def live(shell, pointed_at_service, reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
+    monkeypatch.chdir(tmp_path)
+    magics = shell.magics_manager.registry["DesignProjects"]
+    magics.approval_mode = "widget"
+    shell.run_line_magic("design", "consent")
+    yield magics
+    faults(reference_service).reset()
+    magics.close()
+
+
+@pytest.fixture
+def chart():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(4, 2.5))
+    axes.bar(["Q1", "Q2", "Q3"], [12, 18, 25])
+    axes.set_title("Notebooks run (thousands)")
+    yield figure
+    plt.close(figure)
+
+
+def files_of(shell, deck: NotebookDeck) -> dict[str, Any]:
+    shell.user_ns["_pid"] = deck.deck.project_id
+    return {f["path"]: f for f in shell.run_line_magic("design",
+                                                      "list_files project_id=$_pid").data}
+
+
+def read(shell, deck: NotebookDeck, path: str) -> str:
+    shell.user_ns["_pid"], shell.user_ns["_path"] = deck.deck.project_id, path
+    return html.unescape(
+        shell.run_line_magic("design", "read_file project_id=$_pid path=$_path").data)
+
+
+def three_slides(shell, chart) -> NotebookDeck:
+    import pandas as pd
+
+    deck = shell.run_line_magic("design", f'deck open "{DECK}"')
+    shell.user_ns.update(chart=chart, teams=pd.DataFrame(
+        {"team": [f"team-{i}" for i in range(40)], "notebooks": range(40)}),
+        headline="Up 39 % on Q2")
+    deck.add_figure("slides/05-chart.html", chart, title="Weekly notebooks")
+    deck.add_table("slides/06-teams.html", shell.user_ns["teams"], title="Teams")
+    shell.run_cell_magic("design", "slide slides/07-summary.html",
+                         "# Summary\n\n**$headline**\n\n$chart\n\n- ship it\n")
+    return deck
+
+
+def test_nothing_is_sent_before_push_and_staged_says_what_would_be_written(
+        shell, live, chart, reference_service):
+    before = faults(reference_service).counts()
+    deck = three_slides(shell, chart)
+    after = faults(reference_service).counts()
+    staged = deck.staged
+    assert list(staged.columns) == ["path", "kind", "bytes", "change", "slide"]
+    assert staged["path"].tolist() == [
+        "slides/05-chart.html", "slides/assets/05-chart-figure.png", "slides/06-teams.html",
+        "slides/07-summary.html", "slides/assets/07-summary-chart.png"]
+    assert set(staged["change"]) == {"new"} and str(staged["bytes"].dtype) == "Int64"
+    # opening the deck only read; staging sent nothing at all
+    tools = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+    assert not any(k.endswith((":write_files", ":finalize_plan")) for k in tools), tools
+    assert "mcp:tools/call:list_files" in tools  # (the counts do see the reads)
+    assert "slides/05-chart.html" not in files_of(shell, deck)
+
+
+def test_push_asks_one_plan_card_then_writes_and_previews_every_slide(shell, live, chart):
+    deck = three_slides(shell, chart)
+    pushed = shell.run_line_magic("design", "deck push")
+    assert isinstance(pushed, DeckPush) and len(pushed.cards) == 1
+    card = pushed.cards[0]
+    assert card.pending.request.operation == "finalize_plan"
+    assert set(card.pending.request.writes) == set(deck.staged["path"])
+    assert not files_of(shell, deck).keys() & set(deck.staged["path"])  # not before approval
+    pushed.approve()
+    assert pushed.done and not pushed.failures
+    remote = files_of(shell, deck)
+    assert set(deck.staged["path"]) <= remote.keys()
+    png = remote["slides/assets/05-chart-figure.png"]["size"]
+    assert png == deck.staged.set_index("path").loc["slides/assets/05-chart-figure.png", "bytes"]
+    summary = read(shell, deck, "slides/07-summary.html")
+    assert "<strong>Up 39 % on Q2</strong>" in summary
+    assert "assets/07-summary-chart.png" in summary
+    assert "Showing the first 30 of 40 rows." in read(shell, deck, "slides/06-teams.html")
+    assert [p for p, _, _ in pushed.previews] == deck.deck.stage.slides
+    for _path, png_bytes, data in pushed.previews:
+        assert png_bytes[:8] == b"\x89PNG\r\n\x1a\n"
+        assert data["renderer"] == "chromium" and data["failed_requests"] == []
+    assert "Up 39 % on Q2" in pushed.previews[2][2]["text_content"]
+    assert 'class="jdp-deck-grid"' in pushed.grid.value
+    # the slides carry the project's design system (Acme Default's primary colour)
+    assert "#1f4e79" in summary and deck.deck.theme.name == "Acme Default"
+    # a second push has nothing left to write: no card
+    again = shell.run_line_magic("design", "deck push")
+    assert again.cards == [] and "Nothing to push" in again.message
+
+
+def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
+        shell, live, reference_service):
+    deck = shell.run_line_magic("design", f'deck open "{DECK}"')
+    for i in range(MAX_PLAN_PATHS + 5):  # two plans: 20 paths, then 5
+        deck.add_markdown(f"slides/r{i:02d}.html", f"# Slide {i}\n", {})
+    switches = faults(reference_service)
+    first = shell.run_line_magic("design", "deck push")
+    assert [len(c.pending.request.writes) for c in first.cards] == [MAX_PLAN_PATHS, 5]
+    first.cards[0].approve()
+    switches.fail("/v1/design/mcp", status=500, tool="write_files", count=1)
+    first.cards[1].approve()
+    assert len(first.written) == MAX_PLAN_PATHS and len(first.failures) == 1
+    assert "writes only what is still missing" in first.message
+    etags = {p: f["etag"] for p, f in files_of(shell, deck).items()}
+    before = switches.counts()
+    second = shell.run_line_magic("design", "deck push")
+    assert [c.pending.request.writes for c in second.cards] == [
+        tuple(sorted(f"slides/r{i:02d}.html" for i in range(MAX_PLAN_PATHS, MAX_PLAN_PATHS + 5)))]
+    second.approve()
+    after = files_of(shell, deck)
+    assert all(after[p]["etag"] == etags[p] for p in first.written)  # not written again
+    assert {f"slides/r{i:02d}.html" for i in range(MAX_PLAN_PATHS + 5)} <= after.keys()
+    counts = switches.counts()
+    key = "mcp:tools/call:write_files"
+    assert counts.get(key, 0) - before.get(key, 0) == 1
+
+
+def test_headless_push_fails_closed_naming_the_next_step(shell, live, chart):
+    deck = three_slides(shell, chart)
+    live.approval_mode = "deny"
+    pushed = shell.run_line_magic("design", "deck push")
+    assert isinstance(pushed, Outcome) and pushed.is_error
+    assert pushed.error.reason == "nobody_can_approve"
+    assert "slides/05-chart.html" not in files_of(shell, deck)
+
+
+def test_slide_without_a_deck_names_the_command_to_run(shell, live):
+    with pytest.raises(UsageError, match="deck open"):
+        shell.run_cell_magic("design", "slide slides/x.html", "# x\n")
+
+
+def test_an_undefined_name_in_a_slide_is_named(shell, live):
+    shell.run_line_magic("design", f'deck open "{DECK}"')
+    with pytest.raises(UsageError, match=r"\$nowhere"):
+        shell.run_cell_magic("design", "slide slides/x.html", "# x\n\n$nowhere\n")
+
+
+def test_deck_new_creates_the_project_only_after_its_card_is_approved(shell, live):
+    deck = shell.run_line_magic("design", "deck new Launch review")
+    assert isinstance(deck, NotebookDeck) and deck.deck.project_id is None
+    deck.add_markdown("slides/01-hello.html", "# Hello\n", {})
+    deck.create_card.approve()
+    assert deck.deck.project_id is not None
+    projects = shell.run_line_magic("design", "list_projects").data
+    assert any(p["name"] == "Launch review" and p["id"] == deck.deck.project_id
+               for p in projects)
+    pushed = shell.run_line_magic("design", "deck push").approve()
+    assert pushed.written == ["slides/01-hello.html"]
+
+
+def test_an_image_upload_read_shows_inline(shell, live):
+    picture = shell.run_line_magic("project", "read team-palette.png")
+    ((mime, blob),) = picture.images
+    assert mime == "image/png" and blob[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(blob) == picture.data["bytes"]
+    assert "image/png" in picture._repr_mimebundle_()
+
+
+@pytest.mark.parametrize(("size", "shown"), [(views.INLINE_IMAGE_MAX_BYTES, True),
+                                             (views.INLINE_IMAGE_MAX_BYTES + 1, False)])
+def test_an_image_upload_is_shown_inline_up_to_its_cap(tmp_path, size, shown):
+    saved = tmp_path / "big.png"
+    saved.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * (size - 8))
+    record = {"kind": "raw", "file_kind": "image", "mime_type": "image/png",
+              "local_file": str(saved), "bytes": size}
+    assert bool(views.project_outcome("read", record).images) is shown
+
+
+def test_opening_a_deck_without_consent_names_the_consent_command(shell, live):
+    shell.run_line_magic("design", "revoke")
+    with pytest.raises(UsageError, match="%design consent"):
+        shell.run_line_magic("design", f'deck open "{DECK}"')
