@@ -1,0 +1,2 @@
+"""stub"""
+FIGURES: dict = {}
