@@ -2,6 +2,7 @@
 
     python3 tasks.py test [pytest args]   install, build the JupyterLab extension, run pytest
     python3 tasks.py lab  [lab args]      install, start the reference service, open JupyterLab
+    python3 tasks.py bench [FIGURE ...] [--quick]   install, run the benchmarks (bench/README.md)
 
 Both create `.venv` when it is missing and install the package into it in editable mode
 (skipped when `pyproject.toml` has not changed since the last install). `test` also makes
@@ -231,7 +232,16 @@ def serve(args: list[str]) -> int:
         service.stop()
 
 
-COMMANDS = {"test": test, "lab": lab}
+def bench(args: list[str]) -> None:
+    """The benchmark harness (bench/__main__.py) in the venv; it prints and rewrites the
+    table in bench/README.md."""
+    ensure_venv()
+    install("test")
+    os.chdir(ROOT)
+    os.execve(str(PYTHON), [str(PYTHON), "-m", "bench", *args], tool_env())
+
+
+COMMANDS = {"test": test, "lab": lab, "bench": bench}
 
 
 def main(argv: list[str]) -> None:

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import figures_client, figures_data, figures_mcp, figures_startup
+from . import figures_client, figures_mcp, figures_service, figures_startup, figures_transfer
 from .context import ROOT, Context
 from .report import Row, block, git_head, machine, rewrite, say, table
 
@@ -23,7 +23,8 @@ FIGURES: dict[str, Figure] = {
     **figures_client.FIGURES,
     **figures_mcp.FIGURES,
     **figures_startup.FIGURES,
-    **figures_data.FIGURES,
+    **figures_transfer.FIGURES,
+    **figures_service.FIGURES,
 }
 
 

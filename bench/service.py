@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
 
 MCP_PATH = "/v1/design/mcp"
@@ -24,8 +25,13 @@ DB_FILE = "service.sqlite3"
 
 @contextlib.contextmanager
 def running(data_dir: Path, *, faults: bool = False) -> Iterator[EmbeddedService]:
+    """The service, with its credential file's token already expanded to the project
+    scopes (by a Session, as a notebook's first Projects call does), so raw clients
+    reading that file are allowed the same routes."""
     service = start_embedded(data_dir, faults=faults)
     try:
+        with Session(settings_of(service), data_dir=data_dir / "scopes-session") as s:
+            s.run(s.projects.info())
         yield service
     finally:
         service.stop()
