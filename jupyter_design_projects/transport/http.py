@@ -20,6 +20,7 @@ import dataclasses
 import importlib.util
 import json as jsonlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -107,9 +108,12 @@ async def send(
     headers: dict[str, str] | None = None,
     params: dict[str, Any] | None = None,
     authenticate: bool = True,
+    sink: Callable[[bytes], None] | None = None,
 ) -> Answer:
     """Send and read the answer under a byte cap and a total deadline (not a read timeout:
-    a slow drip is cut at the deadline)."""
+    a slow drip is cut at the deadline). With a `sink`, a 2xx body goes to it chunk by
+    chunk as it arrives (the Answer's body is then empty), under the same cap; other
+    answers are read as usual, for their error."""
     try:
         request = client.build_request(method, url, json=json, headers=headers, params=params)
     except (httpx.InvalidURL, httpx.HTTPError):
@@ -129,9 +133,17 @@ async def send(
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     raise ResponseTooLarge(action, max_bytes)
                 body = _Body()
+                streamed = 0 if sink is not None and 200 <= response.status_code < 300 \
+                    else None
                 # identity only (checked above), so these are the raw bytes; aiter_bytes
                 # also serves a body a transport handed over already read (MockTransport)
                 async for chunk in response.aiter_bytes():
+                    if streamed is not None:
+                        streamed += len(chunk)
+                        if streamed > max_bytes:
+                            raise ResponseTooLarge(action, max_bytes)
+                        sink(chunk)  # type: ignore[misc]
+                        continue
                     if len(body) + len(chunk) > max_bytes:
                         raise ResponseTooLarge(action, max_bytes)
                     body += chunk

@@ -207,3 +207,25 @@ def test_a_client_records_a_missing_sniffio_as_absent_and_still_answers():
     installed, recorded_absent, answer = done.stdout.split(" ", 2)
     assert recorded_absent == ("False" if installed == "True" else "True")
     assert answer.strip() == "{'ok': True}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("size", "too_large"), [(300_000, False), (300_001, True)])
+async def test_a_sink_gets_a_2xx_body_as_it_arrives_under_the_same_cap(size, too_large):
+    handler = lambda r: httpx.Response(200, content=stream_of(b"x" * size))  # noqa: E731
+    chunks: list[bytes] = []
+    if too_large:
+        with pytest.raises(ResponseTooLarge):
+            await fetch(handler, max_bytes=300_000, sink=chunks.append)
+        return
+    answer = await fetch(handler, max_bytes=300_000, sink=chunks.append)
+    assert answer.status == 200 and answer.body == b""
+    assert len(chunks) > 1 and b"".join(chunks) == b"x" * size
+
+
+@pytest.mark.asyncio
+async def test_a_sink_never_sees_an_error_body_which_stays_on_the_answer():
+    handler = lambda r: httpx.Response(404, json={"error": "gone"})  # noqa: E731
+    chunks: list[bytes] = []
+    answer = await fetch(handler, sink=chunks.append)
+    assert chunks == [] and answer.status == 404 and answer.json() == {"error": "gone"}
