@@ -22,7 +22,7 @@ from ..errors import (
     ReplaceOutcomeUnknown,
 )
 from ..settings import Settings
-from ..transport.http import Answer, send
+from ..transport.http import Answer, JsonBody, send
 from . import wire
 
 #: spec §12: one total deadline per request, both routes
@@ -147,13 +147,14 @@ class OrgApi:
 
     async def create_doc(self, file_name: str, content: str) -> dict[str, Any]:
         answer = await self._call("POST", "/docs", action="create doc",
-                                  json={"file_name": file_name, "content": content})
-        return wire.parse_doc(wire.json_object(answer), "create doc")
+                                  content=JsonBody({"file_name": file_name, "content": content}))
+        return wire.parse_doc(wire.json_object(answer), "create doc", keep_content=False)
 
     async def replace_doc(self, doc_uuid: str, file_name: str, content: str) -> dict[str, Any]:
         tail = f"/docs/{_checked_id(doc_uuid, 'replace doc')}"
-        answer = await self._call("PATCH", tail, action="replace doc", json={"content": content})
-        return wire.parse_doc(wire.json_object(answer), "replace doc")
+        answer = await self._call("PATCH", tail, action="replace doc",
+                                  content=JsonBody({"content": content}))
+        return wire.parse_doc(wire.json_object(answer), "replace doc", keep_content=False)
 
     async def delete_doc(self, doc_uuid: str) -> None:
         await self._call("DELETE", f"/docs/{_checked_id(doc_uuid, 'delete doc')}",
@@ -186,7 +187,7 @@ class SessionApi:
         answer = await send(
             self._http, "POST", self._url, action=action,
             max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
-            json={"op": op, **args},
+            content=JsonBody({"op": op, **args}),
             headers={"Authorization": f"Bearer {self._jwt.reveal()}"}, sink=sink,
         )
         return wire.check(answer, [self._jwt, *self._secrets()])
@@ -214,7 +215,7 @@ class SessionApi:
     async def create_doc(self, file_name: str, content: str) -> dict[str, Any]:
         answer = await self._op("write-doc", action="create doc", file_name=file_name,
                                 content=content)
-        return wire.parse_doc(wire.json_object(answer), "create doc")
+        return wire.parse_doc(wire.json_object(answer), "create doc", keep_content=False)
 
     async def replace_doc(self, doc_uuid: str, file_name: str, content: str) -> dict[str, Any]:
         """Delete then create. Once the delete is done, a refused create is

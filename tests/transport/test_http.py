@@ -229,3 +229,53 @@ async def test_a_sink_never_sees_an_error_body_which_stays_on_the_answer():
     chunks: list[bytes] = []
     answer = await fetch(handler, sink=chunks.append)
     assert chunks == [] and answer.status == 404 and answer.json() == {"error": "gone"}
+
+
+def test_a_json_body_encodes_as_httpx_json_does_in_slices_and_again():
+    import json as jsonlib
+
+    from jupyter_design_projects.transport.http import JsonBody
+
+    unit = 'é"\\\n\t€𝄞\x00 words '
+    fields = {"file_name": "a/b.md", "content": (unit * 200_000)[: (1 << 20) * 2 + 5], "n": 3}
+    body = JsonBody(fields)
+    expected = httpx.Request("POST", URL, json=fields).content
+
+    async def collect():
+        return b"".join([piece async for piece in body])
+
+    first, again = asyncio.run(collect()), asyncio.run(collect())
+    assert first == again == expected and jsonlib.loads(first) == fields
+    assert body.length == len(expected)
+    assert body.headers == {"Content-Type": "application/json",
+                            "Content-Length": str(len(expected))}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [100, 2 * 1024 * 1024])
+async def test_send_sends_a_json_body_with_its_length_whatever_its_size(size):
+    from jupyter_design_projects.transport.http import JsonBody
+
+    seen = {}
+
+    async def handler(request):
+        seen["length"] = request.headers["content-length"]
+        seen["chunked"] = "transfer-encoding" in request.headers
+        seen["body"] = await request.aread()
+        return httpx.Response(200, json={"ok": True})
+
+    fields = {"content": "x" * size}
+    async with client_for(handler) as client:
+        answer = await send(client, "POST", URL, action="create doc", max_bytes=100,
+                            deadline_s=5, content=JsonBody(fields))
+    assert answer.take_json() == {"ok": True} and answer.body == b""
+    assert seen["length"] == str(len(seen["body"])) and not seen["chunked"]
+    assert seen["body"] == httpx.Request("POST", URL, json=fields).content
+
+
+@pytest.mark.asyncio
+async def test_take_json_of_a_body_that_is_not_json_is_a_transport_error():
+    handler = lambda r: httpx.Response(200, content=b"\xff not json")  # noqa: E731
+    answer = await fetch(handler)
+    with pytest.raises(TransportError):
+        answer.take_json()
