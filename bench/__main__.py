@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import figures_client, figures_mcp, figures_service, figures_startup, figures_transfer
 from .context import ROOT, Context
-from .report import Row, block, git_head, machine, rewrite, say, table
+from .report import Row, block, git_head, kept_lines, machine, rewrite, say, table
 
 Figure = Callable[[Context], list[Row]]
 
@@ -79,7 +79,8 @@ def main(argv: list[str]) -> int:
     print(f"\nmachine: {where}\n")
     print(table(rows))
     if not args.no_readme:
-        rewrite(args.readme, block(rows, where, git_head(ROOT), argv))
+        earlier = kept_lines(args.readme, names) if args.figures else []
+        rewrite(args.readme, block(rows, where, git_head(ROOT), argv, earlier))
         say(f"table written to {args.readme}")
     return 1 if failed else 0
 

@@ -44,7 +44,7 @@ def seed_docs(data_dir: Path, project_uuid: str, first: int, last: int, corpus: 
             conn.execute("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (doc_uuid, project_uuid, name, content,
                           projects_store.estimate_tokens(content), now, now))
-            search.index(conn, project_uuid, "doc", doc_uuid, name, content)
+            search.index(conn, project_uuid, "doc", doc_uuid, name, content, fresh=True)
 
 
 def search_latency(ctx: Context) -> list[Row]:

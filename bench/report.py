@@ -77,20 +77,38 @@ def git_head(root: Path) -> str:
         return "unknown"
 
 
-def table(rows: list[Row]) -> str:
-    return "\n".join([HEADER, *(row.line() for row in rows)])
+def table(rows: list[Row], earlier: tuple[str, ...] | list[str] = ()) -> str:
+    return "\n".join([HEADER, *earlier, *(row.line() for row in rows)])
 
 
-def block(rows: list[Row], machine_line: str, head: str, argv: list[str]) -> str:
+def block(rows: list[Row], machine_line: str, head: str, argv: list[str],
+          earlier: list[str]) -> str:
     command = " ".join(["python3 tasks.py bench", *argv]).strip()
-    return (f"{BEGIN}\nRun `{command}` at commit {head} on: {machine_line}.\n\n"
-            f"{table(rows)}\n{END}")
+    note = (f"\n\nRows of figures not named in that command are kept from an earlier run "
+            f"({len(earlier)} rows).") if earlier else ""
+    return (f"{BEGIN}\nRun `{command}` at commit {head} on: {machine_line}.{note}\n\n"
+            f"{table(rows, earlier)}\n{END}")
+
+
+def kept_lines(readme: Path, rerun: list[str]) -> list[str]:
+    """The table lines of figures not rerun now (a run of one figure keeps the others)."""
+    if not readme.exists():
+        return []
+    found = PATTERN.search(readme.read_text())
+    if found is None:
+        return []
+    lines = [line for line in found.group(0).splitlines() if line.startswith("| ")]
+    return [line for line in lines[1:]
+            if not any(f"`python3 tasks.py bench {name}`" in line for name in rerun)]
+
+
+PATTERN = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
 
 
 def rewrite(readme: Path, text: str) -> None:
     """Replace the block between the markers (or append one) and write the file."""
     old = readme.read_text() if readme.exists() else "# Benchmarks\n"
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    pattern = PATTERN
     new = pattern.sub(lambda _m: text, old) if pattern.search(old) else (
         old.rstrip("\n") + "\n\n" + text + "\n")
     readme.write_text(new)
