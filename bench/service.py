@@ -31,7 +31,7 @@ def running(data_dir: Path, *, faults: bool = False) -> Iterator[EmbeddedService
     service = start_embedded(data_dir, faults=faults)
     try:
         with Session(settings_of(service), data_dir=data_dir / "scopes-session") as s:
-            s.run(s.projects.info())
+            s.run(s.credentials.ensure_project_scopes(policy_allows=True))
         yield service
     finally:
         service.stop()
