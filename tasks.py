@@ -2,6 +2,7 @@
 
     python3 tasks.py test [pytest args]   install, run pytest
     python3 tasks.py lab  [lab args]      install, open JupyterLab
+    python3 tasks.py bench [FIGURE ...] [--quick]   install, run the benchmarks (bench/README.md)
 
 Both create `.venv` when it is missing and install the package into it the way users do:
 `pip install -e .` through the build hook (hatch-jupyter-builder), which builds the
@@ -205,7 +206,16 @@ def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
     return out
 
 
-COMMANDS = {"test": test, "lab": lab}
+def bench(args: list[str]) -> None:
+    """The benchmark harness (bench/__main__.py) in the venv; it prints and rewrites the
+    table in bench/README.md."""
+    ensure_venv()
+    install("test")
+    os.chdir(ROOT)
+    os.execve(str(PYTHON), [str(PYTHON), "-m", "bench", *args], tool_env())
+
+
+COMMANDS = {"test": test, "lab": lab, "bench": bench}
 
 
 def main(argv: list[str]) -> None:

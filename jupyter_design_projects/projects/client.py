@@ -49,6 +49,11 @@ METHODS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
+def utf8_size(text: str) -> int:
+    """len(text.encode("utf-8")) without the copy where the text is ASCII (most docs)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
 class ProjectsClient:
     def __init__(
         self,
@@ -209,7 +214,7 @@ class ProjectsClient:
                 check_writable(final)
         else:
             final, replaces = resolve_write_path(path, names)
-        size = len(content.encode("utf-8"))
+        size = utf8_size(content)
         budgets.check_knowledge(detail.knowledge_size, detail.max_knowledge_size, size)
         label = f"upload {final}"
         if self._progress:

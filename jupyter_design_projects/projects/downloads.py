@@ -1,5 +1,6 @@
 """The session's download directory: owner-only (0700), holding owner-only (0600) files
-with fresh unpredictable names, each written completely or not at all."""
+with fresh unpredictable names, each written completely or not at all (a download being
+received is removed unless it is kept)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from ..core.project_paths import safe_file_name
 from ..errors import DownloadFailed
@@ -20,6 +23,23 @@ FILE_MODE = 0o600
 def make_session_temp_dir(parent: Path | None = None) -> Path:
     """A new 0700 directory for one session's downloads (the session removes it on close)."""
     return Path(tempfile.mkdtemp(prefix="jdp-projects-", dir=parent))
+
+
+class Incoming:
+    """A download being received: its file (open for writing) and its path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file: BinaryIO | None = None
+        self.kept = False
+
+    def write(self, data: bytes) -> None:
+        assert self.file is not None
+        self.file.write(data)
+
+    def keep(self) -> Path:
+        self.kept = True
+        return self.path
 
 
 class DownloadDir:
@@ -48,6 +68,23 @@ class DownloadDir:
     def save_bytes(self, file_name: str, data: bytes) -> Path:
         """`project-file-*-<safe name>`: safe characters only, their last 64, mode 0600."""
         return self._save(data, "project-file-", "-" + safe_file_name(file_name))
+
+    @contextlib.contextmanager
+    def receiving(self, file_name: str) -> Iterator[Incoming]:
+        """A new `project-file-*` file (0600) to write a download into as it arrives; it
+        is removed on leaving the block unless `keep()` was called."""
+        fd, name = tempfile.mkstemp(prefix="project-file-", suffix="-" + safe_file_name(file_name),
+                                    dir=self.ensure())
+        incoming = Incoming(Path(name))
+        try:
+            os.fchmod(fd, FILE_MODE)
+            with os.fdopen(fd, "wb") as out:
+                incoming.file = out
+                yield incoming
+        finally:
+            if not incoming.kept:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name)
 
     def _save(self, data: bytes, prefix: str, suffix: str) -> Path:
         fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=self.ensure())

@@ -42,11 +42,20 @@ LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sh
           "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from")
 
 
+#: the digest encodes this many characters at a time (a 25 MiB doc is not copied whole)
+DIGEST_SLICE_CHARS = 1 << 20
+
+
 def _digest(text: str | None) -> tuple[int | None, str | None]:
+    """(UTF-8 bytes, sha256) of the text, encoded a slice at a time."""
     if text is None:
         return None, None
-    data = text.encode("utf-8")
-    return len(data), hashlib.sha256(data).hexdigest()
+    digest, size = hashlib.sha256(), 0
+    for at in range(0, len(text), DIGEST_SLICE_CHARS):
+        data = text[at:at + DIGEST_SLICE_CHARS].encode("utf-8")
+        digest.update(data)
+        size += len(data)
+    return size, digest.hexdigest()
 
 
 class Journal:

@@ -1,11 +1,12 @@
 """`project_read`: find the exact path among text docs, then uploads; text and extracted
 text come back inline up to 262,144 UTF-8 bytes or in a 0600 file; other uploads are
-downloaded raw with strict base64 and a reported-vs-decoded size check (one full retry)."""
+downloaded raw with strict base64 and a reported-vs-decoded size check (one full retry),
+decoded into their 0600 file as the answer arrives (`raw_answer`), so memory stays flat."""
 
 from __future__ import annotations
 
-import base64
-import binascii
+import io
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,12 +16,13 @@ from ..errors import DocNotFound, DownloadFailed, DownloadSizeMismatch, Projects
 from . import wire
 from .api import ProjectsApi
 from .downloads import DownloadDir
+from .raw_answer import RAW_MAX_BASE64_CHARS, RawAnswerReader
 from .wire import Detail, FileEntry
+
+__all__ = ["RAW_MAX_BASE64_CHARS", "decode_raw", "download_raw", "present_text", "read_path"]
 
 #: how many available paths a DocNotFound lists
 AVAILABLE_LISTED = 30
-#: the longest base64 text that can decode to at most RAW_MAX_BYTES
-RAW_MAX_BASE64_CHARS = -(-RAW_MAX_BYTES // 3) * 4
 
 Progress = Callable[[str, int, "int | None"], None]
 
@@ -66,8 +68,8 @@ async def download_raw(
     api: ProjectsApi, path: str, upload: FileEntry, downloads: DownloadDir,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Download, compare the reported size with the decoded bytes, retry once in full;
-    only verified bytes are ever written to disk."""
+    """Download into a 0600 file as the answer arrives, compare the reported size with the
+    decoded bytes, retry once in full; a file that does not check out is removed."""
     file_uuid = upload.file_uuid
     if upload.file_size_bytes is not None and upload.file_size_bytes > RAW_MAX_BYTES:
         raise DownloadFailed(file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes")
@@ -76,43 +78,48 @@ async def download_raw(
     for _attempt in range(2):
         if progress:
             progress(label, 0, upload.file_size_bytes)
-        try:
-            answer = await api.read_raw(file_uuid)
-        except ProjectsApiError as exc:
-            if exc.status == 413:
-                raise DownloadFailed(
-                    file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes") from None
-            raise
-        data, reported = decode_raw(answer, file_uuid)
-        if progress:
-            progress(label, len(data), reported)
-        if reported == len(data):
-            saved = downloads.save_bytes(upload.path, data)
-            return {
-                "path": path, "kind": "raw", "file_uuid": file_uuid,
-                "file_kind": upload.file_kind, "mime_type": answer.get("mime_type"),
-                "local_file": str(saved), "bytes": len(data),
-            }
-        sizes.append((reported, len(data)))
+        with downloads.receiving(upload.path) as incoming:
+            reader = RawAnswerReader(incoming.write, file_uuid)
+            try:
+                await api.read_raw(file_uuid, reader.feed)
+            except ProjectsApiError as exc:
+                if exc.status == 413:
+                    raise DownloadFailed(
+                        file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes") from None
+                raise
+            answer = reader.finish()
+            reported = checked_fields(answer, file_uuid)
+            if progress:
+                progress(label, reader.decoded, reported)
+            if reported == reader.decoded:
+                return {
+                    "path": path, "kind": "raw", "file_uuid": file_uuid,
+                    "file_kind": upload.file_kind, "mime_type": answer.get("mime_type"),
+                    "local_file": str(incoming.keep()), "bytes": reader.decoded,
+                }
+        sizes.append((reported, reader.decoded))
     raise DownloadSizeMismatch(file_uuid, sizes)
 
 
-def decode_raw(answer: dict[str, Any], file_uuid: str) -> tuple[bytes, int]:
-    """(decoded bytes, reported file_size_bytes) of a raw answer; strict base64 only."""
+def checked_fields(answer: dict[str, Any], file_uuid: str) -> int:
+    """The reported file_size_bytes of a raw answer whose other fields check out."""
     if answer.get("file_uuid") not in (None, file_uuid):
         raise DownloadFailed(file_uuid, "the answer is for another file")
     if answer.get("encoding") != "base64":
         raise DownloadFailed(file_uuid, "the answer is not base64-encoded")
-    data = answer.get("data")
     reported = answer.get("file_size_bytes")
-    if not isinstance(data, str) or not isinstance(reported, int) or isinstance(reported, bool):
+    if not isinstance(reported, int) or isinstance(reported, bool):
         raise DownloadFailed(file_uuid, "the answer has no data or file_size_bytes")
-    if len(data) > RAW_MAX_BASE64_CHARS:
-        raise DownloadFailed(file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes")
-    try:
-        decoded = base64.b64decode(data.encode("ascii"), validate=True)
-    except (binascii.Error, UnicodeEncodeError):
-        raise DownloadFailed(file_uuid, "the data is not valid base64") from None
-    if len(decoded) > RAW_MAX_BYTES:
-        raise DownloadFailed(file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes")
-    return decoded, reported
+    return reported
+
+
+def decode_raw(answer: dict[str, Any], file_uuid: str) -> tuple[bytes, int]:
+    """(decoded bytes, reported file_size_bytes) of a raw answer already in memory, by the
+    same strict reader a download streams through."""
+    if not isinstance(answer.get("data"), str):
+        raise DownloadFailed(file_uuid, "the answer has no data or file_size_bytes")
+    out = io.BytesIO()
+    reader = RawAnswerReader(out.write, file_uuid)
+    reader.feed(json.dumps(answer).encode())
+    fields = reader.finish()
+    return out.getvalue(), checked_fields(fields, file_uuid)

@@ -40,13 +40,14 @@ def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
         elif isinstance(inner, str):  # {"error": "...", "code": "..."}
             text = f"{parsed.get('code', 'error')}: {inner}"
         else:
-            return redact_body(answer.body, ERROR_BODY_CHARS, secrets)
+            return redact_body(bytes(answer.body), ERROR_BODY_CHARS, secrets)
         return redact_then_truncate(text, ERROR_BODY_CHARS, secrets)
-    return redact_body(answer.body, ERROR_BODY_CHARS, secrets)
+    return redact_body(bytes(answer.body), ERROR_BODY_CHARS, secrets)
 
 
 def json_object(answer: Answer) -> dict[str, Any]:
-    value = answer.json()
+    """The 2xx answer's JSON object (its body is released as it is parsed)."""
+    value = answer.take_json()
     if not isinstance(value, dict):
         raise MalformedProjectsAnswer(answer.action, "is not a JSON object")
     return value
@@ -132,12 +133,15 @@ def parse_detail(obj: dict[str, Any], action: str = "detail") -> Detail:
     )
 
 
-def parse_doc(obj: dict[str, Any], action: str) -> dict[str, Any]:
-    """A Doc: canonical uuid, file_name and string content."""
+def parse_doc(obj: dict[str, Any], action: str, *, keep_content: bool = True) -> dict[str, Any]:
+    """A Doc: canonical uuid, file_name and string content (dropped when the caller
+    wrote it and needs only the rest: a create or replace echoes megabytes back)."""
     if not is_canonical_uuid(obj.get("uuid")):
         raise MalformedProjectsAnswer(action, "has no canonical doc UUID")
     field(obj, "file_name", str, action)
     field(obj, "content", str, action)
+    if not keep_content:
+        del obj["content"]
     return obj
 
 

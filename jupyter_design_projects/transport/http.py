@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.util
 import json as jsonlib
 import ssl
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -37,7 +40,8 @@ BASE_HEADERS = {"Accept-Encoding": "identity", "User-Agent": "jupyter-design-pro
 class Answer:
     status: int
     headers: httpx.Headers
-    body: bytes = dataclasses.field(repr=False)
+    #: bytes, or the buffer they were read into (a bytearray whose repr is its size)
+    body: bytes | bytearray = dataclasses.field(repr=False)
     action: str
     #: every secret the client's auth knew when the answer arrived (for `text`)
     secrets: tuple[Secret, ...] = dataclasses.field(default=(), repr=False, compare=False)
@@ -62,10 +66,30 @@ class Answer:
                 self.action, f"the answer (HTTP {self.status}) is not JSON"
             ) from None
 
+    def take_json(self) -> Any:
+        """`json()` for an answer read once: the body is decoded, its bytes released, then
+        parsed, so a big answer is held as bytes, text and values two at a time, never
+        three. The answer's body is empty afterwards."""
+        if not isinstance(self.body, bytearray):
+            return self.json()
+        try:
+            text = self.body.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is None:  # not UTF-8: let json say what it is, as json() would
+            return self.json()
+        self.body.clear()
+        try:
+            return jsonlib.loads(text)
+        except ValueError:
+            raise TransportError(
+                self.action, f"the answer (HTTP {self.status}) is not JSON"
+            ) from None
+
     def text(self, limit: int = 2000) -> str:
         """The body for display: credential fields blanked, every secret the client knew
         and any `Bearer …` redacted, and only then cut to `limit` characters."""
-        return redact_body(self.body, limit, self.secrets)
+        return redact_body(bytes(self.body), limit, self.secrets)
 
 
 class _Body(bytearray):
@@ -75,12 +99,62 @@ class _Body(bytearray):
         return f"<{len(self)} bytes>"
 
 
+class JsonBody:
+    """A JSON object request body encoded a slice at a time as it is sent, so a 25 MiB
+    string is never also held as its JSON text and its bytes. Its exact length goes in
+    Content-Length (no chunked encoding); it can be iterated again (an auth retry sends
+    it twice). Encoded as httpx encodes `json=`: UTF-8, compact, no NaN."""
+
+    SLICE_CHARS = 1 << 20
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self._fields = fields
+        self.length = sum(len(piece) for piece in self.pieces())
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Content-Type": "application/json", "Content-Length": str(self.length)}
+
+    @staticmethod
+    def _dumps(value: Any) -> bytes:
+        return jsonlib.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                             allow_nan=False).encode("utf-8")
+
+    def pieces(self) -> Iterator[bytes]:
+        yield b"{"
+        for index, (key, value) in enumerate(self._fields.items()):
+            yield (b"," if index else b"") + self._dumps(key) + b":"
+            if isinstance(value, str) and len(value) > self.SLICE_CHARS:
+                yield b'"'
+                for at in range(0, len(value), self.SLICE_CHARS):
+                    yield self._dumps(value[at:at + self.SLICE_CHARS])[1:-1]
+                yield b'"'
+            else:
+                yield self._dumps(value)
+        yield b"}"
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.pieces():
+            yield piece
+
+
+def _record_missing_sniffio() -> None:
+    """httpcore's async path runs `import sniffio` four times per request; where sniffio
+    is not installed, each failed import searches every sys.path entry again (about a
+    third of an async request's cost on loopback, see bench/README.md). A `None` entry in
+    `sys.modules` is Python's own record of a module known to be absent: the same
+    ImportError, at once. Nothing changes where sniffio is installed."""
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
 def make_client(
     *, auth: httpx.Auth | None = None, transport: httpx.AsyncBaseTransport | None = None,
     event_hooks: dict | None = None, verify: ssl.SSLContext | bool = True,
 ) -> httpx.AsyncClient:
     """The one long-lived client of a session: no redirects, identity encoding. `verify`
     is httpx's: True builds the default TLS context (about 60 ms: it loads the CA file)."""
+    _record_missing_sniffio()
     return httpx.AsyncClient(
         auth=auth,
         transport=transport,
@@ -101,14 +175,24 @@ async def send(
     max_bytes: int,
     deadline_s: float,
     json: Any = None,
+    content: JsonBody | None = None,
     headers: dict[str, str] | None = None,
     params: dict[str, Any] | None = None,
     authenticate: bool = True,
+    sink: Callable[[bytes], None] | None = None,
 ) -> Answer:
     """Send and read the answer under a byte cap and a total deadline (not a read timeout:
-    a slow drip is cut at the deadline)."""
+    a slow drip is cut at the deadline). With a `sink`, a 2xx body goes to it chunk by
+    chunk as it arrives (the Answer's body is then empty), under the same cap; other
+    answers are read as usual, for their error."""
     try:
-        request = client.build_request(method, url, json=json, headers=headers, params=params)
+        body_stream: JsonBody | bytes | None = content
+        if content is not None:
+            headers = {**(headers or {}), **content.headers}
+            if content.length <= JsonBody.SLICE_CHARS:  # small: plain bytes are cheaper
+                body_stream = b"".join(content.pieces())
+        request = client.build_request(method, url, json=json, content=body_stream,
+                                       headers=headers, params=params)
     except (httpx.InvalidURL, httpx.HTTPError):
         raise TransportError(action, "the request URL is not valid") from None
     request.extensions[ACTION_EXTENSION] = action
@@ -126,9 +210,17 @@ async def send(
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     raise ResponseTooLarge(action, max_bytes)
                 body = _Body()
+                streamed = 0 if sink is not None and 200 <= response.status_code < 300 \
+                    else None
                 # identity only (checked above), so these are the raw bytes; aiter_bytes
                 # also serves a body a transport handed over already read (MockTransport)
                 async for chunk in response.aiter_bytes():
+                    if streamed is not None:
+                        streamed += len(chunk)
+                        if streamed > max_bytes:
+                            raise ResponseTooLarge(action, max_bytes)
+                        sink(chunk)  # type: ignore[misc]
+                        continue
                     if len(body) + len(chunk) > max_bytes:
                         raise ResponseTooLarge(action, max_bytes)
                     body += chunk
@@ -138,7 +230,8 @@ async def send(
         raise DeadlineExceeded(action, deadline_s) from None
     except httpx.HTTPError as exc:
         raise TransportError(action, f"{type(exc).__name__} talking to the service") from None
-    return Answer(response.status_code, response.headers, bytes(body), action,
+    # the buffer itself, not a copy of it (a _Body: its repr shows only its size)
+    return Answer(response.status_code, response.headers, body, action,
                   _secrets_known_to(client))
 
 

@@ -79,6 +79,7 @@ class Arming(httpx.AsyncBaseTransport):
         self.after = after or (lambda op: None)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()  # a big body is streamed (JsonBody): read it to peek
         body = json.loads(request.content) if request.content else {}
         op = body.get("op") if isinstance(body, dict) and "op" in body else \
             f"{request.method} {request.url.path}"

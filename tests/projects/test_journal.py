@@ -66,3 +66,15 @@ def test_entries_survive_reopening(journal: Journal) -> None:
     entry_id = journal.record(project_uuid=A, action="create", path="a.md", doc_uuid="d",
                               content="x")
     assert Journal(journal.path).get(entry_id)["path"] == "a.md"
+
+
+def test_the_digest_of_a_long_text_is_the_digest_of_its_utf8_bytes():
+    import hashlib
+
+    from jupyter_design_projects.projects import journal
+
+    text = ("é€𝄞 abc " * 400_000)[: journal.DIGEST_SLICE_CHARS * 3 + 11]
+    data = text.encode("utf-8")
+    assert journal._digest(text) == (len(data), hashlib.sha256(data).hexdigest())
+    assert journal._digest("") == (0, hashlib.sha256(b"").hexdigest())
+    assert journal._digest(None) == (None, None)

@@ -141,6 +141,41 @@ async def test_an_image_upload_is_downloaded_raw(service, switches, open_project
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_a_write_streamed_in_slices_arrives_exactly_and_a_replace_too(
+        service, switches, open_projects, route) -> None:
+    """Over one slice of JsonBody (1 Mi characters), non-ASCII and JSON escapes cut at
+    slice boundaries: the service stores exactly the text written, on create and replace."""
+    name = f"team/{unique('streamed')}"
+    unit = 'é"\\\n\t€𝄞 plain words '
+    first = (unit * (2 * (1 << 20) // len(unit) + 7))[: 2 * (1 << 20) + 3]
+    second = first[::-1]
+    async with open_projects(service, route) as client:
+        created = await client.write(name, content=first)
+        assert (await client.read(name))["local_file"]
+        assert Path((await client.read(name))["local_file"]).read_text() == first
+        replaced = await client.write(name, content=second)
+        assert Path((await client.read(name))["local_file"]).read_text() == second
+        await client.delete(name)
+    assert created["bytes"] == len(first.encode()) and replaced["replaced"] is True
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_a_raw_download_of_many_chunks_is_decoded_as_it_arrives(
+        service, switches, open_projects, route) -> None:
+    data = os.urandom(3 * 1024 * 1024 + 1)  # its answer spans many reads
+    name = f"blob {uuid.uuid4().hex[:6]}.bin"
+    switches.upload(file_name=name, file_kind="other", mime_type="application/octet-stream",
+                    data_b64=base64.b64encode(data).decode())
+    async with open_projects(service, route) as client:
+        result = await client.read(name)
+    saved = Path(result["local_file"])
+    assert saved.read_bytes() == data and result["bytes"] == len(data)
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+
+
+@pytest.mark.asyncio
 async def test_a_missing_path_lists_available_paths(service, switches, open_projects) -> None:
     async with open_projects(service) as client:
         with pytest.raises(DocNotFound) as caught:

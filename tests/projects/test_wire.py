@@ -133,3 +133,20 @@ async def test_a_search_answer_is_capped_at_its_own_limit(size: int, refused: bo
             assert caught.value.limit == 1024 * 1024
         else:
             assert (await api.search("retention", 5))["pad"].startswith("x")
+
+
+def test_a_doc_parsed_without_its_content_keeps_the_rest():
+    from jupyter_design_projects.projects import wire
+
+    doc = {"uuid": "0f8fad5b-d9cb-469f-a165-70867728950e", "file_name": "a.md",
+           "content": "text", "created_at": "x"}
+    assert wire.parse_doc(dict(doc), "create doc", keep_content=False) == {
+        k: v for k, v in doc.items() if k != "content"}
+    assert wire.parse_doc(dict(doc), "create doc") == doc
+
+
+@pytest.mark.parametrize("text", ["", "ascii only", "é€𝄞", "mixed é and ascii"])
+def test_utf8_size_is_the_encoded_length(text):
+    from jupyter_design_projects.projects.client import utf8_size
+
+    assert utf8_size(text) == len(text.encode("utf-8"))

@@ -177,3 +177,100 @@ async def test_answer_repr_never_shows_the_body():
     answer = await fetch_known(b'{"access_token": "AT-IN-BODY-0001"}')
     assert "AT-IN-BODY" not in repr(answer)
     assert answer.body == b'{"access_token": "AT-IN-BODY-0001"}'
+
+
+def test_a_client_records_a_missing_sniffio_as_absent_and_still_answers():
+    """httpcore imports sniffio on every async request; where it is not installed the
+    client records that once (a None module), and requests work exactly as before."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, importlib.util, sys, httpx\n"
+        "from jupyter_design_projects.transport.http import make_client, send\n"
+        "installed = importlib.util.find_spec('sniffio') is not None\n"
+        "async def main():\n"
+        "    handler = lambda request: httpx.Response(200, json={'ok': True})\n"
+        "    async with make_client(transport=httpx.MockTransport(handler)) as client:\n"
+        "        answer = await send(client, 'GET', 'http://127.0.0.1:9/x', action='probe',\n"
+        "                            max_bytes=100, deadline_s=5)\n"
+        "    return answer.json()\n"
+        "print(installed, sys.modules.get('sniffio') is None, asyncio.run(main()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    installed, recorded_absent, answer = done.stdout.split(" ", 2)
+    assert recorded_absent == ("False" if installed == "True" else "True")
+    assert answer.strip() == "{'ok': True}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("size", "too_large"), [(300_000, False), (300_001, True)])
+async def test_a_sink_gets_a_2xx_body_as_it_arrives_under_the_same_cap(size, too_large):
+    handler = lambda r: httpx.Response(200, content=stream_of(b"x" * size))  # noqa: E731
+    chunks: list[bytes] = []
+    if too_large:
+        with pytest.raises(ResponseTooLarge):
+            await fetch(handler, max_bytes=300_000, sink=chunks.append)
+        return
+    answer = await fetch(handler, max_bytes=300_000, sink=chunks.append)
+    assert answer.status == 200 and answer.body == b""
+    assert len(chunks) > 1 and b"".join(chunks) == b"x" * size
+
+
+@pytest.mark.asyncio
+async def test_a_sink_never_sees_an_error_body_which_stays_on_the_answer():
+    handler = lambda r: httpx.Response(404, json={"error": "gone"})  # noqa: E731
+    chunks: list[bytes] = []
+    answer = await fetch(handler, sink=chunks.append)
+    assert chunks == [] and answer.status == 404 and answer.json() == {"error": "gone"}
+
+
+def test_a_json_body_encodes_as_httpx_json_does_in_slices_and_again():
+    import json as jsonlib
+
+    from jupyter_design_projects.transport.http import JsonBody
+
+    unit = 'é"\\\n\t€𝄞\x00 words '
+    fields = {"file_name": "a/b.md", "content": (unit * 200_000)[: (1 << 20) * 2 + 5], "n": 3}
+    body = JsonBody(fields)
+    expected = httpx.Request("POST", URL, json=fields).content
+
+    async def collect():
+        return b"".join([piece async for piece in body])
+
+    first, again = asyncio.run(collect()), asyncio.run(collect())
+    assert first == again == expected and jsonlib.loads(first) == fields
+    assert body.length == len(expected)
+    assert body.headers == {"Content-Type": "application/json",
+                            "Content-Length": str(len(expected))}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [100, 2 * 1024 * 1024])
+async def test_send_sends_a_json_body_with_its_length_whatever_its_size(size):
+    from jupyter_design_projects.transport.http import JsonBody
+
+    seen = {}
+
+    async def handler(request):
+        seen["length"] = request.headers["content-length"]
+        seen["chunked"] = "transfer-encoding" in request.headers
+        seen["body"] = await request.aread()
+        return httpx.Response(200, json={"ok": True})
+
+    fields = {"content": "x" * size}
+    async with client_for(handler) as client:
+        answer = await send(client, "POST", URL, action="create doc", max_bytes=100,
+                            deadline_s=5, content=JsonBody(fields))
+    assert answer.take_json() == {"ok": True} and answer.body == b""
+    assert seen["length"] == str(len(seen["body"])) and not seen["chunked"]
+    assert seen["body"] == httpx.Request("POST", URL, json=fields).content
+
+
+@pytest.mark.asyncio
+async def test_take_json_of_a_body_that_is_not_json_is_a_transport_error():
+    handler = lambda r: httpx.Response(200, content=b"\xff not json")  # noqa: E731
+    answer = await fetch(handler)
+    with pytest.raises(TransportError):
+        answer.take_json()

@@ -104,3 +104,29 @@ def test_run_from_the_loop_itself_is_refused(loop):
 
     with pytest.raises(RuntimeError):
         loop.run(nested())
+
+
+def test_run_of_a_coroutine_that_is_cancelled_raises_cancelled(loop):
+    import concurrent.futures
+
+    async def cancelled_inside():
+        raise asyncio.CancelledError()
+
+    with pytest.raises(concurrent.futures.CancelledError):
+        loop.run(cancelled_inside())
+
+
+def test_run_hands_back_results_from_many_calls_in_order(loop):
+    async def echo(value):
+        await asyncio.sleep(0)
+        return value
+
+    assert [loop.run(echo(i)) for i in range(200)] == list(range(200))
+
+
+def test_run_waits_for_a_coroutine_that_suspends_on_io(loop):
+    async def slow():
+        await asyncio.sleep(0.01)
+        return "done"
+
+    assert loop.run(slow(), timeout=5) == "done"

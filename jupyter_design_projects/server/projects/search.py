@@ -52,9 +52,12 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
 
 
 def index(conn: sqlite3.Connection, project_uuid: str, source_kind: str, source_uuid: str,
-          name: str, text: str) -> None:
-    """(Re)index one doc ("doc") or document upload ("file")."""
-    unindex(conn, source_uuid)
+          name: str, text: str, *, fresh: bool = False) -> None:
+    """(Re)index one doc ("doc") or document upload ("file"). `fresh`: the source was
+    just created, so it has no chunks to remove (finding them scans the whole index:
+    source_uuid is not an indexed column)."""
+    if not fresh:
+        unindex(conn, source_uuid)
     conn.executemany(
         "INSERT INTO kb_chunks (name, text, project_uuid, source_kind, source_uuid) "
         "VALUES (?, ?, ?, ?, ?)",
@@ -77,9 +80,13 @@ def match_expression(query: str) -> str:
 def search(conn: sqlite3.Connection, project_uuid: str, query: str, n: int) -> dict[str, Any]:
     """The SearchResponse: the n best sources (each with its best chunk), split into docs
     (text_results) and document uploads (rich_content_results), best first."""
+    # rank every match by rowid alone, then read the columns of the best 500 only: sorting
+    # the full rows would carry every matching chunk's text through the sorter
     rows = conn.execute(
-        "SELECT source_kind, source_uuid, name, text, bm25(kb_chunks, ?, ?) AS rank "
-        "FROM kb_chunks WHERE kb_chunks MATCH ? AND project_uuid = ? ORDER BY rank LIMIT 500",
+        "SELECT c.source_kind, c.source_uuid, c.name, c.text, best.rank FROM ("
+        " SELECT rowid, bm25(kb_chunks, ?, ?) AS rank FROM kb_chunks"
+        " WHERE kb_chunks MATCH ? AND project_uuid = ? ORDER BY rank LIMIT 500"
+        ") AS best JOIN kb_chunks AS c ON c.rowid = best.rowid ORDER BY best.rank",
         (NAME_WEIGHT, TEXT_WEIGHT, match_expression(query), project_uuid),
     ).fetchall()
     best: dict[str, sqlite3.Row] = {}

@@ -196,7 +196,7 @@ def create_doc(conn: sqlite3.Connection, proj: sqlite3.Row, file_name: str, cont
     doc_uuid = new_uuid()
     conn.execute("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)",
                  (doc_uuid, proj["uuid"], file_name, content, tokens, now, now))
-    search.index(conn, proj["uuid"], "doc", doc_uuid, file_name, content)
+    search.index(conn, proj["uuid"], "doc", doc_uuid, file_name, content, fresh=True)
     return doc(conn, proj["uuid"], doc_uuid)
 
 
@@ -233,7 +233,7 @@ def add_upload(conn: sqlite3.Connection, project_uuid: str, *, file_name: str, f
          estimate_tokens(text) if text else 0, now),
     )
     if text:
-        search.index(conn, project_uuid, "file", file_uuid, file_name, text)
+        search.index(conn, project_uuid, "file", file_uuid, file_name, text, fresh=True)
     return file_uuid
 
 
