@@ -1,6 +1,7 @@
 """The capped exchange: byte caps at their exact boundary, gzip and slow-drip answers, redirects,
 and redacted answer text."""
 
+import asyncio
 import gzip
 import traceback
 
