@@ -29,8 +29,9 @@ def seed_docs(data_dir: Path, project_uuid: str, first: int, last: int, corpus: 
     slice of `corpus` at a seeded place (quicker than writing 100k texts afresh)."""
     import random
 
-    from jupyter_design_projects.server import projects_store, search
     from jupyter_design_projects.server.database import Database
+    from jupyter_design_projects.server.projects import search
+    from jupyter_design_projects.server.projects import store as projects_store
 
     db = Database(data_dir / service.DB_FILE)
     now = time.time()

@@ -96,8 +96,9 @@ def write(ctx: Context) -> list[Row]:
 
 
 def indexing(ctx: Context) -> list[Row]:
-    from jupyter_design_projects.server import projects_store, search
     from jupyter_design_projects.server.database import Database
+    from jupyter_design_projects.server.projects import search
+    from jupyter_design_projects.server.projects import store as projects_store
 
     size = ctx.n(7 * 1024 * 1024, 512 * 1024)
     content = Writer().text(size)

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from jupyter_design_projects.server import search
+from jupyter_design_projects.server.projects import search
 
 FULL_ROWS = (
     "SELECT source_kind, source_uuid, name, text, bm25(kb_chunks, 2.0, 1.0) AS rank "
