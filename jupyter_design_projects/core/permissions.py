@@ -14,15 +14,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import cards, display
-from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
+from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, OVER_LIMIT, ApprovalRequest
 from .plans import (
     CARD_LIMIT,
     DELETE_OPERATIONS,
+    MAX_TARGETS,
     SENSITIVE_OPERATIONS,
+    SHOWN_PATH_CHARS,
     ApprovedPlan,
     Targets,
     covers,
-    plan_rule,
+    path_rule_of,
+    review_rule,
+    show_rule,
     targets_of,
 )
 
@@ -148,20 +152,22 @@ def grant_card_text(facts: Facts, identity: display.ProjectIdentity) -> str:
 
 
 def _card_problem(kind: str, facts: Facts) -> str | None:
-    """Why the card for `facts` cannot be shown exactly, or None."""
+    """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None."""
     if facts.project_id is not None and display.id_rule(facts.project_id):
         return "unsafe_project_id"
     if facts.details is None:
         return "unsafe_detail"
     if facts.operation in PATH_OPERATIONS or facts.operation == "finalize_plan":
-        if facts.targets is None:
-            return "targets_not_enumerable"
-        if kind == "grant":
-            rule = next(filter(None, (display.path_rule(p, 1024) for p in facts.targets.all())),
-                        None)
-            rule = f"path_{rule}" if rule else None
-        else:
-            rule = plan_rule(facts.project_id, facts.scope, facts.targets)
+        return show_rule(facts.project_id, facts.scope, facts.targets)
+    return None
+
+
+def _over_limit(kind: str, facts: Facts) -> str | None:
+    """Which reviewability limit (spec §7) the card for `facts` breaks, or None: over one,
+    the card is still shown in full, but approves only its one call."""
+    if facts.targets is not None and (facts.operation in PATH_OPERATIONS
+                                      or facts.operation == "finalize_plan"):
+        rule = review_rule(facts.targets)
         if rule:
             return rule
     if len(card_text(kind, facts)) > CARD_LIMIT:
@@ -170,11 +176,17 @@ def _card_problem(kind: str, facts: Facts) -> str | None:
 
 
 def _ask(snapshot: Snapshot, kind: str, reason: str, facts: Facts) -> Decision:
+    """Ask a person with a `kind` card, or Deny when nobody can. A batch over the
+    reviewability limits is asked about as that one call: no plan is registered from it
+    and no grant offered (the card's reason `over_limit_<rule>` says why)."""
     problem = _card_problem(kind, facts)
     if problem:
         return Deny(problem)
     if not snapshot.can_ask:
         return Deny("nobody_can_approve")
+    over = _over_limit(kind, facts)
+    if over:
+        return Ask("operation" if kind == "grant" else kind, OVER_LIMIT + over)
     return Ask(kind, reason)
 
 
@@ -209,11 +221,13 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
             return Deny("targets_not_enumerable")
         if any(display.is_reserved_path(p) for p in targets.all()):
             return Deny("reserved_target")
-        unreviewable = next(filter(None, (display.path_rule(p, 1024) for p in targets.all())),
-                            None)
-        if unreviewable:
-            return Deny(f"path_{unreviewable}")
-        if pid in snapshot.verified_grants and snapshot.main_context:
+        unshowable = path_rule_of(targets, SHOWN_PATH_CHARS)
+        if unshowable:
+            return Deny(unshowable)
+        # a grant covers only reviewable targets, with the plans' own limits on paths
+        reviewable = path_rule_of(targets, display.MAX_PATH_CHARS) is None
+        if (pid in snapshot.verified_grants and snapshot.main_context and reviewable
+                and targets.count <= MAX_TARGETS):
             return Allow("grant")
         if pid in snapshot.grant_ineligible:
             return _ask(snapshot, "plan", "grant_ineligible", facts)
@@ -226,10 +240,13 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
 
 def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
     """The grant card cannot be shown exactly (`refused`: the identity rule it broke, or
-    card_too_long): offer a plan card for this batch only, or refuse when none fits."""
+    card_too_long): offer a card for this batch only, or refuse when none can be shown."""
     problem = _card_problem("plan", facts)
     if problem:
         return Deny(problem)
+    over = _over_limit("plan", facts)
+    if over:
+        return Ask("operation", OVER_LIMIT + over)
     return Ask("plan", f"grant_card_refused_{refused}")
 
 

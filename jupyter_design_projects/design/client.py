@@ -16,6 +16,7 @@ from collections.abc import Callable
 import httpx
 
 from ..core import display
+from ..core.cards import OVER_LIMIT
 from ..core.permissions import (
     GRANT_OPERATIONS,
     PATH_OPERATIONS,
@@ -27,7 +28,14 @@ from ..core.permissions import (
     facts_of,
     grant_card_fallback,
 )
-from ..core.plans import SENSITIVE_OPERATIONS, Targets, approved_plan, normalised, plan_rule
+from ..core.plans import (
+    REVIEW_LIMITS,
+    SENSITIVE_OPERATIONS,
+    Targets,
+    approved_plan,
+    normalised,
+    plan_rule,
+)
 from ..core.results import map_result
 from ..core.validation import validate
 from ..errors import (
@@ -85,9 +93,10 @@ class DesignClient:
         self._clock = clock_ms or _now_ms
         self._main = main_context
         base = settings.api_base_url.rstrip("/")
-        self.session = McpSession(http, base + "/v1/design/mcp")
+        platform = settings.client_platform
+        self.session = McpSession(http, base + "/v1/design/mcp", platform=platform)
         self.catalogue = Catalogue(self.session)
-        self.engine = PermissionEngine(DesignRest(http, base))
+        self.engine = PermissionEngine(DesignRest(http, base, platform=platform))
 
     # ------------------------------------------------------------ public API
 
@@ -121,6 +130,8 @@ class DesignClient:
             return _refused(op, "denied_on_card")
         call = _Call(op, pending.sealed_arguments(), pending.agent_key, pending.consent_asked)
         kind = pending.request.kind
+        # a card over the review limits approved this one call: nothing is registered
+        register = not pending.request.reason.startswith(OVER_LIMIT)
         try:
             if kind == "consent":
                 await self.engine.give_consent()
@@ -128,11 +139,11 @@ class DesignClient:
             if kind == "grant" and durable and pending.request.allows_durable:
                 return await self._write_under_grant(call)
             if op == "finalize_plan":
-                return await self._finalize(call)
+                return await self._finalize(call, register=register)
             if op in SENSITIVE_OPERATIONS:
                 return await self._sensitive(call)
             if op in PATH_OPERATIONS:
-                return await self._per_batch(call)
+                return await self._per_batch(call, register=register)
             return await self._send(call, op, call.arguments)
         except JdpError as error:
             return DesignOutcome.failed(op, error)
@@ -263,12 +274,15 @@ class DesignClient:
             return await self._consent_needed(call)
         return DesignOutcome(call.operation, map_result(raw))
 
-    async def _plan_for(self, call: _Call, targets: Targets) -> DesignOutcome | str:
-        """finalize_plan for exactly the shown targets; the registered token, or the
-        outcome that stopped it."""
+    async def _plan_for(self, call: _Call, targets: Targets, *,
+                        register: bool = True) -> DesignOutcome | str:
+        """finalize_plan for exactly the shown targets; its token (registered when the
+        batch is within the review limits and `register`), or the outcome that stopped it.
+        A batch over the limits was shown in full and approved: its token serves this one
+        call (spec §7: the limits gate registration, not the call)."""
         pid = call.arguments.get("project_id")
         problem = plan_rule(pid, None, targets)
-        if problem or not isinstance(pid, str):
+        if (problem and problem not in REVIEW_LIMITS) or not isinstance(pid, str):
             return _refused(call.operation, problem or "unsafe_project_id")
         writes, deletes = normalised(targets.writes), normalised(targets.deletes)
         plan_args = {"project_id": pid, "writes": sorted(writes or ()),
@@ -279,15 +293,15 @@ class DesignClient:
         plan = approved_plan(result.data, pid, targets, self._clock())
         if plan is None:
             return _refused(call.operation, "plan_mismatch")
-        if targets.count:
+        if targets.count and register and problem is None:
             self.engine.register(plan)
         return plan.token
 
-    async def _per_batch(self, call: _Call) -> Result:
+    async def _per_batch(self, call: _Call, *, register: bool = True) -> Result:
         targets = (await self._facts(call)).targets
         if targets is None:
             return _refused(call.operation, "targets_not_enumerable")
-        token = await self._plan_for(call, targets)
+        token = await self._plan_for(call, targets, register=register)
         if not isinstance(token, str):
             return token
         return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
@@ -300,10 +314,11 @@ class DesignClient:
             return token
         return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
 
-    async def _finalize(self, call: _Call) -> Result:
-        """The plan card was shown and approved: finalize and register the token."""
+    async def _finalize(self, call: _Call, *, register: bool = True) -> Result:
+        """The plan card was shown and approved: finalize, and register the token unless
+        the plan is over the review limits (then the person gets the token, unregistered)."""
         result = await self._send(call, "finalize_plan", call.arguments)
-        if isinstance(result, DesignOutcome) and not result.is_error:
+        if register and isinstance(result, DesignOutcome) and not result.is_error:
             facts = await self._facts(call)
             plan = approved_plan(result.data, facts.project_id, facts.targets or Targets(),
                                  self._clock())

@@ -27,7 +27,7 @@ EVENT_STREAM = "text/event-stream"
 def refuse_event_stream(answer: Answer) -> None:
     """An SSE answer is rejected before anything reads it."""
     if answer.content_type == EVENT_STREAM:
-        raise UnexpectedContentType(answer.action, EVENT_STREAM)
+        raise UnexpectedContentType(answer.action, EVENT_STREAM, answer.status)
 
 
 def check_status(answer: Answer) -> None:
@@ -73,7 +73,8 @@ def rpc_result(answer: Answer, operation: str) -> dict:
     """The `result` object of a JSON-RPC answer; an `error` becomes `DesignRpcError`."""
     check_status(answer)
     if answer.content_type != "application/json":
-        raise UnexpectedContentType(answer.action, answer.content_type or "(none)")
+        raise UnexpectedContentType(answer.action, answer.content_type or "(none)",
+                                    answer.status)
     envelope = answer.json()
     if not isinstance(envelope, dict):
         raise TransportError(answer.action, "the answer is not a JSON-RPC object")

@@ -124,7 +124,8 @@ class StatusReport:
 
     async def design(self) -> dict[str, Any]:
         """Consent (None when it could not be read) and the durable grants."""
-        rest = DesignRest(self._http, self.settings.api_base_url)
+        rest = DesignRest(self._http, self.settings.api_base_url,
+                          platform=self.settings.client_platform)
         consent = await rest.get_consent()
         try:
             grants = await rest.list_grants()
