@@ -6,6 +6,7 @@ import json
 
 import httpx
 import pytest
+from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
 
 PANEL = "#jdp-status-panel"
@@ -24,7 +25,8 @@ def give_consent(service) -> None:
     token = json.loads(service.credentials_file.read_text())["access_token"]
     answer = httpx.post(f"{service.base_url}/v1/design/consent",
                         json={"consent": "agent_design_projects"},
-                        headers={"Authorization": f"Bearer {token}"}, timeout=10.0)
+                        headers={"Authorization": f"Bearer {token}", **DESIGN_HEADERS},
+                        timeout=10.0)
     assert answer.status_code == 204
 
 

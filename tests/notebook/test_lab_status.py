@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from design_headers import DESIGN_HEADERS
 
 from jupyter_design_projects.notebook import lab_status
 from jupyter_design_projects.notebook.lab_status import collect_status, service_part
@@ -33,7 +34,7 @@ def service_env(service, **extra: str) -> dict[str, str]:
 
 def bearer(service) -> dict[str, str]:
     token = json.loads(Path(service.credentials_file).read_text())["access_token"]
-    return {"Authorization": f"Bearer {token}"}
+    return {"Authorization": f"Bearer {token}", **DESIGN_HEADERS}
 
 
 def stored_credential(tmp_path: Path) -> Path:
