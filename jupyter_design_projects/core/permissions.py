@@ -10,6 +10,7 @@ exactly that change (a registered plan, a verified project grant) is in force.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Mapping
 from typing import Any
 
@@ -248,6 +249,28 @@ def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
     if over:
         return Ask("operation", OVER_LIMIT + over)
     return Ask("plan", f"grant_card_refused_{refused}")
+
+
+def grant_appeared(grants: Mapping[str, str], project_id: str, baseline: str | None) -> bool:
+    """The grant watcher's test (spec §8): does the service now hold a grant for the project
+    newer than `baseline`, the grant's `created_at` when the card was shown (None: there
+    was none)? Unreadable timestamps never count as newer."""
+    created = grants.get(project_id)
+    if created is None:
+        return False
+    if baseline is None:
+        return True
+    now, then = _instant(created), _instant(baseline)
+    return now is not None and then is not None and now > then
+
+
+def _instant(stamp: str) -> datetime.datetime | None:
+    """An RFC 3339 timestamp as an aware datetime, or None."""
+    try:
+        value = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo is not None else None
 
 
 def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:

@@ -8,8 +8,10 @@ exactly what changes, or a registered plan or a verified grant covers it.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import math
 import time
 from collections.abc import Callable
 
@@ -60,6 +62,11 @@ from .rest import DesignRest
 from .session import McpSession
 
 Result = DesignOutcome | PendingApproval
+
+#: the grant watcher (spec §8) looks this often while a grant card waits …
+GRANT_WATCH_INTERVAL_S = 2.0
+#: … and for at most this long (then the card simply keeps waiting for a click)
+GRANT_WATCH_LIFETIME_S = 600.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,6 +155,37 @@ class DesignClient:
         except JdpError as error:
             return DesignOutcome.failed(op, error)
 
+    async def watch_grant(self, pending: PendingApproval, *, claim: Callable[[], bool],
+                          interval_s: float = GRANT_WATCH_INTERVAL_S,
+                          lifetime_s: float = GRANT_WATCH_LIFETIME_S) -> Result | None:
+        """The grant watcher (spec §8, the `grant_watch` gate): while `pending`'s grant card
+        waits, read the service's grants every `interval_s` for at most `lifetime_s`. When
+        a grant for its project newer than the card's baseline appears (given elsewhere,
+        e.g. in Design settings), the project joins the verified set and, if `claim()` says
+        the card was not answered meanwhile, the call goes on as a click would: its result
+        is returned. None when there is nothing to watch or the watch ends otherwise."""
+        project_id = pending.request.project_id
+        if (not self._settings.grant_watch or pending.request.kind != "grant"
+                or project_id is None):
+            return None
+        interval = max(interval_s, 0.01)
+        for _ in range(max(1, math.ceil(lifetime_s / interval))):
+            await asyncio.sleep(interval)
+            if await self.engine.watch_once(project_id, pending.grant_baseline):
+                return await self._continue(pending) if claim() else None
+        return None
+
+    async def _continue(self, pending: PendingApproval) -> Result:
+        """A grant card answered elsewhere: the call goes through the decision again, which
+        now finds the verified grant."""
+        call = _Call(pending.operation, pending.sealed_arguments(), pending.agent_key,
+                     pending.consent_asked)
+        try:
+            self._gates()
+            return await self._proceed(call)
+        except JdpError as error:
+            return DesignOutcome.failed(pending.operation, error)
+
     async def consent(self) -> dict:
         """`%design consent`: the person typed it, so no card is needed."""
         self._gates()
@@ -224,8 +262,11 @@ class DesignClient:
                     return _refused(call.operation, fallback.reason, prefix=(
                         f"the project's grant card cannot be shown safely ({refused}), and "))
                 request = change_request(fallback.card, facts, fallback.reason)
+        baseline = (self.engine.grant_seen(facts.project_id)
+                    if request.kind == "grant" and isinstance(facts.project_id, str) else None)
         return PendingApproval.seal(request, call.operation, call.arguments,
-                                    agent_key=call.agent_key, consent_asked=call.consent_asked)
+                                    agent_key=call.agent_key, consent_asked=call.consent_asked,
+                                    grant_baseline=baseline)
 
     async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
         """The project as get_project describes it, strictly checked for display."""

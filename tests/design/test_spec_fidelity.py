@@ -5,7 +5,9 @@ grant_ineligible answer."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import re
 import uuid
 from collections.abc import AsyncIterator
 
@@ -15,6 +17,7 @@ import pytest_asyncio
 from faults_client import faults
 from live_design import FixedToken, design_http, stored_token
 
+from jupyter_design_projects.core.permissions import grant_appeared
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.rest import DesignRest
@@ -284,3 +287,102 @@ async def test_grant_ineligible_404_is_answered_and_named_spec_s8(reference_serv
     assert caught.value.kind == "grant_ineligible"
     assert caught.value.project_id == PARTNER_ID
     assert caught.value.to_dict()["error"] == "grant_ineligible"
+
+
+# ---------------------------------------------------------------- §8 the grant watcher
+
+
+async def grant_on_settings_page(service: EmbeddedService, project_id: str) -> None:
+    """What a person does in Design settings outside the notebook: load the page, press
+    Grant (a form post with the page's token)."""
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=30.0) as browser:
+        page = await browser.get("/design/settings")
+        token = re.search(r'name="form_token" value="([^"]+)"', page.text)
+        assert token is not None
+        answer = await browser.post("/design/settings/grants", data={
+            "form_token": token.group(1), "project_id": project_id, "action": "grant"},
+            headers={"origin": service.base_url})
+        assert answer.status_code == 303
+
+
+async def grant_card(client: DesignClient, path: str) -> PendingApproval:
+    pending = await client.call("write_files", {"project_id": DECK_ID,
+                                                "files": [{"path": path, "data": "x"}]})
+    assert isinstance(pending, PendingApproval) and pending.request.kind == "grant"
+    return pending
+
+
+@pytest.mark.asyncio
+async def test_grant_given_elsewhere_continues_the_waiting_call_spec_s8(
+        reference_service, http):
+    await consent(http, reference_service)
+    client = design(http, reference_service)
+    path = unique("elsewhere")
+    pending = await grant_card(client, path)
+    assert pending.grant_baseline is None
+    claims: list[bool] = []
+
+    def claim() -> bool:
+        claims.append(True)
+        return True
+
+    watcher = asyncio.ensure_future(client.watch_grant(pending, claim=claim, interval_s=0.05,
+                                                       lifetime_s=30.0))
+    await grant_on_settings_page(reference_service, DECK_ID)
+    outcome = await asyncio.wait_for(watcher, 30.0)
+    assert isinstance(outcome, DesignOutcome) and not outcome.is_error, outcome
+    assert claims == [True]
+    assert path in await paths_of(client, DECK_ID)
+    assert DECK_ID in (await client.status())["verified_grants"]
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_watcher_sends_nothing_when_the_card_was_answered_first_spec_s8(
+        reference_service, http):
+    await consent(http, reference_service)
+    client = design(http, reference_service)
+    path = unique("answered")
+    pending = await grant_card(client, path)
+    watcher = asyncio.ensure_future(client.watch_grant(pending, claim=lambda: False,
+                                                       interval_s=0.05, lifetime_s=30.0))
+    await grant_on_settings_page(reference_service, DECK_ID)
+    assert await asyncio.wait_for(watcher, 30.0) is None
+    assert path not in await paths_of(client, DECK_ID)
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_watcher_is_bounded_by_its_lifetime_spec_s8(reference_service, http):
+    await consent(http, reference_service)
+    client = design(http, reference_service)
+    pending = await grant_card(client, unique("bounded"))
+    switches = faults(reference_service)
+    before = switches.counts().get("GET /v1/design/grants", 0)
+    assert await client.watch_grant(pending, claim=lambda: True, interval_s=0.05,
+                                    lifetime_s=0.25) is None
+    assert switches.counts()["GET /v1/design/grants"] - before == 5
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_grant_watch_off_watches_nothing_spec_s8(reference_service, http):
+    await consent(http, reference_service)
+    client = design(http, reference_service, grant_watch=False)
+    pending = await grant_card(client, unique("off"))
+    switches = faults(reference_service)
+    before = switches.counts().get("GET /v1/design/grants", 0)
+    assert await client.watch_grant(pending, claim=lambda: True, interval_s=0.05,
+                                    lifetime_s=5.0) is None
+    assert switches.counts().get("GET /v1/design/grants", 0) == before
+    await client.close()
+
+
+def test_a_grant_counts_only_when_newer_than_the_baseline_spec_s8():
+    old, new = "2026-12-03T09:00:00.000Z", "2026-12-03T09:00:00.001Z"
+    assert grant_appeared({DECK_ID: old}, DECK_ID, None)
+    assert not grant_appeared({}, DECK_ID, None)
+    assert not grant_appeared({DECK_ID: old}, DECK_ID, old)
+    assert grant_appeared({DECK_ID: new}, DECK_ID, old)
+    assert not grant_appeared({DECK_ID: "yesterday"}, DECK_ID, old)
+    assert not grant_appeared({PARTNER_ID: new}, DECK_ID, None)
