@@ -93,6 +93,7 @@ class ApprovalCard:
         self._watching: Future[Any] | None = None
         #: a click (main thread) and the watcher (the loop's thread) answer a card once
         self._lock = threading.Lock()
+        self._finished = threading.Event()
         self.operation = pending.operation
         self.pending: Any | None = None
         self.outcome: Outcome | None = None
@@ -195,7 +196,14 @@ class ApprovalCard:
         self.buttons.children = ()
         self.output.outputs = ()
         self.output.append_display_data(outcome)
+        self._finished.set()
         return outcome
+
+    def wait(self, timeout: float) -> Outcome | None:
+        """The final Outcome once the card is settled (by a click, code or the grant
+        watcher), waiting at most `timeout` seconds; None if it is still open."""
+        self._finished.wait(timeout)
+        return self.outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.widget._repr_mimebundle_(include=include, exclude=exclude)
