@@ -10,7 +10,7 @@ exactly that change (a registered plan, a verified project grant) is in force.
 from __future__ import annotations
 
 import dataclasses
-import datetime
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -264,13 +264,30 @@ def grant_appeared(grants: Mapping[str, str], project_id: str, baseline: str | N
     return now is not None and then is not None and now > then
 
 
-def _instant(stamp: str) -> datetime.datetime | None:
-    """An RFC 3339 timestamp as an aware datetime, or None."""
-    try:
-        value = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?"
+                      r"(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
+
+
+def _instant(stamp: str) -> float | None:
+    """An RFC 3339 timestamp as seconds since the epoch (UTC), or None. Pure arithmetic:
+    core reads no clock and imports no datetime."""
+    match = _RFC3339.match(stamp)
+    if match is None:
         return None
-    return value if value.tzinfo is not None else None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
+        return None
+    shifted = year - (month <= 2)  # days from civil (H. Hinnant), 1970-01-01 = 0
+    era = shifted // 400
+    yoe = shifted - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    offset = 0
+    if match.group(9):
+        sign = 1 if match.group(9) == "+" else -1
+        offset = sign * (int(match.group(10)) * 3600 + int(match.group(11)) * 60)
+    fraction = float(match.group(7) or 0)
+    return days * 86400 + hour * 3600 + minute * 60 + second + fraction - offset
 
 
 def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:

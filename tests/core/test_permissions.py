@@ -374,3 +374,20 @@ FALLBACK = [
                          ids=[row[0] for row in FALLBACK])
 def test_grant_card_fallback(call, refused, decision):
     assert grant_card_fallback(facts(call), refused) == decision
+
+
+@pytest.mark.parametrize(("created", "baseline", "appeared"), [
+    ("2026-12-03T09:00:00.000Z", None, True),             # no grant when the card was shown
+    ("2026-12-03T09:00:00.000Z", "2026-12-03T09:00:00.000Z", False),   # the same grant
+    ("2026-12-03T09:00:00.001Z", "2026-12-03T09:00:00.000Z", True),    # 1 ms newer
+    ("2026-12-03T10:00:00+01:00", "2026-12-03T09:00:00Z", False),      # same instant
+    ("2026-12-03T10:00:01+01:00", "2026-12-03T09:00:00Z", True),
+    ("2026-12-03T08:59:59Z", "2026-12-03T09:00:00Z", False),           # older
+    ("yesterday", "2026-12-03T09:00:00Z", False),                      # unreadable
+    ("2026-13-03T09:00:00Z", "2026-12-03T09:00:00Z", False),           # no such month
+])
+def test_grant_watcher_counts_only_a_newer_grant_spec_s8(created, baseline, appeared):
+    from jupyter_design_projects.core.permissions import grant_appeared
+
+    assert grant_appeared({"p1": created}, "p1", baseline) is appeared
+    assert grant_appeared({"p2": created}, "p1", baseline) is False

@@ -1,8 +1,8 @@
 """The reference service's Design side (PROTOCOL §2, §3): the MCP endpoint and its gate,
-the consent and grants routes, the eighteen operations over the Design store, plans,
-files and previews."""
+the consent and grants routes, the settings page, the eighteen operations over the
+Design store, plans, files and previews."""
 
 __all__ = [
     "demo", "errors", "file_paths", "files", "gate", "mcp", "operations", "plans", "preview",
-    "rest", "store"
+    "rest", "settings_page", "store"
 ]
