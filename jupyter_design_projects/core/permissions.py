@@ -319,9 +319,9 @@ REFUSALS = {
     "unsafe_detail": "an argument cannot be shown exactly on an approval card (invisible, "
     "control or look-alike characters, mixed scripts, or too long). Correct it and run "
     "the call again.",
-    "targets_not_enumerable": "its target paths cannot be listed (more than 256, or not a "
-    "list of path strings), so no card or authorization can cover them. Split the call "
-    "into batches of at most 256 paths.",
+    "targets_not_enumerable": "its target paths cannot be listed (not a list of path "
+    "strings), so no card or authorization can cover them. Give the paths as a list of "
+    "strings.",
     "scope_not_paths": 'a plan must list its paths (scope "paths"); a project-wide scope is '
     "never approved. List the writes and deletes in finalize_plan.",
     "too_many_writes": "an approval card lists at most 20 writes. Split the change into "
@@ -338,7 +338,7 @@ REFUSALS = {
     "used. Run the call again for a fresh plan.",
     "path_not_a_string": "a path is not a string. Give every path as a string.",
     "path_empty": "a path is empty. Give project-relative paths such as slides/01.html.",
-    "path_too_long": f"a path is longer than the {display.MAX_PATH_CHARS} characters an "
+    "path_too_long": f"a path is longer than the {SHOWN_PATH_CHARS:,} characters an "
     "approval card shows. Use shorter paths.",
     "path_control_character": "a path contains a control character. Remove it.",
     "path_non_ascii": "a path contains non-ASCII characters, which a card cannot show "
