@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from jupyter_design_projects.design.session import identity_headers
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
@@ -54,8 +55,11 @@ def token(service: EmbeddedService) -> str:
 
 
 def raw_client(service: EmbeddedService) -> httpx.Client:
-    """A bare sync httpx client with the bearer token: the baseline of every figure."""
-    return httpx.Client(headers={"Authorization": f"Bearer {token(service)}"}, timeout=120)
+    """A bare sync httpx client with the bearer token and the Design identity headers the
+    client sends (spec §5): the baseline of every figure."""
+    headers = {"Authorization": f"Bearer {token(service)}",
+               **identity_headers(Settings.resolve({}).client_platform)}
+    return httpx.Client(headers=headers, timeout=120)
 
 
 def project_url(service: EmbeddedService) -> str:

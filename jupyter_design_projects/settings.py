@@ -11,6 +11,7 @@ else one this process starts.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +22,9 @@ from .errors import ConfigError
 
 #: the first-party OAuth client id the reference service (and this client) use
 FIRST_PARTY_CLIENT_ID = "jdp-notebook-client"
+#: what every Design request names as its client platform (`anthropic-client-platform`)
+DEFAULT_CLIENT_PLATFORM = "jupyter_design_projects"
+_PLATFORM = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 ENVIRONMENT = {
     "JDP_API_BASE_URL": "api_base_url",
@@ -30,6 +34,7 @@ ENVIRONMENT = {
     "JDP_OAUTH_CLIENT_ID": "oauth_client_id",
     "JDP_ORG_UUID": "org_uuid",
     "JDP_CREDENTIALS_FILE": "credentials_file",
+    "JDP_CLIENT_PLATFORM": "client_platform",
     "CLAUDE_PROJECT_UUID": "project_uuid",
     "CLAUDE_SESSION_JWT": "session_jwt",
     "JDP_SERVICE_FILE": "service_file",
@@ -54,6 +59,11 @@ class Settings:
     allow_projects_tool: bool = True
     design_feature_flag: bool = True
     essential_traffic_only: bool = False
+    #: the second Design gate (spec §1, §8): watch for a grant given elsewhere while a
+    #: grant card waits
+    grant_watch: bool = True
+    #: the `anthropic-client-platform` header of every Design request (spec §5)
+    client_platform: str = DEFAULT_CLIENT_PLATFORM
     # debugging
     http_trace: bool = False
 
@@ -111,6 +121,9 @@ class Settings:
         for field in ("api_base_url", "web_base_url", "oauth_token_url", "oauth_authorize_url"):
             if values.get(field):
                 values[field] = check_url(field, values[field])
+        platform = values.get("client_platform", DEFAULT_CLIENT_PLATFORM)
+        if not isinstance(platform, str) or not _PLATFORM.match(platform):
+            raise ConfigError("client_platform", "must be 1-64 of A-Z a-z 0-9 _ . -")
         return cls(**values)
 
 

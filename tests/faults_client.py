@@ -52,6 +52,15 @@ class FaultsClient:
         return self._post("gzip-bomb", path=path, count=count)
 
     # state switches
+    def design_operation(self, name: str, description: str | None = None, *,
+                         remove: bool = False) -> bool:
+        """Serve one more read-only Design operation from now on (or stop serving it)."""
+        body: dict[str, Any] = {"name": name, "description": description}
+        if remove:
+            body["remove"] = True
+        return self._post("design-operation", **body)["changed"]
+
+    # state switches
     def drop_mcp_sessions(self) -> int:
         return self._post("drop-mcp-sessions")["dropped"]
 

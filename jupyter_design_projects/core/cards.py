@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import display
-from .plans import PLAN_TTL_MS, Targets, change_card
+from .plans import CARD_LIMIT, MAX_PLAN_PATHS, MAX_TARGETS, PLAN_TTL_MS, Targets, change_card
 
 #: the buttons of an approval card
 APPROVE = "Approve"
@@ -60,11 +60,31 @@ NO_DURABLE = {
     "write_operation": "a grant covers only writes of ordinary files to a project.",
 }
 NO_DURABLE_PREFIXED = {
+    "over_limit_": "a batch over the review limits is approved as this one call only.",
     "plan_token_": "a call that carries a plan token is approved for that call only.",
     "grant_card_refused_": "the project's name, sharing or URL cannot be shown exactly, so "
     "no grant is offered.",
 }
 NO_DURABLE_OTHERWISE = "only a tokenless write of ordinary files can be granted."
+
+#: the reason prefix of a card over the reviewability limits (spec §7): `over_limit_<rule>`
+OVER_LIMIT = "over_limit_"
+#: each limit in words, for the line that says why such a card approves one call only
+LIMITS_IN_WORDS = {
+    "too_many_writes": f"it lists more than {MAX_PLAN_PATHS} writes",
+    "too_many_deletes": f"it lists more than {MAX_PLAN_PATHS} deletes",
+    "too_many_targets": f"it names more than {MAX_TARGETS} paths",
+    "path_too_long": f"a path is longer than {display.MAX_PATH_CHARS} characters",
+    "card_too_long": f"this card is longer than {CARD_LIMIT:,} characters",
+}
+
+
+def over_limit_note(reason: str) -> str:
+    """The card line that says why approving it sends this one call only."""
+    rule = reason[len(OVER_LIMIT):]
+    why = LIMITS_IN_WORDS.get(rule, rule)
+    return (f'Over the review limits ({why}): "{APPROVE}" sends this one call; no plan is '
+            "registered and no grant is offered, so later changes ask again.")
 
 
 def no_durable_because(reason: str) -> str:
@@ -130,7 +150,7 @@ class ApprovalRequest:
                 *(f"  {p}" for p in self.writes),
             ])
         return change_card(self.title, self.project or NEW_PROJECT,  # never None here
-                           Targets(self.writes, self.deletes), self.details)
+                           Targets(self.writes, self.deletes), self.details + self.notes)
 
 
 def shown_paths(paths: Sequence[str]) -> tuple[str, ...]:
@@ -145,6 +165,9 @@ def change_request(kind: str, operation: str, project_id: Any, targets: Targets 
     notes: tuple[str, ...] = ()
     if kind == "consent":  # the consent card asks about consent, not the call's details
         title, notes, details = CONSENT_HEADING, (CONSENT_NOTE,), ()
+    elif reason.startswith(OVER_LIMIT):
+        title = HEADINGS.get(operation, f"Run {operation} on the Design project?")
+        notes = (over_limit_note(reason),)
     elif kind == "plan" and operation != "finalize_plan":
         title = HEADINGS["per_batch"]
     else:

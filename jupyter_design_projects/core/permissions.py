@@ -10,19 +10,24 @@ exactly that change (a registered plan, a verified project grant) is in force.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from . import cards, display
-from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
+from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, OVER_LIMIT, ApprovalRequest
 from .plans import (
     CARD_LIMIT,
     DELETE_OPERATIONS,
+    MAX_TARGETS,
     SENSITIVE_OPERATIONS,
+    SHOWN_PATH_CHARS,
     ApprovedPlan,
     Targets,
     covers,
-    plan_rule,
+    path_rule_of,
+    review_rule,
+    show_rule,
     targets_of,
 )
 
@@ -148,20 +153,22 @@ def grant_card_text(facts: Facts, identity: display.ProjectIdentity) -> str:
 
 
 def _card_problem(kind: str, facts: Facts) -> str | None:
-    """Why the card for `facts` cannot be shown exactly, or None."""
+    """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None."""
     if facts.project_id is not None and display.id_rule(facts.project_id):
         return "unsafe_project_id"
     if facts.details is None:
         return "unsafe_detail"
     if facts.operation in PATH_OPERATIONS or facts.operation == "finalize_plan":
-        if facts.targets is None:
-            return "targets_not_enumerable"
-        if kind == "grant":
-            rule = next(filter(None, (display.path_rule(p, 1024) for p in facts.targets.all())),
-                        None)
-            rule = f"path_{rule}" if rule else None
-        else:
-            rule = plan_rule(facts.project_id, facts.scope, facts.targets)
+        return show_rule(facts.project_id, facts.scope, facts.targets)
+    return None
+
+
+def _over_limit(kind: str, facts: Facts) -> str | None:
+    """Which reviewability limit (spec §7) the card for `facts` breaks, or None: over one,
+    the card is still shown in full, but approves only its one call."""
+    if facts.targets is not None and (facts.operation in PATH_OPERATIONS
+                                      or facts.operation == "finalize_plan"):
+        rule = review_rule(facts.targets)
         if rule:
             return rule
     if len(card_text(kind, facts)) > CARD_LIMIT:
@@ -170,11 +177,17 @@ def _card_problem(kind: str, facts: Facts) -> str | None:
 
 
 def _ask(snapshot: Snapshot, kind: str, reason: str, facts: Facts) -> Decision:
+    """Ask a person with a `kind` card, or Deny when nobody can. A batch over the
+    reviewability limits is asked about as that one call: no plan is registered from it
+    and no grant offered (the card's reason `over_limit_<rule>` says why)."""
     problem = _card_problem(kind, facts)
     if problem:
         return Deny(problem)
     if not snapshot.can_ask:
         return Deny("nobody_can_approve")
+    over = _over_limit(kind, facts)
+    if over:
+        return Ask("operation" if kind == "grant" else kind, OVER_LIMIT + over)
     return Ask(kind, reason)
 
 
@@ -209,11 +222,13 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
             return Deny("targets_not_enumerable")
         if any(display.is_reserved_path(p) for p in targets.all()):
             return Deny("reserved_target")
-        unreviewable = next(filter(None, (display.path_rule(p, 1024) for p in targets.all())),
-                            None)
-        if unreviewable:
-            return Deny(f"path_{unreviewable}")
-        if pid in snapshot.verified_grants and snapshot.main_context:
+        unshowable = path_rule_of(targets, SHOWN_PATH_CHARS)
+        if unshowable:
+            return Deny(unshowable)
+        # a grant covers only reviewable targets, with the plans' own limits on paths
+        reviewable = path_rule_of(targets, display.MAX_PATH_CHARS) is None
+        if (pid in snapshot.verified_grants and snapshot.main_context and reviewable
+                and targets.count <= MAX_TARGETS):
             return Allow("grant")
         if pid in snapshot.grant_ineligible:
             return _ask(snapshot, "plan", "grant_ineligible", facts)
@@ -226,11 +241,53 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
 
 def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
     """The grant card cannot be shown exactly (`refused`: the identity rule it broke, or
-    card_too_long): offer a plan card for this batch only, or refuse when none fits."""
+    card_too_long): offer a card for this batch only, or refuse when none can be shown."""
     problem = _card_problem("plan", facts)
     if problem:
         return Deny(problem)
+    over = _over_limit("plan", facts)
+    if over:
+        return Ask("operation", OVER_LIMIT + over)
     return Ask("plan", f"grant_card_refused_{refused}")
+
+
+def grant_appeared(grants: Mapping[str, str], project_id: str, baseline: str | None) -> bool:
+    """The grant watcher's test (spec §8): does the service now hold a grant for the project
+    newer than `baseline`, the grant's `created_at` when the card was shown (None: there
+    was none)? Unreadable timestamps never count as newer."""
+    created = grants.get(project_id)
+    if created is None:
+        return False
+    if baseline is None:
+        return True
+    now, then = _instant(created), _instant(baseline)
+    return now is not None and then is not None and now > then
+
+
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?"
+                      r"(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
+
+
+def _instant(stamp: str) -> float | None:
+    """An RFC 3339 timestamp as seconds since the epoch (UTC), or None. Pure arithmetic:
+    core reads no clock and imports no datetime."""
+    match = _RFC3339.match(stamp)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
+        return None
+    shifted = year - (month <= 2)  # days from civil (H. Hinnant), 1970-01-01 = 0
+    era = shifted // 400
+    yoe = shifted - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    offset = 0
+    if match.group(9):
+        sign = 1 if match.group(9) == "+" else -1
+        offset = sign * (int(match.group(10)) * 3600 + int(match.group(11)) * 60)
+    fraction = float(match.group(7) or 0)
+    return days * 86400 + hour * 3600 + minute * 60 + second + fraction - offset
 
 
 def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
@@ -262,9 +319,9 @@ REFUSALS = {
     "unsafe_detail": "an argument cannot be shown exactly on an approval card (invisible, "
     "control or look-alike characters, mixed scripts, or too long). Correct it and run "
     "the call again.",
-    "targets_not_enumerable": "its target paths cannot be listed (more than 256, or not a "
-    "list of path strings), so no card or authorization can cover them. Split the call "
-    "into batches of at most 256 paths.",
+    "targets_not_enumerable": "its target paths cannot be listed (not a list of path "
+    "strings), so no card or authorization can cover them. Give the paths as a list of "
+    "strings.",
     "scope_not_paths": 'a plan must list its paths (scope "paths"); a project-wide scope is '
     "never approved. List the writes and deletes in finalize_plan.",
     "too_many_writes": "an approval card lists at most 20 writes. Split the change into "
@@ -281,7 +338,7 @@ REFUSALS = {
     "used. Run the call again for a fresh plan.",
     "path_not_a_string": "a path is not a string. Give every path as a string.",
     "path_empty": "a path is empty. Give project-relative paths such as slides/01.html.",
-    "path_too_long": f"a path is longer than the {display.MAX_PATH_CHARS} characters an "
+    "path_too_long": f"a path is longer than the {SHOWN_PATH_CHARS:,} characters an "
     "approval card shows. Use shorter paths.",
     "path_control_character": "a path contains a control character. Remove it.",
     "path_non_ascii": "a path contains non-ASCII characters, which a card cannot show "

@@ -22,8 +22,17 @@ MAX_PLAN_PATHS = 20
 MAX_TARGETS = 256
 #: the longest a plan is honoured, whatever the server says
 PLAN_TTL_MS = 900_000
-#: the longest card body; over it the card is refused, never truncated
+#: the longest card body a plan or a grant is registered from (a longer card is still shown
+#: in full, never truncated, and approves only its one call)
 CARD_LIMIT = 2_000
+#: the longest path a card shows at all (the service's own path limit); paths up to
+#: display.MAX_PATH_CHARS (80) are reviewable, and only those a plan or grant covers
+SHOWN_PATH_CHARS = 1_024
+#: the reviewability limits of spec §7: over any of them a call is still put to a person,
+#: but approving it sends that one call: no plan is registered and no grant offered
+REVIEW_LIMITS = frozenset(
+    {"too_many_writes", "too_many_deletes", "path_too_long", "card_too_long", "too_many_targets"}
+)
 
 #: operations whose `files[].path` / `path` / `files[].dest` are writes
 WRITE_OPERATIONS = frozenset({"write_files", "create_support_js", "copy_files"})
@@ -83,7 +92,8 @@ def _entry_field(value: Any, field: str) -> tuple[str, ...] | None:
 
 def targets_of(operation: str, arguments: Mapping[str, Any]) -> Targets | None:
     """The paths `operation` would write and delete, or None when they cannot be
-    enumerated (wrong shape, or more than MAX_TARGETS)."""
+    enumerated (a wrong shape). More than MAX_TARGETS are listed, and no plan or grant
+    covers them (`review_rule`)."""
     writes: tuple[str, ...] | None = ()
     deletes: tuple[str, ...] | None = ()
     if operation == "write_files":
@@ -100,8 +110,7 @@ def targets_of(operation: str, arguments: Mapping[str, Any]) -> Targets | None:
         deletes = _strings(arguments.get("deletes", []))
     if writes is None or deletes is None:
         return None
-    targets = Targets(writes, deletes)
-    return targets if targets.count <= MAX_TARGETS else None
+    return Targets(writes, deletes)
 
 
 def plan_expiry_ms(server_expires_at: Any, now_ms: int) -> int:
@@ -131,6 +140,8 @@ def covers(plan: ApprovedPlan, project_id: Any, targets: Targets | None, now_ms:
     targets, and every normalised target in the matching set."""
     if plan.expired(now_ms) or project_id != plan.project_id or targets is None:
         return False
+    if targets.count > MAX_TARGETS:
+        return False
     writes = normalised(targets.writes)
     deletes = normalised(targets.deletes)
     if writes is None or deletes is None:
@@ -138,23 +149,45 @@ def covers(plan: ApprovedPlan, project_id: Any, targets: Targets | None, now_ms:
     return writes <= plan.writes and deletes <= plan.deletes
 
 
-def plan_rule(project_id: Any, scope: Any, targets: Targets | None) -> str | None:
-    """Why a plan for these paths cannot be shown and registered, or None."""
+def show_rule(project_id: Any, scope: Any, targets: Targets | None) -> str | None:
+    """Why a card cannot show these targets exactly (so nobody may approve them), or None."""
     if display.id_rule(project_id):
         return "unsafe_project_id"
     if scope not in (None, "paths"):
         return "scope_not_paths"
     if targets is None:
         return "targets_not_enumerable"
+    return path_rule_of(targets, SHOWN_PATH_CHARS)
+
+
+def review_rule(targets: Targets) -> str | None:
+    """Which reviewability limit (REVIEW_LIMITS, the card's own length aside) these targets
+    break, or None: a plan or a grant covers them only within every limit."""
+    if targets.count > MAX_TARGETS:
+        return "too_many_targets"
     if len(targets.writes) > MAX_PLAN_PATHS:
         return "too_many_writes"
     if len(targets.deletes) > MAX_PLAN_PATHS:
         return "too_many_deletes"
+    return path_rule_of(targets, display.MAX_PATH_CHARS)
+
+
+def path_rule_of(targets: Targets, max_chars: int) -> str | None:
+    """`path_<rule>` for the first target that breaks a path rule, or None."""
     for path in targets.all():
-        rule = display.path_rule(path)
+        rule = display.path_rule(path, max_chars)
         if rule:
             return f"path_{rule}"
     return None
+
+
+def plan_rule(project_id: Any, scope: Any, targets: Targets | None) -> str | None:
+    """Why a plan for these paths cannot be registered (a card that cannot show them, or a
+    reviewability limit), or None."""
+    shown = show_rule(project_id, scope, targets)
+    if shown or targets is None:
+        return shown or "targets_not_enumerable"
+    return review_rule(targets)
 
 
 def change_card(

@@ -28,15 +28,20 @@ class PendingApproval:
     agent_key: str = "notebook"
     #: the consent card already came once for this call (a second needs_consent fails)
     consent_asked: bool = False
+    #: a grant card's baseline: the project's grant `created_at` when it was shown (None:
+    #: none); the grant watcher waits for a newer one
+    grant_baseline: str | None = None
     #: the arguments as the card showed them; `resume` runs these, whatever happens to
     #: `arguments` (a dict the caller may touch) in the meantime
     _sealed: str = dataclasses.field(default="", repr=False)
 
     @classmethod
     def seal(cls, request: ApprovalRequest, operation: str, arguments: dict, *,
-             agent_key: str = "notebook", consent_asked: bool = False) -> PendingApproval:
+             agent_key: str = "notebook", consent_asked: bool = False,
+             grant_baseline: str | None = None) -> PendingApproval:
         sealed = json.dumps(arguments)
-        return cls(request, operation, json.loads(sealed), agent_key, consent_asked, sealed)
+        return cls(request, operation, json.loads(sealed), agent_key, consent_asked,
+                   grant_baseline, sealed)
 
     def sealed_arguments(self) -> dict:
         return json.loads(self._sealed) if self._sealed else json.loads(json.dumps(self.arguments))

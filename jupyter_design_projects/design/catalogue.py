@@ -74,21 +74,24 @@ class Catalogue:
             raise UnknownOperation(name, "call_list_first")
         registry = await self._current()
         entry = registry.get(name)
+        if entry is None:  # the server may offer it since the catalogue was read: ask again
+            entry = (await self._current(refresh=True)).get(name)
         if entry is None:
             raise UnknownOperation(name, "not_in_catalogue")
         if entry.write_tier and not entry.known:
             raise UnknownOperation(name, "upgrade_client")
         return entry
 
-    async def entries(self) -> list[OperationEntry]:
-        """Every operation of the live catalogue, sorted by name."""
-        registry = await self._current()
+    async def entries(self, *, refresh: bool = False) -> list[OperationEntry]:
+        """Every operation of the catalogue, sorted by name; `refresh` lists it again."""
+        registry = await self._current(refresh=refresh)
         return [registry[name] for name in sorted(registry)]
 
     async def list_view(self, *, agent_key: str = "notebook", full: bool = False) -> dict:
-        """The `list` result: the full catalogue with its hash, or, when this agent was
-        already shown the same hash and `full` is not asked, a short unchanged view."""
-        operations = [_full_view(e) for e in await self.entries()]
+        """The `list` result: the catalogue the server offers now (tools/list runs again
+        each time, spec §2, §4) with its hash, or, when this agent was already shown the
+        same hash and `full` is not asked, a short unchanged view."""
+        operations = [_full_view(e) for e in await self.entries(refresh=True)]
         digest = catalogue_hash(operations)
         if not full and self._shown.seen(agent_key, digest):
             return {
@@ -103,9 +106,10 @@ class Catalogue:
         self._shown.remember(agent_key, digest)
         return {"operations": operations, "catalog_hash": digest}
 
-    async def _current(self) -> dict[str, OperationEntry]:
-        """The registry, rebuilt from scratch whenever a fresh tools/list has completed."""
-        tools = await self._session.tools()
+    async def _current(self, refresh: bool = False) -> dict[str, OperationEntry]:
+        """The registry, rebuilt from scratch whenever a fresh tools/list has completed
+        (`refresh` runs one)."""
+        tools = await self._session.tools(refresh=refresh)
         generation = self._session.state.generation
         if generation != self._generation:
             registry: dict[str, OperationEntry] = {}

@@ -8,14 +8,17 @@ exactly what changes, or a registered plan or a verified grant covers it.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import math
 import time
 from collections.abc import Callable
 
 import httpx
 
 from ..core import display
+from ..core.cards import OVER_LIMIT
 from ..core.permissions import (
     GRANT_OPERATIONS,
     PATH_OPERATIONS,
@@ -27,7 +30,14 @@ from ..core.permissions import (
     facts_of,
     grant_card_fallback,
 )
-from ..core.plans import SENSITIVE_OPERATIONS, Targets, approved_plan, normalised, plan_rule
+from ..core.plans import (
+    REVIEW_LIMITS,
+    SENSITIVE_OPERATIONS,
+    Targets,
+    approved_plan,
+    normalised,
+    plan_rule,
+)
 from ..core.results import map_result
 from ..core.validation import validate
 from ..errors import (
@@ -52,6 +62,11 @@ from .rest import DesignRest
 from .session import McpSession
 
 Result = DesignOutcome | PendingApproval
+
+#: the grant watcher (spec §8) looks this often while a grant card waits …
+GRANT_WATCH_INTERVAL_S = 2.0
+#: … and for at most this long (then the card simply keeps waiting for a click)
+GRANT_WATCH_LIFETIME_S = 600.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,9 +100,10 @@ class DesignClient:
         self._clock = clock_ms or _now_ms
         self._main = main_context
         base = settings.api_base_url.rstrip("/")
-        self.session = McpSession(http, base + "/v1/design/mcp")
+        platform = settings.client_platform
+        self.session = McpSession(http, base + "/v1/design/mcp", platform=platform)
         self.catalogue = Catalogue(self.session)
-        self.engine = PermissionEngine(DesignRest(http, base))
+        self.engine = PermissionEngine(DesignRest(http, base, platform=platform))
 
     # ------------------------------------------------------------ public API
 
@@ -121,6 +137,8 @@ class DesignClient:
             return _refused(op, "denied_on_card")
         call = _Call(op, pending.sealed_arguments(), pending.agent_key, pending.consent_asked)
         kind = pending.request.kind
+        # a card over the review limits approved this one call: nothing is registered
+        register = not pending.request.reason.startswith(OVER_LIMIT)
         try:
             if kind == "consent":
                 await self.engine.give_consent()
@@ -128,14 +146,45 @@ class DesignClient:
             if kind == "grant" and durable and pending.request.allows_durable:
                 return await self._write_under_grant(call)
             if op == "finalize_plan":
-                return await self._finalize(call)
+                return await self._finalize(call, register=register)
             if op in SENSITIVE_OPERATIONS:
                 return await self._sensitive(call)
             if op in PATH_OPERATIONS:
-                return await self._per_batch(call)
+                return await self._per_batch(call, register=register)
             return await self._send(call, op, call.arguments)
         except JdpError as error:
             return DesignOutcome.failed(op, error)
+
+    async def watch_grant(self, pending: PendingApproval, *, claim: Callable[[], bool],
+                          interval_s: float = GRANT_WATCH_INTERVAL_S,
+                          lifetime_s: float = GRANT_WATCH_LIFETIME_S) -> Result | None:
+        """The grant watcher (spec §8, the `grant_watch` gate): while `pending`'s grant card
+        waits, read the service's grants every `interval_s` for at most `lifetime_s`. When
+        a grant for its project newer than the card's baseline appears (given elsewhere,
+        e.g. in Design settings), the project joins the verified set and, if `claim()` says
+        the card was not answered meanwhile, the call goes on as a click would: its result
+        is returned. None when there is nothing to watch or the watch ends otherwise."""
+        project_id = pending.request.project_id
+        if (not self._settings.grant_watch or pending.request.kind != "grant"
+                or project_id is None):
+            return None
+        interval = max(interval_s, 0.01)
+        for _ in range(max(1, math.ceil(lifetime_s / interval))):
+            await asyncio.sleep(interval)
+            if await self.engine.watch_once(project_id, pending.grant_baseline):
+                return await self._continue(pending) if claim() else None
+        return None
+
+    async def _continue(self, pending: PendingApproval) -> Result:
+        """A grant card answered elsewhere: the call goes through the decision again, which
+        now finds the verified grant."""
+        call = _Call(pending.operation, pending.sealed_arguments(), pending.agent_key,
+                     pending.consent_asked)
+        try:
+            self._gates()
+            return await self._proceed(call)
+        except JdpError as error:
+            return DesignOutcome.failed(pending.operation, error)
 
     async def consent(self) -> dict:
         """`%design consent`: the person typed it, so no card is needed."""
@@ -213,8 +262,11 @@ class DesignClient:
                     return _refused(call.operation, fallback.reason, prefix=(
                         f"the project's grant card cannot be shown safely ({refused}), and "))
                 request = change_request(fallback.card, facts, fallback.reason)
+        baseline = (self.engine.grant_seen(facts.project_id)
+                    if request.kind == "grant" and isinstance(facts.project_id, str) else None)
         return PendingApproval.seal(request, call.operation, call.arguments,
-                                    agent_key=call.agent_key, consent_asked=call.consent_asked)
+                                    agent_key=call.agent_key, consent_asked=call.consent_asked,
+                                    grant_baseline=baseline)
 
     async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
         """The project as get_project describes it, strictly checked for display."""
@@ -263,12 +315,15 @@ class DesignClient:
             return await self._consent_needed(call)
         return DesignOutcome(call.operation, map_result(raw))
 
-    async def _plan_for(self, call: _Call, targets: Targets) -> DesignOutcome | str:
-        """finalize_plan for exactly the shown targets; the registered token, or the
-        outcome that stopped it."""
+    async def _plan_for(self, call: _Call, targets: Targets, *,
+                        register: bool = True) -> DesignOutcome | str:
+        """finalize_plan for exactly the shown targets; its token (registered when the
+        batch is within the review limits and `register`), or the outcome that stopped it.
+        A batch over the limits was shown in full and approved: its token serves this one
+        call (spec §7: the limits gate registration, not the call)."""
         pid = call.arguments.get("project_id")
         problem = plan_rule(pid, None, targets)
-        if problem or not isinstance(pid, str):
+        if (problem and problem not in REVIEW_LIMITS) or not isinstance(pid, str):
             return _refused(call.operation, problem or "unsafe_project_id")
         writes, deletes = normalised(targets.writes), normalised(targets.deletes)
         plan_args = {"project_id": pid, "writes": sorted(writes or ()),
@@ -279,15 +334,15 @@ class DesignClient:
         plan = approved_plan(result.data, pid, targets, self._clock())
         if plan is None:
             return _refused(call.operation, "plan_mismatch")
-        if targets.count:
+        if targets.count and register and problem is None:
             self.engine.register(plan)
         return plan.token
 
-    async def _per_batch(self, call: _Call) -> Result:
+    async def _per_batch(self, call: _Call, *, register: bool = True) -> Result:
         targets = (await self._facts(call)).targets
         if targets is None:
             return _refused(call.operation, "targets_not_enumerable")
-        token = await self._plan_for(call, targets)
+        token = await self._plan_for(call, targets, register=register)
         if not isinstance(token, str):
             return token
         return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
@@ -300,10 +355,11 @@ class DesignClient:
             return token
         return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
 
-    async def _finalize(self, call: _Call) -> Result:
-        """The plan card was shown and approved: finalize and register the token."""
+    async def _finalize(self, call: _Call, *, register: bool = True) -> Result:
+        """The plan card was shown and approved: finalize, and register the token unless
+        the plan is over the review limits (then the person gets the token, unregistered)."""
         result = await self._send(call, "finalize_plan", call.arguments)
-        if isinstance(result, DesignOutcome) and not result.is_error:
+        if register and isinstance(result, DesignOutcome) and not result.is_error:
             facts = await self._facts(call)
             plan = approved_plan(result.data, facts.project_id, facts.targets or Targets(),
                                  self._clock())

@@ -4,9 +4,9 @@ grant-ineligible projects, and the I/O that keeps them true. The decision itself
 
 from __future__ import annotations
 
-from ..core.permissions import Snapshot
+from ..core.permissions import Snapshot, grant_appeared
 from ..core.plans import ApprovedPlan
-from ..errors import AuthError, GrantIneligible, NeedsConsent, TransportError
+from ..errors import AuthError, DesignApiError, GrantIneligible, NeedsConsent, TransportError
 from .rest import DesignRest
 
 
@@ -20,6 +20,8 @@ class PermissionEngine:
         self._plans: dict[str, ApprovedPlan] = {}
         self._verified: set[str] = set()
         self._ineligible: set[str] = set()
+        #: project_id -> created_at of the service's grants, as last read
+        self._grant_times: dict[str, str] = {}
 
     # ------------------------------------------------------------ consent
 
@@ -101,8 +103,26 @@ class PermissionEngine:
             return False
         except (TransportError, AuthError):
             return False
+        self._grant_times = dict(grants)
         self._verified.update(grants)
         return project_id in self._verified
+
+    def grant_seen(self, project_id: str) -> str | None:
+        """The project's grant `created_at` as last read from the service (None: none)."""
+        return self._grant_times.get(project_id)
+
+    async def watch_once(self, project_id: str, baseline: str | None) -> bool:
+        """One look of the grant watcher (spec §8): True, and the project verified, when the
+        service now holds a grant for it newer than `baseline`. A failed read is "not yet"."""
+        try:
+            grants = await self._rest.list_grants()
+        except (NeedsConsent, TransportError, AuthError, DesignApiError):
+            return False
+        self._grant_times = dict(grants)
+        if not grant_appeared(grants, project_id, baseline):
+            return False
+        self._verified.add(project_id)
+        return True
 
     async def mint_grant(self, project_id: str) -> None:
         """POST a durable grant; a 404 marks the project grant-ineligible for good."""

@@ -9,8 +9,10 @@ from urllib.parse import quote
 import httpx
 
 from ..errors import AuthError, DesignApiError, GrantIneligible, NeedsConsent, TransportError
+from ..settings import DEFAULT_CLIENT_PLATFORM
 from ..transport.http import Answer, send
 from . import wire
+from .session import identity_headers
 
 CONSENT_NAME = "agent_design_projects"
 #: the REST answers are small JSON objects
@@ -21,13 +23,16 @@ DEADLINE_S = 60.0
 class DesignRest:
     """Consent and grants on `api_base_url` through the session's one httpx client."""
 
-    def __init__(self, http: httpx.AsyncClient, api_base_url: str) -> None:
+    def __init__(self, http: httpx.AsyncClient, api_base_url: str, *,
+                 platform: str = DEFAULT_CLIENT_PLATFORM) -> None:
         self._http = http
         self._base = api_base_url.rstrip("/") + "/v1/design"
+        self._headers = identity_headers(platform)
 
     async def _send(self, method: str, route: str, action: str, json: Any = None) -> Answer:
         answer = await send(self._http, method, self._base + route, action=f"design {action}",
-                            max_bytes=MAX_BYTES, deadline_s=DEADLINE_S, json=json)
+                            max_bytes=MAX_BYTES, deadline_s=DEADLINE_S, json=json,
+                            headers=self._headers)
         wire.check_auth(answer)
         return answer
 

@@ -13,15 +13,27 @@ from typing import Any, TypeVar
 import httpx
 
 from ..errors import HandshakeCancelled, TransportError
+from ..settings import DEFAULT_CLIENT_PLATFORM
 from ..transport.http import Answer, send
 from . import wire
 
 PROTOCOL_VERSION = "2025-03-26"
+#: the Anthropic API version every Design request names (spec §5)
+ANTHROPIC_VERSION = "2023-06-01"
+#: the spec's transport limits for one Design MCP request (spec §5)
+TIMEOUT_S = 60.0
+MAX_BYTES = 16 * 130_000  # 2,080,000
 CLIENT_INFO = {"name": "claude-cli-design-tool", "version": "1"}
 #: a hostile server cannot keep the client paging forever
 MAX_LIST_PAGES = 100
 
 T = TypeVar("T")
+
+
+def identity_headers(platform: str) -> dict[str, str]:
+    """The headers that say who is calling, on every Design request, MCP and REST (spec §5):
+    beside the bearer (transport/auth.py) and the session id."""
+    return {"anthropic-version": ANTHROPIC_VERSION, "anthropic-client-platform": platform}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,10 +53,12 @@ class McpSession:
         http: httpx.AsyncClient,
         endpoint: str,
         *,
-        timeout_s: float = 60.0,
-        max_bytes: int = 2_080_000,
+        platform: str = DEFAULT_CLIENT_PLATFORM,
+        timeout_s: float = TIMEOUT_S,
+        max_bytes: int = MAX_BYTES,
     ) -> None:
         self._http = http
+        self._identity = identity_headers(platform)
         self._endpoint = endpoint
         self._timeout_s = timeout_s
         self._max_bytes = max_bytes
@@ -202,6 +216,7 @@ class McpSession:
             "Accept": "application/json, text/event-stream",
             "Content-Type": "application/json",
             "MCP-Protocol-Version": PROTOCOL_VERSION,
+            **self._identity,
         }
         if session_id is not None:
             headers["Mcp-Session-Id"] = session_id

@@ -27,7 +27,7 @@ EVENT_STREAM = "text/event-stream"
 def refuse_event_stream(answer: Answer) -> None:
     """An SSE answer is rejected before anything reads it."""
     if answer.content_type == EVENT_STREAM:
-        raise UnexpectedContentType(answer.action, EVENT_STREAM)
+        raise UnexpectedContentType(answer.action, EVENT_STREAM, answer.status)
 
 
 def check_status(answer: Answer) -> None:
@@ -75,7 +75,8 @@ def rpc_result(answer: Answer, operation: str) -> dict:
     """The `result` object of a JSON-RPC answer; an `error` becomes `DesignRpcError`."""
     check_status(answer)
     if answer.content_type != "application/json":
-        raise UnexpectedContentType(answer.action, answer.content_type or "(none)")
+        raise UnexpectedContentType(answer.action, answer.content_type or "(none)",
+                                    answer.status)
     problem, rpc_error, result = _split_envelope(answer)
     if rpc_error is not None:
         raise DesignRpcError(operation, *rpc_error)

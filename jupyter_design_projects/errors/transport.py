@@ -54,8 +54,8 @@ class UnexpectedContentType(TransportError):
     kind: ClassVar[str] = "unexpected_content_type"
     content_type: str
 
-    def __init__(self, action: str, content_type: str) -> None:
-        super().__init__(action, "content_type", content_type=content_type)
+    def __init__(self, action: str, content_type: str, status: int | None = None) -> None:
+        super().__init__(action, "content_type", status, content_type=content_type)
 
 
 class AuthError(JdpError):

@@ -123,7 +123,8 @@ class Panel:
         return report
 
     async def _design_part(self, session: Session) -> dict[str, Any]:
-        rest = DesignRest(session.http, session.settings.api_base_url)
+        rest = DesignRest(session.http, session.settings.api_base_url,
+                          platform=session.settings.client_platform)
         consent = await rest.get_consent()
         try:
             grants = await rest.list_grants()
@@ -172,7 +173,8 @@ class Panel:
 
     async def consent(self, give: bool) -> dict[str, Any]:
         async def change(session: Session) -> dict[str, Any]:
-            rest = DesignRest(session.http, session.settings.api_base_url)
+            rest = DesignRest(session.http, session.settings.api_base_url,
+                          platform=session.settings.client_platform)
             await (rest.post_consent() if give else rest.delete_consent())
             return await self._design_part(session)
 
@@ -183,8 +185,9 @@ class Panel:
             return failures.fail("invalid_argument", "That is not a project id.")
 
         async def revoke(session: Session) -> dict[str, Any]:
-            await DesignRest(session.http, session.settings.api_base_url).delete_grant(
-                project_id)
+            rest = DesignRest(session.http, session.settings.api_base_url,
+                              platform=session.settings.client_platform)
+            await rest.delete_grant(project_id)
             return await self._design_part(session)
 
         return await self.answer(revoke)

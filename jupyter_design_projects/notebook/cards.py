@@ -3,13 +3,18 @@ continues the call when a person clicks Approve, Approve for this project, or De
 
 Cards are event-driven (a waiting cell never sees a click): the button callback resumes
 the call and renders the result into the card's `Output`. `approve()` and `deny()` do
-exactly what the buttons do, for code and tests.
+exactly what the buttons do, for code and tests. While a grant card waits, an optional
+`watch` (the grant watcher, spec §8) may answer it instead: a grant given elsewhere (Design
+settings) continues the call the same way a click does, and the card says "approved
+elsewhere".
 """
 
 from __future__ import annotations
 
 import html
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
@@ -23,6 +28,11 @@ BUTTON_STYLES = {APPROVE: "success", APPROVE_FOR_PROJECT: "info", DENY: "danger"
 
 #: resume(pending, approved, durable) → a DesignOutcome or a follow-up PendingApproval
 Resume = Callable[[Any, bool, bool], Any]
+#: watch(pending, claim) → a Future of the continued call's result (None: nothing came),
+#: running on the session's loop; it calls claim() before it continues the call
+Watch = Callable[[Any, Callable[[], bool]], "Future[Any] | None"]
+#: the status line of a grant card answered by a grant given outside the notebook
+APPROVED_ELSEWHERE = "approved elsewhere"
 
 
 def _paths(title: str, paths: Sequence[str]) -> str:
@@ -72,12 +82,18 @@ class ApprovalCard:
     """One card for one Design call; a follow-up request (e.g. the grant after consent)
     replaces the card's content, and the final result renders into `output`."""
 
-    def __init__(self, pending: Any, resume: Resume, present: Callable[[Any], Outcome]) -> None:
+    def __init__(self, pending: Any, resume: Resume, present: Callable[[Any], Outcome],
+                 watch: Watch | None = None) -> None:
         import ipywidgets as w
 
         self._w = w
         self._resume = resume
         self._present = present
+        self._watch = watch
+        self._watching: Future[Any] | None = None
+        #: a click (main thread) and the watcher (the loop's thread) answer a card once
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
         self.operation = pending.operation
         self.pending: Any | None = None
         self.outcome: Outcome | None = None
@@ -109,6 +125,34 @@ class ApprovalCard:
         self.durable_button = made.get(APPROVE_FOR_PROJECT)
         self.deny_button = made.get(DENY)
         self.buttons.children = tuple(made.values())
+        if self._watch is not None and request.kind == "grant":
+            self._watching = self._watch(pending, lambda: self._claim(pending, None))
+            if self._watching is not None:
+                self._watching.add_done_callback(self._watched)
+
+    def _claim(self, pending: Any, choice: str | None) -> bool:
+        """Answer `pending` once, whoever answers first: a click (`choice`) or the grant
+        watcher (None: approved elsewhere). False when it was already answered."""
+        kind = pending.request.kind
+        with self._lock:
+            if self.pending is not pending:
+                return False
+            self.pending = None  # no double submit, from the buttons, code or the watcher
+        watching, self._watching = self._watching, None
+        if watching is not None and choice is not None:
+            watching.cancel()
+        self._disable()
+        self.history.append(f"{kind}: {choice or APPROVED_ELSEWHERE}")
+        self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
+        return True
+
+    def _watched(self, future: Future[Any]) -> None:
+        """The watcher ended: show the continued call's result, if it continued one."""
+        if future.cancelled() or future.exception() is not None:
+            return
+        result = future.result()
+        if result is not None:
+            self._show(result)
 
     def _disable(self) -> None:
         for button in self.buttons.children:
@@ -130,16 +174,18 @@ class ApprovalCard:
             why = dict(pending.request.withheld).get(APPROVE_FOR_PROJECT)
             offer = f'this card does not offer "{APPROVE_FOR_PROJECT}"'
             raise PermissionDenied(self.operation, f"{offer}: {why}" if why else offer)
-        self.pending = None  # no double submit, from the buttons or from code
-        self._disable()
         choice = "approved for this project" if durable else ("approved" if approved
                                                              else "denied")
-        self.history.append(f"{pending.request.kind}: {choice}")
-        self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
+        if not self._claim(pending, choice):
+            raise ApprovalClosed(self.operation)
         try:
             result = self._resume(pending, approved, durable)
         except JdpError as exc:
             return self._finish(failed_outcome(f"design {self.operation}", exc))
+        return self._show(result)
+
+    def _show(self, result: Any) -> Outcome | None:
+        """A follow-up card, or the final Outcome rendered into the card."""
         if isinstance(result, PendingApproval):
             self._ask(result)
             return None
@@ -150,7 +196,14 @@ class ApprovalCard:
         self.buttons.children = ()
         self.output.outputs = ()
         self.output.append_display_data(outcome)
+        self._finished.set()
         return outcome
+
+    def wait(self, timeout: float) -> Outcome | None:
+        """The final Outcome once the card is settled (by a click, code or the grant
+        watcher), waiting at most `timeout` seconds; None if it is still open."""
+        self._finished.wait(timeout)
+        return self.outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.widget._repr_mimebundle_(include=include, exclude=exclude)

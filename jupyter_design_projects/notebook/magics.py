@@ -39,7 +39,7 @@ from . import grammar, subcommands, views
 SETTING_TRAITS = (
     "api_base_url", "web_base_url", "oauth_token_url", "oauth_client_id", "org_uuid",
     "credentials_file", "allow_design_sync", "allow_projects_tool", "design_feature_flag",
-    "essential_traffic_only", "http_trace",
+    "essential_traffic_only", "http_trace", "grant_watch", "client_platform",
 )
 
 
@@ -67,6 +67,10 @@ class DesignProjects(Magics):
     essential_traffic_only = Bool(False, config=True, help="Turns Design off when True.")
     http_trace = Bool(False, config=True, help="Record an HTTP trace (%design trace); set "
                                                "before the first call.")
+    grant_watch = Bool(True, config=True, help="While a grant card waits, watch for a grant "
+                                               "given elsewhere (Design settings) and go on.")
+    client_platform = Unicode("jupyter_design_projects", config=True,
+                              help="The anthropic-client-platform of every Design request.")
 
     def __init__(self, shell=None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -346,9 +350,15 @@ class DesignProjects(Magics):
         from .cards import ApprovalCard
         from .outcome import PendingOutcome
 
-        card = ApprovalCard(result, resume=self._resume, present=views.design_outcome)
+        card = ApprovalCard(result, resume=self._resume, present=views.design_outcome,
+                            watch=self._watch_grant)
         display(card.widget)
         return PendingOutcome(operation, card)
+
+    def _watch_grant(self, pending: Any, claim: Any):
+        """The grant watcher of a waiting grant card, on the session's loop (spec §8)."""
+        session = self.session
+        return session.submit(session.design.watch_grant(pending, claim=claim))
 
     def _resume(self, pending: Any, approved: bool, durable: bool):
         """The card's continuation: a person has just answered, so asking again is allowed."""

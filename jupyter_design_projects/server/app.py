@@ -22,6 +22,7 @@ from .database import Database
 from .design import gate as design_gate
 from .design import mcp as design_mcp
 from .design import rest as design_rest
+from .design import settings_page as design_settings
 from .design import store as design_store
 from .envelopes import (
     ENVELOPE,
@@ -123,7 +124,7 @@ def create_app(config: ServiceConfig) -> Starlette:
     ctx = build_context(config)
     mcp_route, mcp_lifespan = design_mcp.build(ctx)
     routes = (oauth.routes(ctx) + projects_api.routes(ctx) + remote_session.routes(ctx)
-              + design_rest.routes(ctx) + [mcp_route])
+              + design_rest.routes(ctx) + design_settings.routes(ctx) + [mcp_route])
     if ctx.faults is not None:
         routes += fault_routes.routes(ctx)
 

@@ -66,6 +66,10 @@ class ServiceContext:
     faults: FaultState | None = None
     #: set by server/design/mcp.py: forget every MCP session (as a restart does)
     drop_mcp_sessions: Callable[[], int] | None = None
+    #: set by server/design/mcp.py: serve one more read-only operation from now on (name,
+    #: description; the fault switch that lets a test grow the catalogue mid-session), or
+    #: with description None stop serving it; True when the catalogue changed
+    extra_design_operation: Callable[[str, str | None], bool] | None = None
     #: set by server/design/mcp.py: the SDK's session manager behind the MCP endpoint
     mcp_session_manager: StreamableHTTPSessionManager | None = None
     #: set by app.build_context from the demo seed (None when the data dir has none)

@@ -9,10 +9,15 @@ TOKEN = "/v1/oauth/token"
 AUTHORIZE = "/oauth/authorize"
 
 # -- Design REST and MCP (PROTOCOL §2, §3) ----------------------------------------------------
+#: every Design REST and MCP route starts with this (the gate checks their headers)
+DESIGN_PREFIX = "/v1/design/"
 DESIGN_CONSENT = "/v1/design/consent"
 DESIGN_GRANTS = "/v1/design/grants"
 DESIGN_GRANT = "/v1/design/grants/{project_id}"
 DESIGN_MCP = "/v1/design/mcp"
+#: the Design settings page a person uses outside the notebook (grants, like the web app)
+DESIGN_SETTINGS = "/design/settings"
+DESIGN_SETTINGS_GRANTS = "/design/settings/grants"
 
 # -- Projects org API (PROTOCOL §4): one project's routes hang under PROJECT ------------------
 ORGANIZATIONS = "/api/organizations"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import nbformat
+from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
 
 PROJECT = "#jdp-project-panel"
@@ -106,7 +107,7 @@ def access_token(service) -> str:
 
 def service_call(service, method: str, path: str, body: dict | None = None) -> httpx.Response:
     """What a kernel's own REST call does, sent straight to the service."""
-    headers = {"Authorization": f"Bearer {access_token(service)}"}
+    headers = {"Authorization": f"Bearer {access_token(service)}", **DESIGN_HEADERS}
     with httpx.Client(timeout=30.0) as client:
         return client.request(method, f"{service.base_url}{path}", json=body, headers=headers)
 

@@ -8,6 +8,7 @@ import json
 import httpx
 import nbformat
 import pytest
+from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
@@ -17,7 +18,7 @@ KERNEL_MS = 90_000
 
 APPROVED_PATH = "slides/90-approved-in-browser.html"
 DENIED_PATH = "slides/91-denied-in-browser.html"
-MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", **DESIGN_HEADERS}
 #: how many questions one write may ask (consent, then a grant or a plan)
 MAX_CARDS = 4
 

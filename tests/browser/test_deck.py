@@ -9,6 +9,7 @@ import json
 import httpx
 import nbformat
 import pytest
+from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
@@ -60,7 +61,8 @@ def service_file(service, path: str) -> dict:
     """read_file on the service through a raw MCP session, with the stored credential."""
     token = json.loads(service.credentials_file.read_text())["access_token"]
     url = f"{service.base_url}/v1/design/mcp"
-    with httpx.Client(headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"},
+    with httpx.Client(headers={**MCP_HEADERS, **DESIGN_HEADERS,
+                                "Authorization": f"Bearer {token}"},
                       timeout=30.0) as client:
         init = client.post(url, json={
             "jsonrpc": "2.0", "id": 1, "method": "initialize",

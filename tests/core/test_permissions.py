@@ -84,19 +84,23 @@ TABLE = [
      Ask("plan", "finalize_plan")),
     ("finalize_plan scope project is refused", snap(), plan(["a.html"], scope="project"),
      Deny("scope_not_paths")),
-    ("finalize_plan with 21 writes is refused", snap(), plan([f"f{i}" for i in range(21)]),
-     Deny("too_many_writes")),
+    ("finalize_plan with 21 writes is asked as one call, spec s7", snap(),
+     plan([f"f{i}" for i in range(21)]), Ask("plan", "over_limit_too_many_writes")),
     ("finalize_plan with 20 writes is shown", snap(), plan([f"f{i}" for i in range(20)]),
      Ask("plan", "finalize_plan")),
-    ("finalize_plan with 21 deletes is refused", snap(),
-     plan(deletes=[f"f{i}" for i in range(21)]), Deny("too_many_deletes")),
+    ("finalize_plan with 21 deletes is asked as one call, spec s7", snap(),
+     plan(deletes=[f"f{i}" for i in range(21)]), Ask("plan", "over_limit_too_many_deletes")),
     ("finalize_plan with 20 deletes is shown", snap(),
      plan(deletes=[f"f{i}" for i in range(20)]), Ask("plan", "finalize_plan")),
     ("finalize_plan scope paths is shown", snap(), plan(["a.html"], scope="paths"),
      Ask("plan", "finalize_plan")),
     ("finalize_plan with an 80-char path is shown", snap(), plan(["p/" + "a" * 78]),
      Ask("plan", "finalize_plan")),
-    ("finalize_plan with an 81-char path is refused", snap(), plan(["p/" + "a" * 79]),
+    ("finalize_plan with an 81-char path is asked as one call, spec s7", snap(),
+     plan(["p/" + "a" * 79]), Ask("plan", "over_limit_path_too_long")),
+    ("finalize_plan with an 80-char path is a plan", snap(), plan(["p/" + "a" * 78]),
+     Ask("plan", "finalize_plan")),
+    ("finalize_plan with a 1025-char path cannot be shown", snap(), plan(["p/" + "a" * 1023]),
      Deny("path_too_long")),
     ("finalize_plan with .. is refused", snap(), plan(["a/../b.html"]),
      Deny("path_traversal")),
@@ -127,8 +131,10 @@ TABLE = [
      Ask("operation", "plan_token_does_not_cover")),
     ("256 targets, every one in the plan", snap(), write(*["a.html"] * 256, token="tok"),
      Allow("plan")),
-    ("257 targets cannot be matched or shown", snap(), write(*["a.html"] * 257, token="tok"),
-     Deny("targets_not_enumerable")),
+    ("257 targets are never matched: asked as one call, spec s7", snap(),
+     write(*["a.html"] * 257, token="tok"), Ask("operation", "over_limit_too_many_targets")),
+    ("256 targets of a covered path are matched", snap(),
+     write(*["a.html"] * 256, token="tok"), Allow("plan")),
     ("a token never covers a traversal path, and no card shows one", snap(),
      write("a/../a.html", token="tok"), Deny("path_traversal")),
     ("delete of a written path asks", snap(), delete("a.html", token="tok"),
@@ -150,8 +156,8 @@ TABLE = [
      Ask("operation", "no_plan_token")),
     ("tokenless delete nobody can answer", snap(can_ask=False), delete("old.html"),
      Deny("nobody_can_approve")),
-    ("delete of 21 paths cannot be shown as one plan", snap(),
-     delete(*[f"f{i}" for i in range(21)]), Deny("too_many_deletes")),
+    ("delete of 21 paths is asked as one call, spec s7", snap(),
+     delete(*[f"f{i}" for i in range(21)]), Ask("operation", "over_limit_too_many_deletes")),
     ("delete of a reserved path", snap(), delete("CLAUDE.md."), Deny("path_reserved")),
     ("copy from a hostile source", snap(),
      ("copy_files", {"project_id": P, "files": [{"src": "a\u200b", "dest": "b"}]}),
@@ -161,8 +167,12 @@ TABLE = [
      Allow("grant")),
     ("tokenless write of 256 files with a grant", snap(grants=[P]),
      write(*[f"f{i}" for i in range(256)]), Allow("grant")),
-    ("tokenless write of 257 files is not enumerable", snap(grants=[P]),
-     write(*[f"f{i}" for i in range(257)]), Deny("targets_not_enumerable")),
+    ("tokenless write of 257 files never rides on a grant, spec s7", snap(grants=[P]),
+     write(*[f"f{i}" for i in range(257)]), Ask("operation", "over_limit_too_many_targets")),
+    ("tokenless write of 21 files rides on a verified grant", snap(grants=[P]),
+     write(*[f"f{i}" for i in range(21)]), Allow("grant")),
+    ("tokenless write of 21 files offers no grant, spec s7", snap(),
+     write(*[f"f{i}" for i in range(21)]), Ask("operation", "over_limit_too_many_writes")),
     ("reserved target never rides on a grant", snap(grants=[P]), write("docs/CLAUDE.md"),
      Deny("reserved_target")),
     ("reserved .claude in any case", snap(grants=[P]), write(".Claude/settings.json"),
@@ -173,8 +183,8 @@ TABLE = [
      ("create_support_js", {"project_id": P}), Ask("grant", "no_grant")),
     ("grant-ineligible project: per-batch plan card", snap(ineligible=[P]), write("a.html"),
      Ask("plan", "grant_ineligible")),
-    ("grant-ineligible with 21 writes cannot be one plan", snap(ineligible=[P]),
-     write(*[f"f{i}" for i in range(21)]), Deny("too_many_writes")),
+    ("grant-ineligible with 21 writes is asked as one call, spec s7", snap(ineligible=[P]),
+     write(*[f"f{i}" for i in range(21)]), Ask("plan", "over_limit_too_many_writes")),
     ("no grant, nobody can answer: none is minted", snap(can_ask=False), write("a.html"),
      Deny("nobody_can_approve")),
     ("existing grant reused where nobody can answer", snap(grants=[P], can_ask=False),
@@ -191,8 +201,10 @@ TABLE = [
      write("CLAUDE\u200b.md"), Deny("path_non_ascii")),
     ("a grant covers only reviewable paths: traversal", snap(grants=[P]),
      write("../other/a.html"), Deny("path_traversal")),
-    ("a grant covers paths longer than a plan card shows", snap(grants=[P]),
-     write("p/" + "a" * 200), Allow("grant")),
+    ("grant reuse has the plans' path limit: 81 chars ask once, spec s7", snap(grants=[P]),
+     write("p/" + "a" * 79), Ask("operation", "over_limit_path_too_long")),
+    ("grant reuse covers an 80-char path", snap(grants=[P]), write("p/" + "a" * 78),
+     Allow("grant")),
     ("reserved CLAUDE.md. (trailing dot) never rides on a grant", snap(grants=[P]),
      write("CLAUDE.md."), Deny("reserved_target")),
     ("reserved target with nobody to ask is still refused", snap(grants=[P], can_ask=False),
@@ -262,20 +274,20 @@ def test_card_near_the_limit_is_shown():
     assert decide(snap(), facts(call), NOW) == Ask("plan", "finalize_plan")
 
 
-def test_card_over_the_limit_is_refused_not_truncated():
+def test_card_over_the_limit_is_shown_in_full_for_one_call_spec_s7():
     call = plan(long_paths(20, 80), long_paths(3, 80))
     assert card_length(call) > 2000
-    assert decide(snap(), facts(call), NOW) == Deny("card_too_long")
+    assert decide(snap(), facts(call), NOW) == Ask("plan", "over_limit_card_too_long")
 
 
-def test_card_of_exactly_2000_chars_is_shown_and_2001_refused():
+def test_card_of_exactly_2000_chars_is_a_plan_and_2001_one_call_spec_s7():
     deletes = long_paths(2, 80)
     spare = 2000 - card_length(plan(long_paths(20, 80), deletes + ["d"]))
     fits = plan(long_paths(20, 80), deletes + ["d" * (spare + 1)])
     over = plan(long_paths(20, 80), deletes + ["d" * (spare + 2)])
     assert card_length(fits) == 2000 and card_length(over) == 2001
     assert decide(snap(), facts(fits), NOW) == Ask("plan", "finalize_plan")
-    assert decide(snap(), facts(over), NOW) == Deny("card_too_long")
+    assert decide(snap(), facts(over), NOW) == Ask("plan", "over_limit_card_too_long")
 
 
 def test_operation_card_shows_exactly_what_changes():
@@ -351,10 +363,10 @@ FALLBACK = [
      Ask("plan", "grant_card_refused_name_invisible_character")),
     ("20 writes still fit one plan card", write(*[f"f{i}" for i in range(20)]),
      "card_too_long", Ask("plan", "grant_card_refused_card_too_long")),
-    ("21 writes fit no plan card", write(*[f"f{i}" for i in range(21)]), "url_not_https",
-     Deny("too_many_writes")),
-    ("an 81-char path fits no plan card", write("p/" + "a" * 79), "get_project_failed",
-     Deny("path_too_long")),
+    ("21 writes: one call, no plan", write(*[f"f{i}" for i in range(21)]), "url_not_https",
+     Ask("operation", "over_limit_too_many_writes")),
+    ("an 81-char path: one call, no plan", write("p/" + "a" * 79), "get_project_failed",
+     Ask("operation", "over_limit_path_too_long")),
 ]
 
 
@@ -362,3 +374,20 @@ FALLBACK = [
                          ids=[row[0] for row in FALLBACK])
 def test_grant_card_fallback(call, refused, decision):
     assert grant_card_fallback(facts(call), refused) == decision
+
+
+@pytest.mark.parametrize(("created", "baseline", "appeared"), [
+    ("2026-12-03T09:00:00.000Z", None, True),             # no grant when the card was shown
+    ("2026-12-03T09:00:00.000Z", "2026-12-03T09:00:00.000Z", False),   # the same grant
+    ("2026-12-03T09:00:00.001Z", "2026-12-03T09:00:00.000Z", True),    # 1 ms newer
+    ("2026-12-03T10:00:00+01:00", "2026-12-03T09:00:00Z", False),      # same instant
+    ("2026-12-03T10:00:01+01:00", "2026-12-03T09:00:00Z", True),
+    ("2026-12-03T08:59:59Z", "2026-12-03T09:00:00Z", False),           # older
+    ("yesterday", "2026-12-03T09:00:00Z", False),                      # unreadable
+    ("2026-13-03T09:00:00Z", "2026-12-03T09:00:00Z", False),           # no such month
+])
+def test_grant_watcher_counts_only_a_newer_grant_spec_s8(created, baseline, appeared):
+    from jupyter_design_projects.core.permissions import grant_appeared
+
+    assert grant_appeared({"p1": created}, "p1", baseline) is appeared
+    assert grant_appeared({"p2": created}, "p1", baseline) is False

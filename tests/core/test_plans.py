@@ -36,8 +36,15 @@ def test_256_targets_are_enumerable():
     assert plans.targets_of("delete_files", {"paths": paths}) == Targets((), tuple(paths))
 
 
-def test_257_targets_are_not_enumerable():
-    assert plans.targets_of("delete_files", {"paths": [f"f{i}" for i in range(257)]}) is None
+def test_257_targets_are_listed_but_never_covered_spec_s7():
+    paths = [f"f{i}" for i in range(257)]
+    targets = plans.targets_of("delete_files", {"paths": paths})
+    assert targets == Targets((), tuple(paths))
+    plan = plans.ApprovedPlan("tok", "p1", frozenset(), frozenset(paths), NOW + 60_000)
+    assert not plans.covers(plan, "p1", targets, NOW)
+    assert plans.covers(plan, "p1", Targets((), tuple(paths[:256])), NOW)
+    assert plans.plan_rule("p1", None, targets) == "too_many_targets"
+    assert plans.review_rule(targets) == "too_many_targets"
 
 
 @pytest.mark.parametrize(("server", "expected"), [

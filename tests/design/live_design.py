@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
+from design_headers import DESIGN_HEADERS
 from faults_client import FaultsClient, faults
 
 from jupyter_design_projects.core.redaction import Secret
@@ -33,13 +34,21 @@ def stored_token(service) -> Secret:
     return Secret(json.loads(service.credentials_file.read_text())["access_token"])
 
 
+def design_http(service) -> httpx.AsyncClient:
+    """A raw client as the Design pipeline sends: the stored bearer and the identity
+    headers on every request (a Design request without `anthropic-version` gets a 400)."""
+    http = make_client(auth=FixedToken(stored_token(service)))
+    http.headers.update(DESIGN_HEADERS)
+    return http
+
+
 @contextlib.asynccontextmanager
 async def live_session(service, *, consent: bool = True) -> AsyncIterator[
         tuple[McpSession, FaultsClient, httpx.AsyncClient]]:
     """A fresh MCP session on the service (consent given first unless told otherwise);
     the fault switches are reset on the way out."""
     switches = faults(service)
-    async with make_client(auth=FixedToken(stored_token(service))) as http:
+    async with design_http(service) as http:
         if consent:
             answer = await http.post(service.base_url + "/v1/design/consent",
                                      json={"consent": "agent_design_projects"})

@@ -67,13 +67,20 @@ async def test_per_batch_plan_wider_than_its_card_writes_nothing():
 
 
 @pytest.mark.asyncio
-async def test_grant_card_that_cannot_be_shown_nor_planned_is_refused_with_the_plan_rule():
+async def test_batch_over_the_review_limits_is_asked_and_sent_once_spec_s7():
     service = FakeDesign(name="Ac\u200bme")
     files = [{"path": f"f{i}.html", "data": "x"} for i in range(21)]
-    outcome = await client_for(service).call("write_files", {"project_id": P1, "files": files})
-    assert isinstance(outcome.error, PermissionRefused)
-    assert outcome.error.reason == "too_many_writes"
-    assert service.calls() == ["get_project"]
+    client = client_for(service)
+    pending = await client.call("write_files", {"project_id": P1, "files": files})
+    assert isinstance(pending, PendingApproval)
+    assert pending.request.reason == "over_limit_too_many_writes"
+    assert not pending.request.allows_durable
+    assert "more than 20 writes" in pending.request.text
+    assert service.calls() == []  # no grant offered: no identity to look up
+    outcome = await client.resume(pending, approved=True)
+    assert not outcome.is_error, outcome.blocks
+    assert service.calls() == ["finalize_plan", "write_files"]
+    assert (await client.status())["approved_plans"] == []
 
 
 @pytest.mark.asyncio

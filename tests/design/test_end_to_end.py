@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import pytest_asyncio
-from live_design import FixedToken, stored_token
+from live_design import design_http
 
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
@@ -19,7 +19,6 @@ from jupyter_design_projects.errors import (
     PermissionRefused,
 )
 from jupyter_design_projects.settings import Settings
-from jupyter_design_projects.transport.http import make_client
 
 # the demo projects the reference service seeds (server/design_demo.py derives the same ids)
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
@@ -34,7 +33,7 @@ def service(module_reference_service: EmbeddedService) -> EmbeddedService:
 
 @pytest_asyncio.fixture
 async def http(service) -> AsyncIterator[httpx.AsyncClient]:
-    async with make_client(auth=FixedToken(stored_token(service))) as client:
+    async with design_http(service) as client:
         # every test starts with no consent and no grants (DELETE consent revokes grants)
         await client.request("DELETE", service.base_url + "/v1/design/consent",
                              json={"consent": "agent_design_projects"})

@@ -91,6 +91,10 @@ class FakeDesign:
             raise PermissionDenied(operation, "nobody can answer; run `%design consent`")
         return answer
 
+    async def watch_grant(self, pending: PendingApproval, *, claim):
+        """No grant is ever given elsewhere here: the watch ends at once."""
+        return None
+
     async def resume(self, pending: PendingApproval, *, approved: bool, durable: bool = False):
         self.resumes.append((pending.request.kind, approved, durable))
         self.asked.append(self.can_ask())
@@ -150,6 +154,14 @@ class FakeSession:
 
     def run(self, coro, timeout=None):
         return asyncio.run(coro)
+
+    def submit(self, coro):
+        """What the session's loop would run, run now; its Future, already settled."""
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        future.set_result(asyncio.run(coro))
+        return future
 
     def close(self):
         self.closed = True

@@ -282,3 +282,52 @@ def test_the_card_status_keeps_every_answer_of_a_follow_up_chain():
     card.approve(durable=True)
     assert card.history == ["consent: approved", "grant: approved for this project"]
     assert all(step in card.status.value for step in card.history)
+
+
+class Watcher:
+    """A grant watcher stand-in: keeps the claim the card hands it and a Future the test
+    settles, as the session's loop would."""
+
+    def __init__(self):
+        from concurrent.futures import Future
+
+        self.future = Future()
+        self.claims = []
+
+    def __call__(self, pending_approval, claim):
+        self.claims.append(claim)
+        return self.future
+
+
+def test_grant_card_approved_elsewhere_continues_and_says_so_spec_s8():
+    from jupyter_design_projects.notebook.cards import APPROVED_ELSEWHERE
+
+    watcher = Watcher()
+    resumer = Resumer()
+    card = ApprovalCard(pending("grant"), resumer, views.design_outcome, watch=watcher)
+    (claim,) = watcher.claims
+    assert claim() is True  # the watcher found a grant before anyone clicked
+    assert card.history == [f"grant: {APPROVED_ELSEWHERE}"]
+    assert APPROVED_ELSEWHERE in card.status.value
+    assert all(button.disabled for button in card.buttons.children)
+    watcher.future.set_result(outcome("write_files", {"written": 1}))
+    assert card.outcome is not None and not card.outcome.is_error
+    assert resumer.seen == []  # the call went on without a click
+    with pytest.raises(ApprovalClosed):
+        card.approve()
+
+
+def test_a_click_first_stops_the_watcher_and_its_claim_fails_spec_s8():
+    watcher = Watcher()
+    card = ApprovalCard(pending("grant"), Resumer(outcome("write_files", {"written": 1})),
+                        views.design_outcome, watch=watcher)
+    card.approve()
+    assert watcher.future.cancelled()
+    assert watcher.claims[0]() is False
+    assert card.history == ["grant: approved"]
+
+
+def test_only_grant_cards_are_watched_spec_s8():
+    watcher = Watcher()
+    ApprovalCard(pending("plan", durable=False), Resumer(), views.design_outcome, watch=watcher)
+    assert watcher.claims == []

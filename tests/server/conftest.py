@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -42,7 +43,9 @@ def service_app(service_config: ServiceConfig) -> tuple[Starlette, ServiceContex
 
 @pytest.fixture
 def client(service_app: tuple[Starlette, ServiceContext]) -> Iterator[TestClient]:
-    with TestClient(service_app[0], base_url="http://127.0.0.1") as test_client:
+    # as the client does, every request names the Design identity headers (spec §5)
+    with TestClient(service_app[0], base_url="http://127.0.0.1",
+                    headers=DESIGN_HEADERS) as test_client:
         yield test_client
 
 

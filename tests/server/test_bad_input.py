@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from design_headers import DESIGN_HEADERS
 from starlette.routing import Match
 from starlette.testclient import TestClient
 
@@ -54,7 +55,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
                            faults=True, max_body_bytes=MAX_BODY)
     app = create_app(config)
     ctx = app.state.ctx
-    with TestClient(app, base_url="http://127.0.0.1") as client:
+    # as the client does, every request names the Design identity headers (spec §5)
+    with TestClient(app, base_url="http://127.0.0.1", headers=DESIGN_HEADERS) as client:
         org, project = ctx.demo_org_uuid, ctx.demo_project_uuid
         design = _token(ctx, DESIGN_SCOPES)
         assert client.post("/v1/design/consent", headers=design,
@@ -315,6 +317,14 @@ CASES = [
          envelope("not_found_error")),
     Case("grant-no-token", "none", "POST", "/v1/design/grants", 401,
          envelope("authentication_error"), js({"project_id": DECK_ID})),
+    # -- the Design settings page (an HTML form, spec §8)
+    Case("settings-put", "none", "PUT", "/design/settings", 405,
+         envelope("invalid_request_error")),
+    Case("settings-form-no-token", "none", "POST", "/design/settings/grants", 403, html,
+         f"project_id={DECK_ID}&action=grant".encode(),
+         content_type="application/x-www-form-urlencoded"),
+    Case("settings-form-oversize", "none", "POST", "/design/settings/grants", 413, html,
+         b"project_id=" + b"x" * 5000, content_type="application/x-www-form-urlencoded"),
     # -- the Design MCP endpoint (§3)
     Case("mcp-malformed", "mcp", "POST", MCP, 400, rpc_error(-32700), b"{"),
     Case("mcp-batch", "mcp", "POST", MCP, 400, lambda answer: "error" in answer.json(),
@@ -350,7 +360,9 @@ CASES = [
     *[Case(f"faults-{route}-malformed", "none", "POST", f"/_faults/{route}", 400,
            envelope("invalid_request_error"), b"{")
       for route in ("fail", "sse", "latency", "drip", "oversize", "gzip-bomb", "misreport-size",
-                    "narrow-scopes", "search", "knowledge", "upload")],
+                    "narrow-scopes", "search", "knowledge", "upload", "design-operation")],
+    Case("faults-design-operation-long-name", "none", "POST", "/_faults/design-operation", 400,
+         envelope("invalid_request_error"), js({"name": "x" * 65})),
     Case("faults-fail-relative-path", "none", "POST", "/_faults/fail", 400,
          envelope("invalid_request_error"), js({"path": "api/*", "status": 500})),
     Case("faults-fail-op-type", "none", "POST", "/_faults/fail", 400,

@@ -9,6 +9,7 @@ import stat
 
 import httpx
 import pytest
+from design_headers import DESIGN_HEADERS
 from faults_client import faults
 
 from jupyter_design_projects.embedded import start_embedded
@@ -58,7 +59,8 @@ def test_every_route_family_answers_over_loopback(reference_service) -> None:
     service = reference_service
     token = expand(service)
     auth = {"authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=service.base_url, headers={"accept-encoding": "identity"}) as h:
+    with httpx.Client(base_url=service.base_url,
+                      headers={"accept-encoding": "identity", **DESIGN_HEADERS}) as h:
         assert h.get("/api/organizations", headers=auth).json()[0]["uuid"] == service.org_uuid
         search = h.get(f"/api/organizations/{service.org_uuid}/projects/"
                        f"{service.project_uuid}/kb/search",

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -152,5 +153,6 @@ def build_harness(tmp_path: Path, *, idle_timeout: float = 1800.0) -> Iterator[H
             yield
 
     app = Starlette(routes=[*design_rest.routes(ctx), route], lifespan=lifespan)
-    with TestClient(DesignGate(app, ctx), base_url="http://127.0.0.1") as client:
+    with TestClient(DesignGate(app, ctx), base_url="http://127.0.0.1",
+                    headers=DESIGN_HEADERS) as client:
         yield Harness(ctx, client, clock)

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import httpx
+from design_headers import DESIGN_HEADERS
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.server.design.demo import PARTNER_ID
@@ -19,7 +20,8 @@ def test_loopback_handshake_consent_plan_write_and_preview(
     auth = {"authorization": f"Bearer {token}"}
     headers = {**auth, "accept": "application/json, text/event-stream",
                "content-type": "application/json", "accept-encoding": "identity"}
-    with httpx.Client(base_url=reference_service.base_url, timeout=30.0) as http:
+    with httpx.Client(base_url=reference_service.base_url, timeout=30.0,
+                      headers=DESIGN_HEADERS) as http:
         def rpc(method: str, params: dict[str, Any] | None = None) -> httpx.Response:
             body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
             if params is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import pytest_asyncio
+from design_headers import DESIGN_HEADERS
 from faults_client import faults
 
 from jupyter_design_projects.core import pkce
@@ -51,7 +52,7 @@ class Client:
 
     async def get(self, path, *, max_bytes=DESIGN_CAP, deadline_s=30.0):
         return await send(self.http, "GET", self.base + path, action="probe",
-                          max_bytes=max_bytes, deadline_s=deadline_s)
+                          max_bytes=max_bytes, deadline_s=deadline_s, headers=DESIGN_HEADERS)
 
 
 def copy_credentials(service, tmp_path) -> Path:

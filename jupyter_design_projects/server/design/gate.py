@@ -1,5 +1,7 @@
-"""The HTTP gate in front of the Design MCP endpoint: bearer and scope check (401), GET
-refused (405), and the flat 403s `needs_consent` / `needs_project_grant` answered before
+"""The HTTP gate in front of the Design routes: every Design request (REST and MCP) names
+`anthropic-version` (400 in Anthropic's public error shape otherwise) and is recorded with
+its `anthropic-client-platform`; in front of the MCP endpoint, the bearer and scope check
+(401), GET refused (405), and the flat 403s `needs_consent` / `needs_project_grant` answered before
 MCP sees a `tools/call`. A plain ASGI wrapper around the whole app: it buffers the POST
 body, peeks at the JSON-RPC `method` and `params.name`, and otherwise replays the body
 unchanged, with the caller's Principal put in the ASGI scope for the tool handlers."""
@@ -13,8 +15,8 @@ from typing import Any
 from starlette.requests import Request
 
 from ..context import Principal, ServiceContext
-from ..envelopes import JSON_TYPE
-from ..paths import DESIGN_MCP
+from ..envelopes import JSON_TYPE, envelope_body
+from ..paths import DESIGN_MCP, DESIGN_PREFIX
 from ..request_body import Disconnected, read_body, replay
 from .errors import NotFound
 from .store import DesignStore
@@ -27,6 +29,29 @@ MCP_SERVERS_SCOPE = "user:mcp_servers"
 WWW_AUTHENTICATE = 'Bearer scope="user:design:read user:design:write"'
 #: tokenless calls of these tools need a durable project grant
 GRANT_TOOLS = frozenset({"write_files", "create_support_js"})
+#: the `anthropic-version` values the service accepts (as Anthropic's public API does)
+ANTHROPIC_VERSIONS = frozenset({"2023-01-01", "2023-06-01"})
+#: a recorded client platform is cut to this many characters
+PLATFORM_SHOWN = 64
+
+
+def version_problem(headers: dict[bytes, bytes]) -> str | None:
+    """Why the request's `anthropic-version` is not acceptable, in the words Anthropic's
+    public API uses, or None."""
+    raw = headers.get(b"anthropic-version")
+    if raw is None or not raw.strip():
+        return "anthropic-version: header is required"
+    version = raw.decode("latin-1").strip()
+    if version not in ANTHROPIC_VERSIONS:
+        return f"anthropic-version: {version[:PLATFORM_SHOWN]!r} is not a valid version"
+    return None
+
+
+def caller_label(headers: dict[bytes, bytes]) -> str:
+    """The `anthropic-client-platform` a request named, printable and cut, or "(none)"."""
+    raw = headers.get(b"anthropic-client-platform", b"").decode("latin-1")
+    shown = "".join(c for c in raw if 0x21 <= ord(c) <= 0x7E)[:PLATFORM_SHOWN]
+    return shown or "(none)"
 
 
 def has_design_scopes(principal: Principal | None) -> bool:
@@ -57,7 +82,16 @@ class DesignGate:
         self.store = DesignStore(ctx.db, ctx.clock)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"].rstrip("/") != DESIGN_MCP:
+        if scope["type"] != "http" or not scope["path"].startswith(DESIGN_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        problem = version_problem(headers)
+        if problem is not None:
+            await _answer(send, 400, envelope_body("invalid_request_error", problem))
+            return
+        self.record(headers)
+        if scope["path"].rstrip("/") != DESIGN_MCP:
             await self.app(scope, receive, send)
             return
         method = scope["method"]
@@ -88,6 +122,15 @@ class DesignGate:
             await _answer(send, 403, refusal)
             return
         await self.app(scope, replay(body, receive), send)
+
+    def record(self, headers: dict[bytes, bytes]) -> None:
+        """Count the version and platform a Design request named (GET /_faults/counts)."""
+        faults = self.ctx.faults
+        if faults is None:
+            return
+        version = headers[b"anthropic-version"].decode("latin-1").strip()
+        faults.counts[f"design:anthropic-version:{version}"] += 1
+        faults.counts[f"design:anthropic-client-platform:{caller_label(headers)}"] += 1
 
     def refusal(self, principal: Principal, body: bytes) -> dict[str, Any] | None:
         """The flat 403 body this call earns, or None to let MCP handle it."""

@@ -230,6 +230,34 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         manager._session_owners.clear()
         return dropped
 
+    extra: set[str] = set()
+
+    def extra_design_operation(name: str, description: str | None) -> bool:
+        """Serve (or, with description None, stop serving) a read-only operation beyond
+        the table: its answer is `{"operation": name, "ok": true}`."""
+        if name in BY_NAME:
+            return False
+        if description is None:
+            if name not in extra:
+                return False
+            server.remove_tool(name)
+            extra.discard(name)
+            return True
+        if name in extra:
+            return False
+
+        def served(ctx: Context) -> CallToolResult:
+            return _text(json.dumps({"operation": name, "ok": True}))
+
+        server.add_tool(served, name=name, description=description,
+                        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                                    idempotent_hint=True,
+                                                    open_world_hint=False),
+                        structured_output=False)
+        extra.add(name)
+        return True
+
+    ctx.extra_design_operation = extra_design_operation
     ctx.drop_mcp_sessions = drop_mcp_sessions
     ctx.mcp_session_manager = manager
 

@@ -102,6 +102,10 @@ def _reset(ctx: ServiceContext, state: FaultState) -> None:
             projects_store.set_limits(conn, project_uuid, max_knowledge_size=maximum,
                                       threshold=threshold)
             projects_store.set_search_enabled(conn, project_uuid, bool(enabled))
+    if ctx.extra_design_operation is not None:
+        for name in state.extra_operations:
+            ctx.extra_design_operation(name, None)
+    state.extra_operations.clear()
     state.rules.clear()
     state.counts.clear()
     state.misreport.clear()
@@ -150,6 +154,21 @@ def routes(ctx: ServiceContext) -> list[Route]:
         if ctx.drop_mcp_sessions is None:
             raise ApiError("not_found_error", "The MCP endpoint is not running.")
         return JsonAnswer({"dropped": ctx.drop_mcp_sessions()})
+
+    async def design_operation(request: Request) -> Response:
+        """Serve one more read-only Design operation (or stop: "remove": true)."""
+        if ctx.extra_design_operation is None:
+            raise ApiError("not_found_error", "The MCP endpoint is not running.")
+        body = await bodies.read_object(request)
+        name = bodies.string(body, "name", max_len=64)
+        assert name is not None
+        description = None if body.get("remove") is True else (
+            bodies.string(body, "description", max_len=2048, required=False) or name)
+        if description is not None:
+            state.extra_operations.add(name)
+        else:
+            state.extra_operations.discard(name)
+        return JsonAnswer({"changed": ctx.extra_design_operation(name, description)})
 
     async def misreport(request: Request) -> Response:
         body = await bodies.read_object(request)
@@ -205,6 +224,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         ("counts", counts, "GET"),
         ("reset", reset, "POST"),
         ("drop-mcp-sessions", drop_sessions, "POST"),
+        ("design-operation", design_operation, "POST"),
         ("misreport-size", misreport, "POST"),
         ("narrow-scopes", narrow, "POST"),
         ("expire-tokens", expire, "POST"),

@@ -93,6 +93,8 @@ class FaultState:
         self.narrowed: set[str] = set()
         #: project uuid -> its (max_knowledge_size, threshold, search_enabled) before faults
         self.saved_projects: dict[str, tuple[int, int, int]] = {}
+        #: read-only Design operations served beyond the table (reset stops them)
+        self.extra_operations: set[str] = set()
         self._bomb: bytes | None = None
 
     def narrowed_scopes(self) -> frozenset[str]:

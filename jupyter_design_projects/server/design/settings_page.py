@@ -1,0 +1,119 @@
+"""The Design settings page: where the service's one person gives or revokes a durable
+project grant outside the notebook, as they would in the Design web app (spec §8: the
+grant watcher notices a grant given here while a grant card waits).
+
+Like the authorize page it acts for the demo user; a form token (random per service run)
+and a same-origin check keep another page from posting the form.
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import secrets
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from .. import paths
+from ..context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
+from ..request_body import Disconnected, read_body
+from .errors import NotFound
+from .store import DesignStore
+
+#: a settings form is a project id, an action and a token
+MAX_FORM_BYTES = 4096
+ACTIONS = ("grant", "revoke")
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Design settings</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:48rem;margin:3rem auto;}}
+td,th{{padding:4px 10px;text-align:left}} .note{{color:#555}}</style></head>
+<body><h1>Design settings</h1>
+<p class="note">Signed in as <b>{user}</b> (offline reference service).</p>
+{notice}<p>Consent for agents: <b data-jdp="consent">{consent}</b></p>
+<table><tr><th>Project</th><th>Durable grant</th><th></th></tr>{rows}</table>
+</body></html>"""
+
+
+def _page(body: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(body, status_code=status, headers={
+        "cache-control": "no-store", "x-frame-options": "DENY",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
+                                   "form-action 'self'; frame-ancestors 'none'"})
+
+
+def _same_origin(request: Request) -> bool:
+    """A browser names the page's origin on a form POST; another origin is refused."""
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+    parts = urlsplit(origin)
+    return parts.netloc == request.headers.get("host", "")
+
+
+def routes(ctx: ServiceContext) -> list[Route]:
+    store = DesignStore(ctx.db, ctx.clock)
+    form_token = secrets.token_urlsafe(24)
+
+    def render(notice: str = "", status: int = 200) -> HTMLResponse:
+        granted = {g["project_id"]: g["created_at"] for g in store.grants(DEMO_USER_ID)}
+        rows = []
+        for project in store.projects(100, None):
+            pid = project["id"]
+            if not project["grant_eligible"]:
+                state, action = "cannot hold a grant (shared from elsewhere)", None
+            elif pid in granted:
+                state, action = f"granted {granted[pid]}", "revoke"
+            else:
+                state, action = "not granted", "grant"
+            button = "" if action is None else (
+                f'<form method="post" action="{paths.DESIGN_SETTINGS_GRANTS}">'
+                f'<input type="hidden" name="form_token" value="{form_token}">'
+                f'<input type="hidden" name="project_id" value="{html.escape(pid, quote=True)}">'
+                f'<input type="hidden" name="action" value="{action}">'
+                f'<button type="submit" data-jdp="{action}-{html.escape(pid, quote=True)}">'
+                f"{'Grant' if action == 'grant' else 'Revoke'}</button></form>")
+            rows.append(f'<tr data-project="{html.escape(pid, quote=True)}"><td>'
+                        f"{html.escape(project['name'])}<br><code>{html.escape(pid)}</code>"
+                        f"</td><td>{html.escape(state)}</td><td>{button}</td></tr>")
+        consent = "given" if store.consent(DEMO_USER_ID) else "not given"
+        shown = f'<p role="alert">{html.escape(notice)}</p>' if notice else ""
+        return _page(_PAGE.format(user=html.escape(DEMO_USER_NAME), notice=shown,
+                                  consent=consent, rows="".join(rows)), status)
+
+    async def page(request: Request) -> Response:
+        return render()
+
+    async def change(request: Request) -> Response:
+        if not _same_origin(request):
+            return render("The form was posted from another site; nothing changed.", 403)
+        try:
+            raw = await read_body(request.receive, MAX_FORM_BYTES)
+        except Disconnected:
+            return Response(status_code=400)
+        if raw is None:
+            return render("The form is too large; nothing changed.", 413)
+        form = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+        if not hmac.compare_digest(form.get("form_token", ""), form_token):
+            return render("The form has expired: reload the page and try again.", 403)
+        project_id, action = form.get("project_id", ""), form.get("action", "")
+        if action not in ACTIONS or not project_id:
+            return render("Unknown change; nothing changed.", 400)
+        if action == "revoke":
+            store.revoke_grant(DEMO_USER_ID, project_id)
+        elif not store.consent(DEMO_USER_ID):
+            return render("Give consent for agents first (in the notebook: %design consent).",
+                          403)
+        else:
+            try:
+                if store.grant(DEMO_USER_ID, project_id) is None:
+                    return render("This project cannot hold a grant.", 404)
+            except NotFound:
+                return render("No such Design project.", 404)
+        return RedirectResponse(paths.DESIGN_SETTINGS, status_code=303)
+
+    return [Route(paths.DESIGN_SETTINGS, page, methods=["GET"]),
+            Route(paths.DESIGN_SETTINGS_GRANTS, change, methods=["POST"])]
