@@ -174,7 +174,7 @@ class Panel:
     async def consent(self, give: bool) -> dict[str, Any]:
         async def change(session: Session) -> dict[str, Any]:
             rest = DesignRest(session.http, session.settings.api_base_url,
-                          platform=session.settings.client_platform)
+                              platform=session.settings.client_platform)
             await (rest.post_consent() if give else rest.delete_consent())
             return await self._design_part(session)
 
