@@ -81,7 +81,7 @@ class Answer:
         self.body.clear()
         try:
             return jsonlib.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
                 self.action, f"the answer (HTTP {self.status}) is not JSON"
             ) from None
