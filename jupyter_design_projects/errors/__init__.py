@@ -35,7 +35,8 @@ them from here (`from jupyter_design_projects.errors import X`).
     │   ├── AwaitingApproval(operation)            a pending outcome was read too early
     │   └── ApprovalClosed(operation)              a card that was already answered
     ├── ProjectsError                                                 projects.py
-    │   ├── ProjectsApiError(action, status, body) a non-2xx answer of the Projects API
+    │   ├── ProjectsApiError(action, status, body, route)  a non-2xx answer of the Projects API
+    │   │   └── ProjectsTransportFailed(action, status, body, route, reason)  no usable answer
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
     │   ├── PathRejected(path, rule)               a path broke a path rule
     │   ├── DocNotFound(path, available)           no doc or upload at that path
@@ -84,6 +85,7 @@ from .projects import (
     PathRejected,
     ProjectsApiError,
     ProjectsError,
+    ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
     UploadRejected,
@@ -108,7 +110,7 @@ __all__ = [
     "InvalidProjectsArgument", "JdpError", "KnowledgeBudgetExceeded", "MalformedProjectsAnswer",
     "NeedsConsent", "NeedsProjectGrant", "NoAttachedProject", "OriginNotAllowed",
     "PathRejected", "PermissionDenied", "PermissionRefused", "ProjectsApiError",
-    "ProjectsError", "ReplaceIncomplete", "ReplaceOutcomeUnknown", "ResponseTooLarge",
+    "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete", "ReplaceOutcomeUnknown", "ResponseTooLarge",
     "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
     "base", "design", "guidance", "projects", "session", "transport",

@@ -13,15 +13,34 @@ class ProjectsError(JdpError):
 
 
 class ProjectsApiError(ProjectsError):
-    """A non-2xx answer of the Projects API (`body` redacted, not yet shortened)."""
+    """A non-2xx answer of the Projects API (`body` redacted, not yet shortened); `route`
+    is the transport that sent it (org or remote-session), "" where it is not known."""
 
     kind: ClassVar[str] = "projects_api_error"
     action: str
-    status: int
+    status: int | None
     body: str
+    route: str
 
-    def __init__(self, action: str, status: int, body: str) -> None:
-        super().__init__(action=action, status=status, body=body)
+    def __init__(self, action: str, status: int | None, body: str, route: str = "",
+                 **fields: Any) -> None:
+        super().__init__(action=action, status=status, body=body, route=route, **fields)
+
+
+class ProjectsTransportFailed(ProjectsApiError):
+    """A Projects request with no usable answer (spec §12: the transport reason is wrapped
+    with the action and, where one was read, the HTTP status). `reason` is the transport's:
+    a connect or read failure, `too_large` (the byte cap) or `deadline`. The request may
+    have reached the service, so a change it carried may have happened. `limit` is the byte
+    cap when that was the reason."""
+
+    kind: ClassVar[str] = "projects_transport_failed"
+    reason: str
+    limit: int | None
+
+    def __init__(self, action: str, reason: str, route: str, status: int | None = None,
+                 limit: int | None = None) -> None:
+        super().__init__(action, status, "", route, reason=reason, limit=limit)
 
 
 class NoAttachedProject(ProjectsError):
@@ -62,7 +81,7 @@ class KnowledgeBudgetExceeded(ProjectsError):
 
 class UploadRejected(ProjectsError):
     """`rule`: outside_cwd | missing | unreadable | not_regular | symlink_loop | replaced |
-    too_large | not_utf8."""
+    too_large | not_utf8 | undecodable (not valid text in the encoding asked for)."""
 
     kind: ClassVar[str] = "upload_rejected"
     local_path: str

@@ -114,13 +114,13 @@ async def send(
                     )
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
-                    raise ResponseTooLarge(action, max_bytes)
+                    raise ResponseTooLarge(action, max_bytes, response.status_code)
                 body = _Body()
                 # identity only (checked above), so these are the raw bytes; aiter_bytes
                 # also serves a body a transport handed over already read (MockTransport)
                 async for chunk in response.aiter_bytes():
                     if len(body) + len(chunk) > max_bytes:
-                        raise ResponseTooLarge(action, max_bytes)
+                        raise ResponseTooLarge(action, max_bytes, response.status_code)
                     body += chunk
             finally:
                 await response.aclose()
