@@ -5,7 +5,7 @@ changes nothing process-wide; heavy dependencies load on first use."""
 from __future__ import annotations
 
 __all__ = [
-    "__version__", "core", "design", "embedded", "errors", "load_ipython_extension", "notebook",
+    "__version__", "agent_tools", "core", "design", "embedded", "errors", "load_ipython_extension", "notebook",
     "projects", "session", "settings", "transport", "unload_ipython_extension"
 ]
 

@@ -37,6 +37,7 @@ them from here (`from jupyter_design_projects.errors import X`).
     ├── ProjectsError                                                 projects.py
     │   ├── ProjectsApiError(action, status, body, route)  a non-2xx answer of the Projects API
     │   │   └── ProjectsTransportFailed(action, status, body, route, reason)  no usable answer
+    │   ├── ProjectsChangeDenied(method, reason)   a model's write/delete nobody approved
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
     │   ├── PathRejected(path, rule)               a path broke a path rule
     │   ├── DocNotFound(path, available)           no doc or upload at that path
@@ -84,6 +85,7 @@ from .projects import (
     NoAttachedProject,
     PathRejected,
     ProjectsApiError,
+    ProjectsChangeDenied,
     ProjectsError,
     ProjectsTransportFailed,
     ReplaceIncomplete,
@@ -110,7 +112,8 @@ __all__ = [
     "InvalidProjectsArgument", "JdpError", "KnowledgeBudgetExceeded", "MalformedProjectsAnswer",
     "NeedsConsent", "NeedsProjectGrant", "NoAttachedProject", "OriginNotAllowed",
     "PathRejected", "PermissionDenied", "PermissionRefused", "ProjectsApiError",
-    "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete", "ReplaceOutcomeUnknown", "ResponseTooLarge",
+    "ProjectsChangeDenied", "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete",
+    "ReplaceOutcomeUnknown", "ResponseTooLarge",
     "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
     "base", "design", "guidance", "projects", "session", "transport",

@@ -35,6 +35,7 @@ from .projects import (
     NoAttachedProject,
     PathRejected,
     ProjectsApiError,
+    ProjectsChangeDenied,
     ProjectsError,
     ProjectsTransportFailed,
     ReplaceIncomplete,
@@ -210,6 +211,10 @@ GUIDANCE: dict[type[JdpError], Guidance] = {
     ProjectsError: Guidance(lambda e: e.kind, None),
     ProjectsApiError: Guidance(
         lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}", None),
+    ProjectsChangeDenied: Guidance(
+        lambda e: f"Projects {e.method} was not run: "
+        + ("the person denied it." if e.reason == "denied_on_card" else
+           "nobody can approve it here (give AgentTools an approve callback)."), None),
     ProjectsTransportFailed: Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
         f"{TRANSPORT_REASONS.get(e.reason, e.reason)}"

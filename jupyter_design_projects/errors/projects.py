@@ -43,6 +43,18 @@ class ProjectsTransportFailed(ProjectsApiError):
         super().__init__(action, status, "", route, reason=reason, limit=limit)
 
 
+class ProjectsChangeDenied(ProjectsError):
+    """A model's project_write or project_delete that no person approved, so nothing was
+    sent. `reason`: denied_on_card | nobody_can_approve."""
+
+    kind: ClassVar[str] = "projects_change_denied"
+    method: str
+    reason: str
+
+    def __init__(self, method: str, reason: str) -> None:
+        super().__init__(method=method, reason=reason)
+
+
 class NoAttachedProject(ProjectsError):
     kind: ClassVar[str] = "no_attached_project"
 

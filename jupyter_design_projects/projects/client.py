@@ -83,6 +83,11 @@ class ProjectsClient:
     def project_uuid(self) -> str:
         return self._settings.project_uuid
 
+    def check_ready(self) -> None:
+        """Raise what a call would raise first (a closed gate, no attached project), with
+        nothing sent: for hosts that ask a person before a call."""
+        self._begin()
+
     def _begin(self) -> ProjectsApi:
         """Checked at every call, not only at load: the gates in the spec's order (policy,
         first-party, essential traffic), then the attached project; the credentials come
@@ -206,6 +211,14 @@ class ProjectsClient:
             result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
             self._record(result, action="delete", **entry)
             return self._finish(api, result)
+
+    async def write_target(self, path: str) -> tuple[str, bool]:
+        """(the path a write of `path` would go to, whether it replaces a doc), from a
+        fresh detail: what an approval card shows before the write is sent."""
+        api = self._begin()
+        async with self._lock:
+            detail = await self._detail(api)
+        return resolve_write_path(path, {d.path for d in detail.docs})
 
     # ------------------------------------------------------------------ writing
 
