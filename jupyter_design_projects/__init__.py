@@ -5,8 +5,9 @@ changes nothing process-wide; heavy dependencies load on first use."""
 from __future__ import annotations
 
 __all__ = [
-    "__version__", "agent_tools", "core", "design", "embedded", "errors", "load_ipython_extension", "notebook",
-    "projects", "session", "settings", "transport", "unload_ipython_extension"
+    "__version__", "agent_tools", "core", "design", "embedded", "errors",
+    "load_ipython_extension", "notebook", "projects", "session", "settings", "transport",
+    "unload_ipython_extension"
 ]
 
 __version__ = "0.1.0"

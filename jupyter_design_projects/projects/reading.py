@@ -1,6 +1,7 @@
 """`project_read`: find the exact path among text docs, then uploads; text and extracted
 text come back inline up to 262,144 UTF-8 bytes or in a 0600 file; other uploads, and
-documents whose text extraction failed on the service, are downloaded raw with strict base64 and a reported-vs-decoded size check (one full retry)."""
+documents whose text extraction failed on the service, are downloaded raw with strict
+base64 and a reported-vs-decoded size check (one full retry)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ then read at most 26,214,400 + 1 bytes from the verified descriptor (a file that
 past the limit while read is too large). Decoding is strict UTF-8 by default: bytes that
 are not UTF-8 are refused (`not_utf8`) rather than silently replaced, so what is uploaded
 is exactly what is on disk. `encoding` names another text encoding (`--encoding`), decoded
-just as strictly (`undecodable`); the spec decodes lossily, which this never does. `hook(step)` is called between the steps (`checked`, `opened`,
-`verified`, `read`) so tests can swap files at each point deterministically.
+just as strictly (`undecodable`); the spec decodes lossily, which this never does.
+`hook(step)` is called between the steps (`checked`, `opened`, `verified`, `read`) so
+tests can swap files at each point deterministically.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from jupyter_design_projects.errors import (
     KnowledgeBudgetExceeded,
     PathRejected,
     ProjectsApiError,
+    ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
-    ProjectsTransportFailed,
     UploadRejected,
 )
 from jupyter_design_projects.projects.journal import Journal

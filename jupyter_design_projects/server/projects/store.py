@@ -94,7 +94,7 @@ def create_org(conn: sqlite3.Connection, name: str, now: float) -> str:
     return org_uuid
 
 
-def list_orgs(conn: sqlite3.Connection) -> list[dict[str, str]]:
+def list_orgs(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT uuid, name FROM organizations ORDER BY created_at, uuid")
     return [{"uuid": r["uuid"], "name": r["name"], "capabilities": list(ORG_CAPABILITIES)}
             for r in rows]
