@@ -8,7 +8,7 @@ ready; heavy dependencies load on first use. Under a Jupyter server the server e
 from __future__ import annotations
 
 __all__ = [
-    "__version__", "core", "design", "embedded", "errors", "labserver",
+    "__version__", "agent_tools", "core", "design", "embedded", "errors", "labserver",
     "load_ipython_extension", "notebook", "projects", "service_file", "session", "settings",
     "transport", "unload_ipython_extension"
 ]

@@ -81,6 +81,13 @@ class Settings:
             if url
         )
 
+    def projects_gates(self) -> tuple[tuple[str, bool], ...]:
+        """Spec §11's order before any credential is looked at: the policy, a first-party
+        service, then essential-traffic-only mode; each (gate, open)."""
+        return (("allow_projects_tool", self.allow_projects_tool),
+                ("api_base_url", bool(self.api_base_url)),
+                ("essential_traffic_only", not self.essential_traffic_only))
+
     def with_endpoints(self, **endpoints: Any) -> Settings:
         return dataclasses.replace(self, **endpoints)
 

@@ -35,7 +35,9 @@ them from here (`from jupyter_design_projects.errors import X`).
     │   ├── AwaitingApproval(operation)            a pending outcome was read too early
     │   └── ApprovalClosed(operation)              a card that was already answered
     ├── ProjectsError                                                 projects.py
-    │   ├── ProjectsApiError(action, status, body, retry_after)  a non-2xx Projects answer
+    │   ├── ProjectsApiError(action, status, body, route, retry_after)  a non-2xx answer
+    │   │   └── ProjectsTransportFailed(action, status, body, route, reason)  no usable answer
+    │   ├── ProjectsChangeDenied(method, reason)   a model's write/delete nobody approved
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
     │   ├── PathRejected(path, rule)               a path broke a path rule
     │   ├── DocNotFound(path, available)           no doc or upload at that path
@@ -83,7 +85,9 @@ from .projects import (
     NoAttachedProject,
     PathRejected,
     ProjectsApiError,
+    ProjectsChangeDenied,
     ProjectsError,
+    ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
     UploadRejected,
@@ -108,7 +112,8 @@ __all__ = [
     "InvalidProjectsArgument", "JdpError", "KnowledgeBudgetExceeded", "MalformedProjectsAnswer",
     "NeedsConsent", "NeedsProjectGrant", "NoAttachedProject", "OriginNotAllowed",
     "PathRejected", "PermissionDenied", "PermissionRefused", "ProjectsApiError",
-    "ProjectsError", "ReplaceIncomplete", "ReplaceOutcomeUnknown", "ResponseTooLarge",
+    "ProjectsChangeDenied", "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete",
+    "ReplaceOutcomeUnknown", "ResponseTooLarge",
     "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
     "base", "design", "guidance", "projects", "session", "transport",

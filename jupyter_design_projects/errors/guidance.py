@@ -35,7 +35,9 @@ from .projects import (
     NoAttachedProject,
     PathRejected,
     ProjectsApiError,
+    ProjectsChangeDenied,
     ProjectsError,
+    ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
     UploadRejected,
@@ -88,7 +90,13 @@ UPLOAD_RULES = {
     "symlink_loop": "is a symlink loop",
     "replaced": "was replaced during the upload",
     "too_large": "is larger than 26,214,400 bytes (25 MiB)",
-    "not_utf8": "is not UTF-8 text",
+    "not_utf8": "is not UTF-8 text (name its encoding with --encoding, or encoding=)",
+    "undecodable": "is not valid text in the encoding given",
+}
+#: what a Projects transport failure's reason means, in words
+TRANSPORT_REASONS = {
+    "deadline": "no complete answer within the request deadline",
+    "too_large": "the answer was larger than its byte cap, so reading stopped",
 }
 #: a Projects API body is quoted up to this many characters
 BODY_SHOWN = 500
@@ -204,6 +212,14 @@ GUIDANCE: dict[type[JdpError], Guidance] = {
     ProjectsApiError: Guidance(
         lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}"
         + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), None),
+    ProjectsChangeDenied: Guidance(
+        lambda e: f"Projects {e.method} was not run: "
+        + ("the person denied it." if e.reason == "denied_on_card" else
+           "nobody can approve it here (give AgentTools an approve callback)."), None),
+    ProjectsTransportFailed: Guidance(
+        lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
+        f"{TRANSPORT_REASONS.get(e.reason, e.reason)}"
+        + (f" (HTTP {e.status})" if e.status is not None else "") + ".", "retry"),
     NoAttachedProject: Guidance(
         lambda e: "No Project is attached to this session: set CLAUDE_PROJECT_UUID "
         "(the embedded reference service sets it for you).", "set CLAUDE_PROJECT_UUID"),

@@ -13,18 +13,49 @@ class ProjectsError(JdpError):
 
 
 class ProjectsApiError(ProjectsError):
-    """A non-2xx answer of the Projects API (`body` redacted, not yet shortened)."""
+    """A non-2xx answer of the Projects API (`body` redacted, not yet shortened); `route`
+    is the transport that sent it (org or remote-session), "" where it is not known."""
 
     kind: ClassVar[str] = "projects_api_error"
     action: str
-    status: int
+    status: int | None
     body: str
+    route: str
     #: seconds the service asked to wait (`retry-after` on a 429 or 5xx), if it said
     retry_after: int | None
 
-    def __init__(self, action: str, status: int, body: str,
-                 retry_after: int | None = None) -> None:
-        super().__init__(action=action, status=status, body=body, retry_after=retry_after)
+    def __init__(self, action: str, status: int | None, body: str, route: str = "",
+                 retry_after: int | None = None, **fields: Any) -> None:
+        super().__init__(action=action, status=status, body=body, route=route,
+                         retry_after=retry_after, **fields)
+
+
+class ProjectsTransportFailed(ProjectsApiError):
+    """A Projects request with no usable answer (spec §12: the transport reason is wrapped
+    with the action and, where one was read, the HTTP status). `reason` is the transport's:
+    a connect or read failure, `too_large` (the byte cap) or `deadline`. The request may
+    have reached the service, so a change it carried may have happened. `limit` is the byte
+    cap when that was the reason."""
+
+    kind: ClassVar[str] = "projects_transport_failed"
+    reason: str
+    limit: int | None
+
+    def __init__(self, action: str, reason: str, route: str, status: int | None = None,
+                 limit: int | None = None) -> None:
+        super().__init__(action, status, "", route, reason=reason, limit=limit)
+
+
+class ProjectsChangeDenied(ProjectsError):
+    """A model's project_write or project_delete that no person approved, so nothing was
+    sent. `reason`: denied_on_card | nobody_can_approve."""
+
+    kind: ClassVar[str] = "projects_change_denied"
+    method: str
+    reason: str
+
+    def __init__(self, method: str, reason: str) -> None:
+        super().__init__(method=method, reason=reason)
 
 
 class NoAttachedProject(ProjectsError):
@@ -65,7 +96,7 @@ class KnowledgeBudgetExceeded(ProjectsError):
 
 class UploadRejected(ProjectsError):
     """`rule`: outside_cwd | missing | unreadable | not_regular | symlink_loop | replaced |
-    too_large | not_utf8."""
+    too_large | not_utf8 | undecodable (not valid text in the encoding asked for)."""
 
     kind: ClassVar[str] = "upload_rejected"
     local_path: str

@@ -38,8 +38,8 @@ class ResponseTooLarge(TransportError):
     kind: ClassVar[str] = "response_too_large"
     limit: int
 
-    def __init__(self, action: str, limit: int) -> None:
-        super().__init__(action, "too_large", limit=limit)
+    def __init__(self, action: str, limit: int, status: int | None = None) -> None:
+        super().__init__(action, "too_large", status, limit=limit)
 
 
 class DeadlineExceeded(TransportError):

@@ -2,5 +2,5 @@
 
 __all__ = [
     "budget", "cards", "catalogue", "deck", "grammar", "magics", "outcome", "progress",
-    "subcommands", "tables", "views"
+    "prompt", "subcommands", "tables", "views"
 ]

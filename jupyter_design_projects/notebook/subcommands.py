@@ -114,15 +114,18 @@ PROJECT = (
          Arg(("-n",), {"type": int, "default": SEARCH_N_DEFAULT,
                        "help": f"number of hits, {_N_RANGE}"}))),
     Subcommand(
-        "project", "write", "PATH --from LOCAL_PATH",
-        "upload a UTF-8 text file from the working directory",
+        "project", "write", "PATH --from LOCAL_PATH [--encoding NAME]",
+        "upload a text file from the working directory",
         "Write a text doc. %project write PATH --from LOCAL_PATH uploads a UTF-8 file from "
-        f"the working directory (at most {_mib(UPLOAD_MAX_BYTES)}); %%project write PATH "
+        f"the working directory (at most {_mib(UPLOAD_MAX_BYTES)}); --encoding NAME reads "
+        "it in another text encoding (latin-1, cp1252, utf-16 …), and bytes that do not "
+        "decode are refused, never replaced. %%project write PATH "
         "takes the cell body as the content. A new bare file name is written under "
         f"{DEFAULT_NAMESPACE}/.",
         (Arg(("path",), path=True),
          Arg(("--from",), {"dest": "local_path", "default": None, "metavar": "LOCAL_PATH"},
-             path=True)),
+             path=True),
+         Arg(("--encoding",), {"default": None, "metavar": "NAME"})),
         cell=("PATH", "the cell body becomes the doc's content")),
     Subcommand(
         "project", "delete", "PATH",

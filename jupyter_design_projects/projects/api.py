@@ -17,9 +17,12 @@ from ..errors import (
     ConfigError,
     JdpError,
     MalformedProjectsAnswer,
+    OriginNotAllowed,
     ProjectsApiError,
+    ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
+    TransportError,
 )
 from ..settings import Settings
 from ..transport.http import Answer, JsonBody, send
@@ -60,6 +63,25 @@ def open_api(
     if settings.session_jwt is not None:
         return SessionApi(http, settings.api_base_url, settings.session_jwt, secrets)
     return OrgApi(http, settings, ensure_scopes, secrets)
+
+
+async def exchange(http: httpx.AsyncClient, method: str, url: str, *, action: str,
+                   route: str, secrets: Iterable[Secret], **kwargs: Any) -> Answer:
+    """One request of either route under its cap and the 30 s deadline. Every failure
+    reaches the caller as a `ProjectsApiError` naming the action and the route: a non-2xx
+    answer with its status, no usable answer (connect, read, cap, deadline) as
+    `ProjectsTransportFailed` with the status where one was read. A refusal to send a
+    token to an unlisted origin is not a transport failure and goes on as it is."""
+    try:
+        answer = await send(http, method, url, action=action,
+                            max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
+                            **kwargs)
+    except OriginNotAllowed:
+        raise
+    except TransportError as exc:
+        raise ProjectsTransportFailed(action, exc.reason, route, exc.status,
+                                      exc.fields.get("limit")) from None
+    return wire.check(answer, secrets, route)
 
 
 def _checked_id(value: str, action: str) -> str:
@@ -107,16 +129,14 @@ class OrgApi:
     async def _first_org(self) -> str:
         answer = await self._exchange("GET", f"{self._settings.web_base_url}/api/organizations",
                                       action="list organizations")
-        orgs = answer.json()
+        orgs = wire.json_value(answer)
         if not isinstance(orgs, list) or not orgs or not isinstance(orgs[0], dict):
             raise MalformedProjectsAnswer("list organizations", "lists no organization")
         return str(orgs[0].get("uuid", ""))
 
     async def _exchange(self, method: str, url: str, *, action: str, **kwargs: Any) -> Answer:
-        answer = await send(self._http, method, url, action=action,
-                            max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
-                            **kwargs)
-        return wire.check(answer, self._secrets())
+        return await exchange(self._http, method, url, action=action, route=self.route,
+                              secrets=self._secrets(), **kwargs)
 
     async def _call(self, method: str, tail: str, *, action: str, **kwargs: Any) -> Answer:
         prefix = await self._ready()
@@ -184,13 +204,11 @@ class SessionApi:
 
     async def _op(self, op: str, *, action: str, sink: Callable[[bytes], None] | None = None,
                   **args: Any) -> Answer:
-        answer = await send(
-            self._http, "POST", self._url, action=action,
-            max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
-            content=JsonBody({"op": op, **args}),
+        return await exchange(
+            self._http, "POST", self._url, action=action, route=self.route,
+            secrets=[self._jwt, *self._secrets()], content=JsonBody({"op": op, **args}),
             headers={"Authorization": f"Bearer {self._jwt.reveal()}"}, sink=sink,
         )
-        return wire.check(answer, [self._jwt, *self._secrets()])
 
     async def detail(self) -> dict[str, Any]:
         return wire.json_object(await self._op("detail", action="detail"))
@@ -224,6 +242,8 @@ class SessionApi:
         await self.delete_doc(doc_uuid)
         try:
             return await self.create_doc(file_name, content)
+        except ProjectsTransportFailed as exc:
+            raise ReplaceOutcomeUnknown(file_name, doc_uuid, str(exc)) from None
         except ProjectsApiError as exc:
             raise ReplaceIncomplete(file_name, doc_uuid, str(exc)) from None
         except JdpError as exc:

@@ -1,7 +1,8 @@
 """`project_read`: find the exact path among text docs, then uploads; text and extracted
-text come back inline up to 262,144 UTF-8 bytes or in a 0600 file; other uploads are
-downloaded raw with strict base64 and a reported-vs-decoded size check (one full retry),
-decoded into their 0600 file as the answer arrives (`raw_answer`), so memory stays flat."""
+text come back inline up to 262,144 UTF-8 bytes or in a 0600 file; other uploads, and
+documents whose text extraction failed on the service, are downloaded raw with strict
+base64 and a reported-vs-decoded size check (one full retry), decoded into their 0600 file
+as the answer arrives (`raw_answer`), so memory stays flat."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from typing import Any
 
 from ..core.budgets import INLINE_MAX_BYTES, RAW_MAX_BYTES, fits_inline
 from ..core.project_paths import is_canonical_uuid
-from ..errors import DocNotFound, DownloadFailed, DownloadSizeMismatch, ProjectsApiError
+from ..errors import (
+    DocNotFound,
+    DownloadFailed,
+    DownloadSizeMismatch,
+    ProjectsApiError,
+    ProjectsTransportFailed,
+)
 from . import wire
 from .api import ProjectsApi
 from .downloads import DownloadDir
@@ -41,7 +48,15 @@ async def read_path(
     if not is_canonical_uuid(upload.file_uuid):
         raise DownloadFailed(upload.file_uuid, "the file id is not a canonical UUID")
     if upload.file_kind == "document":
-        answer = await api.read_extracted(upload.file_uuid)
+        try:
+            answer = await api.read_extracted(upload.file_uuid)
+        except ProjectsTransportFailed:
+            raise
+        except ProjectsApiError as exc:
+            # the service could not give the extracted text: the raw bytes, as the spec does
+            result = await download_raw(api, path, upload, downloads, progress)
+            result["extraction_failed"] = f"HTTP {exc.status}"
+            return result
         content = wire.field(answer, "content", str, "read extracted text")
         return present_text(path, "extracted", content, downloads, file_uuid=upload.file_uuid)
     return await download_raw(api, path, upload, downloads, progress)
@@ -83,7 +98,7 @@ async def download_raw(
             try:
                 await api.read_raw(file_uuid, reader.feed)
             except ProjectsApiError as exc:
-                if exc.status == 413:
+                if exc.status == 413 and not isinstance(exc, ProjectsTransportFailed):
                     raise DownloadFailed(
                         file_uuid, f"the upload is larger than {RAW_MAX_BYTES:,} bytes") from None
                 raise

@@ -7,14 +7,17 @@ FIFO swapped in cannot block); fstat the descriptor; re-resolve the path and sta
 real path, device, non-zero inode and file type of descriptor, path and pre-open stat must
 agree (an inode number can be reused at once, so the type is compared too);
 then read at most 26,214,400 + 1 bytes from the verified descriptor (a file that grows
-past the limit while read is too large). Decoding is strict UTF-8: bytes that are not
-UTF-8 are refused (`not_utf8`) rather than silently replaced, so what is uploaded is
-exactly what is on disk. `hook(step)` is called between the steps (`checked`, `opened`,
-`verified`, `read`) so tests can swap files at each point deterministically.
+past the limit while read is too large). Decoding is strict UTF-8 by default: bytes that
+are not UTF-8 are refused (`not_utf8`) rather than silently replaced, so what is uploaded
+is exactly what is on disk. `encoding` names another text encoding (`--encoding`), decoded
+just as strictly (`undecodable`); the spec decodes lossily, which this never does.
+`hook(step)` is called between the steps (`checked`, `opened`, `verified`, `read`) so
+tests can swap files at each point deterministically.
 """
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import errno
 import os
@@ -24,7 +27,9 @@ from pathlib import Path
 
 from ..core.budgets import UPLOAD_MAX_BYTES
 from ..core.containment import is_within, lexical_resolve
-from ..errors import UploadRejected
+from ..errors import InvalidProjectsArgument, UploadRejected
+
+DEFAULT_ENCODING = "utf-8"
 
 OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 READ_CHUNK = 1024 * 1024
@@ -47,7 +52,9 @@ def read_local_text(
     hook: Hook | None = None,
     opener: Opener = os.open,
     limit: int = UPLOAD_MAX_BYTES,
+    encoding: str = DEFAULT_ENCODING,
 ) -> LocalText:
+    codec = text_codec(encoding)
     step = hook or (lambda _name: None)
     if not isinstance(local_path, str) or not local_path or "\x00" in local_path:
         raise UploadRejected(str(local_path), "missing")
@@ -95,10 +102,23 @@ def read_local_text(
     finally:
         os.close(fd)
     try:
-        text = data.decode("utf-8")
+        text = data.decode(codec.name, errors="strict")
     except UnicodeDecodeError:
-        raise UploadRejected(local_path, "not_utf8") from None
+        rule = "not_utf8" if codec.name == "utf-8" else "undecodable"
+        raise UploadRejected(local_path, rule) from None
     return LocalText(real_path=real, text=text, n_bytes=len(data))
+
+
+def text_codec(encoding: str) -> codecs.CodecInfo:
+    """The codec of a text encoding's name (`latin-1`, `cp1252`, `utf-16` …); names that
+    are unknown or not text encodings (`base64`, `rot13`) are refused before any I/O."""
+    try:
+        codec = codecs.lookup(encoding) if isinstance(encoding, str) else None
+    except LookupError:
+        codec = None
+    if codec is None or not getattr(codec, "_is_text_encoding", True):
+        raise InvalidProjectsArgument("write", "encoding", "must name a known text encoding")
+    return codec
 
 
 def _realpath(local_path: str, lexical: str) -> str:

@@ -11,18 +11,18 @@ from typing import Any
 
 from ..core.project_paths import is_canonical_uuid
 from ..core.redaction import Secret, redact_body, redact_then_truncate
-from ..errors import MalformedProjectsAnswer, ProjectsApiError
+from ..errors import MalformedProjectsAnswer, ProjectsApiError, TransportError
 from ..transport.http import Answer
 
 #: how much of an error body an error keeps (after redaction)
 ERROR_BODY_CHARS = 1_000
 
 
-def check(answer: Answer, secrets: Iterable[Secret] = ()) -> Answer:
+def check(answer: Answer, secrets: Iterable[Secret] = (), route: str = "") -> Answer:
     """The answer itself when 2xx; otherwise the `ProjectsApiError` it stands for."""
     if 200 <= answer.status < 300:
         return answer
-    raise ProjectsApiError(answer.action, answer.status, error_body(answer, secrets),
+    raise ProjectsApiError(answer.action, answer.status, error_body(answer, secrets), route,
                            retry_after=answer.retry_after)
 
 
@@ -45,9 +45,17 @@ def error_body(answer: Answer, secrets: Iterable[Secret] = ()) -> str:
     return redact_body(bytes(answer.body), ERROR_BODY_CHARS, secrets)
 
 
+def json_value(answer: Answer) -> Any:
+    """A 2xx body as JSON (its bytes are released as it is parsed: each answer is read
+    once); a body that is not JSON is a malformed answer."""
+    try:
+        return answer.take_json()
+    except TransportError:
+        raise MalformedProjectsAnswer(answer.action, "is not JSON") from None
+
+
 def json_object(answer: Answer) -> dict[str, Any]:
-    """The 2xx answer's JSON object (its body is released as it is parsed)."""
-    value = answer.take_json()
+    value = json_value(answer)
     if not isinstance(value, dict):
         raise MalformedProjectsAnswer(answer.action, "is not a JSON object")
     return value

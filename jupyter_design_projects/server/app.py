@@ -53,7 +53,7 @@ def build_context(config: ServiceConfig) -> ServiceContext:
     switches, and seed once if asked."""
     config.data_dir.mkdir(parents=True, exist_ok=True)
     ctx = ServiceContext(config=config, db=Database(config.data_dir / DB_FILE))
-    ctx.db.migrate(projects_store.SCHEMA)
+    projects_store.migrate(ctx.db)
     ctx.db.migrate(design_store.SCHEMA)
     oauth.install(ctx)
     if config.faults:

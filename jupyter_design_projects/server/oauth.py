@@ -1,6 +1,9 @@
 """The token authority: the OAuth token endpoint (rotating refresh, PKCE authorization code),
-the authorize page that approves the demo user, bearer authentication of requests, and the
-first credential written to disk for the notebook client."""
+the authorize page that approves the demo user, bearer authentication of requests, the
+first credential written to disk for the notebook client, and the discovery documents a
+standard MCP client reads to find the authorize and token endpoints: protected-resource
+metadata (RFC 9728) for the Design MCP endpoint, named by its 401's `resource_metadata`,
+and authorization-server metadata (RFC 8414, PKCE S256 only)."""
 
 from __future__ import annotations
 
@@ -241,6 +244,44 @@ async def token_endpoint(ctx: ServiceContext, request: Request) -> Response:
         return oauth_error("invalid_request", error.message)
 
 
+# ---------------------------------------------------------------- discovery (RFC 9728, 8414)
+
+
+def origin_of(scope: Any) -> str:
+    """This service's origin as the request addressed it (its Host header, which the
+    host check has already kept to loopback names)."""
+    headers = Headers(scope=scope)
+    return f"{scope.get('scheme', 'http')}://{headers.get('host', '127.0.0.1')}"
+
+
+def resource_metadata_url(scope: Any) -> str:
+    """Where the protected-resource metadata of the Design MCP endpoint is served."""
+    return origin_of(scope) + paths.PROTECTED_RESOURCE_METADATA + paths.DESIGN_MCP
+
+
+def protected_resource_metadata(origin: str) -> dict[str, Any]:
+    return {
+        "resource": origin + paths.DESIGN_MCP,
+        "authorization_servers": [origin],
+        "scopes_supported": list(DESIGN_SCOPES),
+        "bearer_methods_supported": ["header"],
+        "resource_name": "Design MCP endpoint of the jupyter-design-projects reference service",
+    }
+
+
+def authorization_server_metadata(origin: str) -> dict[str, Any]:
+    return {
+        "issuer": origin,
+        "authorization_endpoint": origin + paths.AUTHORIZE,
+        "token_endpoint": origin + paths.TOKEN,
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "scopes_supported": sorted(KNOWN_SCOPES),
+    }
+
+
 # ---------------------------------------------------------------- the authorize page
 
 _PAGE = """<!doctype html>
@@ -299,5 +340,15 @@ def routes(ctx: ServiceContext) -> list[Route]:
     async def authorize(request: Request) -> Response:
         return await authorize_page(ctx, request)
 
+    async def resource_metadata(request: Request) -> Response:
+        return JsonAnswer(protected_resource_metadata(origin_of(request.scope)))
+
+    async def server_metadata(request: Request) -> Response:
+        return JsonAnswer(authorization_server_metadata(origin_of(request.scope)))
+
     return [Route(paths.TOKEN, token, methods=["POST"]),
-            Route(paths.AUTHORIZE, authorize, methods=["GET"])]
+            Route(paths.AUTHORIZE, authorize, methods=["GET"]),
+            Route(paths.PROTECTED_RESOURCE_METADATA, resource_metadata, methods=["GET"]),
+            Route(paths.PROTECTED_RESOURCE_METADATA + paths.DESIGN_MCP, resource_metadata,
+                  methods=["GET"]),
+            Route(paths.AUTHORIZATION_SERVER_METADATA, server_metadata, methods=["GET"])]

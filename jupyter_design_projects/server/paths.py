@@ -8,6 +8,10 @@ from __future__ import annotations
 TOKEN = "/v1/oauth/token"
 AUTHORIZE = "/oauth/authorize"
 
+# -- OAuth discovery for standard MCP clients (RFC 9728, RFC 8414) -------------------------------
+PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource"
+AUTHORIZATION_SERVER_METADATA = "/.well-known/oauth-authorization-server"
+
 # -- Design REST and MCP (PROTOCOL §2, §3) ----------------------------------------------------
 #: every Design REST and MCP route starts with this (the gate checks their headers)
 DESIGN_PREFIX = "/v1/design/"
@@ -21,6 +25,9 @@ DESIGN_SETTINGS_GRANTS = "/design/settings/grants"
 
 # -- Projects org API (PROTOCOL §4): one project's routes hang under PROJECT ------------------
 ORGANIZATIONS = "/api/organizations"
+#: the org's projects: GET lists them, POST creates one (the hosted claude.ai shapes)
+PROJECTS = "/api/organizations/{org}/projects"
+#: PUT updates name, description, prompt_template
 PROJECT = "/api/organizations/{org}/projects/{project}"
 PROJECT_DETAIL = PROJECT + "/detail"
 PROJECT_KB_STATS = PROJECT + "/kb/stats"

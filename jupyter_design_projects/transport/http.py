@@ -208,7 +208,7 @@ async def send(
                     )
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
-                    raise ResponseTooLarge(action, max_bytes)
+                    raise ResponseTooLarge(action, max_bytes, response.status_code)
                 body = _Body()
                 streamed = 0 if sink is not None and 200 <= response.status_code < 300 \
                     else None
@@ -222,7 +222,7 @@ async def send(
                         sink(chunk)  # type: ignore[misc]
                         continue
                     if len(body) + len(chunk) > max_bytes:
-                        raise ResponseTooLarge(action, max_bytes)
+                        raise ResponseTooLarge(action, max_bytes, response.status_code)
                     body += chunk
             finally:
                 await response.aclose()

@@ -20,9 +20,9 @@ from jupyter_design_projects.errors import (
     KnowledgeBudgetExceeded,
     PathRejected,
     ProjectsApiError,
+    ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
-    TransportError,
     UploadRejected,
 )
 from jupyter_design_projects.projects.journal import Journal
@@ -158,7 +158,7 @@ async def test_a_change_without_an_answer_is_journaled_as_unknown(
         fake.add_doc("claude/a.md", "old")
     fake.intercept = dropped(method, op)
     client = make(route)
-    with pytest.raises(TransportError):
+    with pytest.raises(ProjectsTransportFailed):
         if call == "write":
             await client.write("a.md", content="new")
         else:

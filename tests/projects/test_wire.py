@@ -114,7 +114,7 @@ async def test_a_search_answer_is_capped_at_its_own_limit(size: int, refused: bo
     import httpx
 
     from jupyter_design_projects.core.redaction import Secret
-    from jupyter_design_projects.errors import ResponseTooLarge
+    from jupyter_design_projects.errors import ProjectsTransportFailed
     from jupyter_design_projects.projects.api import SessionApi
 
     head = b'{"text_results": [], "rich_content_results": [], "pad": "'
@@ -128,9 +128,10 @@ async def test_a_search_answer_is_capped_at_its_own_limit(size: int, refused: bo
     async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
         api = SessionApi(http, "http://127.0.0.1:9", Secret("jwt-value-for-the-test"))
         if refused:
-            with pytest.raises(ResponseTooLarge) as caught:
+            with pytest.raises(ProjectsTransportFailed) as caught:
                 await api.search("retention", 5)
-            assert caught.value.limit == 1024 * 1024
+            assert (caught.value.limit, caught.value.reason, caught.value.status) == (
+                1024 * 1024, "too_large", 200)
         else:
             assert (await api.search("retention", 5))["pad"].startswith("x")
 

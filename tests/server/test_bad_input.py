@@ -78,6 +78,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         yield Service(
             client=client, ctx=ctx,
             ids={"base": f"/api/organizations/{org}/projects/{project}", "doc": doc,
+                 "projects": f"/api/organizations/{org}/projects",
                  "DOC": doc.upper(), "file": upload, "project": project},
             auth={"org": _token(ctx, ORG_SCOPES), "read": _token(ctx, ORG_SCOPES[:1]),
                   "design": design, "mcp": mcp, "none": {},
@@ -212,6 +213,17 @@ CASES = [
          envelope("invalid_request_error"), params={"query": "policy", "n": "five"}),
     Case("search-query-4097", "org", "GET", "{base}/kb/search", 400,
          envelope("invalid_request_error"), params={"query": "a" * 4097}),
+    Case("create-project-unnamed", "org", "POST", "{projects}", 400,
+         envelope("invalid_request_error"), js({"description": "no name"})),
+    Case("create-project-private-type", "org", "POST", "{projects}", 400,
+         envelope("invalid_request_error"), js({"name": "a", "is_private": "yes"})),
+    Case("list-projects-unknown-org", "org", "GET",
+         "/api/organizations/00000000-0000-4000-8000-000000000000/projects", 404,
+         envelope("not_found_error")),
+    Case("update-project-unknown-field", "org", "PUT", "{base}", 400,
+         envelope("invalid_request_error"), js({"uuid": "x"})),
+    Case("update-project-name-type", "org", "PUT", "{base}", 400,
+         envelope("invalid_request_error"), js({"name": 5})),
     Case("create-malformed", "org", "POST", "{base}/docs", 400,
          envelope("invalid_request_error"), b"{"),
     Case("create-nan", "org", "POST", "{base}/docs", 400,
@@ -251,8 +263,9 @@ CASES = [
          envelope("request_too_large"), OVERSIZE),
     Case("delete-upper-case-id", "org", "DELETE", "{base}/docs/{DOC}", 404,
          envelope("not_found_error")),
-    Case("delete-dotdot-id", "org", "DELETE", "{base}/docs/..", 404,
-         envelope("not_found_error")),
+    # `docs/..` is the project itself, whose route takes only PUT (the hosted update)
+    Case("delete-dotdot-id", "org", "DELETE", "{base}/docs/..", 405,
+         envelope("invalid_request_error")),
     Case("read-unknown-doc", "org", "GET", "{base}/docs/not-a-uuid", 404,
          envelope("not_found_error")),
     Case("extracted-of-image", "org", "GET", "{base}/files/{file}/extracted", 404,
@@ -408,6 +421,8 @@ def test_bad_input_gets_its_routes_refusal_never_a_500_and_stores_nothing(
 #: routes whose requests carry nothing a caller can get wrong but the token (their 401 and
 #: 403 answers are tested in their own modules)
 EXEMPT = {"/api/organizations", "/api/organizations/{org}/projects/{project}/kb/stats",
+          "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server",
+          "/.well-known/oauth-protected-resource/v1/design/mcp",
           "/_faults/reset", "/_faults/expire-tokens", "/_faults/drop-mcp-sessions"}
 
 

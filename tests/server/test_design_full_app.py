@@ -67,8 +67,10 @@ def test_full_app_refuses_a_token_without_design_scopes(
         client: TestClient, bearer: Callable[..., dict[str, str]]) -> None:
     answer = Rpc(client, bearer("user:profile")).post("initialize", INIT)
     assert answer.status_code == 401
-    assert answer.headers["www-authenticate"] == \
-        'Bearer scope="user:design:read user:design:write"'
+    # the scope challenge, and where standard MCP clients find the OAuth metadata (RFC 9728)
+    assert answer.headers["www-authenticate"] == (
+        'Bearer scope="user:design:read user:design:write", resource_metadata='
+        '"http://127.0.0.1/.well-known/oauth-protected-resource/v1/design/mcp"')
 
 
 def test_full_app_fault_route_drops_sessions_to_404(

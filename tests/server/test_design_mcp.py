@@ -178,8 +178,8 @@ def test_missing_or_narrow_token_answers_401_with_the_scope_challenge(
         h: Harness, user: str | None) -> None:
     answer = h.mcp(user).request("initialize", {})
     assert answer.status_code == 401
-    assert answer.headers["www-authenticate"] == \
-        'Bearer scope="user:design:read user:design:write"'
+    assert answer.headers["www-authenticate"].startswith(
+        'Bearer scope="user:design:read user:design:write", resource_metadata="')
 
 
 def test_mcp_servers_scope_is_admitted(h: Harness) -> None:

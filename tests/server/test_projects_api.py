@@ -26,7 +26,8 @@ def file_named(info: dict, name: str) -> dict:
 
 def test_organizations_lists_the_demo_org(client, bearer, demo) -> None:
     answer = client.get("/api/organizations", headers=bearer(READ))
-    assert answer.json() == [{"uuid": demo.org_uuid, "name": "Acme Research"}]
+    assert answer.json() == [{"uuid": demo.org_uuid, "name": "Acme Research",
+                             "capabilities": ["chat", "claude_pro"]}]
 
 
 def test_detail_has_the_protocol_shape_and_the_seeded_content(client, bearer, demo) -> None:

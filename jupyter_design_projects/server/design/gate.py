@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from .. import oauth
 from ..context import Principal, ServiceContext
 from ..envelopes import JSON_TYPE, envelope_body
 from ..paths import DESIGN_MCP, DESIGN_PREFIX
@@ -102,8 +103,10 @@ class DesignGate:
         principal = await authenticate(self.ctx, scope)
         if not has_design_scopes(principal):
             error = "invalid_token" if principal is None else "insufficient_scope"
+            challenge = (f'{WWW_AUTHENTICATE}, '
+                         f'resource_metadata="{oauth.resource_metadata_url(scope)}"')
             await _answer(send, 401, {"error": error},
-                          ((b"www-authenticate", WWW_AUTHENTICATE.encode()),))
+                          ((b"www-authenticate", challenge.encode()),))
             return
         assert principal is not None
         scope[PRINCIPAL_KEY] = principal

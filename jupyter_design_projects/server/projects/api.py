@@ -1,5 +1,10 @@
 """The Projects org API (PROTOCOL §4) under /api/organizations/{org}/projects/{project},
-plus GET /api/organizations, and the operations it shares with the remote-session route."""
+plus GET /api/organizations, and the operations it shares with the remote-session route.
+
+Beside the attached-project routes the notebook client uses, the org routes existing
+claude.ai Projects clients use, in their shapes: the org's project list and create
+(`…/projects`), update (`PUT …/projects/{p}`), and every doc with its content
+(`GET …/projects/{p}/docs`); organizations carry `capabilities`."""
 
 from __future__ import annotations
 
@@ -17,6 +22,8 @@ from . import search as kb_search
 from . import store as projects_store
 
 DEFAULT_N, MAX_N = 5, 15
+#: the longest description or prompt_template a project takes here
+PROMPT_MAX = 200_000
 READ, WRITE = "user:projects:read", "user:projects:write"
 
 
@@ -133,6 +140,26 @@ def _route(ctx: ServiceContext, path: str, method: str, handler: Handler) -> Rou
     return Route(path, endpoint, methods=[method])
 
 
+OrgHandler = Callable[[Request, str, Principal], Awaitable[Response]]
+
+
+def _org_route(ctx: ServiceContext, path: str, method: str, handler: OrgHandler) -> Route:
+    """A route on the organization itself (its project list, project creation)."""
+    scope = READ if method == "GET" else WRITE
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            principal = require(ctx, request, scope)
+            org = request.path_params["org"]
+            if principal.org_uuid is not None and principal.org_uuid != org:
+                raise ApiError("not_found_error", "No such organization.")
+            return await handler(request, org, principal)
+        except ApiError as error:
+            return envelope(error)
+
+    return Route(path, endpoint, methods=[method])
+
+
 def routes(ctx: ServiceContext) -> list[Route]:
     async def get_detail(request: Request, org: str, project: str) -> Response:
         return JsonAnswer(detail(ctx, org, project))
@@ -170,6 +197,50 @@ def routes(ctx: ServiceContext) -> list[Route]:
     async def get_raw(request: Request, org: str, project: str) -> Response:
         return JsonAnswer(read_raw(ctx, org, project, request.path_params["file"]))
 
+    async def get_docs(request: Request, org: str, project: str) -> Response:
+        conn = ctx.db.read()
+        proj = projects_store.project(conn, org, project)
+        return JsonAnswer(projects_store.list_docs(conn, proj["uuid"]))
+
+    async def put_project(request: Request, org: str, project: str) -> Response:
+        body = bodies.only(await bodies.read_object(request),
+                           "name", "description", "prompt_template")
+        changes = {"name": bodies.string(body, "name", max_len=255)} if "name" in body else {}
+        for key in ("description", "prompt_template"):
+            if key in body:
+                changes[key] = bodies.string(body, key, min_len=0, max_len=PROMPT_MAX)
+        with ctx.db.transaction() as conn:
+            proj = projects_store.project(conn, org, project)
+            row = projects_store.update_project(conn, proj, changes, ctx.clock())
+            return JsonAnswer(projects_store.project_json(row))
+
+    async def get_projects(request: Request, org: str, principal: Principal) -> Response:
+        rows = projects_store.list_projects(ctx.db.read(), org)
+        if principal.project_uuid is not None:  # a session token sees its own project
+            rows = [r for r in rows if r["uuid"] == principal.project_uuid]
+        return JsonAnswer([projects_store.project_json(r) for r in rows])
+
+    async def post_project(request: Request, org: str, principal: Principal) -> Response:
+        if principal.project_uuid is not None:
+            raise ApiError("permission_error", "A session token cannot create projects.")
+        body = bodies.only(await bodies.read_object(request),
+                           "name", "description", "prompt_template", "is_private")
+        name = bodies.string(body, "name", max_len=255)
+        is_private = body.get("is_private", True)
+        if not isinstance(is_private, bool):
+            raise ApiError("invalid_request_error", "'is_private' must be a boolean.")
+        with ctx.db.transaction() as conn:
+            projects_store.list_projects(conn, org)  # a 404 for an unknown org
+            uuid = projects_store.create_project(
+                conn, org, name,
+                bodies.string(body, "description", min_len=0, max_len=PROMPT_MAX,
+                              required=False) or "",
+                bodies.string(body, "prompt_template", min_len=0, max_len=PROMPT_MAX,
+                              required=False) or "",
+                ctx.clock(), is_private=is_private)
+            row = projects_store.project(conn, org, uuid)
+            return JsonAnswer(projects_store.project_json(row), status_code=201)
+
     async def organizations(request: Request) -> Response:
         try:
             principal = ctx.authenticate(request) if ctx.authenticate else None
@@ -185,6 +256,10 @@ def routes(ctx: ServiceContext) -> list[Route]:
 
     return [
         Route(paths.ORGANIZATIONS, organizations, methods=["GET"]),
+        _org_route(ctx, paths.PROJECTS, "GET", get_projects),
+        _org_route(ctx, paths.PROJECTS, "POST", post_project),
+        _route(ctx, paths.PROJECT, "PUT", put_project),
+        _route(ctx, paths.PROJECT_DOCS, "GET", get_docs),
         _route(ctx, paths.PROJECT_DETAIL, "GET", get_detail),
         _route(ctx, paths.PROJECT_KB_STATS, "GET", get_stats),
         _route(ctx, paths.PROJECT_KB_SEARCH, "GET", get_search),

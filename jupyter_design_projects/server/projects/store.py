@@ -43,12 +43,31 @@ CREATE TABLE IF NOT EXISTS sync_sources (
     config TEXT NOT NULL);
 """ + search.SCHEMA
 
+#: columns added after the first release, with their definitions (added to old data dirs)
+PROJECT_COLUMNS = {
+    "is_private": "INTEGER NOT NULL DEFAULT 1",
+    "archived_at": "REAL",
+    "updated_at": "REAL",
+}
+#: what `GET /api/organizations` says each organization can do (the hosted shape)
+ORG_CAPABILITIES = ("chat", "claude_pro")
+
 DEFAULT_MAX_KNOWLEDGE_SIZE = 2_000_000
 DEFAULT_SEARCH_THRESHOLD = 50_000
 #: raw downloads above this answer 413 (PROTOCOL §4)
 MAX_RAW_BYTES = 20 * 1024 * 1024
 FILE_KINDS = ("document", "image", "other")
 _CANONICAL_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def migrate(db: Any) -> None:
+    """Create the tables, then add the columns a data dir made by an older service lacks."""
+    db.migrate(SCHEMA)
+    with db.transaction() as conn:
+        have = {row["name"] for row in conn.execute("PRAGMA table_info(projects)")}
+        for name, definition in PROJECT_COLUMNS.items():
+            if name not in have:
+                conn.execute(f"ALTER TABLE projects ADD COLUMN {name} {definition}")
 
 
 def new_uuid() -> str:
@@ -75,21 +94,65 @@ def create_org(conn: sqlite3.Connection, name: str, now: float) -> str:
     return org_uuid
 
 
-def list_orgs(conn: sqlite3.Connection) -> list[dict[str, str]]:
+def list_orgs(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT uuid, name FROM organizations ORDER BY created_at, uuid")
-    return [{"uuid": r["uuid"], "name": r["name"]} for r in rows]
+    return [{"uuid": r["uuid"], "name": r["name"], "capabilities": list(ORG_CAPABILITIES)}
+            for r in rows]
 
 
 def create_project(conn: sqlite3.Connection, org_uuid: str, name: str, description: str,
-                   prompt_template: str, now: float) -> str:
+                   prompt_template: str, now: float, *, is_private: bool = True) -> str:
     project_uuid = new_uuid()
     conn.execute(
         "INSERT INTO projects (uuid, org_uuid, name, description, prompt_template, "
-        "max_knowledge_size, search_threshold, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "max_knowledge_size, search_threshold, created_at, is_private, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (project_uuid, org_uuid, name, description, prompt_template,
-         DEFAULT_MAX_KNOWLEDGE_SIZE, DEFAULT_SEARCH_THRESHOLD, now),
+         DEFAULT_MAX_KNOWLEDGE_SIZE, DEFAULT_SEARCH_THRESHOLD, now, int(is_private), now),
     )
     return project_uuid
+
+
+def project_json(row: sqlite3.Row) -> dict[str, Any]:
+    """A project as the hosted org routes list it (`GET …/projects`, create, update)."""
+    return {
+        "uuid": row["uuid"],
+        "name": row["name"],
+        "description": row["description"],
+        "prompt_template": row["prompt_template"],
+        "is_private": bool(row["is_private"]),
+        "archived_at": rfc3339(row["archived_at"]) if row["archived_at"] is not None else None,
+        "created_at": rfc3339(row["created_at"]),
+        "updated_at": rfc3339(row["updated_at"] if row["updated_at"] is not None
+                              else row["created_at"]),
+    }
+
+
+def list_projects(conn: sqlite3.Connection, org_uuid: str) -> list[sqlite3.Row]:
+    """The organization's projects, newest first; a 404 when there is no such org."""
+    org = conn.execute("SELECT uuid FROM organizations WHERE uuid = ?",
+                       (org_uuid,)).fetchone() if is_uuid(org_uuid) else None
+    if org is None:
+        raise ApiError("not_found_error", "No such organization.")
+    return list(conn.execute("SELECT * FROM projects WHERE org_uuid = ? "
+                             "ORDER BY created_at DESC, uuid", (org_uuid,)))
+
+
+def update_project(conn: sqlite3.Connection, proj: sqlite3.Row, changes: dict[str, str],
+                   now: float) -> sqlite3.Row:
+    """Set any of name, description and prompt_template (the hosted PUT)."""
+    for column in ("name", "description", "prompt_template"):
+        if column in changes:
+            conn.execute(f"UPDATE projects SET {column} = ? WHERE uuid = ?",
+                         (changes[column], proj["uuid"]))
+    conn.execute("UPDATE projects SET updated_at = ? WHERE uuid = ?", (now, proj["uuid"]))
+    return project(conn, proj["org_uuid"], proj["uuid"])
+
+
+def list_docs(conn: sqlite3.Connection, project_uuid: str) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT * FROM docs WHERE project_uuid = ? ORDER BY file_name",
+                        (project_uuid,))
+    return [doc_json(row) for row in rows]
 
 
 def project(conn: sqlite3.Connection, org_uuid: str, project_uuid: str) -> sqlite3.Row:
@@ -222,10 +285,12 @@ def delete_doc(conn: sqlite3.Connection, proj: sqlite3.Row, doc_uuid: str) -> No
 
 def add_upload(conn: sqlite3.Connection, project_uuid: str, *, file_name: str, file_kind: str,
                mime_type: str, data: bytes, extracted: str | None, now: float) -> str:
-    """Store an upload; a document's extracted text counts towards knowledge and is indexed."""
+    """Store an upload; a document's extracted text counts towards knowledge and is indexed.
+    A document with no extracted text (None) is one whose text extraction failed: its
+    extracted route answers 404 and clients read it raw."""
     if file_kind not in FILE_KINDS:
         raise ApiError("invalid_request_error", f"'file_kind' must be one of {FILE_KINDS}.")
-    text = (extracted or "") if file_kind == "document" else None
+    text = extracted if file_kind == "document" else None
     file_uuid = new_uuid()
     conn.execute(
         "INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -251,6 +316,9 @@ def extracted_json(row: sqlite3.Row) -> dict[str, Any]:
     if row["file_kind"] != "document":
         raise ApiError("not_found_error",
                        "This file has no extracted text (it is not a document); read it raw.")
+    if row["extracted"] is None:
+        raise ApiError("not_found_error",
+                       "Text extraction failed for this document; read it raw.")
     return {"file_uuid": row["file_uuid"], "file_name": row["file_name"],
             "file_kind": row["file_kind"], "content": row["extracted"] or "",
             "created_at": rfc3339(row["created_at"])}
