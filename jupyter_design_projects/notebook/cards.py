@@ -16,10 +16,29 @@ from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
 from ..design.approval import PendingApproval
 from ..errors import ApprovalClosed, JdpError, PermissionDenied
 from .outcome import Outcome
+from .theme import colour
 from .views import failed_outcome
 
 #: each button's ipywidgets style (the long label gets an automatic width)
 BUTTON_STYLES = {APPROVE: "success", APPROVE_FOR_PROJECT: "info", DENY: "danger"}
+
+#: shown only while the card's widgets have lost their kernel (ipywidgets marks every view
+#: `jupyter-widgets-disconnected` when the kernel restarts, and a card restored from saved
+#: widget state never had one): the buttons go inert and this line says what to do
+STALE_LINE = ("This card's kernel is gone (restarted or reloaded): re-run the cell to be "
+              "asked again.")
+STALE_CSS = (
+    ".jdp-card-stale{display:none}"
+    ".jupyter-widgets-disconnected.jdp-card-box .jdp-card-stale,"
+    ".jdp-card-box .jupyter-widgets-disconnected.jdp-card-stale{display:block}"
+    ".jupyter-widgets-disconnected.jdp-card-box .jdp-card-buttons button,"
+    ".jdp-card-buttons.jupyter-widgets-disconnected button,"
+    ".jdp-card-buttons button.jupyter-widgets-disconnected"
+    "{pointer-events:none;opacity:.45;cursor:not-allowed}"
+)
+
+#: the status line after "Approve for this project" met a project that cannot hold a grant
+GRANT_REFUSED = "this project cannot hold a grant; approve this batch only?"
 
 #: resume(pending, approved, durable) → a DesignOutcome or a follow-up PendingApproval
 Resume = Callable[[Any, bool, bool], Any]
@@ -57,7 +76,7 @@ def card_html(request: ApprovalRequest) -> str:
                      f"{html.escape(label)}</th><td>{shown}</td></tr>")
     notes = "".join(f'<p style="margin:4px 0">{html.escape(line)}</p>' for line in lines)
     withheld = "".join(
-        f'<p class="jdp-card-withheld" style="margin:4px 0;color:#757575">'
+        f'<p class="jdp-card-withheld" style="margin:4px 0;color:{colour("muted")}">'
         f"No &quot;{html.escape(button)}&quot;: {html.escape(why)}</p>"
         for button, why in request.withheld)
     return (
@@ -85,9 +104,16 @@ class ApprovalCard:
         self.header = w.HTML()
         self.status = w.HTML()
         self.buttons = w.HBox()
+        self.buttons.add_class("jdp-card-buttons")
+        self.stale = w.HTML(
+            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
+            f"<b>{html.escape(STALE_LINE)}</b></p>")
+        self.stale.add_class("jdp-card-stale")
         self.output = w.Output()
-        self.widget = w.VBox([self.header, self.buttons, self.status, self.output],
-                             layout=w.Layout(border="1px solid #9e9e9e", padding="6px"))
+        self.widget = w.VBox([self.header, self.stale, self.buttons, self.status, self.output],
+                             layout=w.Layout(border=f"1px solid {colour('border')}",
+                                             padding="6px"))
+        self.widget.add_class("jdp-card-box")
         self._ask(pending)
 
     def _ask(self, pending: Any) -> None:
@@ -142,6 +168,10 @@ class ApprovalCard:
             return self._finish(failed_outcome(f"design {self.operation}", exc))
         if isinstance(result, PendingApproval):
             self._ask(result)
+            if durable and result.request.reason == "grant_ineligible":
+                # the grant POST answered 404: say so, rather than "approved for this project"
+                self.history[-1] = f"{pending.request.kind}: {GRANT_REFUSED}"
+                self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
             return None
         return self._finish(self._present(result))
 

@@ -18,6 +18,60 @@ def one_line(error: JdpError) -> str:
     return " ".join(str(error).split()) or error.kind
 
 
+#: characters of a service's error text quoted in a failure line
+FAILURE_TEXT = 300
+
+
+def failure_line(failed: JdpError | Outcome, tool: str) -> str:
+    """The one line a failed cell shows: what went wrong and the next step; for a call
+    that ran, where its outcome is kept (`%design last`)."""
+    error = failed if isinstance(failed, JdpError) else failed.error
+    if error is not None:
+        text = one_line(error)
+        step = error.next_step
+        if step and step not in text:
+            text = f"{text} Next: {step}."
+    else:  # the service's own tool error: its text is the message
+        assert isinstance(failed, Outcome)
+        said = failed.data if isinstance(failed.data, str) else _json_line(failed.data)
+        said = " ".join(said.split())
+        if len(said) > FAILURE_TEXT:
+            said = said[:FAILURE_TEXT] + "…"
+        text = f"{failed.label.capitalize()} failed: {said}"
+    if isinstance(failed, Outcome):
+        text = f"{text} (The failed outcome: `%{tool} last`.)"
+    return text
+
+
+def _json_line(data: Any) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def schema_fields(operation: str, schema: Mapping[str, Any] | None) -> str:
+    """`%design OP --help`'s list of the operation's fields, from its input schema."""
+    if not isinstance(schema, Mapping):
+        return (f"\n{operation!r} is not a known operation here: `%design list` shows the "
+                "catalogue.")
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    required = set(schema.get("required") or ())
+    if not properties:
+        return f"\nFields of {operation}: none."
+    lines = [f"\nFields of {operation} (from its input schema):"]
+    width = max(len(name) for name in properties) + 2
+    for name, spec in properties.items():
+        spec = spec if isinstance(spec, Mapping) else {}
+        kind = str(spec.get("type", "any"))
+        if kind == "array" and isinstance(spec.get("items"), Mapping):
+            kind = f"array of {spec['items'].get('type', 'any')}"
+        need = "required" if name in required else "optional"
+        about = spec.get("description")
+        lines.append(f"  {name:<{width}}{kind}, {need}" + (f" — {about}" if about else ""))
+    return "\n".join(lines)
+
+
 def _notice(data: Any) -> str | None:
     if isinstance(data, Mapping):
         for key in ("notice", "note"):
