@@ -5,7 +5,6 @@ paste problem)."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -158,7 +157,8 @@ def connection_line(error: TransportError, url: str) -> str:
 def reworded(error: JdpError, message: str) -> JdpError:
     """A copy of `error` (same class and fields) whose line is `message`: for the few
     lines only the notebook can complete (a did-you-mean, the configured URL)."""
-    twin = copy.copy(error)
+    twin = type(error).__new__(type(error), message)
+    twin.__dict__.update(error.__dict__)
     twin.message = message
     twin.args = (message,)
     return twin

@@ -35,6 +35,7 @@ from traitlets import Bool, Enum, Unicode, observe
 from ..core.permissions import explain
 from ..errors import (
     BadCommand,
+    InvalidArguments,
     InvalidProjectsArgument,
     JdpError,
     PermissionDenied,
@@ -97,6 +98,8 @@ class DesignProjects(Magics):
         self._answerable: bool | None = None
         #: each magic's last outcome, failed ones included (`%design last`, `%project last`)
         self._last: dict[str, Any] = {}
+        #: Design project ids a read-only get_project found in this session
+        self._projects_seen: set[str] = set()
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
@@ -136,6 +139,7 @@ class DesignProjects(Magics):
         self._session = None
         self._finalizer = None
         self._design_started = False
+        self._projects_seen.clear()
 
     # ------------------------------------------------------------ who can answer
 
@@ -273,6 +277,10 @@ class DesignProjects(Magics):
         return self._settle(tool, outcome, as_outcome)
 
     def _settle(self, tool: str, outcome: Any, as_outcome: bool):
+        if isinstance(outcome, Outcome) and outcome.error is not None:
+            error = self._reworded(outcome.error)
+            if error is not outcome.error:
+                outcome.error, outcome.notice = error, str(error)
         self._last[tool] = outcome
         if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
             return outcome  # a pending card is not a failure
@@ -381,12 +389,12 @@ class DesignProjects(Magics):
         from ..design.approval import PendingApproval
 
         if not isinstance(result, PendingApproval):
-            if result.error is not None:
-                result.error = self._reworded(result.error)
             return views.design_outcome(result)
         if not self.can_ask():  # fail closed
             raise PermissionRefused(operation, "nobody_can_approve",
                                     explain("nobody_can_approve"))
+        if result.request.kind != "consent":
+            self._check_project_exists(operation, arguments)
         from IPython.display import display
 
         from .cards import ApprovalCard
@@ -395,6 +403,23 @@ class DesignProjects(Magics):
         card = ApprovalCard(result, resume=self._resume, present=views.design_outcome)
         display(card.widget)
         return PendingOutcome(operation, card)
+
+    def _check_project_exists(self, operation: str, arguments: dict) -> None:
+        """Before a card for a write: a read-only get_project (never a card of its own)
+        says whether the project exists; one that does not fails the call here."""
+        project_id = arguments.get("project_id")
+        if not isinstance(project_id, str) or project_id in self._projects_seen:
+            return
+        session = self.session
+        with self._answering(False):
+            found = session.run(session.design.call("get_project", {"project_id": project_id}))
+        if getattr(found, "is_error", False) and getattr(found, "error", None) is None:
+            said = found.data if isinstance(found.data, str) else "not found"
+            raise InvalidArguments(operation, "project_id", f"{project_id!r} names no Design "
+                                   f"project the service knows ({said}); `%design "
+                                   "list_projects` lists them")
+        if not getattr(found, "is_error", True):
+            self._projects_seen.add(project_id)
 
     def _resume(self, pending: Any, approved: bool, durable: bool):
         """The card's continuation: a person has just answered, so asking again is allowed."""
