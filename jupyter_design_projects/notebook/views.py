@@ -3,9 +3,11 @@ Projects or Design result is shown with."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.results import MappedResult, to_tool_result
 from ..errors import JdpError
 from . import tables
 from .budget import budget_of
@@ -44,8 +46,6 @@ def failure_line(failed: JdpError | Outcome, tool: str) -> str:
 
 
 def _json_line(data: Any) -> str:
-    import json
-
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
@@ -80,9 +80,54 @@ def _notice(data: Any) -> str | None:
     return None
 
 
+def size_text(n_bytes: Any) -> str:
+    """98 B, 4.2 KiB, 3 MiB: a byte count as a person reads it."""
+    if not isinstance(n_bytes, int) or isinstance(n_bytes, bool):
+        return "size unknown"
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes} B"
+
+
+def change_summary(action: str, record: Mapping[str, Any]) -> str | None:
+    """One line for a write, delete or restore: what changed and how to undo it."""
+    path, journal = record.get("path"), record.get("journal_id")
+    undo = f"`%project restore {journal}`" if isinstance(journal, int) else None
+    if action in ("write", "restore") and isinstance(path, str):
+        verb = "Replaced" if record.get("replaced") else "Created"
+        if action == "restore":
+            verb = f"Restored (from entry {record.get('restored_from')})"
+        elif not record.get("replaced"):
+            undo = f"`%project delete {path}`"
+        line = f"{verb} {path} ({size_text(record.get('bytes'))})"
+    elif action == "delete" and isinstance(path, str):
+        line = f"Deleted {path}"
+    else:
+        return None
+    return f"{line} · undo: {undo}" if undo else line
+
+
+def _shown_to_a_person(data: Any) -> Any:
+    """The result without the agent framing paragraph (that goes to tool_result only)."""
+    if isinstance(data, Mapping) and "framing" in data:
+        return {k: v for k, v in data.items() if k != "framing"}
+    return data
+
+
+def _agent_result(data: Any):
+    """tool_result(id) for the full result, framing included, as the agent receives it."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    return lambda tool_use_id: to_tool_result(
+        tool_use_id, MappedResult([{"type": "text", "text": text}], False))
+
+
 def project_outcome(action: str, data: Any) -> Outcome:
-    """A Projects result (`info`, `read`, `search`, `write`, `delete`, `restore`)."""
+    """A Projects result (`info`, `read`, `search`, `write`, `delete`, `restore`): a person
+    sees tables, a meter, the content or a one-line summary; the agent framing stays in
+    `.to_tool_result()`."""
     label = f"project {action}"
+    full, data = data, _shown_to_a_person(data)
     record = data if isinstance(data, Mapping) else {}
     found: dict[str, list[dict[str, Any]]] = {}
     body = None
@@ -99,7 +144,11 @@ def project_outcome(action: str, data: Any) -> Outcome:
             found["hits"] = tables.project_rows("hits", record.get("hits"))
     elif action == "read" and isinstance(record.get("content"), str):
         body = record["content"]
-    return Outcome(label, data, tables=found, body=body, budget=budget, notice=_notice(data))
+    summary = change_summary(action, record)
+    if summary is not None:
+        body = summary
+    return Outcome(label, data, tables=found, body=body, budget=budget, notice=_notice(data),
+                   tool_result=_agent_result(full))
 
 
 def history_outcome(entries: Sequence[Mapping[str, Any]]) -> Outcome:
@@ -150,8 +199,35 @@ def failed_outcome(label: str, error: JdpError) -> Outcome:
                    notice=str(error))
 
 
+def status_summary(status: Mapping[str, Any]) -> str:
+    """Consent, plans and grants in a few lines a person reads."""
+    lines = []
+    if "consent" in status:
+        consent = status["consent"]
+        lines.append("Consent: " + ("given" if consent is True else "not given"
+                                    if consent is False else "unknown (not asked yet)"))
+    for plan in status.get("approved_plans") or ():
+        paths = len(plan.get("writes") or ()) + len(plan.get("deletes") or ())
+        lines.append(f"Plan for {plan.get('project_id')}: {paths} path(s), expires in "
+                     f"{_duration(plan.get('expires_in_s'))}")
+    for key, words in (("verified_grants", "Projects approved for ordinary writes"),
+                       ("grant_ineligible", "Projects that cannot hold a grant")):
+        if key in status:
+            lines.append(f"{words}: {', '.join(status[key]) or 'none'}")
+    for key, value in status.items():
+        if key not in ("consent", "approved_plans", "verified_grants", "grant_ineligible"):
+            lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
+    return "\n".join(lines)
+
+
+def _duration(seconds: Any) -> str:
+    if not isinstance(seconds, int):
+        return "?"
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
 def status_outcome(status: Mapping[str, Any], *, label: str = "design status") -> Outcome:
-    return Outcome(label, dict(status))
+    return Outcome(label, dict(status), body=status_summary(status))
 
 
 def login_outcome(url: str) -> Outcome:
