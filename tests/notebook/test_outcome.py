@@ -87,7 +87,8 @@ def test_history_rows_say_which_entries_can_be_restored():
                                  {"id": 2, "at": at, "action": "write", "path": "b.md",
                                   "has_previous": False}])
     assert out.df["restorable"].tolist() == [True, False]
-    assert str(out.df["time"].dtype).startswith("datetime64[") and "UTC" in str(out.df["time"].dtype)
+    dtype = str(out.df["time"].dtype)
+    assert dtype.startswith("datetime64[") and "UTC" in dtype
     assert out.df["time"].iloc[0].isoformat() == "2026-12-03T09:41:30.408000+00:00"
 
 
