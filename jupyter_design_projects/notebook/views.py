@@ -164,6 +164,27 @@ def trace_outcome(records: Sequence[Mapping[str, Any]]) -> Outcome:
                    "DesignProjects.http_trace = True before the first call.")
 
 
+def design_summary(operation: str, data: Any) -> str | None:
+    """One line for a Design write, delete, plan or preview (the JSON stays in .data)."""
+    if not isinstance(data, Mapping):
+        return None
+    count = lambda key: len(data.get(key) or ())  # noqa: E731 - a local shorthand
+    if operation == "write_files" and isinstance(data.get("written"), int):
+        pages = data.get("pages_written") or []
+        return (f"Wrote {data['written']} file(s)" + (f", {len(pages)} page(s)" if pages else "")
+                + (f" · open: {data['url']}" if data.get("url") else ""))
+    if operation == "delete_files" and "deleted" in data:
+        return f"Deleted {data['deleted']} file(s)"
+    if operation == "finalize_plan" and isinstance(data.get("plan_token"), str):
+        return (f"Plan for project {data.get('project_id')}: {count('writes')} write(s), "
+                f"{count('deletes')} delete(s); pass plan_token=… to the writes "
+                "(.data['plan_token'])")
+    if operation == "render_preview" and "open_url" in data:
+        return (f"Preview of {data['open_url']} · {count('console_logs')} console log(s), "
+                f"{count('failed_requests')} failed request(s)")
+    return None
+
+
 def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     """A `DesignOutcome`: the catalogue for `list`, a body for text, images inline."""
     operation = result.operation
@@ -176,6 +197,8 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
         body = data
     elif isinstance(data, list) and data and all(isinstance(d, Mapping) for d in data):
         found["items"] = [dict(d) for d in data]
+    elif not result.is_error:
+        body = design_summary(operation, data)
     error = getattr(result, "error", None)
     # a refusal's message already names the next step (core.permissions.explain)
     notice = str(error) if error is not None else None
@@ -207,9 +230,11 @@ def status_summary(status: Mapping[str, Any]) -> str:
         lines.append("Consent: " + ("given" if consent is True else "not given"
                                     if consent is False else "unknown (not asked yet)"))
     for plan in status.get("approved_plans") or ():
-        paths = len(plan.get("writes") or ()) + len(plan.get("deletes") or ())
-        lines.append(f"Plan for {plan.get('project_id')}: {paths} path(s), expires in "
-                     f"{_duration(plan.get('expires_in_s'))}")
+        changes = [f"{verb} {', '.join(plan.get(key) or ())}"
+                   for verb, key in (("writes", "writes"), ("deletes", "deletes"))
+                   if plan.get(key)]
+        lines.append(f"Plan for {plan.get('project_id')}: {'; '.join(changes) or 'no paths'}"
+                     f" (expires in {_duration(plan.get('expires_in_s'))})")
     for key, words in (("verified_grants", "Projects approved for ordinary writes"),
                        ("grant_ineligible", "Projects that cannot hold a grant")):
         if key in status:

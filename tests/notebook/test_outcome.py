@@ -133,7 +133,7 @@ def test_delete_and_status_read_as_sentences():
         {"project_id": "p1", "writes": ["a"], "deletes": [], "expires_in_s": 754}],
         "verified_grants": [], "grant_ineligible": ["p2"]})
     assert status.body.splitlines() == [
-        "Consent: given", "Plan for p1: 1 path(s), expires in 12 min 34 s",
+        "Consent: given", "Plan for p1: writes a (expires in 12 min 34 s)",
         "Projects approved for ordinary writes: none",
         "Projects that cannot hold a grant: p2"]
 
@@ -348,3 +348,24 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
     outcome = trace_outcome(records)
     assert [row["url"] for row in outcome.data] == [
         "http://127.0.0.1/2", "http://127.0.0.1/1", "http://127.0.0.1/0"]
+
+
+@pytest.mark.parametrize(("operation", "data", "line"), [
+    ("write_files", {"written": 2, "url": "https://d.example/p/1", "etags": {},
+                     "pages_written": ["slides/a.html"]},
+     "Wrote 2 file(s), 1 page(s) · open: https://d.example/p/1"),
+    ("delete_files", {"deleted": 3}, "Deleted 3 file(s)"),
+    ("finalize_plan", {"plan_token": "t", "project_id": "p1", "writes": ["a", "b"],
+                       "deletes": []},
+     "Plan for project p1: 2 write(s), 0 delete(s); pass plan_token=… to the writes "
+     "(.data['plan_token'])"),
+    ("render_preview", {"open_url": "https://d.example/p/1/s.html", "console_logs": [],
+                        "failed_requests": [{"url": "x", "status": 404}]},
+     "Preview of https://d.example/p/1/s.html · 0 console log(s), 1 failed request(s)"),
+])
+def test_design_writes_plans_and_previews_read_as_one_line(operation, data, line):
+    from jupyter_design_projects.design.approval import DesignOutcome
+
+    out = views.design_outcome(DesignOutcome.of_data(operation, data))
+    assert out.body == line and out.data == data
+    assert line in out._repr_mimebundle_()["text/plain"]
