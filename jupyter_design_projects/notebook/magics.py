@@ -230,7 +230,8 @@ class DesignProjects(Magics):
         """The attached claude.ai Project (its knowledge, docs and uploads).
 
         Each returns an Outcome: .data, .df, .local_file, .to_tool_result(id).
-        `$name` passes a Python variable.
+        `$name` passes a Python variable. A failure fails the cell with one line naming
+        the next step; `%project last` keeps its outcome (`--outcome` returns it).
         """
         return self._run("project", line, cell, local_ns)
 
@@ -242,8 +243,8 @@ class DesignProjects(Magics):
         """The remote Design canvas (its operations come from the service's catalogue).
 
         A call that needs approval shows a card (Approve / Approve for this project /
-        Deny) and returns a PendingOutcome; where nobody can click it returns an error
-        outcome naming the explicit command.
+        Deny) and returns a PendingOutcome; where nobody can click it fails the cell with
+        one line naming the explicit command (`%design last` keeps the outcome).
         """
         return self._run("design", line, cell, local_ns)
 
