@@ -156,3 +156,45 @@ def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
     assert css_colour(page, "#1f4e79") != brand and css_colour(page, "#e0e0e0") != css_colour(
         page, "var(--jp-layout-color3)")
     page.locator(".jp-NotebookPanel").screenshot(path=str(SCREENSHOTS / "jdp-dark-theme.png"))
+
+
+@pytest.fixture
+def widget_state_saved(tmp_path: Path) -> None:
+    """JupyterLab saves widget state into the notebook (set before the lab starts), so a
+    reloaded page can draw a card from the saved state with no kernel behind it."""
+    target = (tmp_path / "user-settings" / "@jupyter-widgets" / "jupyterlab-manager"
+              / "plugin.jupyterlab-settings")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps({"saveState": True}))
+
+
+@pytest.mark.browser
+def test_a_card_reloaded_into_a_new_kernel_is_inert_and_says_rerun(
+        widget_state_saved, lab_page, lab):
+    page = lab_page
+    name = notebook(lab, "reload.ipynb", [
+        "%load_ext jupyter_design_projects", write_cell("slides/94-reload.html")])
+    open_notebook(page, lab, name)
+    run_cell(page, 0)
+    card = run_cell(page, 1)
+    expect(card.get_by_role("button", name="Approve", exact=True)).to_be_visible(
+        timeout=KERNEL_MS)
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
+                           timeout=KERNEL_MS)
+    saved = nbformat.read(lab.root_dir / name, as_version=4)
+    assert "application/vnd.jupyter.widget-state+json" in saved.metadata.get("widgets", {})
+    # a new kernel, then the page reloaded: the card is drawn from the saved state
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session"
+                  ".kernel.restart()")
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    page.reload()
+    page.wait_for_function("() => window.jupyterapp !== undefined")
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    card = cell(page, 1)
+    stale = card.locator(".jdp-card-stale")
+    expect(stale).to_be_visible(timeout=KERNEL_MS)
+    expect(stale).to_contain_text("re-run the cell")
+    button = card.locator(".jdp-card-buttons button").first
+    assert button.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
+    card.screenshot(path=str(SCREENSHOTS / "jdp-reloaded-card.png"))
