@@ -8,8 +8,9 @@ exactly what the buttons do, for code and tests.
 
 from __future__ import annotations
 
+import dataclasses
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
@@ -91,12 +92,16 @@ class ApprovalCard:
     """One card for one Design call; a follow-up request (e.g. the grant after consent)
     replaces the card's content, and the final result renders into `output`."""
 
-    def __init__(self, pending: Any, resume: Resume, present: Callable[[Any], Outcome]) -> None:
+    def __init__(self, pending: Any, resume: Resume, present: Callable[[Any], Outcome],
+                 project_names: Mapping[str, str | None] | None = None) -> None:
         import ipywidgets as w
 
         self._w = w
         self._resume = resume
         self._present = present
+        #: display-safe project names the notebook already looked up (plan cards name the
+        #: project, not just its id)
+        self._names = project_names if project_names is not None else {}
         self.operation = pending.operation
         self.pending: Any | None = None
         self.outcome: Outcome | None = None
@@ -120,7 +125,7 @@ class ApprovalCard:
         w = self._w
         self.pending = pending
         request: ApprovalRequest = pending.request
-        self.header.value = card_html(request)
+        self.header.value = card_html(self._named(request))
         answers: dict[str, Callable[[], Any]] = {
             APPROVE: self.approve, APPROVE_FOR_PROJECT: lambda: self.approve(durable=True),
             DENY: self.deny}
@@ -135,6 +140,12 @@ class ApprovalCard:
         self.durable_button = made.get(APPROVE_FOR_PROJECT)
         self.deny_button = made.get(DENY)
         self.buttons.children = tuple(made.values())
+
+    def _named(self, request: ApprovalRequest) -> ApprovalRequest:
+        name = self._names.get(request.project_id or "")
+        if request.project_name or not name:
+            return request
+        return dataclasses.replace(request, project_name=name)
 
     def _disable(self) -> None:
         for button in self.buttons.children:

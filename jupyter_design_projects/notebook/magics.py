@@ -98,8 +98,9 @@ class DesignProjects(Magics):
         self._answerable: bool | None = None
         #: each magic's last outcome, failed ones included (`%design last`, `%project last`)
         self._last: dict[str, Any] = {}
-        #: Design project ids a read-only get_project found in this session
-        self._projects_seen: set[str] = set()
+        #: Design project id -> its display-safe name (None when it has none), for each
+        #: project a read-only get_project found in this session
+        self._projects_seen: dict[str, str | None] = {}
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
@@ -401,7 +402,8 @@ class DesignProjects(Magics):
         from .cards import ApprovalCard
         from .outcome import PendingOutcome
 
-        card = ApprovalCard(result, resume=self._resume, present=views.design_outcome)
+        card = ApprovalCard(result, resume=self._resume, present=views.design_outcome,
+                            project_names=self._projects_seen)
         display(card.widget)
         return PendingOutcome(operation, card)
 
@@ -420,7 +422,11 @@ class DesignProjects(Magics):
                                    f"project the service knows ({said}); `%design "
                                    "list_projects` lists them")
         if not getattr(found, "is_error", True):
-            self._projects_seen.add(project_id)
+            from ..core.display import ProjectIdentity, project_identity
+
+            identity = project_identity(project_id, found.data)
+            self._projects_seen[project_id] = (identity.name if isinstance(
+                identity, ProjectIdentity) else None)
 
     def _resume(self, pending: Any, approved: bool, durable: bool):
         """The card's continuation: a person has just answered, so asking again is allowed."""

@@ -48,7 +48,7 @@ def test_a_write_to_a_missing_project_fails_before_any_card(shell, live):
     shell.run_line_magic("design", "consent")
     text = failure(shell, "design", "write_files project_id=nope files=[]")
     assert "'nope' names no Design project" in text and "%design list_projects" in text
-    assert live._projects_seen == set()
+    assert live._projects_seen == {}
 
 
 def test_a_write_to_an_existing_project_still_shows_its_card(shell, live):
@@ -59,6 +59,17 @@ def test_a_write_to_an_existing_project_still_shows_its_card(shell, live):
     pending = shell.run_line_magic("design", "write_files project_id=$pid files=$files")
     assert not pending.done and pending.card.pending.request.kind == "grant"
     assert shell.user_ns["pid"] in live._projects_seen
+
+
+def test_a_plan_card_names_the_project_not_just_its_id(shell, live):
+    shell.run_line_magic("design", "consent")
+    projects = shell.run_line_magic("design", "list_projects")
+    deck = next(p for p in projects.data if p["name"] == "Quarterly Review Deck")
+    shell.user_ns["pid"] = deck["id"]
+    plan = shell.run_line_magic(
+        "design", "finalize_plan project_id=$pid writes='[\"slides/x.html\"]'")
+    assert plan.card.pending.request.kind == "plan"
+    assert f"Quarterly Review Deck ({deck['id']})" in plan.card.header.value
 
 
 def test_restore_of_a_create_says_it_would_delete(shell, live):
