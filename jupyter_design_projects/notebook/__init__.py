@@ -2,5 +2,5 @@
 
 __all__ = [
     "budget", "cards", "catalogue", "grammar", "lab_status", "magics", "outcome", "progress",
-    "subcommands", "tables", "views"
+    "subcommands", "tables", "theme", "views"
 ]

@@ -36,13 +36,15 @@ def failure_line(failed: JdpError | Outcome, tool: str) -> str:
     else:  # the service's own tool error: its text is the message
         assert isinstance(failed, Outcome)
         said = failed.data if isinstance(failed.data, str) else _json_line(failed.data)
-        said = " ".join(said.split())
-        if len(said) > FAILURE_TEXT:
-            said = said[:FAILURE_TEXT] + "…"
+        said = _clipped(" ".join(said.split()))
         text = f"{failed.label.capitalize()} failed: {said}"
     if isinstance(failed, Outcome):
         text = f"{text} (The failed outcome: `%{tool} last`.)"
     return text
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= FAILURE_TEXT else text[:FAILURE_TEXT] + "…"
 
 
 def _json_line(data: Any) -> str:
@@ -180,8 +182,10 @@ def design_summary(operation: str, data: Any) -> str | None:
                 f"{count('deletes')} delete(s); pass plan_token=… to the writes "
                 "(.data['plan_token'])")
     if operation == "render_preview" and "open_url" in data:
+        text = data.get("text_content")
+        excerpt = f"\n{_clipped(' '.join(text.split()))}" if isinstance(text, str) else ""
         return (f"Preview of {data['open_url']} · {count('console_logs')} console log(s), "
-                f"{count('failed_requests')} failed request(s)")
+                f"{count('failed_requests')} failed request(s){excerpt}")
     return None
 
 

@@ -362,6 +362,9 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
     ("render_preview", {"open_url": "https://d.example/p/1/s.html", "console_logs": [],
                         "failed_requests": [{"url": "x", "status": 404}]},
      "Preview of https://d.example/p/1/s.html · 0 console log(s), 1 failed request(s)"),
+    ("render_preview", {"open_url": "u", "console_logs": ["a"], "failed_requests": [],
+                        "text_content": "Next   steps\nShip it"},
+     "Preview of u · 1 console log(s), 0 failed request(s)\nNext steps Ship it"),
 ])
 def test_design_writes_plans_and_previews_read_as_one_line(operation, data, line):
     from jupyter_design_projects.design.approval import DesignOutcome
