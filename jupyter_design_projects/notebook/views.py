@@ -20,6 +20,8 @@ def one_line(error: JdpError) -> str:
     return " ".join(str(error).split()) or error.kind
 
 
+#: a write's summary names at most this many paths (.data has them all)
+NAMED_PATHS = 5
 #: characters of a service's error text quoted in a failure line
 FAILURE_TEXT = 300
 
@@ -172,8 +174,11 @@ def design_summary(operation: str, data: Any) -> str | None:
         return None
     count = lambda key: len(data.get(key) or ())  # noqa: E731 - a local shorthand
     if operation == "write_files" and isinstance(data.get("written"), int):
-        pages = data.get("pages_written") or []
-        return (f"Wrote {data['written']} file(s)" + (f", {len(pages)} page(s)" if pages else "")
+        etags = data.get("etags")
+        paths = [str(p) for p in (etags if isinstance(etags, Mapping) else
+                                  data.get("pages_written") or [])]
+        named = ", ".join(paths[:NAMED_PATHS]) + (" …" if len(paths) > NAMED_PATHS else "")
+        return (f"Wrote {data['written']} file(s)" + (f": {named}" if named else "")
                 + (f" · open: {data['url']}" if data.get("url") else ""))
     if operation == "delete_files" and "deleted" in data:
         return f"Deleted {data['deleted']} file(s)"

@@ -75,7 +75,7 @@ def test_quickstart_with_its_plan_approved_writes_the_slide_and_previews_it(
     nbformat.write(book, scratch)
     executed = run_path(scratch, tmp_path, monkeypatch)
     written = text_of(outputs(executed, "written = %design write_files"))
-    assert "Wrote 1 file(s), 1 page(s)" in written  # the one-line summary
+    assert "Wrote 1 file(s): slides/04-next-steps.html" in written  # one-line summary
     assert "permission_denied" not in written
     assert "slides/04-next-steps.html" in text_of(outputs(executed, "%design status"))
     preview = outputs(executed, "preview = %design render_preview")

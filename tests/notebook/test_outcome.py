@@ -351,9 +351,14 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
 
 
 @pytest.mark.parametrize(("operation", "data", "line"), [
-    ("write_files", {"written": 2, "url": "https://d.example/p/1", "etags": {},
+    ("write_files", {"written": 2, "url": "https://d.example/p/1",
+                     "etags": {"slides/a.html": "e1", "a.css": "e2"},
                      "pages_written": ["slides/a.html"]},
-     "Wrote 2 file(s), 1 page(s) · open: https://d.example/p/1"),
+     "Wrote 2 file(s): slides/a.html, a.css · open: https://d.example/p/1"),
+    ("write_files", {"written": 6, "etags": {f"p{i}": "e" for i in range(6)}},
+     "Wrote 6 file(s): p0, p1, p2, p3, p4 …"),
+    ("write_files", {"written": 5, "etags": {f"p{i}": "e" for i in range(5)}},
+     "Wrote 5 file(s): p0, p1, p2, p3, p4"),
     ("delete_files", {"deleted": 3}, "Deleted 3 file(s)"),
     ("finalize_plan", {"plan_token": "t", "project_id": "p1", "writes": ["a", "b"],
                        "deletes": []},
