@@ -98,6 +98,13 @@ TRANSPORT_REASONS = {
     "deadline": "no complete answer within the request deadline",
     "too_large": "the answer was larger than its byte cap, so reading stopped",
 }
+#: the setting that turns approval cards back on (what `approval_mode = 'deny'` refusals name)
+APPROVAL_MODE_ON = "%config DesignProjects.approval_mode = 'auto'"
+APPROVAL_MODE_DENY = (
+    "it needs a person's approval and approval cards are off (DesignProjects.approval_mode "
+    f"is 'deny'). Run `{APPROVAL_MODE_ON}` (or 'widget') and run the call again.")
+#: the httpx exception names that mean no connection was made
+CONNECTION_FAILURES = ("ConnectError", "ConnectTimeout")
 #: a Projects API body is quoted up to this many characters
 BODY_SHOWN = 500
 
@@ -134,7 +141,35 @@ def _log(tail: str) -> str:
 
 
 def _suggestion(e: InvalidArguments) -> str:
+    if e.field == "plan_token":  # only finalize_plan mints one
+        return (" A plan token comes from finalize_plan: run `%design finalize_plan "
+                "project_id=… deletes=[…]` (or writes=[…]), approve its card, then pass its "
+                "plan_token.")
     return f" Did you mean {e.suggestion!r}?" if e.suggestion else ""
+
+
+def is_connection_failure(error: TransportError) -> bool:
+    """Whether the request never reached a service (nothing listening, no route)."""
+    return any(name in error.reason for name in CONNECTION_FAILURES)
+
+
+def connection_line(error: TransportError, url: str) -> str:
+    """A connection failure, naming the URL and what to do."""
+    where = url or "the offline reference service"
+    return (f"{error.action}: could not connect to {where}. Check that the service is "
+            "running and the URL is right (`%config DesignProjects.api_base_url` / "
+            "`web_base_url`; empty means the built-in reference service), then run the "
+            "cell again.")
+
+
+def reworded(error: JdpError, message: str) -> JdpError:
+    """A copy of `error` (same class and fields) whose line is `message`: for the few
+    lines only the notebook can complete (a did-you-mean, the configured URL)."""
+    twin = type(error).__new__(type(error), message)
+    twin.__dict__.update(error.__dict__)
+    twin.message = message
+    twin.args = (message,)
+    return twin
 
 
 _REREAD = "Re-read the project (`%project info`); the previous content is in `%project history`."

@@ -2,5 +2,5 @@
 
 __all__ = [
     "budget", "cards", "catalogue", "deck", "grammar", "magics", "outcome", "progress",
-    "prompt", "subcommands", "tables", "views"
+    "prompt", "subcommands", "tables", "theme", "views"
 ]

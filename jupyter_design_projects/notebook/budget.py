@@ -8,6 +8,8 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from .theme import colour
+
 #: fill levels (fraction of the budget) at which the meter turns amber, then red
 WARN_AT = 0.8
 FULL_AT = 0.95
@@ -53,17 +55,14 @@ def budget_of(stats: Any) -> Budget | None:
     return Budget(size, limit, _int(stats.get("project_knowledge_search_threshold")),
                   uses if isinstance(uses, bool) else None)
 
-
-_COLOURS = {"ok": "#2e7d32", "warn": "#f9a825", "full": "#c62828"}
-
-
 def meter_html(budget: Budget) -> str:
     percent = budget.fraction * 100
     marker = ""
     if budget.search_threshold and budget.max_knowledge_size > 0:
         at = min(100.0, budget.search_threshold / budget.max_knowledge_size * 100)
         marker = (f'<div title="search threshold" style="position:absolute;left:{at:.2f}%;'
-                  'top:0;bottom:0;border-left:2px dashed #555"></div>')
+                  'top:0;bottom:0;border-left:2px dashed '
+                  f'{colour("marker")}"></div>')
     search = ""
     if budget.uses_search is not None:
         search = " · knowledge search " + ("on" if budget.uses_search else "off")
@@ -74,8 +73,8 @@ def meter_html(budget: Budget) -> str:
     return (
         '<div class="jdp-budget" style="margin:4px 0">'
         '<div style="position:relative;height:10px;width:100%;max-width:480px;'
-        'background:#e0e0e0;border-radius:5px;overflow:hidden">'
-        f'<div style="height:100%;width:{percent:.2f}%;background:{_COLOURS[budget.level]}">'
+        f'background:{colour("track")};border-radius:5px;overflow:hidden">'
+        f'<div style="height:100%;width:{percent:.2f}%;background:{colour(budget.level)}">'
         f"</div>{marker}</div>"
         f'<div style="font-size:90%">Knowledge budget: {caption}</div></div>'
     )

@@ -11,9 +11,10 @@ elsewhere".
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -21,10 +22,29 @@ from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
 from ..design.approval import PendingApproval
 from ..errors import ApprovalClosed, JdpError, PermissionDenied
 from .outcome import Outcome
+from .theme import colour
 from .views import failed_outcome
 
 #: each button's ipywidgets style (the long label gets an automatic width)
 BUTTON_STYLES = {APPROVE: "success", APPROVE_FOR_PROJECT: "info", DENY: "danger"}
+
+#: shown only while the card's widgets have lost their kernel (ipywidgets marks every view
+#: `jupyter-widgets-disconnected` when the kernel restarts, and a card restored from saved
+#: widget state never had one): the buttons go inert and this line says what to do
+STALE_LINE = ("This card's kernel is gone (restarted or reloaded): re-run the cell to be "
+              "asked again.")
+STALE_CSS = (
+    ".jdp-card-stale{display:none}"
+    ".jupyter-widgets-disconnected.jdp-card-box .jdp-card-stale,"
+    ".jdp-card-box .jupyter-widgets-disconnected.jdp-card-stale{display:block}"
+    ".jupyter-widgets-disconnected.jdp-card-box .jdp-card-buttons button,"
+    ".jdp-card-buttons.jupyter-widgets-disconnected button,"
+    ".jdp-card-buttons button.jupyter-widgets-disconnected"
+    "{pointer-events:none;opacity:.45;cursor:not-allowed}"
+)
+
+#: the status line after "Approve for this project" met a project that cannot hold a grant
+GRANT_REFUSED = "this project cannot hold a grant; approve this batch only?"
 
 #: resume(pending, approved, durable) → a DesignOutcome or a follow-up PendingApproval
 Resume = Callable[[Any, bool, bool], Any]
@@ -67,7 +87,7 @@ def card_html(request: ApprovalRequest) -> str:
                      f"{html.escape(label)}</th><td>{shown}</td></tr>")
     notes = "".join(f'<p style="margin:4px 0">{html.escape(line)}</p>' for line in lines)
     withheld = "".join(
-        f'<p class="jdp-card-withheld" style="margin:4px 0;color:#757575">'
+        f'<p class="jdp-card-withheld" style="margin:4px 0;color:{colour("muted")}">'
         f"No &quot;{html.escape(button)}&quot;: {html.escape(why)}</p>"
         for button, why in request.withheld)
     return (
@@ -83,7 +103,8 @@ class ApprovalCard:
     replaces the card's content, and the final result renders into `output`."""
 
     def __init__(self, pending: Any, resume: Resume, present: Callable[[Any], Outcome],
-                 watch: Watch | None = None) -> None:
+                 watch: Watch | None = None,
+                 project_names: Mapping[str, str | None] | None = None) -> None:
         import ipywidgets as w
 
         self._w = w
@@ -94,6 +115,9 @@ class ApprovalCard:
         #: a click (main thread) and the watcher (the loop's thread) answer a card once
         self._lock = threading.Lock()
         self._finished = threading.Event()
+        #: display-safe project names the notebook already looked up (plan cards name the
+        #: project, not just its id)
+        self._names = project_names if project_names is not None else {}
         self.operation = pending.operation
         self.pending: Any | None = None
         self.outcome: Outcome | None = None
@@ -101,16 +125,23 @@ class ApprovalCard:
         self.header = w.HTML()
         self.status = w.HTML()
         self.buttons = w.HBox()
+        self.buttons.add_class("jdp-card-buttons")
+        self.stale = w.HTML(
+            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
+            f"<b>{html.escape(STALE_LINE)}</b></p>")
+        self.stale.add_class("jdp-card-stale")
         self.output = w.Output()
-        self.widget = w.VBox([self.header, self.buttons, self.status, self.output],
-                             layout=w.Layout(border="1px solid #9e9e9e", padding="6px"))
+        self.widget = w.VBox([self.header, self.stale, self.buttons, self.status, self.output],
+                             layout=w.Layout(border=f"1px solid {colour('border')}",
+                                             padding="6px"))
+        self.widget.add_class("jdp-card-box")
         self._ask(pending)
 
     def _ask(self, pending: Any) -> None:
         w = self._w
         self.pending = pending
         request: ApprovalRequest = pending.request
-        self.header.value = card_html(request)
+        self.header.value = card_html(self._named(request))
         answers: dict[str, Callable[[], Any]] = {
             APPROVE: self.approve, APPROVE_FOR_PROJECT: lambda: self.approve(durable=True),
             DENY: self.deny}
@@ -154,6 +185,12 @@ class ApprovalCard:
         if result is not None:
             self._show(result)
 
+    def _named(self, request: ApprovalRequest) -> ApprovalRequest:
+        name = self._names.get(request.project_id or "")
+        if request.project_name or not name:
+            return request
+        return dataclasses.replace(request, project_name=name)
+
     def _disable(self) -> None:
         for button in self.buttons.children:
             button.disabled = True
@@ -182,7 +219,13 @@ class ApprovalCard:
             result = self._resume(pending, approved, durable)
         except JdpError as exc:
             return self._finish(failed_outcome(f"design {self.operation}", exc))
-        return self._show(result)
+        shown = self._show(result)
+        if (durable and isinstance(result, PendingApproval)
+                and result.request.reason == "grant_ineligible"):
+            # the grant POST answered 404: say so, rather than "approved for this project"
+            self.history[-1] = f"{pending.request.kind}: {GRANT_REFUSED}"
+            self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
+        return shown
 
     def _show(self, result: Any) -> Outcome | None:
         """A follow-up card, or the final Outcome rendered into the card."""

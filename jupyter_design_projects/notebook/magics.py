@@ -5,16 +5,20 @@ Loading registers the magics; `%load_ext` also begins opening the session in the
 background (`start_session`: with no service configured that is the Jupyter server's
 reference service, or one this process starts), so the first call finds it ready. The
 session closes on unload and at exit; changing a setting trait before any call discards
-the session begun in the background. Expected failures become a one-line `UsageError`.
-A Design call that needs a person where nobody can answer (`approval_mode` 'deny', or
-'auto' with stdin not allowed, as under nbclient and papermill) does not raise: it returns
-an error outcome whose message names the explicit command (e.g. `%design consent`), so
-headless notebooks run through and show why nothing was written.
+the session begun in the background.
+
+One error style for both pipelines: an expected failure or a refusal (a Design call that
+needs a person where nobody can answer included) fails the cell with one `UsageError` line
+that names the next step, so Run All, nbclient and papermill stop there. The failed outcome
+stays reachable with `%design last` / `%project last`. `%config DesignProjects.errors =
+'outcome'`, or `--outcome` as the first word of one line, returns error outcomes instead
+(for notebooks that debug the API). A pending approval card is not a failure.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import weakref
 from collections import ChainMap
@@ -31,9 +35,20 @@ from IPython.core.magic import (
 from traitlets import Bool, Enum, Unicode, observe
 
 from ..core.permissions import explain
-from ..errors import BadCommand, JdpError, PermissionDenied, PermissionRefused
+from ..errors import (
+    BadCommand,
+    InvalidArguments,
+    InvalidProjectsArgument,
+    JdpError,
+    PermissionDenied,
+    PermissionRefused,
+    TransportError,
+    UnknownOperation,
+    guidance,
+)
 from ..settings import Settings
 from . import grammar, subcommands, views
+from .outcome import Outcome
 
 #: traits that are passed to Settings.resolve as overrides (never a secret among them)
 SETTING_TRAITS = (
@@ -71,6 +86,12 @@ class DesignProjects(Magics):
                                                "given elsewhere (Design settings) and go on.")
     client_platform = Unicode("jupyter_design_projects", config=True,
                               help="The anthropic-client-platform of every Design request.")
+    errors = Enum(
+        ("raise", "outcome"), "raise", config=True,
+        help="'raise': an expected failure or refusal fails the cell with one line naming "
+             "the next step (Run All and papermill stop there); 'outcome': it returns the "
+             "error outcome instead. Either way `%design last` / `%project last` has it.",
+    )
 
     def __init__(self, shell=None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -85,6 +106,11 @@ class DesignProjects(Magics):
         self._answerable: bool | None = None
         #: the notebook's deck (`%design deck open|new`)
         self._deck: Any = None
+        #: each magic's last outcome, failed ones included (`%design last`, `%project last`)
+        self._last: dict[str, Any] = {}
+        #: Design project id -> its display-safe name (None when it has none), for each
+        #: project a read-only get_project found in this session
+        self._projects_seen: dict[str, str | None] = {}
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
@@ -161,6 +187,7 @@ class DesignProjects(Magics):
         self._session = None
         self._finalizer = None
         self._design_started = False
+        self._projects_seen.clear()
 
     # ------------------------------------------------------------ who can answer
 
@@ -251,16 +278,10 @@ class DesignProjects(Magics):
         """The attached claude.ai Project (its knowledge, docs and uploads).
 
         Each returns an Outcome: .data, .df, .local_file, .to_tool_result(id).
-        `$name` passes a Python variable.
+        `$name` passes a Python variable. A failure fails the cell with one line naming
+        the next step; `%project last` keeps its outcome (`--outcome` returns it).
         """
-        try:
-            command = grammar.parse_project(line, cell, self._namespace(local_ns))
-            if command.help is not None:
-                print(command.help)
-                return None
-            return self._project(command)
-        except JdpError as exc:
-            raise UsageError(views.one_line(exc)) from None
+        return self._run("project", line, cell, local_ns)
 
     @no_var_expand
     @needs_local_scope
@@ -270,20 +291,102 @@ class DesignProjects(Magics):
         """The remote Design canvas (its operations come from the service's catalogue).
 
         A call that needs approval shows a card (Approve / Approve for this project /
-        Deny) and returns a PendingOutcome; where nobody can click it returns an error
-        outcome naming the explicit command.
+        Deny) and returns a PendingOutcome; where nobody can click it fails the cell with
+        one line naming the explicit command (`%design last` keeps the outcome).
         """
+        return self._run("design", line, cell, local_ns)
+
+    def _run(self, tool: str, line: str, cell: str | None, local_ns: Any):
+        """Parse, run and settle one magic: a failure raises one `UsageError` line (or, with
+        errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
+        as_outcome, line = _outcome_flag(line, self.errors == "outcome")
         try:
-            command = grammar.parse_design(line, cell, self._namespace(local_ns))
+            if tool == "project":
+                command = grammar.parse_project(line, cell, self._namespace(local_ns))
+            else:
+                command = grammar.parse_design(line, cell, self._namespace(local_ns))
             if command.help is not None:
-                print(command.help)
+                print(self._help(command))
                 return None
-            with self._answering(self._live_can_ask()), self._first_handshake() as panel:
-                if panel is not None:
-                    panel.report("Design handshake (initialize, tools/list)", 0, 1)
-                return self._design(command)
+            if command.action == "last":
+                return self._last_outcome(tool)
+            if tool == "project":
+                outcome = self._project(command)
+            else:
+                with self._answering(self._live_can_ask()), \
+                        self._first_handshake() as panel:
+                    if panel is not None:
+                        panel.report("Design handshake (initialize, tools/list)", 0, 1)
+                    outcome = self._design(command)
+        except BadCommand as exc:  # a mistyped line: nothing ran, nothing to keep
+            raise UsageError(views.failure_line(exc, tool)) from None
         except JdpError as exc:
-            raise UsageError(views.one_line(exc)) from None
+            error = self._reworded(exc)
+            outcome = views.failed_outcome(f"{tool} {_label(line)}", error)
+        return self._settle(tool, outcome, as_outcome)
+
+    def _settle(self, tool: str, outcome: Any, as_outcome: bool):
+        if isinstance(outcome, Outcome) and outcome.error is not None:
+            error = self._reworded(outcome.error)
+            if error is not outcome.error:
+                outcome.error, outcome.notice = error, str(error)
+        self._last[tool] = outcome
+        if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
+            return outcome  # a pending card is not a failure
+        raise UsageError(views.failure_line(outcome, tool)) from None
+
+    def _last_outcome(self, tool: str):
+        if tool not in self._last:
+            raise UsageError(f"%{tool} last: no %{tool} call has finished in this session yet.")
+        return self._last[tool]
+
+    def _help(self, command: grammar.Command) -> str:
+        """--help text; for a Design operation, its fields from the catalogue's schema."""
+        if command.tool != "design" or command.action != "call":
+            return command.help or ""
+        schema = self._known_schema(command.args["operation"])
+        return (command.help or "") + views.schema_fields(command.args["operation"], schema)
+
+    def _known_schema(self, operation: str) -> dict | None:
+        """The input schema of `operation`: the service's, once the catalogue is known in
+        this session, else the client's declared floor (no call is made for --help)."""
+        from ..core.design_operations import BY_NAME
+
+        if operation in BY_NAME:
+            return BY_NAME[operation].schema
+        entry = next((e for e in self._catalogue() if e.name == operation), None)
+        return entry.input_schema if entry is not None else None
+
+    def _catalogue(self) -> list:
+        """The live catalogue's entries when this session has already listed it, else []."""
+        session = self._session
+        if session is None or not session.design.session.state.discovered:
+            return []
+        try:
+            return session.run(session.design.catalogue.entries())
+        except JdpError:
+            return []
+
+    def _reworded(self, error: JdpError) -> JdpError:
+        """The few failures whose line needs what only the magic knows: the approval_mode
+        setting, the catalogue (did-you-mean) and the configured URL."""
+        if (isinstance(error, PermissionDenied) and error.reason == "nobody_can_approve"
+                and self.approval_mode == "deny"):
+            return PermissionRefused(error.operation, "approval_mode_deny",
+                                     guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
+        if isinstance(error, UnknownOperation):
+            from ..core.design_operations import BY_NAME
+
+            names = sorted({*BY_NAME, *(e.name for e in self._catalogue())})
+            close = difflib.get_close_matches(error.operation, names, n=1, cutoff=0.6)
+            if close:
+                return guidance.reworded(error, f"{error} Did you mean {close[0]!r}?")
+        if isinstance(error, TransportError) and guidance.is_connection_failure(error):
+            settings = self.settings()
+            url = (settings.web_base_url if error.action.startswith("project")
+                   else settings.api_base_url)
+            return guidance.reworded(error, guidance.connection_line(error, url))
+        return error
 
     # ------------------------------------------------------------ %project
 
@@ -293,6 +396,7 @@ class DesignProjects(Magics):
         if action == "history":
             return views.history_outcome(projects.history(args["limit"]))
         if action == "restore":
+            _refuse_restoring_a_create(projects.history, args["entry_id"])
             data = self.session.run(projects.restore(args["entry_id"]))
             return views.project_outcome("restore", data)
         call_args = {k: v for k, v in args.items() if v is not None}
@@ -334,24 +438,23 @@ class DesignProjects(Magics):
 
     def _call(self, operation: str, arguments: dict):
         session = self.session
-        try:
-            result = session.run(session.design.call(operation, arguments))
-        except PermissionDenied as exc:  # fail closed: shown, not raised
-            return views.failed_outcome(f"design {operation}", exc)
+        result = session.run(session.design.call(operation, arguments))
         from ..design.approval import PendingApproval
 
         if not isinstance(result, PendingApproval):
             return views.design_outcome(result)
-        if not self.can_ask():
-            return views.failed_outcome(f"design {operation}", PermissionRefused(
-                operation, "nobody_can_approve", explain("nobody_can_approve")))
+        if not self.can_ask():  # fail closed
+            raise PermissionRefused(operation, "nobody_can_approve",
+                                    explain("nobody_can_approve"))
+        if result.request.kind != "consent":
+            self._check_project_exists(operation, arguments)
         from IPython.display import display
 
         from .cards import ApprovalCard
         from .outcome import PendingOutcome
 
         card = ApprovalCard(result, resume=self._resume, present=views.design_outcome,
-                            watch=self._watch_grant)
+                            watch=self._watch_grant, project_names=self._projects_seen)
         display(card.widget)
         return PendingOutcome(operation, card)
 
@@ -359,6 +462,27 @@ class DesignProjects(Magics):
         """The grant watcher of a waiting grant card, on the session's loop (spec §8)."""
         session = self.session
         return session.submit(session.design.watch_grant(pending, claim=claim))
+
+    def _check_project_exists(self, operation: str, arguments: dict) -> None:
+        """Before a card for a write: a read-only get_project (never a card of its own)
+        says whether the project exists; one that does not fails the call here."""
+        project_id = arguments.get("project_id")
+        if not isinstance(project_id, str) or project_id in self._projects_seen:
+            return
+        session = self.session
+        with self._answering(False):
+            found = session.run(session.design.call("get_project", {"project_id": project_id}))
+        if getattr(found, "is_error", False) and getattr(found, "error", None) is None:
+            said = found.data if isinstance(found.data, str) else "not found"
+            raise InvalidArguments(operation, "project_id", f"{project_id!r} names no Design "
+                                   f"project the service knows ({said}); `%design "
+                                   "list_projects` lists them")
+        if not getattr(found, "is_error", True):
+            from ..core.display import ProjectIdentity, project_identity
+
+            identity = project_identity(project_id, found.data)
+            self._projects_seen[project_id] = (identity.name if isinstance(
+                identity, ProjectIdentity) else None)
 
     def _resume(self, pending: Any, approved: bool, durable: bool):
         """The card's continuation: a person has just answered, so asking again is allowed."""
@@ -394,6 +518,39 @@ class DesignProjects(Magics):
         if not pasted:
             return views.login_outcome(url)
         return self._login(pasted)
+
+
+OUTCOME_FLAG = "--outcome"
+
+
+def _outcome_flag(line: str, default: bool) -> tuple[bool, str]:
+    """`--outcome` as the line's first word returns error outcomes for this call."""
+    head, _, rest = line.strip().partition(" ")
+    if head == OUTCOME_FLAG:
+        return True, rest
+    return default, line
+
+
+def _label(line: str) -> str:
+    return line.strip().partition(" ")[0] or "call"
+
+
+def _refuse_restoring_a_create(history: Any, entry_id: int) -> None:
+    """A journal entry that created its doc has nothing before it: restoring it would
+    mean deleting the doc, so say that instead of running anything."""
+    for entry in history(JOURNAL_SCAN):
+        if entry.get("id") == entry_id and not entry.get("has_previous"):
+            path = entry.get("path")
+            if entry.get("action") != "create":
+                return
+            raise InvalidProjectsArgument(
+                "restore", "entry_id", f"{entry_id} recorded the creation of {path!r} with "
+                f"nothing before it, so restoring it would delete {path!r}; to do that, run "
+                f"`%project delete {path}`")
+
+
+#: how many journal entries `%project restore` looks through for the entry's kind
+JOURNAL_SCAN = 10_000
 
 
 def load(ipython) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.results import EMPTY_RESULT, MappedResult, to_tool_result
 from ..errors import AwaitingApproval, JdpError
-from . import tables
+from . import tables, theme
 from .budget import Budget, meter_html, meter_text
 
 #: characters of JSON or text shown in a rendering (the data itself is never cut)
@@ -134,11 +134,12 @@ class Outcome:
         return "\n".join(lines)
 
     def _html(self) -> str:
-        colour = "#c62828" if self.is_error else "#1f4e79"
+        colour = theme.colour("error" if self.is_error else "title")
         parts = [f'<div class="jdp-outcome"><div style="font-weight:bold;color:{colour}">'
                  f"{html.escape(self.label)}{' — error' if self.is_error else ''}</div>"]
         if self.notice:
-            parts.append(f'<div style="color:#6d4c41">{html.escape(self.notice)}</div>')
+            parts.append(f'<div style="color:{theme.colour("notice")}">'
+                         f"{html.escape(self.notice)}</div>")
         if self.budget:
             parts.append(meter_html(self.budget))
         if self.local_file:
@@ -153,7 +154,7 @@ class Outcome:
                 parts.append(f'<img alt="preview" style="max-width:100%" '
                              f'src="data:{mime};base64,{encoded}">')
         if self.error is not None:
-            parts.append('<div style="color:#757575;font-size:90%"><code>'
+            parts.append(f'<div style="color:{theme.colour("muted")};font-size:90%"><code>'
                          f"{html.escape(self.error_fields())}</code></div>")
         elif self.body is not None:
             parts.append(f'<pre style="white-space:pre-wrap">{html.escape(_shorten(self.body))}'

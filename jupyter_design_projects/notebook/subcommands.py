@@ -147,6 +147,11 @@ PROJECT = (
         "Write back the content that a journal entry (see %project history) replaced or "
         "deleted.",
         (Arg(("entry_id",), {"type": int, "metavar": "ID"}),)),
+    Subcommand(
+        "project", "last", "",
+        "the last %project outcome, a failed one included",
+        "The outcome of the last %project call of this session, including one that failed "
+        "the cell (its .error, .data and .to_tool_result())."),
 )
 
 DESIGN = (
@@ -210,6 +215,11 @@ DESIGN = (
         "The HTTP trace of this session as a table (method, URL, status, timing; tokens "
         "redacted). Recorded when %config DesignProjects.http_trace = True was set before "
         "the first call."),
+    Subcommand(
+        "design", "last", "",
+        "the last %design outcome, a failed one included",
+        "The outcome of the last %design call of this session, including one that failed "
+        "the cell (its .error, .data and .to_tool_result())."),
 )
 
 #: any other word after %design is the name of a Design operation to run

@@ -24,6 +24,14 @@ COLUMNS: Mapping[str, tuple[str, ...]] = {
               "response_bytes", "error"),
 }
 
+#: columns whose values are whole numbers (a nullable Int64 column: no float ids or sizes)
+INT_COLUMNS = frozenset({"estimated_token_count", "file_size_bytes", "id", "bytes",
+                         "restored_from", "status", "request_bytes", "response_bytes"})
+#: columns of true/false (a nullable boolean column)
+BOOL_COLUMNS = frozenset({"read_only", "destructive", "needs_approval", "restorable"})
+#: columns of ISO 8601 times (a UTC datetime column; shown to the second in HTML)
+TIME_COLUMNS = frozenset({"created_at", "time"})
+
 #: an HTML table shows at most this many rows (the DataFrame has them all)
 HTML_ROW_LIMIT = 50
 #: a cell shows at most this many characters in HTML
@@ -93,7 +101,23 @@ def frame(kind: str, rows: list[dict[str, Any]]):
     import pandas as pd
 
     columns = list(rows[0]) if rows else list(COLUMNS.get(kind, ()))
-    return pd.DataFrame(rows, columns=columns)
+    df = pd.DataFrame(rows, columns=columns)
+    for column in df.columns:
+        if column in INT_COLUMNS:
+            df[column] = pd.to_numeric(df[column], errors="coerce").astype("Int64")
+        elif column in BOOL_COLUMNS:
+            df[column] = df[column].astype("boolean")
+        elif column in TIME_COLUMNS:
+            df[column] = pd.to_datetime(df[column], utc=True, errors="coerce", format="ISO8601")
+    return df
+
+
+def readable_time(value: Any) -> Any:
+    """An ISO 8601 time as `2026-12-03 09:41:30 UTC`; anything else unchanged."""
+    if not isinstance(value, str) or len(value) < 19 or value[10] != "T":
+        return value
+    zone = " UTC" if value.endswith(("Z", "+00:00")) else ""
+    return f"{value[:10]} {value[11:19]}{zone}"
 
 
 def _cell(value: Any) -> str:
@@ -114,7 +138,9 @@ def html_table(rows: list[dict[str, Any]], columns: Sequence[str] | None = None)
     columns = list(columns or rows[0])
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in columns) + "</tr>"
+        "<tr>" + "".join(
+            f"<td>{_cell(readable_time(r.get(c)) if c in TIME_COLUMNS else r.get(c))}</td>"
+            for c in columns) + "</tr>"
         for r in rows[:HTML_ROW_LIMIT]
     )
     more = ""

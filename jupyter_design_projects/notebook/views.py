@@ -3,9 +3,11 @@ Projects or Design result is shown with."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.results import MappedResult, to_tool_result
 from ..errors import JdpError
 from . import tables
 from .budget import budget_of
@@ -18,6 +20,62 @@ def one_line(error: JdpError) -> str:
     return " ".join(str(error).split()) or error.kind
 
 
+#: a write's summary names at most this many paths (.data has them all)
+NAMED_PATHS = 5
+#: characters of a service's error text quoted in a failure line
+FAILURE_TEXT = 300
+
+
+def failure_line(failed: JdpError | Outcome, tool: str) -> str:
+    """The one line a failed cell shows: what went wrong and the next step; for a call
+    that ran, where its outcome is kept (`%design last`)."""
+    error = failed if isinstance(failed, JdpError) else failed.error
+    if error is not None:
+        text = one_line(error)
+        step = error.next_step
+        if step and step not in text:
+            text = f"{text} Next: {step}."
+    else:  # the service's own tool error: its text is the message
+        assert isinstance(failed, Outcome)
+        said = failed.data if isinstance(failed.data, str) else _json_line(failed.data)
+        said = _clipped(" ".join(said.split()))
+        text = f"{failed.label.capitalize()} failed: {said}"
+    if isinstance(failed, Outcome):
+        text = f"{text} (The failed outcome: `%{tool} last`.)"
+    return text
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= FAILURE_TEXT else text[:FAILURE_TEXT] + "…"
+
+
+def _json_line(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def schema_fields(operation: str, schema: Mapping[str, Any] | None) -> str:
+    """`%design OP --help`'s list of the operation's fields, from its input schema."""
+    if not isinstance(schema, Mapping):
+        return (f"\n{operation!r} is not a known operation here: `%design list` shows the "
+                "catalogue.")
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    required = set(schema.get("required") or ())
+    if not properties:
+        return f"\nFields of {operation}: none."
+    lines = [f"\nFields of {operation} (from its input schema):"]
+    width = max(len(name) for name in properties) + 2
+    for name, spec in properties.items():
+        spec = spec if isinstance(spec, Mapping) else {}
+        kind = str(spec.get("type", "any"))
+        if kind == "array" and isinstance(spec.get("items"), Mapping):
+            kind = f"array of {spec['items'].get('type', 'any')}"
+        need = "required" if name in required else "optional"
+        about = spec.get("description")
+        lines.append(f"  {name:<{width}}{kind}, {need}" + (f" — {about}" if about else ""))
+    return "\n".join(lines)
+
+
 def _notice(data: Any) -> str | None:
     if isinstance(data, Mapping):
         for key in ("notice", "note"):
@@ -26,9 +84,54 @@ def _notice(data: Any) -> str | None:
     return None
 
 
+def size_text(n_bytes: Any) -> str:
+    """98 B, 4.2 KiB, 3 MiB: a byte count as a person reads it."""
+    if not isinstance(n_bytes, int) or isinstance(n_bytes, bool):
+        return "size unknown"
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes} B"
+
+
+def change_summary(action: str, record: Mapping[str, Any]) -> str | None:
+    """One line for a write, delete or restore: what changed and how to undo it."""
+    path, journal = record.get("path"), record.get("journal_id")
+    undo = f"`%project restore {journal}`" if isinstance(journal, int) else None
+    if action in ("write", "restore") and isinstance(path, str):
+        verb = "Replaced" if record.get("replaced") else "Created"
+        if action == "restore":
+            verb = f"Restored (from entry {record.get('restored_from')})"
+        elif not record.get("replaced"):
+            undo = f"`%project delete {path}`"
+        line = f"{verb} {path} ({size_text(record.get('bytes'))})"
+    elif action == "delete" and isinstance(path, str):
+        line = f"Deleted {path}"
+    else:
+        return None
+    return f"{line} · undo: {undo}" if undo else line
+
+
+def _shown_to_a_person(data: Any) -> Any:
+    """The result without the agent framing paragraph (that goes to tool_result only)."""
+    if isinstance(data, Mapping) and "framing" in data:
+        return {k: v for k, v in data.items() if k != "framing"}
+    return data
+
+
+def _agent_result(data: Any):
+    """tool_result(id) for the full result, framing included, as the agent receives it."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    return lambda tool_use_id: to_tool_result(
+        tool_use_id, MappedResult([{"type": "text", "text": text}], False))
+
+
 def project_outcome(action: str, data: Any) -> Outcome:
-    """A Projects result (`info`, `read`, `search`, `write`, `delete`, `restore`)."""
+    """A Projects result (`info`, `read`, `search`, `write`, `delete`, `restore`): a person
+    sees tables, a meter, the content or a one-line summary; the agent framing stays in
+    `.to_tool_result()`."""
     label = f"project {action}"
+    full, data = data, _shown_to_a_person(data)
     record = data if isinstance(data, Mapping) else {}
     found: dict[str, list[dict[str, Any]]] = {}
     body = None
@@ -45,8 +148,12 @@ def project_outcome(action: str, data: Any) -> Outcome:
             found["hits"] = tables.project_rows("hits", record.get("hits"))
     elif action == "read" and isinstance(record.get("content"), str):
         body = record["content"]
+    summary = change_summary(action, record)
+    if summary is not None:
+        body = summary
     return Outcome(label, data, tables=found, body=body, budget=budget, notice=_notice(data),
-                   images=_upload_image(record) if action == "read" else ())
+                   images=_upload_image(record) if action == "read" else (),
+                   tool_result=_agent_result(full))
 
 
 #: image uploads a read shows inline (the verified download in the session's temp dir)
@@ -78,6 +185,32 @@ def trace_outcome(records: Sequence[Mapping[str, Any]]) -> Outcome:
                    "DesignProjects.http_trace = True before the first call.")
 
 
+def design_summary(operation: str, data: Any) -> str | None:
+    """One line for a Design write, delete, plan or preview (the JSON stays in .data)."""
+    if not isinstance(data, Mapping):
+        return None
+    count = lambda key: len(data.get(key) or ())  # noqa: E731 - a local shorthand
+    if operation == "write_files" and isinstance(data.get("written"), int):
+        etags = data.get("etags")
+        paths = [str(p) for p in (etags if isinstance(etags, Mapping) else
+                                  data.get("pages_written") or [])]
+        named = ", ".join(paths[:NAMED_PATHS]) + (" …" if len(paths) > NAMED_PATHS else "")
+        return (f"Wrote {data['written']} file(s)" + (f": {named}" if named else "")
+                + (f" · open: {data['url']}" if data.get("url") else ""))
+    if operation == "delete_files" and "deleted" in data:
+        return f"Deleted {data['deleted']} file(s)"
+    if operation == "finalize_plan" and isinstance(data.get("plan_token"), str):
+        return (f"Plan for project {data.get('project_id')}: {count('writes')} write(s), "
+                f"{count('deletes')} delete(s); pass plan_token=… to the writes "
+                "(.data['plan_token'])")
+    if operation == "render_preview" and "open_url" in data:
+        text = data.get("text_content")
+        excerpt = f"\n{_clipped(' '.join(text.split()))}" if isinstance(text, str) else ""
+        return (f"Preview of {data['open_url']} · {count('console_logs')} console log(s), "
+                f"{count('failed_requests')} failed request(s){excerpt}")
+    return None
+
+
 def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     """A `DesignOutcome`: the catalogue for `list`, a body for text, images inline."""
     operation = result.operation
@@ -90,6 +223,8 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
         body = data
     elif isinstance(data, list) and data and all(isinstance(d, Mapping) for d in data):
         found["items"] = [dict(d) for d in data]
+    elif not result.is_error:
+        body = design_summary(operation, data)
     error = getattr(result, "error", None)
     # a refusal's message already names the next step (core.permissions.explain)
     notice = str(error) if error is not None else None
@@ -113,8 +248,37 @@ def failed_outcome(label: str, error: JdpError) -> Outcome:
                    notice=str(error))
 
 
+def status_summary(status: Mapping[str, Any]) -> str:
+    """Consent, plans and grants in a few lines a person reads."""
+    lines = []
+    if "consent" in status:
+        consent = status["consent"]
+        lines.append("Consent: " + ("given" if consent is True else "not given"
+                                    if consent is False else "unknown (not asked yet)"))
+    for plan in status.get("approved_plans") or ():
+        changes = [f"{verb} {', '.join(plan.get(key) or ())}"
+                   for verb, key in (("writes", "writes"), ("deletes", "deletes"))
+                   if plan.get(key)]
+        lines.append(f"Plan for {plan.get('project_id')}: {'; '.join(changes) or 'no paths'}"
+                     f" (expires in {_duration(plan.get('expires_in_s'))})")
+    for key, words in (("verified_grants", "Projects approved for ordinary writes"),
+                       ("grant_ineligible", "Projects that cannot hold a grant")):
+        if key in status:
+            lines.append(f"{words}: {', '.join(status[key]) or 'none'}")
+    for key, value in status.items():
+        if key not in ("consent", "approved_plans", "verified_grants", "grant_ineligible"):
+            lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
+    return "\n".join(lines)
+
+
+def _duration(seconds: Any) -> str:
+    if not isinstance(seconds, int):
+        return "?"
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
 def status_outcome(status: Mapping[str, Any], *, label: str = "design status") -> Outcome:
-    return Outcome(label, dict(status))
+    return Outcome(label, dict(status), body=status_summary(status))
 
 
 def login_outcome(url: str) -> Outcome:

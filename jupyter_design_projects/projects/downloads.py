@@ -16,6 +16,10 @@ from typing import BinaryIO
 from ..core.project_paths import safe_file_name
 from ..errors import DownloadFailed
 
+#: the longest extension a spilled doc keeps (with its dot); longer ones become .txt
+EXTENSION_MAX = 12
+TEXT_EXTENSION = ".txt"
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -61,9 +65,10 @@ class DownloadDir:
             os.chmod(self.root, DIR_MODE)
         return self.root
 
-    def save_text(self, content: str) -> Path:
-        """`project-doc-*.txt`, mode 0600."""
-        return self._save(content.encode("utf-8"), "project-doc-", ".txt")
+    def save_text(self, content: str, doc_path: str = "") -> Path:
+        """`project-doc-*<ext>`, mode 0600: the doc's own extension (`.csv` stays `.csv`,
+        so JupyterLab opens it with the right viewer), `.txt` when it has no usable one."""
+        return self._save(content.encode("utf-8"), "project-doc-", doc_extension(doc_path))
 
     def save_bytes(self, file_name: str, data: bytes) -> Path:
         """`project-file-*-<safe name>`: safe characters only, their last 64, mode 0600."""
@@ -106,3 +111,14 @@ class DownloadDir:
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def doc_extension(doc_path: str) -> str:
+    """The extension a spilled doc's file keeps: the path's last suffix when it is a dot
+    and 1-11 ASCII letters or digits, else `.txt`."""
+    name = doc_path.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if (dot and stem and 0 < len(ext) < EXTENSION_MAX and ext.isascii()
+            and ext.isalnum()):
+        return "." + ext.lower()
+    return TEXT_EXTENSION

@@ -65,13 +65,14 @@ async def read_path(
 def present_text(
     path: str, kind: str, content: str, downloads: DownloadDir, **ids: str
 ) -> dict[str, Any]:
-    """Inline up to 262,144 UTF-8 bytes; beyond that a `project-doc-*.txt` of mode 0600."""
+    """Inline up to 262,144 UTF-8 bytes; beyond that a `project-doc-*` file of mode 0600
+    with the doc's extension."""
     size = len(content.encode("utf-8"))
     result: dict[str, Any] = {"path": path, "kind": kind, **ids, "bytes": size}
     if fits_inline(size):
         result["content"] = content
     else:
-        result["local_file"] = str(downloads.save_text(content))
+        result["local_file"] = str(downloads.save_text(content, path))
         result["note"] = (
             f"The content is larger than {INLINE_MAX_BYTES:,} bytes, so it was saved to "
             "local_file (mode 0600) instead of being returned inline."

@@ -1,6 +1,6 @@
 """The `--seed demo` data: the org "Acme Research" and its attached Project "Team Handbook"
-(markdown docs, a PDF with extracted text, a PNG, a ~3 MiB binary, a GitHub sync source),
-plus the Design demo; seeded once per data dir."""
+(markdown docs, a PDF with extracted text, a PNG, a 3 MiB Parquet table, a GitHub sync
+source), plus the Design demo; seeded once per data dir."""
 
 from __future__ import annotations
 
@@ -67,6 +67,126 @@ def png(width: int = 48, height: int = 32) -> bytes:
             + chunk(b"IDAT", zlib.compress(bytes(rows), 9)) + chunk(b"IEND", b""))
 
 
+# ---------------------------------------------------------------- a Parquet table
+
+#: the demo table's size: large enough that reading it shows the download progress bar
+PARQUET_BYTES = 3 * 1024 * 1024
+_PLANS = ("basic", "plus", "premium")
+# Thrift compact protocol type ids, and the Parquet enum values used here
+_I32, _I64, _BINARY, _LIST, _STRUCT = 5, 6, 8, 9, 12
+_INT32, _INT64, _DOUBLE, _BYTE_ARRAY = 1, 2, 5, 6
+_REQUIRED, _UTF8, _PLAIN, _RLE, _UNCOMPRESSED, _DATA_PAGE = 0, 0, 0, 3, 0, 0
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _zigzag(n: int) -> bytes:
+    return _varint((n << 1) ^ (n >> 63))
+
+
+def _struct(*fields: tuple[int, int, object]) -> bytes:
+    """A Thrift compact struct of (field id, type, value), ids ascending, then STOP."""
+    out, last = bytearray(), 0
+    for fid, kind, value in fields:
+        out.append(((fid - last) << 4) | kind)
+        last = fid
+        out += _value(kind, value)
+    return bytes(out + b"\x00")
+
+
+def _value(kind: int, value: object) -> bytes:
+    if kind in (_I32, _I64):
+        assert isinstance(value, int)
+        return _zigzag(value)
+    if kind == _BINARY:
+        data = value.encode("utf-8") if isinstance(value, str) else value
+        assert isinstance(data, bytes)
+        return _varint(len(data)) + data
+    if kind == _STRUCT:
+        assert isinstance(value, bytes)
+        return value
+    assert kind == _LIST and isinstance(value, tuple)
+    element, items = value
+    head = (bytes([(len(items) << 4) | element]) if len(items) < 15
+            else bytes([0xF0 | element]) + _varint(len(items)))
+    return head + b"".join(_value(element, item) for item in items)
+
+
+def _churn_columns(rows: int) -> list[tuple[str, int, bytes]]:
+    """(name, physical type, PLAIN-encoded values) of the demo churn-features table."""
+    rng = random.Random(20240912)
+    tenure = [rng.randint(1, 72) for _ in range(rows)]
+    charges = [round(rng.uniform(19.0, 119.0), 2) for _ in range(rows)]
+    plans = [_PLANS[rng.randrange(3)].encode() for _ in range(rows)]
+    return [
+        ("customer_id", _INT64, struct.pack(f"<{rows}q", *range(100_001, 100_001 + rows))),
+        ("tenure_months", _INT32, struct.pack(f"<{rows}i", *tenure)),
+        ("monthly_charges", _DOUBLE, struct.pack(f"<{rows}d", *charges)),
+        ("plan", _BYTE_ARRAY, b"".join(struct.pack("<i", len(p)) + p for p in plans)),
+    ]
+
+
+def parquet_table(rows: int, columns: list[tuple[str, int, bytes]], *, pad_to: int = 0) -> bytes:
+    """A valid Parquet file (one row group, one uncompressed PLAIN data page per required
+    column), written without pyarrow; `pad_to` grows the footer's key-value metadata until
+    the file is exactly that many bytes."""
+    body, chunks = bytearray(b"PAR1"), []
+    for name, kind, values in columns:
+        header = _struct((1, _I32, _DATA_PAGE), (2, _I32, len(values)), (3, _I32, len(values)),
+                         (5, _STRUCT, _struct((1, _I32, rows), (2, _I32, _PLAIN),
+                                              (3, _I32, _RLE), (4, _I32, _RLE))))
+        offset = len(body)
+        body += header + values
+        size = len(header) + len(values)
+        chunks.append(_struct((2, _I64, offset), (3, _STRUCT, _struct(
+            (1, _I32, kind), (2, _LIST, (_I32, (_PLAIN, _RLE))), (3, _LIST, (_BINARY, (name,))),
+            (4, _I32, _UNCOMPRESSED), (5, _I64, rows), (6, _I64, size), (7, _I64, size),
+            (9, _I64, offset)))))
+    schema = [_struct((4, _BINARY, "schema"), (5, _I32, len(columns)))]
+    for name, kind, _ in columns:
+        fields: list[tuple[int, int, object]] = [(1, _I32, kind), (3, _I32, _REQUIRED),
+                                                 (4, _BINARY, name)]
+        if kind == _BYTE_ARRAY:
+            fields.append((6, _I32, _UTF8))
+        schema.append(_struct(*fields))
+    total = sum(len(values) for _, _, values in columns)
+    row_group = _struct((1, _LIST, (_STRUCT, tuple(chunks))), (2, _I64, total), (3, _I64, rows))
+
+    def footer(pad: int) -> bytes:
+        note = _struct((1, _BINARY, "padding"), (2, _BINARY, " " * pad))
+        return _struct((1, _I32, 1), (2, _LIST, (_STRUCT, tuple(schema))), (3, _I64, rows),
+                       (4, _LIST, (_STRUCT, (row_group,))), (5, _LIST, (_STRUCT, (note,))),
+                       (6, _BINARY, "jupyter-design-projects demo seed"))
+
+    pad = 0
+    for _ in range(4):  # the pad's own length prefix can grow by a byte or two
+        meta = footer(pad)
+        size = len(body) + len(meta) + 8
+        if not pad_to or size == pad_to:
+            break
+        pad += pad_to - size
+        if pad < 0:
+            raise ValueError(f"the table is already {size:,} bytes, over {pad_to:,}")
+    meta = footer(pad)
+    data = bytes(body + meta + struct.pack("<I", len(meta)) + b"PAR1")
+    if pad_to and len(data) != pad_to:
+        raise ValueError(f"could not pad the table to exactly {pad_to:,} bytes")
+    return data
+
+
+def churn_parquet() -> bytes:
+    """The demo upload churn-features-sample.parquet: 4 columns, exactly PARQUET_BYTES."""
+    rows = 107_000  # ~29.3 bytes a row: just under PARQUET_BYTES, the footer pads the rest
+    return parquet_table(rows, _churn_columns(rows), pad_to=PARQUET_BYTES)
+
+
 def pdf(text: str) -> bytes:
     """A small, valid one-page PDF showing the first lines of `text`."""
     lines = [ln.replace("\\", "").replace("(", "").replace(")", "")
@@ -125,9 +245,8 @@ def seed_demo(ctx: ServiceContext) -> tuple[str, str]:
                 mime_type="image/png", data=png(), extracted=None, now=now)
             projects_store.add_upload(
                 conn, project_uuid, file_name="churn-features-sample.parquet",
-                file_kind="other", mime_type="application/octet-stream",
-                data=random.Random(20240912).randbytes(3 * 1024 * 1024), extracted=None,
-                now=now)
+                file_kind="other", mime_type="application/vnd.apache.parquet",
+                data=churn_parquet(), extracted=None, now=now)
             projects_store.add_sync_source(
                 conn, project_uuid, "github",
                 {"owner": "acme-research", "repo": "handbook", "branch": "main",

@@ -331,3 +331,40 @@ def test_only_grant_cards_are_watched_spec_s8():
     watcher = Watcher()
     ApprovalCard(pending("plan", durable=False), Resumer(), views.design_outcome, watch=watcher)
     assert watcher.claims == []
+
+
+def test_a_grant_refused_with_404_says_so_on_the_status_line():
+    """Approve for this project met a project that cannot hold a grant: the follow-up plan
+    card's status line tells the truth instead of "approved for this project"."""
+    import dataclasses
+
+    from jupyter_design_projects.notebook.cards import GRANT_REFUSED
+
+    follow_up = pending("plan", durable=False)
+    follow_up = dataclasses.replace(follow_up, request=dataclasses.replace(
+        follow_up.request, reason="grant_ineligible"))
+    card = ApprovalCard(pending("grant"), resume=Resumer(follow_up),
+                        present=views.design_outcome)
+    assert card.approve(durable=True) is None
+    assert GRANT_REFUSED in card.status.value
+    assert "approved for this project" not in card.status.value
+    assert card.pending is follow_up and card.durable_button is None
+
+
+def test_a_durable_approval_that_is_granted_keeps_its_status():
+    card = ApprovalCard(pending("grant"), resume=Resumer(pending("plan", durable=False)),
+                        present=views.design_outcome)
+    card.approve(durable=True)
+    assert "approved for this project" in card.status.value
+
+
+def test_the_card_carries_its_stale_warning_hidden_until_disconnected():
+    from jupyter_design_projects.notebook.cards import STALE_CSS, STALE_LINE
+
+    card = ApprovalCard(pending("grant"), resume=Resumer(), present=views.design_outcome)
+    assert "jdp-card-box" in card.widget._dom_classes
+    assert "jdp-card-stale" in card.stale._dom_classes
+    assert "jdp-card-buttons" in card.buttons._dom_classes
+    assert "re-run the cell" in STALE_LINE and "re-run the cell to be asked" in card.stale.value
+    assert ".jdp-card-stale{display:none}" in STALE_CSS
+    assert ".jupyter-widgets-disconnected.jdp-card-box" in STALE_CSS

@@ -126,8 +126,12 @@ def test_deny_mode_fails_closed_and_names_the_explicit_command(shell, live):
     live.approval_mode = "deny"
     shell.run_line_magic("design", "list")
     shell.user_ns.update(files=[{"path": "slides/07.html", "data": SLIDE}])
-    out = shell.run_line_magic(
-        "design", "write_files project_id=00000000-0000-4000-8000-000000000001 files=$files")
+    with pytest.raises(UsageError) as raised:
+        shell.run_line_magic(
+            "design", "write_files project_id=00000000-0000-4000-8000-000000000001 "
+            "files=$files")
+    assert "%design consent" in str(raised.value)
+    out = shell.run_line_magic("design", "last")
     assert out.is_error
     assert out.to_tool_result("toolu_1")["is_error"] is True
 

@@ -9,6 +9,7 @@ import sys
 import warnings
 
 import pytest
+from IPython.core.error import UsageError
 from nb_fakes import FakeSession, pending
 
 from jupyter_design_projects.errors import (
@@ -119,8 +120,15 @@ def test_expected_failures_are_one_line_usage_errors(shell, magics, error):
 
     assert type(result.error_in_exec) is UsageError
     assert result.error_in_exec.__suppress_context__
-    assert "\n" not in str(result.error_in_exec)
-    assert str(result.error_in_exec).split() == str(error).split()
+    line = str(result.error_in_exec)
+    assert "\n" not in line
+    # the error's words, then its next step (unless already named), then where it is kept
+    assert line.startswith(" ".join(str(error).split()))
+    if error.next_step and error.next_step not in str(error):
+        assert f"Next: {error.next_step}." in line
+    assert line.endswith("(The failed outcome: `%project last`.)")
+    kept = shell.run_line_magic("project", "last")
+    assert kept.is_error and type(kept.error) is type(error)
 
 
 def test_a_bad_line_is_a_usage_error(shell, magics):
@@ -175,24 +183,56 @@ def test_a_person_answering_a_card_can_be_asked_again(shell, magics, kernel):
     assert magics.session.design.asked == [True, True]
 
 
-def test_deny_mode_fails_closed_without_raising(shell, magics):
+def test_deny_mode_fails_the_cell_and_keeps_the_outcome(shell, magics):
     magics.approval_mode = "deny"
     magics.session.design.script.append(pending("consent", durable=False))
-    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    with pytest.raises(UsageError, match=r"%design last"):
+        shell.run_line_magic("design", "write_files project_id=p-1")
+    out = shell.run_line_magic("design", "last")
     assert isinstance(out, Outcome)
     assert out.is_error
     assert isinstance(out.error, PermissionDenied)
     assert magics.session.design.asked == [False]
 
 
+def test_errors_outcome_returns_the_error_outcome_instead(shell, magics):
+    magics.approval_mode = "deny"
+    magics.errors = "outcome"
+    magics.session.design.script.append(pending("consent", durable=False))
+    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    assert isinstance(out, Outcome) and out.is_error
+    assert shell.run_line_magic("design", "last") is out
+
+
+def test_the_outcome_flag_returns_the_error_outcome_for_one_line(shell, magics):
+    magics.approval_mode = "deny"
+    magics.session.design.script.append(pending("consent", durable=False))
+    out = shell.run_line_magic("design", "--outcome write_files project_id=p-1")
+    assert isinstance(out, Outcome) and out.is_error
+    magics.session.design.script.append(pending("consent", durable=False))
+    with pytest.raises(UsageError):  # the next line without the flag raises again
+        shell.run_line_magic("design", "write_files project_id=p-1")
+
+
+def test_last_before_any_call_says_so(shell, magics):
+    with pytest.raises(UsageError, match="no %project call has finished"):
+        shell.run_line_magic("project", "last")
+
+
 @pytest.mark.parametrize(("allow_stdin", "asks"), [(True, True), (False, False)])
 def test_auto_mode_asks_only_where_stdin_is_allowed(shell, magics, kernel, allow_stdin, asks):
     kernel(allow_stdin)
     magics.session.design.script.append(pending("grant"))
-    out = shell.run_line_magic("design", "write_files project_id=p-1")
-    assert magics.session.design.asked == [asks]
-    assert isinstance(out, PendingOutcome) is asks
-    assert (isinstance(out, Outcome) and out.is_error) is (not asks)
+    if asks:
+        out = shell.run_line_magic("design", "write_files project_id=p-1")
+        assert isinstance(out, PendingOutcome)  # a pending card is not a failure
+    else:
+        with pytest.raises(UsageError, match="nobody can answer"):
+            shell.run_line_magic("design", "write_files project_id=p-1")
+        out = shell.run_line_magic("design", "last")
+        assert isinstance(out, Outcome) and out.is_error
+    # (where a card shows, a read-only get_project first checks the project exists)
+    assert magics.session.design.asked[0] is asks
 
 
 def test_auto_mode_in_a_terminal_fails_closed(magics):
@@ -208,9 +248,13 @@ def test_a_pending_approval_where_nobody_can_answer_is_refused(shell, magics):
 
     magics.approval_mode = "deny"
     magics.session.design.call = asks_anyway
-    out = shell.run_line_magic("design", "write_files project_id=p-1")
+    with pytest.raises(UsageError) as raised:
+        shell.run_line_magic("design", "write_files project_id=p-1")
+    # the refusal names the setting that turned the cards off
+    assert "approval_mode = 'auto'" in str(raised.value)
+    out = shell.run_line_magic("design", "last")
     assert isinstance(out.error, PermissionDenied)
-    assert out.error.reason == "nobody_can_approve"
+    assert out.error.reason == "approval_mode_deny"
 
 
 def test_traits_become_settings_overrides(monkeypatch):

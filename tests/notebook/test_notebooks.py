@@ -97,6 +97,8 @@ def test_projects_knowledge_runs_headless(pointed_at_service, tmp_path, monkeypa
     book = run("projects_knowledge", tmp_path, monkeypatch)
     assert "Decision log" in text_of(outputs(book, "final = %project read"))
     assert "accidentally" not in text_of(outputs(book, "final = %project read"))
+    parquet = text_of(outputs(book, "raw = %project read churn-features-sample.parquet"))
+    assert "customer_id" in parquet and "107000" in parquet  # a real Parquet table
 
 
 def test_api_debugging_runs_headless(pointed_at_service, tmp_path, monkeypatch):

@@ -81,12 +81,61 @@ def test_inline_read_shows_the_content_escaped():
 
 
 def test_history_rows_say_which_entries_can_be_restored():
-    out = views.history_outcome([{"id": 3, "at": "t", "action": "delete", "path": "a.md",
+    at = "2026-12-03T09:41:30.408Z"
+    out = views.history_outcome([{"id": 3, "at": at, "action": "delete", "path": "a.md",
                                   "has_previous": True},
-                                 {"id": 2, "at": "t", "action": "write", "path": "b.md",
+                                 {"id": 2, "at": at, "action": "write", "path": "b.md",
                                   "has_previous": False}])
     assert out.df["restorable"].tolist() == [True, False]
-    assert out.df["time"].tolist() == ["t", "t"]
+    dtype = str(out.df["time"].dtype)
+    assert dtype.startswith("datetime64[") and "UTC" in dtype
+    assert out.df["time"].iloc[0].isoformat() == "2026-12-03T09:41:30.408000+00:00"
+
+
+def test_df_columns_have_proper_dtypes_and_html_shows_readable_times():
+    out = views.project_outcome("info", {"docs": [
+        {"path": "a.md", "uuid": "d1", "estimated_token_count": 12,
+         "created_at": "2026-12-03T09:41:30.408Z"},
+        {"path": "b.md", "uuid": "d2", "estimated_token_count": None, "created_at": "junk"}],
+        "uploads": [{"file_name": "x.csv", "file_size_bytes": 3145728}]})
+    docs = out.frame("docs")
+    assert str(docs["estimated_token_count"].dtype) == "Int64"  # nullable, never float
+    assert docs["estimated_token_count"].tolist()[0] == 12
+    assert docs["estimated_token_count"].isna().tolist() == [False, True]
+    assert docs["created_at"].isna().tolist() == [False, True]
+    assert str(out.frame("uploads")["file_size_bytes"].dtype) == "Int64"
+    shown = out._repr_mimebundle_()["text/html"]
+    assert "2026-12-03 09:41:30 UTC" in shown and "T09:41:30.408Z" not in shown
+
+
+@pytest.mark.parametrize(("record", "line"), [
+    ({"path": "claude/x.md", "replaced": True, "bytes": 98, "journal_id": 9},
+     "Replaced claude/x.md (98 B) · undo: `%project restore 9`"),
+    ({"path": "claude/x.md", "replaced": False, "bytes": 2048, "journal_id": 4},
+     "Created claude/x.md (2 KiB) · undo: `%project delete claude/x.md`"),
+    ({"path": "claude/x.md", "replaced": False, "bytes": 1023},
+     "Created claude/x.md (1023 B) · undo: `%project delete claude/x.md`"),
+])
+def test_a_write_is_one_line_with_its_undo(record, line):
+    out = views.project_outcome("write", {**record, "framing": "AGENT FRAMING"})
+    assert out.body == line
+    bundle = out._repr_mimebundle_()
+    assert line in bundle["text/plain"]
+    assert "AGENT FRAMING" not in bundle["text/plain"] + bundle["text/html"]
+    assert "framing" not in out.data
+    assert "AGENT FRAMING" in out.to_tool_result("toolu_1")["content"][0]["text"]
+
+
+def test_delete_and_status_read_as_sentences():
+    out = views.project_outcome("delete", {"path": "a.md", "deleted": True, "journal_id": 5})
+    assert out.body == "Deleted a.md · undo: `%project restore 5`"
+    status = views.status_outcome({"consent": True, "approved_plans": [
+        {"project_id": "p1", "writes": ["a"], "deletes": [], "expires_in_s": 754}],
+        "verified_grants": [], "grant_ineligible": ["p2"]})
+    assert status.body.splitlines() == [
+        "Consent: given", "Plan for p1: writes a (expires in 12 min 34 s)",
+        "Projects approved for ordinary writes: none",
+        "Projects that cannot hold a grant: p2"]
 
 
 def test_projects_tool_result_carries_the_json_and_is_error():
@@ -299,3 +348,32 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
     outcome = trace_outcome(records)
     assert [row["url"] for row in outcome.data] == [
         "http://127.0.0.1/2", "http://127.0.0.1/1", "http://127.0.0.1/0"]
+
+
+@pytest.mark.parametrize(("operation", "data", "line"), [
+    ("write_files", {"written": 2, "url": "https://d.example/p/1",
+                     "etags": {"slides/a.html": "e1", "a.css": "e2"},
+                     "pages_written": ["slides/a.html"]},
+     "Wrote 2 file(s): slides/a.html, a.css · open: https://d.example/p/1"),
+    ("write_files", {"written": 6, "etags": {f"p{i}": "e" for i in range(6)}},
+     "Wrote 6 file(s): p0, p1, p2, p3, p4 …"),
+    ("write_files", {"written": 5, "etags": {f"p{i}": "e" for i in range(5)}},
+     "Wrote 5 file(s): p0, p1, p2, p3, p4"),
+    ("delete_files", {"deleted": 3}, "Deleted 3 file(s)"),
+    ("finalize_plan", {"plan_token": "t", "project_id": "p1", "writes": ["a", "b"],
+                       "deletes": []},
+     "Plan for project p1: 2 write(s), 0 delete(s); pass plan_token=… to the writes "
+     "(.data['plan_token'])"),
+    ("render_preview", {"open_url": "https://d.example/p/1/s.html", "console_logs": [],
+                        "failed_requests": [{"url": "x", "status": 404}]},
+     "Preview of https://d.example/p/1/s.html · 0 console log(s), 1 failed request(s)"),
+    ("render_preview", {"open_url": "u", "console_logs": ["a"], "failed_requests": [],
+                        "text_content": "Next   steps\nShip it"},
+     "Preview of u · 1 console log(s), 0 failed request(s)\nNext steps Ship it"),
+])
+def test_design_writes_plans_and_previews_read_as_one_line(operation, data, line):
+    from jupyter_design_projects.design.approval import DesignOutcome
+
+    out = views.design_outcome(DesignOutcome.of_data(operation, data))
+    assert out.body == line and out.data == data
+    assert line in out._repr_mimebundle_()["text/plain"]

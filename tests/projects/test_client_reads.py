@@ -67,7 +67,7 @@ async def test_one_byte_over_the_inline_limit_is_saved_to_a_0600_file(
     result = await make(route).read("big.md")
     saved = Path(result["local_file"])
     assert "content" not in result and result["bytes"] == INLINE_MAX_BYTES + 1
-    assert saved.name.startswith("project-doc-") and saved.suffix == ".txt"
+    assert saved.name.startswith("project-doc-") and saved.suffix == ".md"
     assert saved.parent == tmp_path / "downloads"
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600
     assert stat.S_IMODE(saved.parent.stat().st_mode) == 0o700

@@ -52,3 +52,14 @@ def test_cleanup_removes_the_directory(tmp_path: Path) -> None:
     downloads.save_text("x")
     downloads.cleanup()
     assert not (tmp_path / "dl").exists()
+
+
+@pytest.mark.parametrize(("doc_path", "suffix"), [
+    ("data/churn.csv", ".csv"), ("claude/Notes.MD", ".md"), ("README", ".txt"),
+    (".bashrc", ".txt"), ("a.tar.gz", ".gz"), ("x.c$v", ".txt"), ("x.é", ".txt"),
+    ("x." + "a" * 11, "." + "a" * 11), ("x." + "a" * 12, ".txt"), ("dir.d/file", ".txt"),
+])
+def test_a_spilled_doc_keeps_its_extension(tmp_path: Path, doc_path: str, suffix: str) -> None:
+    saved = DownloadDir(tmp_path / "dl").save_text("a,b\n1,2\n", doc_path)
+    assert saved.name.startswith("project-doc-") and saved.name.endswith(suffix)
+    assert saved.read_text() == "a,b\n1,2\n" and mode(saved) == 0o600
