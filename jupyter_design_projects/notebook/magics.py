@@ -79,7 +79,8 @@ class DesignProjects(Magics):
     allow_design_sync = Bool(True, config=True, help="Policy gate for Design.")
     allow_projects_tool = Bool(True, config=True, help="Policy gate for Projects.")
     design_feature_flag = Bool(True, config=True, help="Feature gate for Design.")
-    essential_traffic_only = Bool(False, config=True, help="Turns Design off when True.")
+    essential_traffic_only = Bool(False, config=True,
+                                  help="Turns Design and Projects off when True.")
     http_trace = Bool(False, config=True, help="Record an HTTP trace (%design trace); set "
                                                "before the first call.")
     grant_watch = Bool(True, config=True, help="While a grant card waits, watch for a grant "
