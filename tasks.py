@@ -1,7 +1,8 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
     python3 tasks.py test [pytest args]   install, run pytest
-    python3 tasks.py lab  [lab args]      install, open JupyterLab
+    python3 tasks.py lab  [--data-dir DIR] [lab args]   install, open JupyterLab on a fresh
+                                          demo data dir (or DIR, kept across runs)
     python3 tasks.py bench [FIGURE ...] [--quick]   install, run the benchmarks (bench/README.md)
 
 Both create `.venv` when it is missing and install the package into it the way users do:
@@ -24,6 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -183,9 +185,31 @@ def test(args: list[str]) -> None:
     os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *args], tool_env())
 
 
+def lab_data_dir(args: list[str]) -> tuple[Path, list[str]]:
+    """The demo's data directory and the rest of the arguments: `--data-dir DIR` keeps one
+    across runs; without it each run starts on a fresh one, so a demo never shows another
+    run's writes, consent or grants."""
+    rest, named = list(args), None
+    if "--data-dir" in rest:
+        at = rest.index("--data-dir")
+        if at + 1 >= len(rest):
+            sys.exit("[tasks] --data-dir needs a directory")
+        named = rest[at + 1]
+        del rest[at:at + 2]
+    if named is not None:
+        folder = Path(named).expanduser().resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder, rest
+    return Path(tempfile.mkdtemp(prefix="jdp-demo-")), rest
+
+
 def lab(args: list[str]) -> None:
     ensure_venv()
     install("lab")
+    data_dir, args = lab_data_dir(args)
+    env = tool_env()
+    env["JDP_DATA_DIR"] = str(data_dir)
+    say(f"demo data in {data_dir} (`--data-dir DIR` keeps one across runs)")
     display = sys.platform != "linux" or bool(
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     root = os.name == "posix" and os.geteuid() == 0
@@ -193,7 +217,7 @@ def lab(args: list[str]) -> None:
     say("starting JupyterLab; its server extension starts the offline reference service "
         "(unless JDP_API_BASE_URL names one)")
     os.chdir(ROOT)
-    os.execve(command[0], command, tool_env())
+    os.execve(command[0], command, env)
 
 
 def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
@@ -219,6 +243,9 @@ COMMANDS = {"test": test, "lab": lab, "bench": bench}
 
 
 def main(argv: list[str]) -> None:
+    if argv and argv[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return
     if not argv or argv[0] not in COMMANDS:
         sys.exit(__doc__)
     try:

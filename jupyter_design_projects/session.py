@@ -44,7 +44,16 @@ SHARED_BANNER = (
 )
 
 
+#: names another per-user data directory (`tasks.py lab` gives each demo a fresh one)
+DATA_DIR_ENV = "JDP_DATA_DIR"
+
+
 def user_data_dir() -> Path:
+    """The journal, the fallback credential file and the embedded service's data live
+    here: `JDP_DATA_DIR` when set, else the platform's per-user data directory."""
+    named = os.environ.get(DATA_DIR_ENV)
+    if named:
+        return Path(named)
     import platformdirs
 
     return Path(platformdirs.user_data_dir("jupyter-design-projects"))

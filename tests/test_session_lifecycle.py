@@ -192,3 +192,12 @@ def test_the_ca_file_is_loaded_only_when_a_url_is_https(env, full_tls) -> None:
         assert isinstance(context, ssl.SSLContext)
         assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
         assert context.cert_store_stats()["x509_ca"] == 0
+
+
+def test_jdp_data_dir_names_the_per_user_data_directory(tmp_path, monkeypatch):
+    from jupyter_design_projects.session import DATA_DIR_ENV, user_data_dir
+
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "demo"))
+    assert user_data_dir() == tmp_path / "demo"
+    monkeypatch.delenv(DATA_DIR_ENV)
+    assert user_data_dir() != tmp_path / "demo"

@@ -183,3 +183,35 @@ def test_a_changed_extension_source_deletes_the_stale_build_and_reinstalls(tasks
     tasks.install("test")
     assert len(pip_installs(calls)) == 2
     assert not stale.exists()  # the hook's skip-if-exists would have shipped it
+
+
+def test_help_prints_the_commands_and_exits_zero():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "tasks.py"),
+                           "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "python3 tasks.py test" in done.stdout and "python3 tasks.py lab" in done.stdout
+
+
+def test_each_lab_run_gets_a_fresh_demo_data_dir(tasks):
+    first, rest = tasks.lab_data_dir(["--port", "9"])
+    second, _ = tasks.lab_data_dir([])
+    try:
+        assert rest == ["--port", "9"]
+        assert first != second and first.is_dir() and not any(first.iterdir())
+    finally:
+        first.rmdir()
+        second.rmdir()
+
+
+def test_data_dir_keeps_the_named_one_and_is_not_passed_to_jupyter(tasks, tmp_path):
+    folder, rest = tasks.lab_data_dir(["--no-browser", "--data-dir", str(tmp_path / "d")])
+    assert folder == (tmp_path / "d").resolve() and folder.is_dir()
+    assert rest == ["--no-browser"]
+
+
+def test_data_dir_without_a_directory_is_refused(tasks):
+    with pytest.raises(SystemExit):
+        tasks.lab_data_dir(["--data-dir"])

@@ -1,5 +1,6 @@
 """The Projects pipeline: five methods bound to the attached Project, on two transports."""
 
 __all__ = [
-    "api", "client", "downloads", "journal", "reading", "searching", "uploads", "wire"
+    "api", "client", "downloads", "journal", "raw_answer", "reading", "searching", "uploads",
+    "wire"
 ]

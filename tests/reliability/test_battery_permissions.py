@@ -145,12 +145,18 @@ def test_plan_write_count_boundary__spec_s4_plan_limits(live, count, refused):
     seen = []
     outcome = live.session.design_call("finalize_plan", {"project_id": DECK, "writes": writes},
                                        approve=lambda request: seen.append(request) or "once")
-    if refused:
-        assert seen == []  # no card is shown for a plan that cannot be reviewed whole
-        assert refusal(outcome).reason == "too_many_writes"
+    assert not outcome.is_error
+    if refused:  # spec §7: still put to a person, sent as that one call, no plan registered
+        assert [r.reason for r in seen] == ["over_limit_too_many_writes"]
+        assert not registered_plans(live)
     else:
-        assert len(seen[0].writes) == 20 and not outcome.is_error
+        assert len(seen[0].writes) == 20 and registered_plans(live)
     live.check(outcome)
+
+
+def registered_plans(live) -> dict:
+    return live.session.design.engine.snapshot(
+        can_ask=False, main_context=True, now_ms=int(time.time() * 1000)).plans
 
 
 @pytest.mark.parametrize(("length", "refused"), [(80, False), (81, True)],
@@ -160,12 +166,12 @@ def test_plan_path_length_boundary__spec_s4_plan_limits(live, length, refused):
     target = stem + "x" * (length - len(stem) - 5) + ".html"
     assert len(target) == length
     live.answerable["now"] = True
+    seen: list = []
     outcome = live.session.design_call("finalize_plan", {"project_id": DECK, "writes": [target]},
-                                       approve=lambda request: "once")
-    if refused:
-        assert refusal(outcome).reason.startswith("path_")
-    else:
-        assert not outcome.is_error
+                                       approve=lambda request: seen.append(request) or "once")
+    assert not outcome.is_error and len(seen) == 1
+    # spec §7: over the 80-char limit the call is still asked about, but registers no plan
+    assert bool(registered_plans(live)) is not refused
     live.check(outcome)
 
 

@@ -20,6 +20,7 @@ from jupyter_design_projects.errors import (
     DesignRpcError,
     JdpError,
     ProjectsApiError,
+    ProjectsTransportFailed,
     ResponseTooLarge,
     TransportError,
     UnexpectedContentType,
@@ -211,7 +212,10 @@ def test_gzip_bomb_is_refused_without_inflating__threat_decompression(live, pipe
     else:
         live.faults.gzip_bomb(org_api(live) + "/detail")
         error = live.fails(live.session.projects.info())
-    assert type(error) is TransportError
+    if pipeline == "design":
+        assert type(error) is TransportError
+    else:  # spec §12: a Projects transport failure names its route
+        assert isinstance(error, ProjectsTransportFailed) and "gzip" in error.reason
     live.check(error=error)
 
 
@@ -232,7 +236,8 @@ def test_projects_content_length_over_the_cap__spec_s6(live):
     cap = answer_max_bytes("detail")
     live.faults.oversize(org_api(live) + "/detail", size=cap + 1)
     error = live.fails(live.session.projects.info())
-    assert isinstance(error, ResponseTooLarge) and error.limit == cap
+    assert isinstance(error, ProjectsTransportFailed)
+    assert error.reason == "too_large" and error.limit == cap
     live.check(error=error)
 
 
@@ -249,7 +254,7 @@ def test_sse_answer_through_the_magic__spec_s3(shell_live):
     live = shell_live.live
     shell_live.line("design", "list_projects")
     live.faults.sse(MCP, rpc_method="tools/call")
-    outcome = shell_live.line("design", "list_projects")
+    outcome = shell_live.line("design", "--outcome list_projects")
     assert outcome.is_error and isinstance(outcome.error, UnexpectedContentType)
     live.check(outcome)
 
@@ -275,7 +280,10 @@ def test_slow_drip_stops_at_the_deadline__spec_s6(live, monkeypatch, pipeline):
         monkeypatch.setattr("jupyter_design_projects.projects.api.DEADLINE_S", 1.5)
         live.faults.drip(org_api(live) + "/detail", bytes_per_tick=1, tick_ms=200)
         error = live.fails(live.session.projects.info())
-    assert isinstance(error, DeadlineExceeded) and error.seconds == 1.5
+    if pipeline == "design":
+        assert isinstance(error, DeadlineExceeded) and error.seconds == 1.5
+    else:  # spec §12: the deadline as the Projects transport failure's reason
+        assert isinstance(error, ProjectsTransportFailed) and error.reason == "deadline"
     live.check(error=error)
 
 
@@ -285,7 +293,7 @@ def test_slow_drip_stops_at_the_real_projects_deadline__spec_s6(live):
     live.faults.drip(org_api(live) + "/detail", bytes_per_tick=1, tick_ms=500)
     started = time.monotonic()
     error = live.fails(live.session.projects.info(), timeout=90)
-    assert isinstance(error, DeadlineExceeded) and error.seconds == 30.0
+    assert isinstance(error, ProjectsTransportFailed) and error.reason == "deadline"
     assert time.monotonic() - started < 60
     live.check(error=error)
 
@@ -340,11 +348,10 @@ BROKEN_BODIES = {
 def test_broken_projects_answers_are_clear_errors__spec_s6(scripted, fault):
     case = scripted(projects_script(BROKEN_BODIES[fault]))
     error = case.live.fails(case.session.projects.info(), timeout=60)
-    assert isinstance(error, TransportError) or type(error).__name__ == \
+    assert isinstance(error, ProjectsTransportFailed) or type(error).__name__ == \
         "MalformedProjectsAnswer"
     if fault == "chunked_over_cap":
-        assert isinstance(error, ResponseTooLarge)
-        assert error.limit == answer_max_bytes("detail")
+        assert error.reason == "too_large" and error.limit == answer_max_bytes("detail")
     case.live.check(error=error)
 
 
@@ -412,7 +419,7 @@ def test_the_http_trace_after_refreshes_and_faults_shows_no_token__threat_trace_
     live.faults.expire_tokens()
     shell_live.line("project", "info")  # a 401, a refresh, a retry
     live.faults.fail(MCP, status=500, rpc_method="tools/call")
-    failed = shell_live.line("design", "list_projects")
+    failed = shell_live.line("design", "--outcome list_projects")
     assert failed.is_error and failed.error.status == 500
     trace = shell_live.line("design", "trace")
     assert any(row.get("status") == 401 for row in trace.data)
