@@ -110,7 +110,9 @@ def test_design_request_without_anthropic_version_is_a_400_spec_s5(reference_ser
         assert missing.status_code == 400
         assert missing.json()["type"] == "error"
         assert missing.json()["error"] == MISSING_VERSION
-        unknown = raw.get(route, headers={**auth, "anthropic-version": "2099-01-01"})
+        unknown_auth = {**auth, "anthropic-version": "2099-01-01"}
+        unknown = raw.post(route, headers=unknown_auth, json=body) if route == MCP else \
+            raw.get(route, headers=unknown_auth)
         assert unknown.status_code == 400
         assert "is not a valid version" in unknown.json()["error"]["message"]
         if route != MCP:

@@ -240,6 +240,9 @@ async def test_a_client_signs_in_through_the_discovered_endpoints(service) -> No
         access = token.json()["access_token"]
         answer = http.post(str(resource.resource), headers={
             "Authorization": f"Bearer {access}",
+            # a generic MCP client sends the Design API's version as a configured header
+            # (MCP Inspector: --header "anthropic-version: 2023-06-01")
+            "anthropic-version": "2023-06-01",
             "accept": "application/json, text/event-stream"}, json={
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-03-26", "capabilities": {},

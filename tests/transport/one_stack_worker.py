@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from jupyter_design_projects.design.session import identity_headers
 from jupyter_design_projects.transport.http import send
 
 
@@ -28,7 +29,8 @@ def run(side: str, env: dict[str, str], data_dir: str, barrier, results) -> None
         barrier.wait(60)  # the service has expired it
         answer = session.run(send(session.http, "GET",
                                   session.settings.api_base_url + "/v1/design/consent",
-                                  action="consent", max_bytes=10_000, deadline_s=30))
+                                  action="consent", max_bytes=10_000, deadline_s=30,
+                                  headers=identity_headers(session.settings.client_platform)))
         now = session.credentials.current()
         results.put({
             "side": side, "status": answer.status,

@@ -87,12 +87,9 @@ class DesignGate:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])
-        problem = version_problem(headers)
-        if problem is not None:
-            await _answer(send, 400, envelope_body("invalid_request_error", problem))
-            return
-        self.record(headers)
         if scope["path"].rstrip("/") != DESIGN_MCP:
+            if await self._version_refused(headers, send):
+                return
             await self.app(scope, receive, send)
             return
         method = scope["method"]
@@ -109,6 +106,10 @@ class DesignGate:
                           ((b"www-authenticate", challenge.encode()),))
             return
         assert principal is not None
+        # on the MCP endpoint the version is checked after the bearer, so a standard MCP
+        # client that signs in by discovery meets the 401 challenge first
+        if await self._version_refused(headers, send):
+            return
         scope[PRINCIPAL_KEY] = principal
         if method != "POST":
             await self.app(scope, receive, send)
@@ -125,6 +126,15 @@ class DesignGate:
             await _answer(send, 403, refusal)
             return
         await self.app(scope, replay(body, receive), send)
+
+    async def _version_refused(self, headers: dict[bytes, bytes], send: Any) -> bool:
+        """Answer 400 when `anthropic-version` is missing or unknown; else record it."""
+        problem = version_problem(headers)
+        if problem is not None:
+            await _answer(send, 400, envelope_body("invalid_request_error", problem))
+            return True
+        self.record(headers)
+        return False
 
     def record(self, headers: dict[bytes, bytes]) -> None:
         """Count the version and platform a Design request named (GET /_faults/counts)."""
