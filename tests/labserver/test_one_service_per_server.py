@@ -78,7 +78,8 @@ def test_a_revoke_through_the_panel_is_seen_by_the_next_design_call(server, kern
 
     with server.browser() as browser:
         revoked = browser.delete(PREFIX + "design/consent", headers=xsrf_headers(browser))
-    after = b.run("r = get_ipython().run_line_magic('design', 'list_projects')\n"
+    # --outcome: the refusal as an outcome to inspect, instead of failing the cell
+    after = b.run("r = get_ipython().run_line_magic('design', '--outcome list_projects')\n"
                   "print(r.is_error, r.error.kind)").split()
 
     assert revoked.status_code == 200 and revoked.json()["consent"] is False

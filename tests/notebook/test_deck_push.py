@@ -150,9 +150,12 @@ def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
 def test_headless_push_fails_closed_naming_the_next_step(shell, live, chart):
     deck = three_slides(shell, chart)
     live.approval_mode = "deny"
+    with pytest.raises(UsageError, match="approval_mode"):  # one error style: the cell fails
+        shell.run_line_magic("design", "deck push")
+    live.errors = "outcome"  # or, for API debugging, the error outcome itself
     pushed = shell.run_line_magic("design", "deck push")
     assert isinstance(pushed, Outcome) and pushed.is_error
-    assert pushed.error.reason == "nobody_can_approve"
+    assert pushed.error.reason == "approval_mode_deny"  # names the setting (issue 14)
     assert "slides/05-chart.html" not in files_of(shell, deck)
 
 

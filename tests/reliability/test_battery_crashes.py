@@ -20,7 +20,7 @@ from kernels import Kernel, wait_until
 
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.embedded import start_embedded
-from jupyter_design_projects.errors import JdpError, ScopeExpansionFailed, TransportError
+from jupyter_design_projects.errors import JdpError, ProjectsTransportFailed, ScopeExpansionFailed
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.transport.credentials import Credential
 
@@ -89,7 +89,7 @@ def test_service_killed_during_a_write_restarts_whole__threat_torn_write(tmp_pat
     finally:
         service.stop()
     if moment == "request_in_flight":
-        assert done == [] and len(errors) == 1 and isinstance(errors[0], TransportError)
+        assert done == [] and len(errors) == 1 and isinstance(errors[0], ProjectsTransportFailed)
     restarted = start_embedded(data_dir, faults=True)
     try:
         state = ServiceState(restarted)
