@@ -65,8 +65,9 @@ def failure(exc: BaseException, secrets: Iterable[Secret], base_url: str) -> dic
         return fail(exc.kind, f"The offline reference service did not start ({exc.reason}): "
                               "see reference-service.log in its data directory, then restart "
                               "JupyterLab.")
-    if (type(exc) in (TransportError, ProjectsTransportFailed)
-            and str(exc.reason).startswith(_NO_ANSWER)):
+    if (isinstance(exc, (TransportError, ProjectsTransportFailed))
+            and type(exc) in (TransportError, ProjectsTransportFailed)
+            and exc.reason.startswith(_NO_ANSWER)):
         return fail(UNREACHABLE, f"No answer from {base_url}: is the service running?")
     if isinstance(exc, ScopeExpansionFailed):
         # "no_token" with a detail is a store that could not be read, not a missing sign-in
