@@ -49,7 +49,7 @@ class DesignRest:
     async def post_consent(self) -> None:
         answer = await self._send("POST", "/consent", "consent", {"consent": CONSENT_NAME})
         if answer.status not in (200, 201, 204):
-            raise DesignApiError("consent", answer.status)
+            raise DesignApiError("consent", answer.status, answer.retry_after)
 
     async def delete_consent(self) -> bool:
         """Revoke consent (the service revokes every grant too); False when there was none."""
@@ -58,7 +58,7 @@ class DesignRest:
         if answer.status == 404:
             return False
         if answer.status not in (200, 204):
-            raise DesignApiError("revoke consent", answer.status)
+            raise DesignApiError("revoke consent", answer.status, answer.retry_after)
         return True
 
     async def list_grants(self) -> dict[str, str]:
@@ -67,7 +67,7 @@ class DesignRest:
         if answer.status == 403 and wire.flat_error(answer)[0] == "needs_consent":
             raise NeedsConsent()
         if answer.status != 200:
-            raise DesignApiError("grants", answer.status)
+            raise DesignApiError("grants", answer.status, answer.retry_after)
         body = answer.json()
         grants = body.get("grants") if isinstance(body, dict) else None
         if not isinstance(grants, list):
@@ -85,7 +85,7 @@ class DesignRest:
         if answer.status == 404:
             return False
         if answer.status not in (200, 204):
-            raise DesignApiError("revoke grant", answer.status)
+            raise DesignApiError("revoke grant", answer.status, answer.retry_after)
         return True
 
     async def post_grant(self, project_id: str) -> None:
@@ -98,5 +98,5 @@ class DesignRest:
             raise GrantIneligible(project_id)
         if answer.status == 403 and wire.flat_error(answer)[0] == "needs_consent":
             raise NeedsConsent()
-        raise DesignApiError("grant", answer.status)
+        raise DesignApiError("grant", answer.status, answer.retry_after)
 

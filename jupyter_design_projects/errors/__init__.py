@@ -28,7 +28,7 @@ them from here (`from jupyter_design_projects.errors import X`).
     │   ├── NeedsConsent()                         HTTP 403 needs_consent
     │   ├── NeedsProjectGrant(project_id, prompt)  HTTP 403 needs_project_grant
     │   ├── GrantIneligible(project_id)            POST grants answered 404
-    │   ├── DesignApiError(action, status)         a Design REST route answered otherwise
+    │   ├── DesignApiError(action, status, retry_after)  a Design REST route answered otherwise
     │   ├── PermissionDenied(operation, reason)    a person said no, or nobody could answer
     │   │   └── PermissionRefused(operation, reason, explanation, command)
     │   │                                          refused before sending: a code, in words

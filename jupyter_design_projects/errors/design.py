@@ -90,9 +90,11 @@ class DesignApiError(DesignError):
     kind: ClassVar[str] = "design_api_error"
     action: str
     status: int
+    #: seconds the service asked to wait (`retry-after` on a 429 or 5xx), if it said
+    retry_after: int | None
 
-    def __init__(self, action: str, status: int) -> None:
-        super().__init__(action=action, status=status)
+    def __init__(self, action: str, status: int, retry_after: int | None = None) -> None:
+        super().__init__(action=action, status=status, retry_after=retry_after)
 
 
 class PermissionDenied(DesignError):

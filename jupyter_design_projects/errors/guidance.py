@@ -232,7 +232,9 @@ GUIDANCE: dict[type[JdpError], Guidance] = {
         lambda e: f"Design project {e.project_id} cannot hold a durable grant; use "
         "finalize_plan for each batch of writes.", "finalize_plan"),
     DesignApiError: Guidance(
-        lambda e: f"Design {e.action} failed with HTTP {e.status}.", "retry"),
+        lambda e: f"Design {e.action} failed with HTTP {e.status}"
+        + (f" (retry after {e.retry_after} s)." if e.retry_after is not None else "."),
+        "retry"),
     PermissionDenied: Guidance(
         lambda e: f"Design {e.operation} was not run: {e.reason}", None),
     PermissionRefused: Guidance(

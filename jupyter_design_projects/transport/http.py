@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import email.utils
 import importlib.util
 import json as jsonlib
+import math
 import ssl
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -34,6 +37,24 @@ ACTION_EXTENSION = "jdp_action"
 
 #: headers every client sends (the session's httpx client is built with them)
 BASE_HEADERS = {"Accept-Encoding": "identity", "User-Agent": "jupyter-design-projects/0.1"}
+
+
+#: the longest wait a `retry-after` may name (about 31 years), so a bogus header stays an int
+RETRY_AFTER_MAX_DIGITS = 9
+
+
+def retry_after_seconds(value: str, now: float) -> int | None:
+    """A `retry-after` value in whole seconds from `now` (a Unix time), or None."""
+    value = value.strip()
+    if value.isascii() and value.isdigit():
+        return int(value) if len(value) <= RETRY_AFTER_MAX_DIGITS else None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # RFC 9110 dates are GMT; "-0000" parses as naive
+        return None
+    return max(0, math.ceil(when.timestamp() - now))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,10 +73,10 @@ class Answer:
 
     @property
     def retry_after(self) -> int | None:
-        """The `retry-after` header in whole seconds (429 and 5xx carry it), or None when
-        absent or not delta-seconds (an HTTP-date is not converted: this layer has no clock)."""
-        value = self.headers.get("retry-after", "").strip()
-        return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 else None
+        """The `retry-after` header in whole seconds (429 and 5xx carry it): delta-seconds
+        as sent, an HTTP-date (RFC 9110 §10.2.3) as the seconds from now until then, rounded
+        up, 0 when it has passed; None when absent or neither form."""
+        return retry_after_seconds(self.headers.get("retry-after", ""), time.time())
 
     def json(self) -> Any:
         """The body as JSON; a malformed body is a TransportError that never echoes it."""

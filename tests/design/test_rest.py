@@ -11,6 +11,7 @@ from jupyter_design_projects.errors import (
     NeedsConsent,
     TransportError,
 )
+from jupyter_design_projects.errors.guidance import line
 
 BASE = "http://127.0.0.1:9"
 
@@ -114,3 +115,29 @@ async def test_grant_routes_map_needs_consent(call):
 async def test_a_401_that_reaches_the_client_is_an_auth_error():
     with pytest.raises(AuthError):
         await rest(401, {"error": "x"}).post_grant("p1")
+
+
+def rest_with_headers(status, headers):
+    def handle(request):
+        return httpx.Response(status, headers={"content-type": "application/json", **headers},
+                              stream=httpx.ByteStream(b"{}"))
+    return DesignRest(httpx.AsyncClient(transport=httpx.MockTransport(handle)), BASE)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({"retry-after": "17"}, 17),
+    ({}, None),
+    ({"retry-after": "soon"}, None),
+])
+@pytest.mark.parametrize("call", [
+    lambda r: r.post_consent(), lambda r: r.list_grants(), lambda r: r.delete_consent(),
+])
+async def test_rest_429_and_5xx_carry_retry_after_into_the_error_and_its_line(
+        call, headers, expected):
+    for status in (429, 503):
+        with pytest.raises(DesignApiError) as caught:
+            await call(rest_with_headers(status, headers))
+        assert (caught.value.status, caught.value.retry_after) == (status, expected)
+        shown = line(caught.value)
+        assert ("retry after 17 s" in shown) == (expected == 17)

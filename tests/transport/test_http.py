@@ -11,7 +11,7 @@ from transport_doubles import drip
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import DeadlineExceeded, ResponseTooLarge, TransportError
-from jupyter_design_projects.transport.http import make_client, send
+from jupyter_design_projects.transport.http import make_client, retry_after_seconds, send
 
 URL = "http://127.0.0.1:8123/v1/design/mcp"
 DESIGN_CAP = 2_080_000
@@ -188,7 +188,7 @@ def test_a_client_records_a_missing_sniffio_as_absent_and_still_answers():
 
     code = (
         "import asyncio, importlib.util, sys, httpx\n"
-        "from jupyter_design_projects.transport.http import make_client, send\n"
+        "from jupyter_design_projects.transport.http import make_client, retry_after_seconds, send\n"
         "installed = importlib.util.find_spec('sniffio') is not None\n"
         "async def main():\n"
         "    handler = lambda request: httpx.Response(200, json={'ok': True})\n"
@@ -275,3 +275,36 @@ async def test_take_json_of_a_body_that_is_not_json_is_a_transport_error():
     answer = await fetch(handler)
     with pytest.raises(TransportError):
         answer.take_json()
+
+
+NOW = 1_445_412_480.0  # Wed, 21 Oct 2015 07:28:00 GMT
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("17", 17), (" 0 ", 0), ("999999999", 999_999_999),   # nine digits: the longest kept
+    ("1000000000", None),                                   # ten: refused, not a huge wait
+    ("-5", None), ("1.5", None), ("١٢", None), ("", None), ("soon", None),
+    ("Wed, 21 Oct 2015 07:28:00 GMT", 0),                   # now
+    ("Wed, 21 Oct 2015 07:28:30 GMT", 30),                  # 30 s ahead
+    ("Wed, 21 Oct 2015 07:27:00 GMT", 0),                   # passed: retry now
+    ("Wed, 21 Oct 2015 07:28:00 -0000", None),              # no zone: not an HTTP-date
+    ("Wed, 99 Oct 2015 07:28:00 GMT", None),
+])
+def test_retry_after_reads_delta_seconds_and_http_dates(value, expected):
+    assert retry_after_seconds(value, NOW) == expected
+
+
+def test_retry_after_of_a_date_rounds_a_part_second_up():
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:10 GMT", NOW + 0.25) == 10
+
+
+@pytest.mark.asyncio
+async def test_an_answers_http_date_retry_after_is_seconds_from_now():
+    import email.utils
+    import time
+    when = email.utils.formatdate(time.time() + 120, usegmt=True)
+    client = make_client(transport=httpx.MockTransport(
+        lambda r: httpx.Response(503, headers={"retry-after": when})))
+    answer = await send(client, "GET", "http://127.0.0.1:9/x", action="a", max_bytes=10,
+                        deadline_s=5)
+    assert 115 <= answer.retry_after <= 121
