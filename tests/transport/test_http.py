@@ -188,7 +188,7 @@ def test_a_client_records_a_missing_sniffio_as_absent_and_still_answers():
 
     code = (
         "import asyncio, importlib.util, sys, httpx\n"
-        "from jupyter_design_projects.transport.http import make_client, retry_after_seconds, send\n"
+        "from jupyter_design_projects.transport.http import make_client, send\n"
         "installed = importlib.util.find_spec('sniffio') is not None\n"
         "async def main():\n"
         "    handler = lambda request: httpx.Response(200, json={'ok': True})\n"
