@@ -27,8 +27,10 @@ class FaultsClient:
     # match a POST to the Design MCP endpoint, `op` a POST to the remote-session route
     def fail(self, path: str, *, status: int, body: Any = None, headers: dict | None = None,
              count: int = 1, method: str | None = None, rpc_method: str | None = None,
-             tool: str | None = None, op: str | None = None) -> Any:
+             tool: str | None = None, op: str | None = None, echo_id: bool = True) -> Any:
         extra = {"body": body} if body is not None else {}
+        if not echo_id:
+            extra["echo_id"] = False
         return self._post("fail", path=path, status=status, headers=headers, count=count,
                           method=method, rpc_method=rpc_method, tool=tool, op=op, **extra)
 

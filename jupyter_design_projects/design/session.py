@@ -131,19 +131,16 @@ class McpSession:
             await self._shared("_initializing", self._initialize)
 
     async def _initialize(self) -> None:
-        answer = await self._post(
-            self._envelope(
-                "initialize",
-                {
-                    "protocolVersion": PROTOCOL_VERSION,
-                    "capabilities": {},
-                    "clientInfo": dict(CLIENT_INFO),
-                },
-            ),
-            session_id=None,
-            action="design initialize",
+        envelope = self._envelope(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": dict(CLIENT_INFO),
+            },
         )
-        wire.rpc_result(answer, "initialize")
+        answer = await self._post(envelope, session_id=None, action="design initialize")
+        wire.rpc_result(answer, "initialize", envelope["id"])
         session_id = wire.session_id_of(answer)
         notified = await self._post(
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -183,10 +180,9 @@ class McpSession:
         for attempt in (1, 2):
             await self._ensure_initialized()
             session_id = self._session_id
-            answer = await self._post(
-                self._envelope(method, params), session_id=session_id,
-                action=f"design {operation}",
-            )
+            envelope = self._envelope(method, params)
+            answer = await self._post(envelope, session_id=session_id,
+                                      action=f"design {operation}")
             if answer.status == 404 and session_id is not None:
                 wire.refuse_event_stream(answer)
                 self._reset(session_id)
@@ -196,7 +192,7 @@ class McpSession:
                     answer.action, "the Design session was lost again after re-initializing",
                     status=404,
                 )
-            return wire.rpc_result(answer, operation)
+            return wire.rpc_result(answer, operation, envelope["id"])
         raise AssertionError("unreachable")
 
     def _reset(self, session_id: str | None) -> None:

@@ -71,13 +71,15 @@ def flat_error(answer: Answer) -> tuple[str | None, dict]:
     return (kind if isinstance(kind, str) else None), body
 
 
-def rpc_result(answer: Answer, operation: str) -> dict:
-    """The `result` object of a JSON-RPC answer; an `error` becomes `DesignRpcError`."""
+def rpc_result(answer: Answer, operation: str, request_id: int) -> dict:
+    """The `result` object of the JSON-RPC answer to request `request_id`; an `error`
+    becomes `DesignRpcError`. An answer to another request is malformed (a result must echo
+    the id; an error may carry null, when the service could not read the request's id)."""
     check_status(answer)
     if answer.content_type != "application/json":
         raise UnexpectedContentType(answer.action, answer.content_type or "(none)",
                                     answer.status)
-    problem, rpc_error, result = _split_envelope(answer)
+    problem, rpc_error, result = _split_envelope(answer, request_id)
     if rpc_error is not None:
         raise DesignRpcError(operation, *rpc_error)
     if result is None:
@@ -85,16 +87,22 @@ def rpc_result(answer: Answer, operation: str) -> dict:
     return result
 
 
-def _split_envelope(answer: Answer) -> tuple[str | None, tuple[int, str] | None, dict | None]:
+def _split_envelope(answer: Answer, request_id: int,
+                    ) -> tuple[str | None, tuple[int, str] | None, dict | None]:
     """(what is wrong, the JSON-RPC error's cleaned fields, the result object). Returns
     rather than raises, so the parsed answer (which a hostile service can fill with the
     client's own token) never sits in a frame of an error's traceback."""
     envelope = answer.json()
     if not isinstance(envelope, dict):
         return "the answer is not a JSON-RPC object", None, None
+    answered = envelope.get("id")
+    # `True == 1` in Python: an id must be the very int sent, not a bool or a float
+    same = type(answered) is int and answered == request_id
     error = envelope.get("error")
-    if error is not None:
+    if error is not None and (same or answered is None):
         return None, _rpc_error_fields(error), None
+    if not same:
+        return f"the JSON-RPC answer is not to request {request_id}", None, None
     result = envelope.get("result")
     if not isinstance(result, dict):
         return "the JSON-RPC answer has no result object", None, None

@@ -263,12 +263,34 @@ async def test_other_403_is_a_transport_error() -> None:
 
 
 @pytest.mark.asyncio
-async def test_json_rpc_error_is_design_rpc_error() -> None:
-    session = answering(httpx.Response(
-        200, json={"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad"}}))
+@pytest.mark.parametrize("answered_id", [2, None])  # initialize is 1; null: id unreadable
+async def test_json_rpc_error_is_design_rpc_error(answered_id) -> None:
+    session = answering(httpx.Response(200, json={
+        "jsonrpc": "2.0", "id": answered_id, "error": {"code": -32602, "message": "bad"}}))
     with pytest.raises(DesignRpcError) as caught:
         await session.call_tool("get_project", {})
     assert (caught.value.operation, caught.value.code) == ("get_project", -32602)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("answered", "kind"), [
+    ({"id": 2, "result": {"content": []}}, None),            # the call's own id: accepted
+    ({"id": 3, "result": {"content": []}}, "result"),        # another request's result
+    ({"id": 1, "result": {"content": []}}, "result"),        # the handshake's id, replayed
+    ({"result": {"content": []}}, "result"),                 # a result must carry its id
+    ({"id": None, "result": {"content": []}}, "result"),
+    ({"id": "2", "result": {"content": []}}, "result"),      # the id sent was an int
+    ({"id": 2.0, "result": {"content": []}}, "result"),
+    ({"id": 7, "error": {"code": -32602, "message": "x"}}, "error"),  # another's error
+])
+async def test_an_answer_to_another_request_is_refused(answered, kind) -> None:
+    session = answering(httpx.Response(200, json={"jsonrpc": "2.0", **answered}))
+    if kind is None:
+        assert (await session.call_tool("get_project", {}))["content"] == []
+        return
+    with pytest.raises(TransportError) as caught:
+        await session.call_tool("get_project", {})
+    assert "not to request 2" in str(caught.value)
 
 
 @pytest.mark.asyncio
@@ -479,3 +501,19 @@ async def test_result_caps_hold_at_their_boundaries_over_the_wire(
         mapped = map_result(await session.call_tool("list_design_systems", {}))
     assert [b["type"] for b in mapped.blocks] == kinds
     assert sum(len(b["text"]) for b in mapped.blocks if b["type"] == "text") <= 100_000
+
+
+@pytest.mark.asyncio
+async def test_an_answer_the_service_sends_to_another_request_is_refused(
+        shared_reference_service) -> None:
+    async with live_session(shared_reference_service) as (session, switches, _):
+        await session.tools()
+        stale = {"jsonrpc": "2.0", "id": 999_999, "result": {"content": []}}
+        switches.fail(MCP_PATH, status=200, tool="list_design_systems", body=stale,
+                      echo_id=False)
+        with pytest.raises(TransportError) as caught:
+            await session.call_tool("list_design_systems", {})
+        assert "is not to request" in str(caught.value)
+        # the same canned answer, echoing the request's id as a service would, is taken
+        switches.fail(MCP_PATH, status=200, tool="list_design_systems", body=stale)
+        assert (await session.call_tool("list_design_systems", {}))["content"] == []

@@ -119,7 +119,10 @@ def test_generated_json_rpc_answers_never_crash_hang_or_leak__threat_hostile_ser
     hostile_mcp.mcp.override = {stage: lambda request, rpc_id: [
         ("send", response(200, materialise(request, id_kind, envelope, rpc_id),
                           headers={"Mcp-Session-Id": McpScript.SESSION_ID}))]}
-    design_call_survives(hostile_mcp, caplog)
+    outcome = design_call_survives(hostile_mcp, caplog)
+    # an answer that is not to this request is never taken as its result
+    if id_kind != "same" and "error" not in envelope:
+        assert outcome.is_error
 
 
 @pytest.mark.parametrize("stage", ["initialize", "tools/list", "tools/call"])

@@ -55,7 +55,10 @@ def _fail_rule(body: dict[str, Any]) -> Rule:
         raise ApiError("invalid_request_error", "'headers' must map ASCII names to ASCII values.")
     kind = STATUS_KINDS.get(status, "api_error")
     answer = body["body"] if "body" in body else envelope_body(kind, f"Injected HTTP {status}.")
-    return _rule("fail", body, status=status, body=answer, headers=headers)
+    echo_id = body.get("echo_id", True)
+    if not isinstance(echo_id, bool):
+        raise ApiError("invalid_request_error", "'echo_id' must be a boolean.")
+    return _rule("fail", body, status=status, body=answer, headers=headers, echo_id=echo_id)
 
 
 #: route name -> how its body becomes a rule

@@ -44,6 +44,19 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _canned(rule: Rule, request_body: bytes) -> Any:
+    """A `fail` rule's answer. A canned JSON-RPC envelope answers the request it replaces,
+    as a service would: its `id` becomes the request's, unless the rule says `echo_id:
+    false` (to test a client against an answer to another request)."""
+    answer = rule.params["body"]
+    if not (rule.params["echo_id"] and isinstance(answer, dict) and "jsonrpc" in answer):
+        return answer
+    request = _json_object(request_body)
+    if request is None or "id" not in request:
+        return answer
+    return {**answer, "id": request["id"]}
+
+
 def peek(method: str, path: str, body: bytes) -> Peek:
     """The matchable facts of a request's body (nothing for other routes and methods)."""
     if method != "POST" or path not in (paths.DESIGN_MCP, paths.REMOTE_SESSION):
@@ -185,7 +198,7 @@ class FaultMiddleware:
         if rule is None:
             await self.app(scope, replayed, send)
         elif rule.kind == "fail":
-            payload = json.dumps(rule.params["body"]).encode()
+            payload = json.dumps(_canned(rule, body)).encode()
             headers = [(b"content-type", JSON_TYPE.encode()),
                        (b"content-length", str(len(payload)).encode())]
             headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
