@@ -136,8 +136,10 @@ def test_flags_become_the_config(tmp_path) -> None:
             config.session_idle_timeout) == (tmp_path.resolve(), "demo", True, 8123, 5.0)
 
 
-def test_the_faults_client_drives_a_shared_service(shared_reference_service) -> None:
-    service = shared_reference_service
+def test_the_faults_client_drives_a_service(reference_service) -> None:
+    # its own service: expiring every token and dropping every MCP session would make
+    # the next test on a shared service pay a refresh it did not ask for
+    service = reference_service
     switch = faults(service)
     try:
         switch.fail("/api/organizations", status=529, count=1)
