@@ -247,6 +247,12 @@ class Session:
         return Journal(self.data_dir / "journal.sqlite3")
 
     @cached_property
+    def deck_records(self):
+        from .design.deck.records import PushRecords
+
+        return PushRecords(self.data_dir / "deck_pushes.sqlite3", self.settings.api_base_url)
+
+    @cached_property
     def projects(self):
         from .projects.client import ProjectsClient
 

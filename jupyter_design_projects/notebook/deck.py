@@ -76,7 +76,7 @@ class NotebookDeck:
     @classmethod
     def open(cls, magics: Any, name_or_id: str) -> NotebookDeck:
         session = magics.session
-        deck = Deck(session.design)
+        deck = Deck(session.design, records=session.deck_records)
         project = session.run(deck.find_project(name_or_id))
         session.run(deck.bind(project["id"], project.get("name")))
         return cls(magics, deck)
@@ -85,7 +85,7 @@ class NotebookDeck:
     def create(cls, magics: Any, name: str) -> NotebookDeck | Outcome:
         """Create the project through the normal permission path (its card asks first)."""
         session = magics.session
-        deck = Deck(session.design)
+        deck = Deck(session.design, records=session.deck_records)
         made = cls(magics, deck)
         result = session.run(session.design.call("create_project", {"name": name}))
         if isinstance(result, DesignOutcome):

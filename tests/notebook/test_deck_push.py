@@ -147,6 +147,44 @@ def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
     assert counts.get(key, 0) - before.get(key, 0) == 1
 
 
+def test_a_deck_opened_again_in_a_new_session_writes_only_what_changed(
+        shell, live, reference_service):
+    deck = shell.run_line_magic("design", f'deck open "{DECK}"')
+    for i in range(3):
+        deck.add_markdown(f"slides/k{i}.html", f"# Kept {i}\n", {})
+    shell.run_line_magic("design", "deck push").approve()
+    etags = {p: f["etag"] for p, f in files_of(shell, deck).items()}
+    live.close()  # as a new kernel would: a new session, the same user data dir
+    again = shell.run_line_magic("design", f'deck open "{DECK}"')
+    assert again.deck is not deck.deck and again.deck.project_id == deck.deck.project_id
+    for i in range(3):
+        again.add_markdown(f"slides/k{i}.html", "# Kept 0, edited\n" if i == 0
+                           else f"# Kept {i}\n", {})
+    assert [f.path for f in again.deck.missing()] == ["slides/k0.html"]
+    pushed = shell.run_line_magic("design", "deck push")
+    assert [c.pending.request.writes for c in pushed.cards] == [("slides/k0.html",)]
+    pushed.approve()
+    after = files_of(shell, again)
+    assert after["slides/k0.html"]["etag"] != etags["slides/k0.html"]
+    assert [after[p]["etag"] for p in ("slides/k1.html", "slides/k2.html")] == [
+        etags["slides/k1.html"], etags["slides/k2.html"]]
+    # a file changed on the service since (another etag) is written again, whatever the
+    # records say
+    shell.user_ns["_pid"] = again.deck.project_id
+    plan = shell.run_line_magic("design", 'finalize_plan project_id=$_pid '
+                                          'writes=\'["slides/k1.html"]\'')
+    plan.card.approve()
+    shell.user_ns["_token"] = plan.data["plan_token"]
+    shell.run_line_magic("design", 'write_files project_id=$_pid plan_token=$_token '
+                                   'files=\'[{"path": "slides/k1.html", "data": "<p>x</p>"}]\'')
+    live.close()
+    third = shell.run_line_magic("design", f'deck open "{DECK}"')
+    for i in range(3):
+        third.add_markdown(f"slides/k{i}.html", "# Kept 0, edited\n" if i == 0
+                           else f"# Kept {i}\n", {})
+    assert [f.path for f in third.deck.missing()] == ["slides/k1.html"]
+
+
 def test_headless_push_fails_closed_naming_the_next_step(shell, live, chart):
     deck = three_slides(shell, chart)
     live.approval_mode = "deny"

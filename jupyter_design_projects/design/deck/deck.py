@@ -6,7 +6,8 @@ Nothing is sent while staging. Binding and pushing only read (`list_projects`,
 `get_project`, `get_claude_design_prompt`, `list_files`) until a plan is approved. The deck
 remembers what it wrote (content hash and the etag the service answered), so a push
 repeated after a failure writes only the files whose content the project does not hold
-yet.
+yet. With `records` (`PushRecords`), that memory is kept across kernels: a deck opened in
+a new kernel does not rewrite files the project still holds as a deck wrote them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
 from ..approval import DesignOutcome, PendingApproval
 from .batches import plan_arguments, plan_batches
+from .records import PushRecords
 from .slides import (
     TABLE_MAX_ROWS,
     figure_piece,
@@ -47,8 +49,10 @@ class Deck:
     its `call`)."""
 
     def __init__(self, client: Any, project_id: str | None = None,
-                 project_name: str | None = None, theme: Theme = DEFAULT_THEME) -> None:
+                 project_name: str | None = None, theme: Theme = DEFAULT_THEME,
+                 records: PushRecords | None = None) -> None:
         self.client = client
+        self.records = records
         self.project_id = project_id
         self.project_name = project_name
         self.theme = theme
@@ -149,8 +153,12 @@ class Deck:
 
     async def bind(self, project_id: str, project_name: str | None = None) -> None:
         """Use this project: its design system for the slides, its files for comparing."""
+        if project_id != self.project_id:
+            self.pushed = {}
         self.project_id = project_id
         self.project_name = project_name
+        if self.records is not None:  # what decks in other kernels pushed here
+            self.pushed = {**self.records.load(project_id), **self.pushed}
         prompt = await self._read("get_claude_design_prompt", {"project_id": project_id})
         self.theme = theme_from_prompt(prompt) or DEFAULT_THEME
         await self.refresh()
@@ -208,10 +216,12 @@ class Deck:
             "project_id": self._bound(), "files": files, "plan_token": plan_token})
         if isinstance(result, DesignOutcome) and not result.is_error:
             etags = (result.data or {}).get("etags") if isinstance(result.data, dict) else None
-            for path, etag in (etags or {}).items():
-                if path in staged and isinstance(etag, str):
-                    self.pushed[path] = (staged[path].sha256, etag)
-                    self.remote[path] = etag
+            written = {path: (staged[path].sha256, etag) for path, etag in (etags or {}).items()
+                       if path in staged and isinstance(etag, str)}
+            self.pushed.update(written)
+            self.remote.update({path: etag for path, (_, etag) in written.items()})
+            if self.records is not None and written:
+                self.records.save(self._bound(), written)
         return result
 
     async def preview(self, path: str) -> DesignOutcome:

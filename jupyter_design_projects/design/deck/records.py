@@ -1,0 +1,64 @@
+"""What decks pushed, kept across kernels: for each (service, project, path), the sha256 of
+the content a deck wrote and the etag the service answered, in a per-user SQLite file.
+
+A deck opened in a new kernel reads them when it binds, so a staged file the project still
+holds exactly as a deck wrote it (the same content hash, and the service still showing the
+etag it answered then) is not written again. Etags are the service's: a file changed on
+the service since has another etag, and is written again."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS pushed (
+    service TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    etag TEXT NOT NULL,
+    PRIMARY KEY (service, project_id, path)
+);
+"""
+
+
+class PushRecords:
+    """The push records of one service (its API base URL) in the SQLite file `path`."""
+
+    def __init__(self, path: Path, service: str) -> None:
+        self.path = Path(path)
+        self.service = service.rstrip("/")
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
+        with self._connect() as db:
+            db.executescript(SCHEMA)
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=5.0)
+        try:
+            with db:
+                yield db
+        finally:
+            db.close()
+
+    def load(self, project_id: str) -> dict[str, tuple[str, str]]:
+        """path -> (sha256, etag) of every file a deck pushed to this project."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT path, sha256, etag FROM pushed WHERE service = ? AND project_id = ?",
+                (self.service, project_id)).fetchall()
+        return {path: (sha, etag) for path, sha, etag in rows}
+
+    def save(self, project_id: str, written: Mapping[str, tuple[str, str]]) -> None:
+        """Record what one write wrote (path -> (sha256, etag)), replacing older records."""
+        with self._connect() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO pushed (service, project_id, path, sha256, etag) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(self.service, project_id, path, sha, etag)
+                 for path, (sha, etag) in written.items()])
