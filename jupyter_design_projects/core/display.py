@@ -3,9 +3,11 @@ shown on an approval card exactly as it is, and the one normal form of a Design 
 
 A person approves what a card shows, so every string on a card must read as what it is:
 no control, bidi, zero-width, tag or variation-selector characters, no look-alikes of `.`
-and `/`, no mixed-script names. Paths are printable ASCII (the simple safe rule); names may
-use any one script but must be NFKC-stable and visible. Functions answer with the name of
-the broken rule (or None), so callers can deny with a reason and never truncate.
+and `/`, no mixed-script names, and no name written wholly in letters of another script
+that read as Latin ones (a Cyrillic "Асе" is not "Ace"). Paths are printable ASCII (the
+simple safe rule); names may use any one script but must be NFKC-stable and visible.
+Functions answer with the name of the broken rule (or None), so callers can deny with a
+reason and never truncate.
 """
 
 from __future__ import annotations
@@ -38,6 +40,19 @@ _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,39}\]")
 _INVISIBLE = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0x180E})
 #: scripts whose letters pass for one another; a name may use at most one of them
 _CONFUSABLE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
+#: letters of those scripts that read as a Latin letter in common fonts (from Unicode's
+#: confusables, UTS #39): a name made of nothing else reads as a Latin name it is not
+_LATIN_LOOKALIKES = frozenset(
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425"  # Cyrillic
+    "\u0405\u0406\u0408\u04ae\u04ba\u04c0\u0500\u051a\u051c"
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u04af"
+    "\u04cf\u0501\u051b\u051d"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4"  # Greek
+    "\u03a5\u03a7\u03b1\u03b9\u03bd\u03bf\u03c1"
+    "\u0570\u0578\u057d\u0566\u0585"                                          # Armenian
+    "\u13a0\u13a2\u13aa\u13ab\u13ac\u13b3\u13b7\u13bb\u13c0\u13c3\u13d2\u13d9"  # Cherokee
+    "\u13da\u13de\u13df\u13e2\u13e6\u13f4"
+)
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp", "Me"})
 #: combining marks in a row after a letter (vowel signs of Indic scripts need them)
 _MAX_MARKS = 2
@@ -128,7 +143,8 @@ def _is_selector(code: int) -> bool:
 
 
 def text_rule(value: object, max_chars: int = MAX_TEXT_CHARS) -> str | None:
-    """Names and other free text: visible, NFKC-stable, single-script among look-alikes."""
+    """Names and other free text: visible, NFKC-stable, single-script among look-alikes,
+    and not wholly made of letters that read as Latin ones."""
     if not isinstance(value, str):
         return "not_a_string"
     if value.strip() == "":
@@ -138,6 +154,7 @@ def text_rule(value: object, max_chars: int = MAX_TEXT_CHARS) -> str | None:
     if value != value.strip():
         return "edge_space"
     scripts: set[str] = set()
+    only_lookalikes = True
     marks = 0
     previous = " "
     for char in value:
@@ -157,10 +174,14 @@ def text_rule(value: object, max_chars: int = MAX_TEXT_CHARS) -> str | None:
         script = _script(char)
         if script in _CONFUSABLE_SCRIPTS:
             scripts.add(script)
+        if script is not None and char not in _LATIN_LOOKALIKES:
+            only_lookalikes = False
     if unicodedata.normalize("NFKC", value) != value:
         return "not_normalised"
     if len(scripts) > 1:
         return "mixed_script"
+    if only_lookalikes and scripts and scripts != {"LATIN"}:
+        return "whole_script_confusable"
     return None
 
 

@@ -81,7 +81,10 @@ def test_lookalike_names_are_not_reserved(path):
 
 
 @pytest.mark.parametrize("name", ["Quarterly Review Deck", "Проект запуска", "デザイン案 2",
-                                  "Café menu", "देवनागरी", "Q3: Review & Plan (v2)"])
+                                  "Café menu", "देवनागरी", "Q3: Review & Plan (v2)",
+                                  # one letter that reads as no Latin letter is enough
+                                  "\u0410\u0441\u0435\u0431", "\u0391\u0398\u0397\u039d\u0391",
+                                  "2026", "ACE", "Ace"])
 def test_plain_names_in_one_script_are_shown(name):
     assert display.text_rule(name) is None
 
@@ -97,6 +100,10 @@ def test_plain_names_in_one_script_are_shown(name):
     ("Acme\u00a0Deck", "unusual_space"),
     ("\u0410cme Deck", "mixed_script"),            # Cyrillic A in a Latin name
     ("Acm\u03b5", "mixed_script"),                 # Greek epsilon
+    ("\u0410\u0441\u0435", "whole_script_confusable"),  # Cyrillic "Асе" reads as "Ace"
+    ("\u0421\u0410\u0422 2026", "whole_script_confusable"),  # Cyrillic "САТ 2026"
+    ("\u0391\u039a\u039c\u0395", "whole_script_confusable"),  # Greek "ΑΚΜΕ"
+    ("\u13aa\u13df\u13b7\u13ac", "whole_script_confusable"),  # Cherokee "ᎪᏟᎷᎬ"
     ("\uff21cme", "not_normalised"),               # fullwidth A
     ("a\u2025b", "not_normalised"),
     ("Cafe\u0301", "not_normalised"),              # decomposed accent

@@ -219,6 +219,16 @@ def test_a_single_look_alike_letter_makes_mixed_scripts__threat_display_spoofing
     assert display.text_rule(spoofed) == "mixed_script"
 
 
+@given(st.text(alphabet=st.sampled_from("aceopxy"), min_size=1, max_size=20),
+       st.text(alphabet=st.sampled_from(" 0123456789-"), max_size=3))
+def test_a_name_wholly_in_look_alike_letters_is_refused__threat_display_spoofing(text, tail):
+    look_alikes = {"a": "\u0430", "c": "\u0441", "e": "\u0435", "o": "\u043e",
+                   "p": "\u0440", "x": "\u0445", "y": "\u0443"}
+    spoofed = "".join(look_alikes[c] for c in text) + tail.rstrip()
+    assert display.text_rule(text + tail.rstrip()) is None
+    assert display.text_rule(spoofed) == "whole_script_confusable"
+
+
 @pytest.mark.parametrize("name", ["Quarterly \u202eReview", "Deck\u200b", "A" * 121,
                                   "Quarterly R\u0435view", "\u3164", "Deck\ufe0f"])
 def test_found_hostile_names_are_refused__threat_display_spoofing(name):
