@@ -5,6 +5,7 @@ that caps results and frames Project content as data, not instructions."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -210,8 +211,9 @@ class ProjectsClient:
                     raise PathRejected(name, RULE_UPLOAD)
                 raise DocNotFound(name, detail.paths()[:AVAILABLE_LISTED])
             previous = await self._previous_content(api, doc.uuid)
-            entry = {"path": name, "doc_uuid": None, "previous_doc_uuid": doc.uuid,
-                     "previous_content": previous}
+            entry: dict[str, Any] = {"path": name, "doc_uuid": None,
+                                     "previous_doc_uuid": doc.uuid,
+                                     "previous_content": previous}
             await self._mutate("delete", api.delete_doc(doc.uuid), entry)
             result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
             self._record(result, action="delete", **entry)
@@ -266,18 +268,22 @@ class ProjectsClient:
         return result
 
     async def _mutate(self, action: str, change: Awaitable[Any], entry: dict[str, Any]) -> Any:
-        """Await one remote change. A refusal by the service (a `ProjectsApiError` with a
-        status) changed nothing; anything else — a half-done replace, no usable answer
+        """Await one remote change, journaled ahead: the entry goes in as
+        `<action>_unknown` before the change is sent (so a kernel killed mid-flight leaves
+        it), and `_record` settles it once the change is done. A refusal by the service (a
+        `ProjectsApiError` with a status) changed nothing: its entry is withdrawn. Anything
+        else — a half-done replace (`replace_incomplete`), no usable answer
         (`ProjectsTransportFailed`: a deadline, a dropped connection), a malformed answer,
-        a cancelled cell — may have changed the Project, so it is journaled
-        (`replace_incomplete` or `<action>_unknown`, with the content it removed) before
-        the error goes on."""
+        a cancelled cell — may have changed the Project, so its entry stays, with the
+        content it removed, before the error goes on."""
+        entry["journal_id"] = self._write_ahead(action, entry)
         try:
             return await change
         except ProjectsTransportFailed:
             self._record({}, action=f"{action}_unknown", **entry)
             raise
         except ProjectsApiError:
+            self._withdraw(entry["journal_id"])
             raise
         except ReplaceIncomplete:
             self._record({}, action="replace_incomplete", **entry)
@@ -286,20 +292,43 @@ class ProjectsClient:
             self._record({}, action=f"{action}_unknown", **entry)
             raise
 
+    def _write_ahead(self, action: str, entry: dict[str, Any]) -> int | None:
+        """The `<action>_unknown` entry of a change about to be sent, or None (no journal,
+        or it failed: the change is then journaled after, as `_record` does)."""
+        if self._journal is None:
+            return None
+        fields = {k: v for k, v in entry.items() if k != "journal_id"}
+        try:
+            return self._journal.record(project_uuid=self._settings.project_uuid,
+                                        action=f"{action}_unknown", **fields)
+        except (sqlite3.Error, OSError):
+            return None
+
+    def _withdraw(self, journal_id: int | None) -> None:
+        if self._journal is not None and journal_id is not None:
+            with contextlib.suppress(sqlite3.Error, OSError):
+                self._journal.withdraw(journal_id)
+
     async def _previous_content(self, api: ProjectsApi, doc_uuid: str) -> str | None:
         """The content about to be removed, kept for the journal (only when there is one)."""
         if self._journal is None:
             return None
         return (await api.read_doc(doc_uuid))["content"]
 
-    def _record(self, result: dict[str, Any], **entry: Any) -> None:
-        """Journal a remote change that already happened; a journal failure is reported on
-        the result, never raised (that would misreport the remote write as failed)."""
+    def _record(self, result: dict[str, Any], *, action: str, journal_id: int | None = None,
+                **entry: Any) -> None:
+        """Journal a remote change that already happened: settle its written-ahead entry,
+        or append one. A journal failure is reported on the result, never raised (that
+        would misreport the remote write as failed)."""
         if self._journal is None:
             return
         try:
-            result["journal_id"] = self._journal.record(
-                project_uuid=self._settings.project_uuid, **entry)
+            if journal_id is None:
+                journal_id = self._journal.record(
+                    project_uuid=self._settings.project_uuid, action=action, **entry)
+            else:
+                self._journal.settle(journal_id, action, entry.get("doc_uuid"))
+            result["journal_id"] = journal_id
         except (sqlite3.Error, OSError) as exc:
             result["journal_warning"] = f"not recorded in the local journal: {exc}"
 

@@ -1,7 +1,12 @@
 """The local journal of remote Project writes: remote writes survive a notebook rewind, so
 each create, replace and delete — and each one whose outcome is unknown — is recorded
 (time, project, path, doc uuid, bytes, sha256, and the content a replace or delete
-removed) in a per-user SQLite file, to show what changed and to restore it."""
+removed) in a per-user SQLite file, to show what changed and to restore it.
+
+The journal is written ahead: an entry goes in as `<action>_unknown` before the change is
+sent, and is settled (`settle`) to what happened when the answer comes, or withdrawn
+(`withdraw`) when the service refused and nothing changed. A kernel killed while a change
+is in flight leaves the `*_unknown` entry, never a remote change with no entry."""
 
 from __future__ import annotations
 
@@ -121,3 +126,15 @@ class Journal:
         with self._connect() as db:
             row = db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
         return dict(row) if row else None
+
+    def settle(self, entry_id: int, action: str, doc_uuid: str | None) -> None:
+        """A written-ahead entry's outcome: `action` (create, replace, delete,
+        replace_incomplete) and the doc it left, if any."""
+        with self._connect() as db:
+            db.execute("UPDATE entries SET action = ?, doc_uuid = ? WHERE id = ?",
+                       (action, doc_uuid, entry_id))
+
+    def withdraw(self, entry_id: int) -> None:
+        """Remove a written-ahead entry whose change the service refused (nothing changed)."""
+        with self._connect() as db:
+            db.execute("DELETE FROM entries WHERE id = ?", (entry_id,))

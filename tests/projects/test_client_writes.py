@@ -196,6 +196,34 @@ async def test_a_cancelled_write_is_journaled_as_unknown(make, fake) -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("method", "existing", "call", "ahead", "settled"), [
+    ("POST", False, "write", "create_unknown", "create"),
+    ("PATCH", True, "write", "replace_unknown", "replace"),
+    ("DELETE", True, "delete", "delete_unknown", "delete"),
+])
+async def test_the_journal_is_written_before_the_change_is_sent(
+        make, fake, method, existing, call, ahead, settled) -> None:
+    if existing:
+        fake.add_doc("claude/a.md", "old")
+    client = make()
+    seen: list[list[tuple[str, str]]] = []
+
+    def look(m: str, p: str, b: Any) -> None:  # the service has the request: what is kept?
+        if m == method:
+            seen.append([(e["action"], e["path"]) for e in client.history()])
+
+    fake.intercept = look
+    if call == "write":
+        result = await client.write("a.md", content="new")
+    else:
+        result = await client.delete("claude/a.md")
+    assert seen == [[(ahead, "claude/a.md")]]  # a kill from here on leaves this entry
+    entries = client.history()
+    assert [(e["id"], e["action"]) for e in entries] == [(result["journal_id"], settled)]
+    assert entries[0]["doc_uuid"] == (None if call == "delete" else result["doc_uuid"])
+
+
+@pytest.mark.asyncio
 async def test_a_refused_create_is_not_journaled(make, fake) -> None:
     fake.intercept = lambda m, p, b: error(500, "api_error", "no") if m == "POST" else None
     client = make()

@@ -78,3 +78,14 @@ def test_the_digest_of_a_long_text_is_the_digest_of_its_utf8_bytes():
     assert journal._digest(text) == (len(data), hashlib.sha256(data).hexdigest())
     assert journal._digest("") == (0, hashlib.sha256(b"").hexdigest())
     assert journal._digest(None) == (None, None)
+
+
+def test_a_written_ahead_entry_is_settled_or_withdrawn(journal: Journal) -> None:
+    kept = journal.record(project_uuid=A, action="create_unknown", path="a.md", doc_uuid=None,
+                          content="x")
+    gone = journal.record(project_uuid=A, action="create_unknown", path="b.md", doc_uuid=None,
+                          content="y")
+    journal.settle(kept, "create", "d9")
+    journal.withdraw(gone)
+    assert [(e["id"], e["action"], e["doc_uuid"], e["bytes"]) for e in journal.entries(A)] == [
+        (kept, "create", "d9", 1)]

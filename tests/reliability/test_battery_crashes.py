@@ -21,6 +21,7 @@ from kernels import Kernel, wait_until
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.embedded import start_embedded
 from jupyter_design_projects.errors import JdpError, ProjectsTransportFailed, ScopeExpansionFailed
+from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.transport.credentials import Credential
 
@@ -155,12 +156,17 @@ def test_kernel_killed_during_an_upload_leaves_nothing_half_written__threat_torn
     assert leftovers(narrow.parent) == []
     assert not temp_dir.exists() or list(temp_dir.iterdir()) == []
     # the whole body had reached the service, which finishes the request without the
-    # kernel: the doc appears whole (the kernel died before journaling it: see the report)
+    # kernel: the doc appears whole, and the journal, written ahead, says a create of it
+    # may have happened (no remote change without an entry)
     state = ServiceState(service)
     stored = wait_until(lambda: state.docs(service.project_uuid).get("crash/upload.md"), 30,
                         "the service to finish the orphaned write")
     assert stored == content
     assert state.integrity() == "ok"
+    journal = Journal(tmp_path / "kernel-data" / "journal.sqlite3")
+    entries = journal.entries(service.project_uuid)
+    assert [(e["action"], e["path"], e["bytes"]) for e in entries] == [
+        ("create_unknown", "crash/upload.md", len(content.encode()))]
 
 
 def test_kernel_killed_during_a_scope_expansion_leaves_the_credential_whole__spec_s11(
