@@ -229,12 +229,12 @@ async def _project_part(session: Session) -> dict[str, Any]:
 
 
 def _revision(session: Session, info: dict[str, Any]) -> str:
-    """Changes when a doc or upload comes, goes or changes size, or the journal grows."""
-    entries = session.journal.entries(session.settings.project_uuid, 1)
+    """Changes when a doc or upload comes, goes or changes size, or a journal entry is
+    added, settled or withdrawn."""
     listing: list[Any] = [[d["doc_uuid"], d["path"], d["estimated_token_count"]]
                           for d in info["docs"]]
     listing += [[f["file_uuid"], f["path"], f["file_size_bytes"]] for f in info["uploads"]]
-    listing.append(entries[0]["id"] if entries else 0)
+    listing.append(session.journal.revision(session.settings.project_uuid))
     return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 

@@ -138,3 +138,13 @@ class Journal:
         """Remove a written-ahead entry whose change the service refused (nothing changed)."""
         with self._connect() as db:
             db.execute("DELETE FROM entries WHERE id = ?", (entry_id,))
+
+    def revision(self, project_uuid: str) -> tuple[int, int, int]:
+        """Changes whenever an entry of the project is added, settled or withdrawn:
+        (newest id, entries, entries still `*_unknown`)."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT coalesce(max(id), 0), count(*), "
+                "coalesce(sum(action LIKE '%\\_unknown' ESCAPE '\\'), 0) "
+                "FROM entries WHERE project_uuid = ?", (project_uuid,)).fetchone()
+        return (int(row[0]), int(row[1]), int(row[2]))

@@ -85,7 +85,12 @@ def test_a_written_ahead_entry_is_settled_or_withdrawn(journal: Journal) -> None
                           content="x")
     gone = journal.record(project_uuid=A, action="create_unknown", path="b.md", doc_uuid=None,
                           content="y")
+    revisions = [journal.revision(A)]
     journal.settle(kept, "create", "d9")
+    revisions.append(journal.revision(A))
     journal.withdraw(gone)
+    revisions.append(journal.revision(A))
+    assert revisions == [(gone, 2, 2), (gone, 2, 1), (kept, 1, 0)]  # each step is seen
+    assert journal.revision(B) == (0, 0, 0)
     assert [(e["id"], e["action"], e["doc_uuid"], e["bytes"]) for e in journal.entries(A)] == [
         (kept, "create", "d9", 1)]
