@@ -54,8 +54,8 @@ def test_a_write_in_one_kernel_shows_in_the_other_and_in_the_panel(server, kerne
     a, b = kernels
     before = server.status()["project"]
     written = a.run("r = get_ipython().run_cell_magic('project', 'write notes/from-a.md', "
-                    "'hello from kernel A')\nprint(r.data['path'])").strip()
-    seen_by_b = json.loads(b.run(  # the last line: a first call prints a banner before
+                    "'hello from kernel A')\nprint(r.data['path'])").strip().splitlines()[-1]
+    seen_by_b = json.loads(b.run(  # last lines: a first call prints a banner before
         "import json\ninfo = get_ipython().run_line_magic('project', 'info')\n"
         "print(json.dumps([d['path'] for d in info.data['docs']]))").strip().splitlines()[-1])
     after = server.status()["project"]
