@@ -21,16 +21,18 @@ SEARCH_N_MIN = 1
 SEARCH_N_MAX = 15
 
 _MiB = 1024 * 1024
+#: a doc's answer (read, or echoed by a write): a doc as large as the largest `local_path`
+#: upload, each byte possibly doubled by JSON escaping, plus the answer's other fields
+DOC_ANSWER_MAX_BYTES = 2 * UPLOAD_MAX_BYTES + _MiB
 #: the most answer bytes read per Projects operation (issue 3: caps per operation). A raw
 #: download carries up to 20 MiB as base64 (~26.7 MiB) plus its fields; a doc or its
-#: extracted text is bounded by the knowledge budget (2,000,000 tokens ~ 8 MB, doubled
-#: for JSON escaping); writes echo the doc back; the rest are small metadata answers.
+#: extracted text gets `DOC_ANSWER_MAX_BYTES`; the rest are small metadata answers.
 ANSWER_MAX_BYTES = {
     "download": 30 * _MiB,
-    "read doc": 16 * _MiB,
-    "read extracted text": 16 * _MiB,
-    "create doc": 16 * _MiB,
-    "replace doc": 16 * _MiB,
+    "read doc": DOC_ANSWER_MAX_BYTES,
+    "read extracted text": DOC_ANSWER_MAX_BYTES,
+    "create doc": DOC_ANSWER_MAX_BYTES,
+    "replace doc": DOC_ANSWER_MAX_BYTES,
     "detail": 4 * _MiB,
     "search": 1 * _MiB,
     "list organizations": 1 * _MiB,

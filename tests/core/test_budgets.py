@@ -103,7 +103,8 @@ def test_the_cap_boundary_is_exact() -> None:
     ("action", "cap"),
     [
         ("download", 30 * 1024 * 1024),
-        ("read doc", 16 * 1024 * 1024),
+        ("read doc", 51 * 1024 * 1024),
+        ("replace doc", 51 * 1024 * 1024),
         ("detail", 4 * 1024 * 1024),
         ("search", 1024 * 1024),
         ("delete doc", 64 * 1024),
@@ -112,6 +113,12 @@ def test_the_cap_boundary_is_exact() -> None:
 )
 def test_each_projects_operation_has_its_own_answer_cap(action: str, cap: int) -> None:
     assert budgets.answer_max_bytes(action) == cap
+
+
+@pytest.mark.parametrize("action", ["read doc", "read extracted text", "create doc",
+                                    "replace doc"])
+def test_a_doc_cap_holds_the_largest_upload_with_every_byte_escaped(action) -> None:
+    assert 2 * budgets.UPLOAD_MAX_BYTES < budgets.answer_max_bytes(action)
 
 
 def test_the_download_cap_holds_a_full_20_mib_upload_as_base64() -> None:

@@ -283,3 +283,24 @@ async def test_s15_an_encoding_that_is_not_a_text_encoding_is_refused_before_sen
             await client.write(unique("enc"), **args)
     assert caught.value.field == field
     assert requests_seen(switches) == before
+
+
+# ---------------------------------------------------------------- answer caps
+
+
+@pytest.mark.asyncio
+async def test_a_doc_larger_than_16_mib_is_written_and_read_back_whole(
+        service, switches, open_projects) -> None:
+    """A project whose budget admits it can hold a doc as large as the largest local_path
+    upload; its write (which echoes the doc) and its read are not cut by the answer caps."""
+    content = ("0123456789abcdef" * 64 + "\n") * (17 * 1024 - 17)  # just over 17 MB
+    assert len(content) > 16 * 1024 * 1024
+    switches.knowledge(service.project_uuid, max_knowledge_size=20_000_000)
+    name = unique("large") + ".md"
+    async with open_projects(service, "org") as client:
+        written = await client.write(name, content=content)
+        read = await client.read(written["path"])
+        await client.delete(written["path"])
+    assert written["bytes"] == len(content)
+    assert read["bytes"] == len(content) and "local_file" in read
+    assert Path(read["local_file"]).read_text() == content
