@@ -7,16 +7,12 @@ import contextlib
 import dataclasses
 import json
 import os
-import secrets
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from jupyter_process import jupyter_process
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT_EXTENSION = ROOT / "jupyter_design_projects" / "labextension"
@@ -32,8 +28,6 @@ CHROMIUM_ARGS = [
     "--metrics-recording-only",
     "--no-first-run",
 ]
-LAB_START_DEADLINE_S = 90.0
-LAB_STOP_GRACE_S = 10.0
 #: Playwright timeouts (ms): app start, a kernel round trip, one UI update
 RESTORED_MS = 90_000
 KERNEL_MS = 90_000
@@ -55,12 +49,6 @@ class Lab:
 
     def lab_url(self, path: str = "lab") -> str:
         return f"{self.url}/{path}?token={self.token}"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def lab_environment(tmp: Path, service, *, attached: bool = True,
@@ -104,57 +92,23 @@ def lab_environment(tmp: Path, service, *, attached: bool = True,
     return env
 
 
-def wait_until_serving(process: subprocess.Popen, url: str, token: str, log: Path) -> None:
-    deadline = time.monotonic() + LAB_START_DEADLINE_S
-    with httpx.Client(timeout=5.0) as client:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"jupyter lab exited ({process.returncode}):\n{tail(log)}")
-            try:
-                if client.get(f"{url}/api/status", params={"token": token}).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            try:
-                process.wait(0.2)
-            except subprocess.TimeoutExpired:
-                pass
-    pytest.fail(f"jupyter lab did not answer within {LAB_START_DEADLINE_S:g} s:\n{tail(log)}")
-
-
-def tail(log: Path, chars: int = 4000) -> str:
-    return log.read_text(errors="replace")[-chars:] if log.exists() else ""
-
-
 @contextlib.contextmanager
 def running_lab(tmp: Path, env: dict[str, str]) -> Iterator[Lab]:
     """`jupyter lab` on a free loopback port with `env`, stopped on exit."""
-    port, token = free_port(), secrets.token_hex(16)
     root_dir = tmp / "notebooks"
     root_dir.mkdir()
     log_file = tmp / "jupyter-lab.log"
-    command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+
+    def serving(url: str, token: str) -> bool:
+        with httpx.Client(timeout=5.0) as client:
+            return client.get(f"{url}/api/status", params={"token": token}).status_code == 200
+
+    with jupyter_process("lab", [
         f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
         f"--LabApp.user_settings_dir={tmp / 'user-settings'}",
         "--LabApp.expose_app_in_browser=True",
-    ]
-    with log_file.open("wb") as log:
-        process = subprocess.Popen(command, env=env, cwd=root_dir, stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_serving(process, url, token, log_file)
+    ], env=env, root=root_dir, log_file=log_file, ready=serving) as (url, token):
         yield Lab(url=url, token=token, root_dir=root_dir, log_file=log_file)
-    finally:
-        process.terminate()
-        try:
-            process.wait(LAB_STOP_GRACE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(LAB_STOP_GRACE_S)
 
 
 @pytest.fixture

@@ -8,19 +8,14 @@ import contextlib
 import dataclasses
 import json
 import os
-import secrets
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+from jupyter_process import jupyter_process
 
-START_DEADLINE_S = 90.0
-STOP_GRACE_S = 10.0
 KERNEL_DEADLINE_S = 120.0
 PREFIX = "/jupyter-design-projects/"
 
@@ -61,20 +56,9 @@ def xsrf_headers(client: httpx.Client) -> dict[str, str]:
     return {"X-XSRFToken": client.cookies.get("_xsrf", "")}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def tail(path: Path, chars: int = 4000) -> str:
-    return path.read_text(errors="replace")[-chars:] if path.exists() else ""
-
-
 def running_server(tmp: Path) -> Iterator[JupyterServer]:
     """`jupyter server` with isolated Jupyter and data dirs; no JDP_* variable set, so the
     extension starts the reference service that its kernels share."""
-    port, token = free_port(), secrets.token_hex(16)
     root = tmp / "root"
     root.mkdir()
     config = tmp / "config"
@@ -88,43 +72,16 @@ def running_server(tmp: Path) -> Iterator[JupyterServer]:
         "IPYTHONDIR": str(tmp / "ipython"), "JUPYTER_PLATFORM_DIRS": "1",
     })
     log_file = tmp / "jupyter-server.log"
-    command = [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}"]
-    with log_file.open("wb") as log:
-        process = subprocess.Popen(command, env=env, cwd=root, stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
-    server = JupyterServer(f"http://127.0.0.1:{port}", token, root, tmp / "runtime", env,
-                           log_file)
-    try:
-        wait_until_ready(process, server)
-        yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(STOP_GRACE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_GRACE_S)
 
+    def server_at(url: str, token: str) -> JupyterServer:
+        return JupyterServer(url, token, root, tmp / "runtime", env, log_file)
 
-def wait_until_ready(process: subprocess.Popen, server: JupyterServer) -> None:
-    """Until the server answers and its reference service is ready."""
-    deadline = time.monotonic() + START_DEADLINE_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"jupyter server exited:\n{tail(server.log_file)}")
-        try:
-            if server.status()["service"]["state"] == "ready":
-                return
-        except (httpx.TransportError, AssertionError):
-            pass
-        try:
-            process.wait(0.2)
-        except subprocess.TimeoutExpired:
-            pass
-    raise AssertionError(f"not ready within {START_DEADLINE_S:g} s:\n{tail(server.log_file)}")
+    def service_ready(url: str, token: str) -> bool:  # and its reference service too
+        return server_at(url, token).status()["service"]["state"] == "ready"
+
+    with jupyter_process("server", [], env=env, root=root, log_file=log_file,
+                         ready=service_ready) as (url, token):
+        yield server_at(url, token)
 
 
 class Kernel:

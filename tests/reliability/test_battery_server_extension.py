@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import socket
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from battery import file_tokens
-from kernels import wait_until
+from jupyter_process import jupyter_process
 from leaks import LeakScan
 
 from jupyter_design_projects.labserver import handlers
@@ -62,12 +61,6 @@ CASES = [(concrete(route), method) for route, handler in registered_routes()
          for method in methods_of(handler)]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def jupyter(module_reference_service, tmp_path_factory):
     """`jupyter server` with the extension, pointed at the reference service."""
@@ -77,7 +70,6 @@ def jupyter(module_reference_service, tmp_path_factory):
     config.mkdir()
     (config / "jupyter_server_config.json").write_text(json.dumps(
         {"ServerApp": {"jpserver_extensions": {"jupyter_design_projects": True}}}))
-    token, port = secrets.token_hex(16), free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config),
            "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
            "XDG_DATA_HOME": str(tmp / "xdg"),
@@ -85,33 +77,13 @@ def jupyter(module_reference_service, tmp_path_factory):
                                          if p),
            **service.client_env()}
     env.pop("CLAUDE_SESSION_JWT", None)
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
-             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-             "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-             f"--ServerApp.root_dir={tmp}"],
-            env=env, cwd=tmp, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    base = f"http://127.0.0.1:{port}"
 
-    def up() -> bool:
-        assert process.poll() is None, log.read_text()[-3000:]
-        try:
-            return httpx.get(f"{base}/api/status", params={"token": token}).status_code == 200
-        except httpx.TransportError:
-            return False
+    def up(base: str, token: str) -> bool:
+        return httpx.get(f"{base}/api/status", params={"token": token}).status_code == 200
 
-    try:
-        wait_until(up, 90, "jupyter server")
+    with jupyter_process("server", [], env=env, root=tmp, log_file=tmp / "server.log",
+                         ready=up) as (base, token):
         yield {"base": base, "token": token, "service": service}
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(20)
 
 
 def tokens_of(jupyter) -> LeakScan:

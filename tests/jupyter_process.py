@@ -1,0 +1,75 @@
+"""A real `jupyter lab` or `jupyter server` on a free loopback port with a random token,
+its output in a log file, started and stopped with bounded waits: the one way the browser
+tests and the server-extension tests start Jupyter."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import httpx
+
+START_DEADLINE_S = 90.0
+STOP_GRACE_S = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def tail(path: Path, chars: int = 4000) -> str:
+    return path.read_text(errors="replace")[-chars:] if path.exists() else ""
+
+
+@contextlib.contextmanager
+def jupyter_process(app: str, args: Sequence[str], *, env: dict[str, str], root: Path,
+                    log_file: Path, ready: Callable[[str, str], bool]) -> Iterator[tuple[str, str]]:
+    """Run `jupyter APP` on loopback with `args`; yield (url, token) once `ready(url,
+    token)` is true (a transport error counts as not yet), and stop it on exit."""
+    port, token = free_port(), secrets.token_hex(16)
+    command = [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={root}", *args]
+    with log_file.open("wb") as log:
+        process = subprocess.Popen(command, env=env, cwd=root, stdin=subprocess.DEVNULL,
+                                   stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until(process, lambda: ready(url, token), app, log_file)
+        yield url, token
+    finally:
+        process.terminate()
+        try:
+            process.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_GRACE_S)
+
+
+def _wait_until(process: subprocess.Popen, ready: Callable[[], bool], app: str,
+                log_file: Path) -> None:
+    deadline = time.monotonic() + START_DEADLINE_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"jupyter {app} exited ({process.returncode}):\n"
+                                 f"{tail(log_file)}")
+        try:
+            if ready():
+                return
+        except (httpx.TransportError, AssertionError):
+            pass
+        try:
+            process.wait(0.2)
+        except subprocess.TimeoutExpired:
+            pass
+    raise AssertionError(f"jupyter {app} was not ready within {START_DEADLINE_S:g} s:\n"
+                         f"{tail(log_file)}")
