@@ -15,7 +15,7 @@ from .database import Database
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    from .faults.switches import FaultState
+    from .faults.state import FaultState
 
 #: the one person of the reference service: the authorize page approves them, every token
 #: the service issues belongs to them
@@ -62,7 +62,7 @@ class ServiceContext:
     clock: Callable[[], float] = time.time
     #: set by server/oauth.py: request -> Principal | None
     authenticate: Callable[[Any], Principal | None] | None = None
-    #: set by server/faults/switches.py when --faults is on
+    #: set by server/faults/switches.py when --faults is on (the state is faults/state.py)
     faults: FaultState | None = None
     #: set by server/design/mcp.py: forget every MCP session (as a restart does)
     drop_mcp_sessions: Callable[[], int] | None = None

@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from jupyter_design_projects.server.app import create_app
-from jupyter_design_projects.server.faults.switches import Peek, Rule, peek
+from jupyter_design_projects.server.faults.state import Peek, Rule, peek
 from jupyter_design_projects.server.projects import remote_session
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -22,7 +22,7 @@ from .. import bodies, oauth, paths
 from ..context import ServiceContext
 from ..envelopes import STATUS_KINDS, ApiError, JsonAnswer, envelope_body
 from ..projects import store as projects_store
-from .switches import FaultState, Rule
+from .state import FaultState, Rule
 
 MAX_UPLOAD_BYTES = 24 * 1024 * 1024
 
