@@ -67,7 +67,8 @@ class DesignOutcome:
 
     @classmethod
     def of_data(cls, operation: str, data: Any) -> DesignOutcome:
-        text = json.dumps(data, ensure_ascii=False)
+        # compact: the text is what an agent reads, and spaces after separators are noise
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return cls(operation, MappedResult([{"type": "text", "text": text}], False))
 
     @property

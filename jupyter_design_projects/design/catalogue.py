@@ -13,10 +13,8 @@ from ..errors import InvalidArguments, UnknownOperation
 from . import schemas
 from .session import McpSession
 
-UNCHANGED_HINT = (
-    "The catalogue is unchanged since it was last listed for this agent. If the full "
-    "schemas are no longer in view, call list again with {full: true}."
-)
+#: spec §4: the unchanged view says how to get the schemas back
+UNCHANGED_HINT = "If the full schemas are no longer in context, call list with {full: true}."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,17 +88,17 @@ class Catalogue:
     async def list_view(self, *, agent_key: str = "notebook", full: bool = False) -> dict:
         """The `list` result: the catalogue the server offers now (tools/list runs again
         each time, spec §2, §4) with its hash, or, when this agent was already shown the
-        same hash and `full` is not asked, a short unchanged view."""
+        same hash and `full` is not asked, the short unchanged view: only what spec §4
+        names (the flag, the hash, each operation's name → the first sentence of its
+        description, the hint), one entry per operation and no repeated keys."""
         operations = [_full_view(e) for e in await self.entries(refresh=True)]
         digest = catalogue_hash(operations)
         if not full and self._shown.seen(agent_key, digest):
             return {
                 "catalog_unchanged": True,
                 "catalog_hash": digest,
-                "operations": [
-                    {"name": op["name"], "summary": first_sentence(op["description"])}
-                    for op in operations
-                ],
+                "operations": {op["name"]: first_sentence(op["description"])
+                               for op in operations},
                 "hint": UNCHANGED_HINT,
             }
         self._shown.remember(agent_key, digest)

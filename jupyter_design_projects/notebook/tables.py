@@ -67,8 +67,12 @@ def project_rows(kind: str, records: Any) -> list[dict[str, Any]]:
 
 
 def catalogue_rows(view: Any) -> list[dict[str, Any]]:
-    """One row per operation of a `list` result (full or unchanged view)."""
+    """One row per operation of a `list` result: the full view lists operations, the
+    unchanged view maps each name to its summary."""
     operations = view.get("operations", []) if isinstance(view, Mapping) else []
+    if isinstance(operations, Mapping):
+        operations = [{"name": name, "summary": summary}
+                      for name, summary in operations.items()]
     rows = []
     for op in operations:
         if not isinstance(op, Mapping):

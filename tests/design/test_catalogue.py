@@ -184,11 +184,23 @@ async def test_repeat_list_for_the_same_agent_is_unchanged_with_summaries() -> N
     again = await catalogue.list_view(agent_key="agent-1")
     assert again["catalog_unchanged"] is True
     assert again["catalog_hash"] == first["catalog_hash"]
-    assert again["operations"][0] == {
-        "name": first["operations"][0]["name"],
-        "summary": f"{first['operations'][0]['name']} does one thing.",
-    }
+    assert again["operations"] == {op["name"]: f"{op['name']} does one thing."
+                                   for op in first["operations"]}
     assert "full" in again["hint"]
+
+
+@pytest.mark.asyncio
+async def test_unchanged_view_holds_only_what_the_spec_names() -> None:
+    """Spec §4: the flag, the hash, each name with its description's first sentence, and
+    the hint; a description's later sentences and every schema are left out."""
+    fake = FakeMcp(with_tool(tool("preview_theme", read_only=True,
+                                  description="Preview a theme. It renders every page.")))
+    catalogue = catalogue_for(fake)
+    await catalogue.list_view(agent_key="agent-1")
+    again = await catalogue.list_view(agent_key="agent-1")
+    assert set(again) == {"catalog_unchanged", "catalog_hash", "operations", "hint"}
+    assert again["operations"]["preview_theme"] == "Preview a theme."
+    assert all(isinstance(summary, str) for summary in again["operations"].values())
 
 
 @pytest.mark.asyncio

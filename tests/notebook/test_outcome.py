@@ -191,10 +191,11 @@ def test_catalogue_rows_mark_what_needs_approval():
 
 def test_unchanged_catalogue_says_how_to_get_the_schemas_again():
     view = {"catalog_unchanged": True, "catalog_hash": "h", "hint": "use --full",
-            "operations": [{"name": "list_projects", "summary": "List projects."}]}
+            "operations": {"list_projects": "List projects.", "get_project": "A project."}}
     out = views.design_outcome(outcome("list", view))
     assert out.notice == "use --full"
-    assert out.df["summary"].tolist() == ["List projects."]
+    assert out.df["name"].tolist() == ["list_projects", "get_project"]
+    assert out.df["summary"].tolist() == ["List projects.", "A project."]
 
 
 @pytest.mark.parametrize(

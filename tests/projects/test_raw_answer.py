@@ -96,3 +96,30 @@ def test_fields_other_than_data_are_capped_at_their_limit():
     assert read(answer(fits))[0] == b"x"
     with pytest.raises(DownloadFailed):
         read(answer(fits + 1))
+
+
+@pytest.mark.parametrize("text", [
+    b"", b"AAAA", b"AA==", b"AAA=", b"AQ==", b"////", b"+/+/AAAA",
+    b"A===", b"AAAAA", b"AA=A", b"=AAA", b"AA==AAAA", b"AA-_", b"AA\tA", b"AAA",
+    b"AAAA\xc3\xa9AA",
+])
+@pytest.mark.parametrize("chunk", [1, 3, 4, 6, 1000])
+def test_data_decodes_exactly_as_strict_base64_in_any_chunking(text, chunk):
+    """The reader decodes views of the chunks it is fed (no copies): whatever the cuts,
+    it gives the bytes base64.b64decode(validate=True) gives, and refuses what it refuses."""
+    raw = b'{"data": "' + text + b'"}'
+    try:
+        expected = base64.b64decode(text, validate=True)
+    except ValueError:
+        with pytest.raises(DownloadFailed):
+            read(raw, [chunk] * (len(raw) // chunk + 1))
+    else:
+        assert read(raw, [chunk] * (len(raw) // chunk + 1))[0] == expected
+
+
+def test_data_of_a_bytearray_chunk_decodes():
+    data = random.Random(2).randbytes(999)
+    out = io.BytesIO()
+    reader = RawAnswerReader(out.write, UID)
+    reader.feed(bytearray(answer_bytes(data)))
+    assert reader.finish()["data"] == "" and out.getvalue() == data
