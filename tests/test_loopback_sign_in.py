@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import stat
+import traceback
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -46,6 +47,12 @@ def failure_of(done: Future) -> AuthError:
     with pytest.raises(AuthError) as info:
         done.result(timeout=DONE_S)
     return info.value
+
+
+def verbose_traceback(error: BaseException) -> str:
+    """The traceback as a debugger would show it, every frame's locals included."""
+    return "".join(traceback.TracebackException.from_exception(
+        error, capture_locals=True).format())
 
 
 def listener_port(url: str) -> int:
@@ -106,7 +113,9 @@ def test_a_redirect_with_another_state_is_refused_and_nothing_is_exchanged(sessi
     _, fields = redirect_fields(click_authorize(attempt.url, follow=False))
     page = deliver(attempt, {"code": fields["code"], "state": "someone-elses-state"})
     assert page.status_code == 400 and "another sign-in attempt" in page.text
-    assert failure_of(done).reason == "state_mismatch"
+    error = failure_of(done)
+    assert error.reason == "state_mismatch"
+    assert fields["code"] not in verbose_traceback(error)
     assert stored(session) is None
     assert fields["code"] not in page.text
     # the code was never spent: the attempt's own verifier still exchanges it
@@ -169,7 +178,10 @@ def test_a_refused_exchange_answers_the_browser_and_fails_the_sign_in(session) -
                                         redirect_uri=attempt.redirect_uri))
     page = deliver(attempt, fields)
     assert page.status_code == 400 and "Sign-in failed" in page.text
-    assert failure_of(done).reason == "invalid_grant"
+    error = failure_of(done)
+    assert error.reason == "invalid_grant"
+    shown = verbose_traceback(error)
+    assert fields["code"] not in shown and attempt.verifier.reveal() not in shown
     assert fields["code"] not in page.text and stored(session) is None
 
 

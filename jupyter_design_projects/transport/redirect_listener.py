@@ -26,8 +26,10 @@ from ..errors import AuthError
 
 HOST = "127.0.0.1"
 CALLBACK_PATH = "/callback"
-#: a browser's request line and headers; a longer head is not a browser's redirect
+#: a browser's request line and headers, the blank line included; a longer head is not a
+#: browser's redirect
 REQUEST_HEAD_MAX = 16 * 1024
+_HEAD_END = b"\r\n\r\n"
 #: how long one connection may take to send its request head (preconnects send nothing)
 READ_DEADLINE_S = 10.0
 #: how long the browser's request is held open while the caller exchanges the code
@@ -92,7 +94,9 @@ class RedirectListener:
         """Listen on 127.0.0.1 at a port the system picks; OSError when it cannot."""
         listener = cls()
         listener._server = await asyncio.start_server(
-            listener._connection, HOST, 0, limit=REQUEST_HEAD_MAX)
+            # readuntil accepts a separator that starts at `limit`: so a head of exactly
+            # REQUEST_HEAD_MAX bytes, its final blank line included, is the longest read
+            listener._connection, HOST, 0, limit=REQUEST_HEAD_MAX - len(_HEAD_END))
         listener.port = listener._server.sockets[0].getsockname()[1]
         return listener
 
@@ -146,7 +150,7 @@ class RedirectListener:
         self._writers.add(writer)
         try:
             try:
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_DEADLINE_S)
+                head = await asyncio.wait_for(reader.readuntil(_HEAD_END), READ_DEADLINE_S)
             except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError,
                     ConnectionError):
                 return

@@ -100,3 +100,21 @@ def test_when_no_loopback_port_can_be_bound_login_falls_back_to_paste(shell, liv
     assert isinstance(page, Outcome) and "paste the code instead" in capsys.readouterr().out
     signed_in = shell.run_line_magic("design", f"login '{pasted_code(page.data['url'])}'")
     assert signed_in.data["signed_in"] is True
+
+
+@pytest.mark.parametrize(("seconds", "ok"), [(0.99, False), (1.0, True), (3600.0, True),
+                                             (3600.01, False)])
+def test_the_login_timeout_is_1_to_3600_seconds(shell, seconds: float, ok: bool):
+    from traitlets import TraitError
+
+    magics = shell.magics_manager.registry["DesignProjects"]
+    before = magics.login_timeout
+    try:
+        if ok:
+            magics.login_timeout = seconds
+            assert magics.login_timeout == seconds
+        else:
+            with pytest.raises(TraitError):
+                magics.login_timeout = seconds
+    finally:
+        magics.login_timeout = before

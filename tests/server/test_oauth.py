@@ -288,6 +288,14 @@ def test_the_authorize_page_refuses_bad_requests(client, override: dict) -> None
     assert "<form" not in page.text
 
 
+@pytest.mark.parametrize(("length", "ok"), [(2048, True), (2049, False)])
+def test_a_redirect_uri_is_at_most_2048_characters(client, length: int, ok: bool) -> None:
+    _, challenge = pkce()
+    uri = "http://127.0.0.1:8080/" + "a" * (length - len("http://127.0.0.1:8080/"))
+    page = authorize(client, challenge, redirect_uri=uri)
+    assert page.status_code == (200 if ok else 400)
+
+
 def test_a_state_of_512_characters_is_accepted(client) -> None:
     _, challenge = pkce()
     assert approved_code(client, challenge, state="s" * 512)
