@@ -92,6 +92,10 @@ class SignInCard:
         return f"SignInCard({self.result or 'waiting'})"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        # shown under the live card: it must stay true after the sign-in ends
-        return {"text/plain": "Design login: open the sign-in link above; its status line "
-                              "says when you are signed in."}
+        # shown under the live card, so it must stay true after the sign-in ends; a
+        # frontend without widgets (a terminal) shows the plain text, so it names the URL
+        line = "Design login: the card above has the sign-in link; its status line says " \
+               "when you are signed in."
+        return {"text/html": f"<p>{html.escape(line)}</p>",
+                "text/plain": f"Design login: open {self.url} and click Authorize; "
+                              "card.wait() says when you are signed in."}

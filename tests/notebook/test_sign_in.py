@@ -45,6 +45,7 @@ def test_login_returns_a_card_and_the_redirect_signs_in_in_the_background(shell,
     card = shell.run_line_magic("design", "login")
     assert isinstance(card, SignInCard) and card.result is None
     assert 'target="_blank"' in shown(card) and "Waiting for the sign-in page" in shown(card)
+    assert card.url in card._repr_mimebundle_()["text/plain"]  # a terminal shows the URL
     click_authorize(card.url)
     assert card.wait(DONE_S) is True
     assert "Signed in" in card.status.value
