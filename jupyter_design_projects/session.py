@@ -309,7 +309,11 @@ class Session:
         from .transport.redirect_listener import RedirectListener
 
         listener = self.run(RedirectListener.open(), timeout=10)
-        attempt = self.credentials.begin_login(redirect_uri=listener.redirect_uri)
+        try:
+            attempt = self.credentials.begin_login(redirect_uri=listener.redirect_uri)
+        except BaseException:
+            self.run(listener.close(), timeout=10)
+            raise
         return attempt.url, self.submit(
             self.credentials.login_by_redirect(attempt, listener, timeout_s))
 
@@ -324,7 +328,7 @@ class Session:
         except BaseException:
             done.cancel()
             raise
-        done.result(timeout=timeout_s)
+        done.result(timeout=timeout_s + 10)  # the listener's own bound ends it first
 
     async def _click_authorize(self, url: str) -> None:
         """GET the reference service's authorize page, post its form with Authorize and
