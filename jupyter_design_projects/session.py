@@ -296,7 +296,8 @@ class Session:
     # ------------------------------------------------------------------ login
 
     def login_begin(self):
-        """Start the authorization-code flow: returns (url to open, attempt)."""
+        """Start the paste-the-code sign-in: returns (url to open, attempt). After the
+        person clicks Authorize, the page shows the `code#state` to pass to `login_finish`."""
         attempt = self.credentials.begin_login()
         return attempt.url, attempt
 
@@ -305,30 +306,52 @@ class Session:
         code = pasted if isinstance(pasted, Secret) else Secret(pasted)
         self.run(self.credentials.finish_login(attempt, code))
 
-    def login_embedded(self) -> None:
-        """Sign in to the embedded reference service: the same authorization-code flow,
-        with this process reading the code off the authorize page instead of a person."""
-        url, attempt = self.login_begin()
-        # the page and the match stay in this helper's frame, which has returned before
-        # the code is spent: a traceback of a failed finish (even one printing locals)
-        # shows only the Secret
-        code = self._code_from_authorize_page(url)
-        self.login_finish(attempt, code)
+    def login_start(self, *, timeout_s: float) -> tuple[str, Future[Any]]:
+        """Start the loopback sign-in (RFC 8252): a one-shot listener on 127.0.0.1 at a
+        port the system picks, and the authorize URL that redirects to it. Returns the URL
+        to open and a Future of the credential, which the browser's redirect completes on
+        the session's loop (or fails: AuthError login_timeout after `timeout_s`, a state
+        mismatch, a refused code). OSError when no loopback port can be bound."""
+        from .transport.redirect_listener import RedirectListener
 
-    def _code_from_authorize_page(self, url: str) -> Secret:
-        page = self.run(self._fetch_authorize_page(url))
-        found = re.search(r'<pre id="code">([^<]+)</pre>', page)
-        if found is None:
-            raise AuthError("login_failed", "The reference service's sign-in page showed "
-                                            "no code; see its log.")
-        return Secret(html.unescape(found.group(1)))
+        listener = self.run(RedirectListener.open(), timeout=10)
+        try:
+            attempt = self.credentials.begin_login(redirect_uri=listener.redirect_uri)
+        except BaseException:
+            self.run(listener.close(), timeout=10)
+            raise
+        return attempt.url, self.submit(
+            self.credentials.login_by_redirect(attempt, listener, timeout_s))
 
-    async def _fetch_authorize_page(self, url: str) -> str:
-        from .transport.http import send
+    def login_embedded(self, timeout_s: float = 30.0) -> None:
+        """Sign in to a reference service on loopback by playing the person's part: the
+        loopback sign-in, with this process opening the page and clicking Authorize (the
+        side panel's Sign in button, and tests). The redirect completes it as it would in
+        a browser."""
+        url, done = self.login_start(timeout_s=timeout_s)
+        try:
+            self.run(self._click_authorize(url), timeout=timeout_s)
+        except BaseException:
+            done.cancel()
+            raise
+        done.result(timeout=timeout_s + 10)  # the listener's own bound ends it first
 
-        answer = await send(self._client, "GET", url, action="reference sign-in",
-                            max_bytes=64_000, deadline_s=10.0, authenticate=False)
-        return answer.text(64_000)
+    async def _click_authorize(self, url: str) -> None:
+        """GET the reference service's authorize page, post its form with Authorize and
+        follow the redirect to the listener, as a browser would."""
+        import httpx
+
+        async with httpx.AsyncClient(follow_redirects=True, trust_env=False,
+                                     timeout=10.0) as browser:
+            page = await browser.get(url)
+            fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
+                                     page.text))
+            if page.status_code != 200 or not fields:
+                raise AuthError("login_failed", "The reference service's sign-in page "
+                                f"answered HTTP {page.status_code} with no form; see its log.")
+            form = {html.unescape(k): html.unescape(v) for k, v in fields.items()}
+            await browser.post(page.url.copy_with(query=None), data={**form,
+                                                                     "decision": "approve"})
 
     # ------------------------------------------------------------------ closing
 

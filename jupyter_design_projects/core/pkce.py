@@ -1,4 +1,5 @@
-"""PKCE (RFC 7636, S256) and the pasted `code#state` answer, with randomness passed in."""
+"""PKCE (RFC 7636, S256), the pasted `code#state` answer and the loopback redirect's query
+(RFC 8252), with randomness passed in."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import base64
 import hashlib
 import hmac
 import re
+from urllib.parse import parse_qs
 
 from ..errors import AuthError
 from .redaction import Secret, as_secret
@@ -68,4 +70,41 @@ def _pasted_problem(text: str, expected_state: str) -> str | None:
         return "malformed_code"
     if not hmac.compare_digest(state.encode(), expected_state.encode()):
         return "state_mismatch"
+    return None
+
+
+def parse_redirect(query: Secret | str, expected_state: str) -> Secret:
+    """The authorization code out of the query the sign-in page redirected the browser
+    with (`code=…&state=…`, or `error=…&state=…`), after checking the state. As with
+    `parse_pasted`, the code leaves only as a Secret."""
+    query = as_secret(query)
+    problem = _redirect_problem(query.reveal(), expected_state)
+    if problem is not None:
+        raise AuthError(problem, REDIRECT_PROBLEMS[problem])
+    return Secret(parse_qs(query.reveal())["code"][0])
+
+
+REDIRECT_PROBLEMS = {
+    "malformed_code": "The sign-in page sent the browser back without a code; run "
+    "`%design login` again.",
+    "state_mismatch": "The sign-in answer belongs to another sign-in attempt (its state does "
+    "not match); nothing was exchanged. Run `%design login` again.",
+    "access_denied": "The sign-in was denied on the sign-in page; nothing was issued. Run "
+    "`%design login` again to retry.",
+    "authorization_error": "The sign-in page answered with an error; run `%design login` "
+    "again.",
+}
+
+
+def _redirect_problem(query: str, expected_state: str) -> str | None:
+    fields = parse_qs(query, keep_blank_values=True)
+    states = fields.get("state", [])
+    if len(states) != 1 or not hmac.compare_digest(states[0].encode(),
+                                                   expected_state.encode()):
+        return "state_mismatch"
+    if "error" in fields:
+        return "access_denied" if fields["error"] == ["access_denied"] else "authorization_error"
+    codes = fields.get("code", [])
+    if len(codes) != 1 or not codes[0] or any(c.isspace() for c in codes[0]):
+        return "malformed_code"
     return None

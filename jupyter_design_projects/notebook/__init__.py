@@ -2,5 +2,5 @@
 
 __all__ = [
     "budget", "cards", "catalogue", "deck", "grammar", "magics", "outcome", "progress",
-    "prompt", "subcommands", "tables", "theme", "views"
+    "prompt", "sign_in", "subcommands", "tables", "theme", "views"
 ]

@@ -32,7 +32,7 @@ from IPython.core.magic import (
     needs_local_scope,
     no_var_expand,
 )
-from traitlets import Bool, Enum, Unicode, observe
+from traitlets import Bool, Enum, Float, Unicode, observe
 
 from ..core.permissions import explain
 from ..errors import (
@@ -87,6 +87,9 @@ class DesignProjects(Magics):
                                                "given elsewhere (Design settings) and go on.")
     client_platform = Unicode("jupyter_design_projects", config=True,
                               help="The anthropic-client-platform of every Design request.")
+    login_timeout = Float(300.0, min=1.0, max=3600.0, config=True,
+                          help="How long `%design login` keeps its one-time loopback "
+                               "listener open for the sign-in page's redirect (seconds).")
     errors = Enum(
         ("raise", "outcome"), "raise", config=True,
         help="'raise': an expected failure or refusal fails the cell with one line naming "
@@ -100,7 +103,10 @@ class DesignProjects(Magics):
         #: the session `%load_ext` began opening in the background, until first use
         self._starting: Any = None
         self._finalizer: weakref.finalize | None = None
+        #: the paste-the-code sign-in waiting for `%design login CODE`
         self._login_attempt: Any = None
+        #: the loopback sign-in in progress (its card), until it ends or another replaces it
+        self._sign_in: Any = None
         self._panel: Any = None
         self._design_started = False
         #: who can answer right now, fixed on the main thread for the call in progress
@@ -181,6 +187,9 @@ class DesignProjects(Magics):
 
     def close(self) -> None:
         """Close the session: the temp dir goes, and anything it started stops."""
+        if self._sign_in is not None:
+            self._sign_in.cancel()
+            self._sign_in = None
         if self._starting is not None:
             self._discard_started()
         if self._finalizer is not None:
@@ -430,7 +439,7 @@ class DesignProjects(Magics):
         if action == "trace":
             return views.trace_outcome(session.trace.records())
         if action == "login":
-            return self._login(args.get("code"))
+            return self._login(args.get("code"), paste=args.get("paste", False))
         if action in ("deck", "slide"):
             from .deck import deck_command
 
@@ -492,27 +501,45 @@ class DesignProjects(Magics):
             return session.run(session.design.resume(pending, approved=approved,
                                                      durable=durable))
 
-    def _login(self, code: str | None):
+    def _login(self, code: str | None, *, paste: bool = False):
+        """Sign in. The usual way: a one-time listener on 127.0.0.1 receives the sign-in
+        page's redirect and finishes in the background (the card shows how it went);
+        `--paste`, or a loopback port that cannot be bound, falls back to pasting the
+        `code#state` the page shows."""
         session = self.session
         if code is not None:
             if self._login_attempt is None:
-                raise BadCommand("design login", "run %design login first, then "
-                                                         "paste the code it asks for")
+                raise BadCommand("design login", "run %design login --paste first, then "
+                                                 "paste the code it asks for")
             session.login_finish(self._login_attempt, code)
             self._login_attempt = None
             return views.status_outcome({"signed_in": True}, label="design login")
-        if session.embedded is not None:  # the reference service needs no paste
-            session.login_embedded()
-            return views.status_outcome({"signed_in": True, "service": "offline reference"},
-                                        label="design login")
+        if self._sign_in is not None:
+            self._sign_in.cancel()  # one sign-in at a time: the newer link wins
+            self._sign_in = None
+        from IPython.display import display
+
+        note = None
+        if not paste:
+            try:
+                url, done = session.login_start(timeout_s=self.login_timeout)
+            except OSError as exc:
+                note = (f"No loopback port for the sign-in redirect ({exc.strerror or exc}); "
+                        "paste the code instead.")
+            else:
+                from .sign_in import SignInCard
+
+                self._sign_in = SignInCard(url, done, self.login_timeout)
+                display(self._sign_in.widget)
+                return self._sign_in
         url, self._login_attempt = session.login_begin()
+        if note:
+            print(note)
         if not self._stdin_allowed():
             return views.login_outcome(url)
         # a person is at the frontend: ask for the code without it entering the cell's
         # source or the history
         import getpass
-
-        from IPython.display import display
 
         display(views.login_outcome(url))
         pasted = getpass.getpass("Paste the CODE#STATE the sign-in page shows: ").strip()

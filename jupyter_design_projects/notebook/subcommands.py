@@ -178,12 +178,15 @@ DESIGN = (
         "Consent, approved plans with their expiry, verified durable grants and "
         "grant-ineligible projects."),
     Subcommand(
-        "design", "login", "[CODE]",
-        "sign in (paste CODE#STATE from the sign-in page)",
-        "Sign in. Without CODE: opens the sign-in page link (the offline reference service "
-        "signs you in directly). With CODE: finishes the sign-in with the CODE#STATE the "
-        "page showed.",
-        (Arg(("code",), {"nargs": "?", "default": None}),)),
+        "design", "login", "[--paste | CODE]",
+        "sign in (the sign-in page redirects back; --paste: paste CODE#STATE)",
+        "Sign in. Shows a link to the sign-in page and returns at once; after you click "
+        "Authorize there, the page redirects to a one-time listener on 127.0.0.1 and the "
+        "card's status line says you are signed in (it waits DesignProjects.login_timeout "
+        "seconds). --paste (or when no loopback port can be bound): the page shows a "
+        "CODE#STATE instead, which you paste at the prompt or pass as %design login CODE.",
+        (Arg(("code",), {"nargs": "?", "default": None}),
+         Arg(("--paste",), {"action": "store_true"}))),
     Subcommand(
         "design", "deck", "[open|new|push|show] [NAME_OR_ID]",
         "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default)",

@@ -282,6 +282,7 @@ def status_outcome(status: Mapping[str, Any], *, label: str = "design status") -
 
 
 def login_outcome(url: str) -> Outcome:
-    """The sign-in link; the page shows a CODE#STATE to paste into `%design login CODE`."""
+    """The paste-the-code sign-in link: after Authorize the page shows a CODE#STATE to paste
+    into `%design login CODE`."""
     return Outcome("design login", {"url": url, "next": "%design login CODE#STATE"},
-                   body=f"Open {url} , sign in, then run: %design login CODE#STATE")
+                   body=f"Open {url} , click Authorize, then run: %design login CODE#STATE")

@@ -7,7 +7,9 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
       cli.py          jdp-server / python -m jupyter_design_projects.server
       context.py      ServiceConfig, Principal, ServiceContext (what a run shares)
       paths.py        every route string
-      oauth.py        token endpoint, authorize page, bearer authentication (§1)
+      oauth.py        token endpoint, bearer authentication, discovery (§1)
+      authorize_page.py  the Authorize/Deny page, its redirect policy, the code page (§1)
+      forms.py        same-origin check and bounded read of a posted form
       bodies.py, request_body.py, envelopes.py   body limits, body replay, error shapes
       database.py, timestamps.py, seed.py        SQLite, RFC 3339 times, the demo data
       design/         gate, rest, mcp, operations, store, files, file_paths, plans,
@@ -17,6 +19,6 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
 """
 
 __all__ = [
-    "app", "bodies", "cli", "context", "database", "design", "envelopes", "faults", "oauth",
-    "paths", "projects", "request_body", "seed", "timestamps"
+    "app", "authorize_page", "bodies", "cli", "context", "database", "design", "envelopes",
+    "faults", "forms", "oauth", "paths", "projects", "request_body", "seed", "timestamps"
 ]

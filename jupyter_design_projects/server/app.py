@@ -15,7 +15,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import oauth, paths, seed
+from . import authorize_page, oauth, paths, seed
 from .bodies import BodyLimit
 from .context import ServiceConfig, ServiceContext
 from .database import Database
@@ -123,8 +123,9 @@ def create_app(config: ServiceConfig) -> Starlette:
     """A fresh app (and MCP server) over the data dir; `app.state.ctx` is its context."""
     ctx = build_context(config)
     mcp_route, mcp_lifespan = design_mcp.build(ctx)
-    routes = (oauth.routes(ctx) + projects_api.routes(ctx) + remote_session.routes(ctx)
-              + design_rest.routes(ctx) + design_settings.routes(ctx) + [mcp_route])
+    routes = (oauth.routes(ctx) + authorize_page.routes(ctx) + projects_api.routes(ctx)
+              + remote_session.routes(ctx) + design_rest.routes(ctx)
+              + design_settings.routes(ctx) + [mcp_route])
     if ctx.faults is not None:
         routes += fault_routes.routes(ctx)
 

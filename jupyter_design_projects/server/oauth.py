@@ -1,5 +1,5 @@
-"""The token authority: the OAuth token endpoint (rotating refresh, PKCE authorization code),
-the authorize page that approves the demo user, bearer authentication of requests, the
+"""The token authority: the OAuth token endpoint (rotating refresh, PKCE authorization code
+from the authorize page in `authorize_page`), bearer authentication of requests, the
 first credential written to disk for the notebook client, and the discovery documents a
 standard MCP client reads to find the authorize and token endpoints: protected-resource
 metadata (RFC 9728) for the Design MCP endpoint, named by its 401's `resource_metadata`,
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import os
 import re
@@ -20,12 +19,12 @@ from typing import Any, Literal, overload
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from . import paths
 from .bodies import parse_object
-from .context import DEMO_USER_ID, DEMO_USER_NAME, Principal, ServiceContext
+from .context import DEMO_USER_ID, Principal, ServiceContext
 from .envelopes import ApiError, JsonAnswer, oauth_error
 from .projects import remote_session
 
@@ -54,7 +53,7 @@ FIRST_CREDENTIAL_SCOPES = BASE_SCOPES + DESIGN_SCOPES
 ACCESS_TTL_S = 28_800
 REFRESH_TTL_S = 30 * 24 * 3600
 CODE_TTL_S = 600
-_PKCE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
+PKCE_PATTERN = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
 _FIELD_MAX = 4096
 
 
@@ -62,7 +61,7 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _scope_list(text: str) -> tuple[str, ...]:
+def scope_list(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(text.split()))
 
 
@@ -189,7 +188,7 @@ def _refresh(ctx: ServiceContext, body: dict[str, Any], client_id: str) -> Respo
         if row is None or row["revoked"] or row["expires_at"] <= ctx.clock() \
                 or row["client_id"] != client_id:
             return oauth_error("invalid_grant", "The refresh token is not valid.")
-        scopes = _scope_list(asked) if asked is not None else _scope_list(row["scopes"])
+        scopes = scope_list(asked) if asked is not None else scope_list(row["scopes"])
         unknown = [s for s in scopes if s not in KNOWN_SCOPES]
         if unknown or not scopes:
             return oauth_error("invalid_scope", "Unknown or empty scope list.")
@@ -205,7 +204,7 @@ def _authorization_code(ctx: ServiceContext, body: dict[str, Any], client_id: st
     verifier = _field(body, "code_verifier")
     redirect_uri = _field(body, "redirect_uri")
     state = _field(body, "state", required=False)
-    if not _PKCE.match(verifier):
+    if not PKCE_PATTERN.match(verifier):
         return oauth_error("invalid_request", "code_verifier must be 43-128 unreserved characters.")
     with ctx.db.transaction() as conn:
         row = conn.execute("SELECT * FROM oauth_codes WHERE code_hash = ?",
@@ -221,7 +220,7 @@ def _authorization_code(ctx: ServiceContext, body: dict[str, Any], client_id: st
             return oauth_error("invalid_grant", "The authorization code does not match this "
                                "client, redirect_uri, state or code_verifier.")
         answer = issue_tokens(ctx, conn, user_id=row["user_id"], client_id=client_id,
-                              scopes=_scope_list(row["scopes"]))
+                              scopes=scope_list(row["scopes"]))
     return JsonAnswer(answer, headers={"cache-control": "no-store"})
 
 
@@ -282,63 +281,9 @@ def authorization_server_metadata(origin: str) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------- the authorize page
-
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;}}
-pre{{font-size:1.1rem;padding:1rem;background:#f3f4f6;border-radius:6px;
-white-space:pre-wrap;word-break:break-all;}}</style></head>
-<body><h1>{title}</h1>{body}</body></html>"""
-
-
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(_PAGE.format(title=html.escape(title), body=body), status_code=status,
-                        headers={"cache-control": "no-store", "x-frame-options": "DENY"})
-
-
-async def authorize_page(ctx: ServiceContext, request: Request) -> Response:
-    q = request.query_params
-    client_id, redirect_uri = q.get("client_id", ""), q.get("redirect_uri", "")
-    state, challenge = q.get("state", ""), q.get("code_challenge", "")
-    scopes = _scope_list(q.get("scope", "") or " ".join(FIRST_CREDENTIAL_SCOPES))
-    problem = None
-    if q.get("response_type") != "code":
-        problem = "response_type must be code."
-    elif client_id not in CLIENTS:
-        problem = "Unknown client_id."
-    elif not redirect_uri or len(redirect_uri) > 2048:
-        problem = "redirect_uri is required."
-    elif q.get("code_challenge_method") != "S256" or not _PKCE.match(challenge):
-        problem = "A PKCE S256 code_challenge is required."
-    elif not state or len(state) > 512:
-        problem = "state is required."
-    elif any(s not in KNOWN_SCOPES for s in scopes):
-        problem = "Unknown scope requested."
-    if problem:
-        return _page("Sign-in request refused", f"<p>{html.escape(problem)}</p>", status=400)
-    code = secrets.token_urlsafe(24)
-    with ctx.db.transaction() as conn:
-        conn.execute(
-            "INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, scopes, "
-            "code_challenge, state, user_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (token_hash(code), client_id, redirect_uri, " ".join(scopes), challenge, state,
-             DEMO_USER_ID, ctx.clock() + CODE_TTL_S))
-    shown = html.escape(f"{code}#{state}")
-    return _page(
-        "Reference service sign-in",
-        f"<p>The offline reference service approved <b>{html.escape(DEMO_USER_NAME)}</b> for "
-        f"<code>{html.escape(' '.join(scopes))}</code>.</p>"
-        f"<p>Paste this code back into the notebook:</p><pre id=\"code\">{shown}</pre>",
-    )
-
-
 def routes(ctx: ServiceContext) -> list[Route]:
     async def token(request: Request) -> Response:
         return await token_endpoint(ctx, request)
-
-    async def authorize(request: Request) -> Response:
-        return await authorize_page(ctx, request)
 
     async def resource_metadata(request: Request) -> Response:
         return JsonAnswer(protected_resource_metadata(origin_of(request.scope)))
@@ -347,7 +292,6 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return JsonAnswer(authorization_server_metadata(origin_of(request.scope)))
 
     return [Route(paths.TOKEN, token, methods=["POST"]),
-            Route(paths.AUTHORIZE, authorize, methods=["GET"]),
             Route(paths.PROTECTED_RESOURCE_METADATA, resource_metadata, methods=["GET"]),
             Route(paths.PROTECTED_RESOURCE_METADATA + paths.DESIGN_MCP, resource_metadata,
                   methods=["GET"]),

@@ -7,6 +7,8 @@ from __future__ import annotations
 # -- OAuth (PROTOCOL §1) ---------------------------------------------------------------------
 TOKEN = "/v1/oauth/token"
 AUTHORIZE = "/oauth/authorize"
+#: the registered redirect of the paste-the-code fallback: shows `code#state`
+OAUTH_CODE_PAGE = "/oauth/code/callback"
 
 # -- OAuth discovery for standard MCP clients (RFC 9728, RFC 8414) -------------------------------
 PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource"

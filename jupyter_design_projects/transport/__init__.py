@@ -1,5 +1,6 @@
 """HTTP only: the allowlist, the auth flow, redaction at the edge, byte caps and deadlines."""
 
 __all__ = [
-    "auth", "credential_manager", "credentials", "http", "loop", "oauth", "trace"
+    "auth", "credential_manager", "credentials", "http", "loop", "oauth", "redirect_listener",
+    "trace"
 ]

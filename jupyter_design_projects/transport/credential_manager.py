@@ -36,7 +36,13 @@ from typing import TYPE_CHECKING, Any
 from ..core import pkce
 from ..core.redaction import Secret, as_secret
 from ..core.scopes import LOGIN_SCOPES, PROJECT_SCOPES, expansion_scopes, missing_project_scopes
-from ..errors import AuthError, CredentialStoreError, ScopeExpansionFailed, TransportError
+from ..errors import (
+    AuthError,
+    CredentialStoreError,
+    JdpError,
+    ScopeExpansionFailed,
+    TransportError,
+)
 from .credentials import Credential, CredentialStore, lock_path_for, open_store
 from .oauth import OAuthClient
 
@@ -45,6 +51,7 @@ if TYPE_CHECKING:
     import httpx
 
     from ..settings import Settings
+    from .redirect_listener import RedirectListener
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +76,8 @@ class LoginAttempt:
     url: str
     state: str
     verifier: Secret
+    #: where the sign-in page sends the browser (None: the paste-the-code page)
+    redirect_uri: str | None = None
 
 
 class _LockBusy(Exception):
@@ -248,22 +257,47 @@ class CredentialManager:
 
     # ---------------------------------------------------------------- login
 
-    def begin_login(self) -> LoginAttempt:
-        """The authorize URL to open, with a fresh PKCE verifier and state."""
+    def begin_login(self, redirect_uri: str | None = None) -> LoginAttempt:
+        """The authorize URL to open, with a fresh PKCE verifier and state; the browser
+        comes back to `redirect_uri` (a loopback listener), else to the code page."""
         verifier = Secret(pkce.verifier_from_bytes(random.token_bytes(32)))
         state = pkce.state_from_bytes(random.token_bytes(24))
         url = self._oauth.authorize_url_for(
-            state=state, challenge=pkce.challenge_for(verifier.reveal()), scopes=LOGIN_SCOPES
+            state=state, challenge=pkce.challenge_for(verifier.reveal()), scopes=LOGIN_SCOPES,
+            redirect_uri=redirect_uri,
         )
-        return LoginAttempt(url=url, state=state, verifier=verifier)
+        return LoginAttempt(url=url, state=state, verifier=verifier, redirect_uri=redirect_uri)
 
     async def finish_login(self, attempt: LoginAttempt, pasted: Secret | str) -> Credential:
         """Exchange the pasted `code#state` (the state must match) and save the credential."""
         pasted = as_secret(pasted)  # no clear copy in this frame
-        code = pkce.parse_pasted(pasted, attempt.state)
+        return await self._exchange(attempt, pkce.parse_pasted(pasted, attempt.state))
+
+    async def finish_redirect(self, attempt: LoginAttempt, query: Secret) -> Credential:
+        """Exchange the code of the redirect's query (the state must match) and save."""
+        return await self._exchange(attempt, pkce.parse_redirect(query, attempt.state))
+
+    async def login_by_redirect(self, attempt: LoginAttempt, listener: RedirectListener,
+                                timeout_s: float) -> Credential:
+        """Wait at most `timeout_s` for the browser's redirect to `listener`, exchange its
+        code, save the credential, answer the browser with a page saying how it went, and
+        close the listener (also on timeout, failure or cancellation)."""
+        async with listener:
+            callback = await listener.wait(timeout_s)
+            try:
+                fresh = await self.finish_redirect(attempt, callback.query)
+            except JdpError as exc:
+                await callback.answer(400, "Sign-in failed", f"{exc} Return to the notebook.")
+                raise
+            await callback.answer(200, "Signed in", "You are signed in; you can close this "
+                                  "tab and return to the notebook.")
+            return fresh
+
+    async def _exchange(self, attempt: LoginAttempt, code: Secret) -> Credential:
         self._remember(code, attempt.verifier)
         fresh = await self._oauth.exchange_code(
-            code=code, verifier=attempt.verifier, state=attempt.state, scopes=LOGIN_SCOPES
+            code=code, verifier=attempt.verifier, state=attempt.state, scopes=LOGIN_SCOPES,
+            redirect_uri=attempt.redirect_uri,
         )
         await self.save_credential(fresh)
         return fresh

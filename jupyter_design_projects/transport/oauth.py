@@ -30,8 +30,8 @@ from .http import Answer, send
 TOKEN_ANSWER_MAX_BYTES = 64 * 1024
 TOKEN_DEADLINE_S = 10.0
 OAUTH_ERRORS = frozenset({"invalid_grant", "invalid_scope", "invalid_client", "invalid_request"})
-#: where the paste-the-code flow sends the browser: a page on the authorization server
-#: that shows `code#state` (used when no redirect_uri is configured)
+#: where the paste-the-code fallback sends the browser: the page on the authorization
+#: server that shows `code#state` (the usual sign-in redirects to a loopback listener)
 CODE_CALLBACK_PATH = "/oauth/code/callback"
 
 
@@ -58,12 +58,14 @@ class OAuthClient:
         self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
         self._deadline_s = deadline_s
 
-    def authorize_url_for(self, *, state: str, challenge: str, scopes: Iterable[str]) -> str:
+    def authorize_url_for(self, *, state: str, challenge: str, scopes: Iterable[str],
+                          redirect_uri: str | None = None) -> str:
+        """The sign-in page's URL; `redirect_uri` defaults to the paste-the-code page."""
         query = urlencode(
             {
                 "response_type": "code",
                 "client_id": self.client_id,
-                "redirect_uri": self.redirect_uri,
+                "redirect_uri": redirect_uri or self.redirect_uri,
                 "scope": format_scope(scopes),
                 "state": state,
                 "code_challenge": challenge,
@@ -89,14 +91,17 @@ class OAuthClient:
         )
 
     async def exchange_code(
-        self, *, code: Secret, verifier: Secret, state: str, scopes: Iterable[str]
+        self, *, code: Secret, verifier: Secret, state: str, scopes: Iterable[str],
+        redirect_uri: str | None = None,
     ) -> Credential:
+        """The code for a credential, naming the redirect URI the sign-in page was opened
+        with (the service checks it, and the PKCE verifier, against the code)."""
         body = CredentialFields(
             grant_type="authorization_code",
             code=code.reveal(),
             code_verifier=verifier.reveal(),
             client_id=self.client_id,
-            redirect_uri=self.redirect_uri,
+            redirect_uri=redirect_uri or self.redirect_uri,
             state=state,
         )
         return await self._token_request("oauth login", body, tuple(scopes), (code, verifier))

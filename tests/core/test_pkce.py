@@ -72,3 +72,39 @@ def test_pasted_code_is_refused_when_malformed_or_state_differs(pasted, reason):
 
 def test_state_from_bytes_is_url_safe():
     assert pkce.state_from_bytes(b"\xff" * 24) == "_" * 32
+
+
+# ------------------------------------------------------------- the loopback redirect's query
+
+
+def test_redirect_query_with_matching_state_gives_the_code_as_a_secret():
+    assert pkce.parse_redirect("code=abc&state=s1", "s1") == Secret("abc")
+    assert pkce.parse_redirect(Secret("state=s1&code=a%2Bb"), "s1") == Secret("a+b")
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("code=abc&state=s2", "state_mismatch"),
+        ("code=abc", "state_mismatch"),
+        ("code=abc&state=s1&state=s1", "state_mismatch"),
+        ("error=access_denied&state=s2", "state_mismatch"),
+        ("error=access_denied&state=s1", "access_denied"),
+        ("error=server_error&state=s1", "authorization_error"),
+        ("state=s1", "malformed_code"),
+        ("code=&state=s1", "malformed_code"),
+        ("code=a+b&state=s1", "malformed_code"),
+        ("code=a&code=b&state=s1", "malformed_code"),
+        ("", "state_mismatch"),
+    ],
+)
+def test_a_redirect_query_that_is_not_this_attempts_code_is_refused(query, reason):
+    with pytest.raises(AuthError) as info:
+        pkce.parse_redirect(query, "s1")
+    assert info.value.reason == reason
+
+
+def test_a_refused_redirect_never_shows_the_code():
+    with pytest.raises(AuthError) as info:
+        pkce.parse_redirect("code=SECRETCODE123&state=other", "s1")
+    assert "SECRETCODE123" not in str(info.value) + repr(info.value)

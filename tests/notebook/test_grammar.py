@@ -128,8 +128,9 @@ def test_whole_word_variable_holding_a_dict_is_the_arguments():
         ("revoke", "revoke", {}),
         ("status", "status", {}),
         ("trace", "trace", {}),
-        ("login", "login", {"code": None}),
-        ("login abc#def", "login", {"code": "abc#def"}),
+        ("login", "login", {"code": None, "paste": False}),
+        ("login --paste", "login", {"code": None, "paste": True}),
+        ("login abc#def", "login", {"code": "abc#def", "paste": False}),
     ],
 )
 def test_design_subcommands_parse(line, action, args):

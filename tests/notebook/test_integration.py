@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from sign_in_page import click_authorize, pasted_code
 
 from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
 
@@ -145,18 +146,11 @@ def test_render_preview_shows_a_png(shell, live):
     assert "image/png" in preview._repr_mimebundle_()
 
 
-def test_login_opens_the_sign_in_page_and_the_pasted_code_signs_in(shell, live):
-    import html
-    import re
-
-    import httpx
-
+def test_login_paste_opens_the_sign_in_page_and_the_pasted_code_signs_in(shell, live):
     with pytest.raises(UsageError):
         shell.run_line_magic("design", "login nothing-was-started#x")
-    page = shell.run_line_magic("design", "login")
-    url = page.data["url"]
-    shown = httpx.get(url, timeout=30).text
-    code = html.unescape(re.search(r'<pre id="code">(.*?)</pre>', shown, re.S).group(1))
+    page = shell.run_line_magic("design", "login --paste")
+    code = pasted_code(page.data["url"])
     signed_in = shell.run_line_magic("design", f"login '{code.strip()}'")
     assert signed_in.data["signed_in"] is True
     assert shell.run_line_magic("project", "info").data["project"]["name"] == "Team Handbook"
@@ -174,8 +168,9 @@ def test_with_no_service_configured_the_embedded_one_starts_says_so_and_stops_on
     info = shell.run_line_magic("project", "info")
     assert "offline reference service" in capsys.readouterr().out
     assert info.data["project"]["name"] == "Team Handbook"
-    signed_in = shell.run_line_magic("design", "login")  # the reference service needs no paste
-    assert signed_in.data["signed_in"] is True
+    card = shell.run_line_magic("design", "login")  # the page redirects back: no paste
+    click_authorize(card.url)
+    assert card.wait(60) is True
     session = shell.magics_manager.registry["DesignProjects"].session
     temp_dir, process = session.temp_dir, session.embedded.process
     assert temp_dir.is_dir()
@@ -244,12 +239,9 @@ def test_the_session_temp_dir_is_removed_at_exit(pointed_at_service, tmp_path):
     assert not temp_dir.exists()
 
 
-def test_login_asks_for_the_code_without_putting_it_in_the_cell(shell, live, monkeypatch):
+def test_login_paste_asks_for_the_code_without_putting_it_in_the_cell(shell, live,
+                                                                     monkeypatch):
     import getpass
-    import html
-    import re
-
-    import httpx
 
     from jupyter_design_projects.notebook.magics import DesignProjects
 
@@ -259,10 +251,8 @@ def test_login_asks_for_the_code_without_putting_it_in_the_cell(shell, live, mon
 
     def paste(prompt: str) -> str:
         asked.append(prompt)
-        url = magics._login_attempt.url
-        shown = httpx.get(url, timeout=30).text
-        return html.unescape(re.search(r'<pre id="code">(.*?)</pre>', shown, re.S).group(1))
+        return pasted_code(magics._login_attempt.url)
 
     monkeypatch.setattr(getpass, "getpass", paste)
-    signed_in = shell.run_line_magic("design", "login")
+    signed_in = shell.run_line_magic("design", "login --paste")
     assert asked and signed_in.data["signed_in"] is True

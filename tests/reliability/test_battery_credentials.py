@@ -5,20 +5,18 @@ tokens), and the threats of a readable credential file and a failing keyring."""
 
 from __future__ import annotations
 
-import html
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 from battery import Live, settings_for, signed_in_file
 from faults_client import faults
 from kernels import Kernel
+from sign_in_page import pasted_code
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
@@ -140,9 +138,7 @@ def sign_in(session) -> None:
 
 
 def code_on(url: str) -> Secret:
-    with httpx.Client() as browser:
-        page = browser.get(url).text
-    return Secret(html.unescape(re.search(r'<pre id="code">([^<]+)</pre>', page).group(1)))
+    return Secret(pasted_code(url))
 
 
 def test_embedded_sign_in_failure_shows_no_code_in_a_verbose_traceback__threat_leaked_code(

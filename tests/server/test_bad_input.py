@@ -197,6 +197,15 @@ CASES = [
     Case("token-get", "none", "GET", TOKEN, 405, oauth_error("invalid_request")),
     Case("authorize-bad", "none", "GET", "/oauth/authorize", 400, html,
          params={"response_type": "token", "client_id": CLIENT_ID}),
+    Case("authorize-post-without-form-token", "none", "POST", "/oauth/authorize", 403, html,
+         b"decision=approve&client_id=jdp-notebook-client",
+         content_type="application/x-www-form-urlencoded"),
+    # the authorize form's own limit (8,192 bytes) is below the service's body limit
+    Case("authorize-post-at-form-limit", "none", "POST", "/oauth/authorize", 403, html,
+         b"pad=" + b"a" * (8192 - 4), content_type="application/x-www-form-urlencoded"),
+    Case("authorize-post-over-form-limit", "none", "POST", "/oauth/authorize", 413, html,
+         b"pad=" + b"a" * (8192 - 3), content_type="application/x-www-form-urlencoded"),
+    Case("code-page-without-code", "none", "GET", "/oauth/code/callback", 400, html),
     # -- the org API (§0 envelope, §4)
     Case("orgs-put", "org", "PUT", "/api/organizations", 405, envelope("invalid_request_error")),
     Case("detail-braced-org", "org", "GET", "/api/organizations/{{x}}/projects/{project}/detail",

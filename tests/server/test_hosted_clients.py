@@ -7,9 +7,9 @@ in with PKCE S256 and calls the endpoint."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
-import html
 import json
 import re
 import secrets
@@ -28,6 +28,7 @@ from mcp.client.auth.utils import (
     handle_protected_resource_response,
     validate_metadata_issuer,
 )
+from sign_in_page import click_authorize, redirect_fields
 
 from jupyter_design_projects.embedded import EmbeddedService
 
@@ -223,16 +224,16 @@ async def test_a_client_signs_in_through_the_discovered_endpoints(service) -> No
     state = secrets.token_urlsafe(12)
     redirect = "http://127.0.0.1/callback"
     client_id = "jdp-notebook-client"
+    url = str(httpx.URL(str(server.authorization_endpoint), params={
+        "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
+        "scope": " ".join(resource.scopes_supported), "state": state,
+        "code_challenge": challenge, "code_challenge_method": "S256"}))
+    # a person clicks Authorize; the page sends the browser to the client's loopback URI
+    target, fields = redirect_fields(await asyncio.to_thread(click_authorize, url,
+                                                             follow=False))
+    assert (target, fields["state"]) == (redirect, state)
+    code = fields["code"]
     with httpx.Client() as http:
-        page = http.get(str(server.authorization_endpoint), params={
-            "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
-            "scope": " ".join(resource.scopes_supported), "state": state,
-            "code_challenge": challenge, "code_challenge_method": "S256"})
-        assert page.status_code == 200
-        shown = re.search(r'<pre id="code">([^<]+)</pre>', page.text)
-        assert shown is not None
-        code, _, echoed = html.unescape(shown.group(1)).partition("#")
-        assert echoed == state
         token = http.post(str(server.token_endpoint), json={
             "grant_type": "authorization_code", "code": code, "code_verifier": verifier,
             "client_id": client_id, "redirect_uri": redirect, "state": state})

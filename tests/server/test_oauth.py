@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import re
 import stat
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from starlette.testclient import TestClient
@@ -119,69 +121,191 @@ def pkce() -> tuple[str, str]:
     return verifier, challenge
 
 
+LOOPBACK = "http://127.0.0.1:53682/callback"
+CODE_PAGE = "http://127.0.0.1/oauth/code/callback"
+
+
 def authorize(client: TestClient, challenge: str, **overrides: str):
-    params = {"response_type": "code", "client_id": CLIENT, "redirect_uri": "urn:ietf:wg:oob",
+    params = {"response_type": "code", "client_id": CLIENT, "redirect_uri": LOOPBACK,
               "scope": FULL, "state": "st4te", "code_challenge": challenge,
               "code_challenge_method": "S256", **overrides}
     return client.get("/oauth/authorize", params=params)
 
 
-def shown_code(page: str) -> tuple[str, str]:
-    code, state = re.search(r'<pre id="code">([^<]+)</pre>', page).group(1).split("#")
-    return code, state
+def form_of(page: str) -> dict[str, str]:
+    """The hidden fields of the authorize page's form, as a browser would post them."""
+    return {html.unescape(name): html.unescape(value) for name, value in re.findall(
+        r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)}
+
+
+def decide(client: TestClient, page: str, decision: str = "approve", **changes: str):
+    """Click Authorize (or Deny) on the page: the POST, not following its redirect."""
+    assert page.count('type="submit"') == 2
+    form = {**form_of(page), "decision": decision, **changes}
+    return client.post("/oauth/authorize", data=form, follow_redirects=False)
+
+
+def redirected(answer) -> tuple[str, dict[str, str]]:
+    """Where the 303 sends the browser, and the fields it adds."""
+    assert answer.status_code == 303
+    parts = urlsplit(answer.headers["location"])
+    return (f"{parts.scheme}://{parts.netloc}{parts.path}",
+            {k: v[0] for k, v in parse_qs(parts.query).items()})
+
+
+def approved_code(client: TestClient, challenge: str, **overrides: str) -> str:
+    target, fields = redirected(decide(client, authorize(client, challenge, **overrides).text))
+    assert fields["state"] == overrides.get("state", "st4te")
+    return fields["code"]
 
 
 def exchange(client: TestClient, code: str, verifier: str, **overrides: str):
     body = {"grant_type": "authorization_code", "code": code, "code_verifier": verifier,
-            "client_id": CLIENT, "redirect_uri": "urn:ietf:wg:oob", "state": "st4te",
+            "client_id": CLIENT, "redirect_uri": LOOPBACK, "state": "st4te",
             **overrides}
     return client.post(TOKEN, json=body)
 
 
-def test_login_with_pkce_issues_the_asked_scopes(client) -> None:
-    verifier, challenge = pkce()
+def test_the_authorize_page_asks_before_issuing_anything(client) -> None:
+    _, challenge = pkce()
     page = authorize(client, challenge)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    code, state = shown_code(page.text)
-    assert state == "st4te"
-    answer = exchange(client, code, verifier)
+    assert 'id="authorize"' in page.text and 'id="deny"' in page.text
+    assert html.escape(LOOPBACK) in page.text  # the person sees where the browser goes
+    assert "form-action 'self' http://127.0.0.1:53682" in page.headers[
+        "content-security-policy"]
+    assert client.app.state.ctx.db.read().execute(
+        "SELECT COUNT(*) FROM oauth_codes").fetchone()[0] == 0
+
+
+def test_login_with_pkce_issues_the_asked_scopes(client) -> None:
+    verifier, challenge = pkce()
+    target, fields = redirected(decide(client, authorize(client, challenge).text))
+    assert target == LOOPBACK and set(fields) == {"code", "state"}
+    assert fields["state"] == "st4te"
+    answer = exchange(client, fields["code"], verifier)
     assert answer.status_code == 200
     assert answer.json()["scope"].split() == FULL.split()
 
 
+def test_deny_redirects_with_access_denied_and_issues_no_code(client) -> None:
+    _, challenge = pkce()
+    target, fields = redirected(decide(client, authorize(client, challenge).text, "deny"))
+    assert (target, fields) == (LOOPBACK, {"error": "access_denied", "state": "st4te"})
+    assert client.app.state.ctx.db.read().execute(
+        "SELECT COUNT(*) FROM oauth_codes").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("redirect_uri", [
+    "http://127.0.0.1:1/callback", "http://127.0.0.1:65535/x?keep=1", "http://127.0.0.1/cb",
+    "http://[::1]:8080/callback", CODE_PAGE,
+])
+def test_loopback_any_port_and_the_registered_code_page_are_redirected_to(
+        client, redirect_uri: str) -> None:
+    _, challenge = pkce()
+    page = authorize(client, challenge, redirect_uri=redirect_uri)
+    target, fields = redirected(decide(client, page.text))
+    assert redirect_uri.startswith(target) and fields["state"] == "st4te"
+    if "keep=1" in redirect_uri:
+        assert fields["keep"] == "1"
+
+
+@pytest.mark.parametrize("redirect_uri", [
+    "https://evil.example/callback", "http://localhost:8080/callback",
+    "https://127.0.0.1:8080/callback", "http://127.0.0.2:8080/callback",
+    "http://127.0.0.1.evil.example/callback", "http://127.0.0.1@evil.example/callback",
+    "http://evil.example@127.0.0.1:8080/callback", "http://127.0.0.1:8080\\@evil.example/",
+    "http://127.0.0.1:99999/callback", "http://127.0.0.1:8080/callback#frag",
+    "javascript:alert(1)", "//127.0.0.1:8080/callback", "urn:ietf:wg:oauth:2.0:oob",
+    "http://testserver/oauth/code/callback/", "http://testserver/elsewhere",
+    "http://127.0.0.1:8080/call back", "http://127.0.0.1:" + "1" * 2050,
+])
+def test_a_redirect_uri_that_is_neither_loopback_nor_registered_is_refused_with_a_page(
+        client, redirect_uri: str) -> None:
+    _, challenge = pkce()
+    page = authorize(client, challenge, redirect_uri=redirect_uri)
+    assert page.status_code == 400 and "Sign-in request refused" in page.text
+    assert "<form" not in page.text and "location" not in page.headers
+
+
+def test_a_tampered_form_is_checked_again_and_never_redirected_elsewhere(client) -> None:
+    _, challenge = pkce()
+    page = authorize(client, challenge).text
+    answer = decide(client, page, redirect_uri="https://evil.example/callback")
+    assert answer.status_code == 400 and "location" not in answer.headers
+
+
+def test_a_form_from_another_site_or_without_the_token_authorizes_nothing(client) -> None:
+    _, challenge = pkce()
+    page = authorize(client, challenge).text
+    other_site = client.post("/oauth/authorize", data={**form_of(page), "decision": "approve"},
+                             headers={"origin": "https://evil.example"},
+                             follow_redirects=False)
+    assert other_site.status_code == 403
+    assert decide(client, page, form_token="guessed").status_code == 403
+    assert client.app.state.ctx.db.read().execute(
+        "SELECT COUNT(*) FROM oauth_codes").fetchone()[0] == 0
+
+
+def test_the_code_page_shows_code_and_state_for_the_paste_fallback(client) -> None:
+    verifier, challenge = pkce()
+    target, fields = redirected(decide(client, authorize(
+        client, challenge, redirect_uri=CODE_PAGE).text))
+    assert target == CODE_PAGE
+    shown = client.get(CODE_PAGE, params=fields)
+    code, state = re.search(r'<pre id="code">([^<]+)</pre>', shown.text).group(1).split("#")
+    assert (code, state) == (fields["code"], "st4te")
+    assert exchange(client, code, verifier, redirect_uri=CODE_PAGE).status_code == 200
+
+
 @pytest.mark.parametrize("override", [
-    {"code_verifier": "w" * 43}, {"redirect_uri": "http://127.0.0.1/elsewhere"},
-    {"state": "other"},
+    {"code_verifier": "w" * 43}, {"redirect_uri": "http://127.0.0.1:53683/callback"},
+    {"redirect_uri": CODE_PAGE}, {"state": "other"},
 ])
 def test_login_with_a_mismatch_is_invalid_grant(client, override: dict) -> None:
     verifier, challenge = pkce()
-    code, _ = shown_code(authorize(client, challenge).text)
+    code = approved_code(client, challenge)
     answer = exchange(client, code, override.pop("code_verifier", verifier), **override)
     assert (answer.status_code, answer.json()["error"]) == (400, "invalid_grant")
 
 
 def test_a_code_works_once(client) -> None:
     verifier, challenge = pkce()
-    code, _ = shown_code(authorize(client, challenge).text)
+    code = approved_code(client, challenge)
     assert exchange(client, code, verifier).status_code == 200
     assert exchange(client, code, verifier).json()["error"] == "invalid_grant"
 
 
 @pytest.mark.parametrize("override", [
     {"response_type": "token"}, {"client_id": "nope"}, {"code_challenge_method": "plain"},
-    {"code_challenge": "short"}, {"state": ""}, {"scope": "user:root"}, {"redirect_uri": ""},
+    {"code_challenge": "short"}, {"state": ""}, {"state": "s" * 513}, {"scope": "user:root"},
+    {"redirect_uri": ""},
 ])
 def test_the_authorize_page_refuses_bad_requests(client, override: dict) -> None:
     _, challenge = pkce()
     page = authorize(client, challenge, **override)
     assert page.status_code == 400
-    assert '<pre id="code">' not in page.text
+    assert "<form" not in page.text
+
+
+@pytest.mark.parametrize(("length", "ok"), [(2048, True), (2049, False)])
+def test_a_redirect_uri_is_at_most_2048_characters(client, length: int, ok: bool) -> None:
+    _, challenge = pkce()
+    uri = "http://127.0.0.1:8080/" + "a" * (length - len("http://127.0.0.1:8080/"))
+    page = authorize(client, challenge, redirect_uri=uri)
+    assert page.status_code == (200 if ok else 400)
+
+
+def test_a_state_of_512_characters_is_accepted(client) -> None:
+    _, challenge = pkce()
+    assert approved_code(client, challenge, state="s" * 512)
 
 
 def test_the_authorize_page_escapes_the_state(client) -> None:
     _, challenge = pkce()
     page = authorize(client, challenge, state="<script>x</script>")
     assert "<script>x" not in page.text
+    assert redirected(decide(client, page.text))[1]["state"] == "<script>x</script>"
 
 
 # ---------------------------------------------------------------- bearer authentication

@@ -1,19 +1,18 @@
 """The transport against the real reference service: caps, deadline, 401 refresh, scope
 narrowing and the PKCE login, over loopback."""
 
-import html
+import asyncio
 import json
 import os
-import re
 import secrets
 import shutil
 from pathlib import Path
 
-import httpx
 import pytest
 import pytest_asyncio
 from design_headers import DESIGN_HEADERS
 from faults_client import faults
+from sign_in_page import pasted_code
 
 from jupyter_design_projects.core import pkce
 from jupyter_design_projects.core.redaction import Secret
@@ -76,10 +75,8 @@ async def sign_in(client: Client, scopes) -> None:
 
 
 async def code_shown_at(url: str) -> str:
-    async with httpx.AsyncClient() as browser:
-        page = await browser.get(url)
-    assert page.status_code == 200
-    return html.unescape(re.search(r'<pre id="code">([^<]+)</pre>', page.text).group(1))
+    """Authorize on the page (a paste-the-code sign-in) and read the code it shows."""
+    return await asyncio.to_thread(pasted_code, url)
 
 
 @pytest_asyncio.fixture

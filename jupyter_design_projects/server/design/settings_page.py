@@ -11,7 +11,6 @@ from __future__ import annotations
 import hmac
 import html
 import secrets
-from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -19,7 +18,7 @@ from starlette.routing import Route
 
 from .. import paths
 from ..context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from ..request_body import Disconnected, read_body
+from ..forms import Disconnected, FormTooLarge, read_form, same_origin
 from .errors import NotFound
 from .store import DesignStore
 
@@ -43,15 +42,6 @@ def _page(body: str, status: int = 200) -> HTMLResponse:
         "cache-control": "no-store", "x-frame-options": "DENY",
         "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
                                    "form-action 'self'; frame-ancestors 'none'"})
-
-
-def _same_origin(request: Request) -> bool:
-    """A browser names the page's origin on a form POST; another origin is refused."""
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
-    parts = urlsplit(origin)
-    return parts.netloc == request.headers.get("host", "")
 
 
 def routes(ctx: ServiceContext) -> list[Route]:
@@ -88,15 +78,14 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return render()
 
     async def change(request: Request) -> Response:
-        if not _same_origin(request):
+        if not same_origin(request):
             return render("The form was posted from another site; nothing changed.", 403)
         try:
-            raw = await read_body(request.receive, MAX_FORM_BYTES)
+            form = await read_form(request, MAX_FORM_BYTES)
         except Disconnected:
             return Response(status_code=400)
-        if raw is None:
+        except FormTooLarge:
             return render("The form is too large; nothing changed.", 413)
-        form = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
         if not hmac.compare_digest(form.get("form_token", ""), form_token):
             return render("The form has expired: reload the page and try again.", 403)
         project_id, action = form.get("project_id", ""), form.get("action", "")

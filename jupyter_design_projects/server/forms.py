@@ -1,0 +1,35 @@
+"""HTML forms a person posts to the reference service (the authorize page, the Design
+settings page): the same-origin check and the bounded read of an urlencoded body."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.requests import Request
+
+from .request_body import Disconnected, read_body
+
+
+class FormTooLarge(Exception):
+    """The posted form passed its byte limit."""
+
+
+def same_origin(request: Request) -> bool:
+    """A browser names the page's origin on a form POST; another origin is refused."""
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+    parts = urlsplit(origin)
+    return parts.netloc == request.headers.get("host", "")
+
+
+async def read_form(request: Request, max_bytes: int) -> dict[str, str]:
+    """The posted fields (the first value of each); raises FormTooLarge past `max_bytes`
+    and Disconnected when the client went away."""
+    raw = await read_body(request.receive, max_bytes)
+    if raw is None:
+        raise FormTooLarge
+    return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+
+
+__all__ = ["Disconnected", "FormTooLarge", "read_form", "same_origin"]

@@ -1,0 +1,172 @@
+"""The one-shot loopback listener of a native-app sign-in (RFC 8252 §7.3): it binds an
+ephemeral port on 127.0.0.1, waits a bounded time for the browser's GET of its callback
+path, hands that request's query over as a Secret, answers the browser with a small page
+once the caller has used it, and then closes — the listening socket and every connection —
+whatever happened.
+
+    async with await RedirectListener.open() as listener:
+        callback = await listener.wait(timeout_s)     # AuthError(reason="login_timeout")
+        ...exchange the code in callback.query...
+        await callback.answer(200, "Signed in", "You can close this tab.")
+
+The first GET of the callback path decides the attempt; any other request (a favicon, a
+second tab) gets a 404 page. A connection that sends no request head within
+`READ_DEADLINE_S`, or more than `REQUEST_HEAD_MAX` bytes of it, is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from http import HTTPStatus
+from typing import Any
+
+from ..core.redaction import Secret
+from ..errors import AuthError
+
+HOST = "127.0.0.1"
+CALLBACK_PATH = "/callback"
+#: a browser's request line and headers, the blank line included; a longer head is not a
+#: browser's redirect
+REQUEST_HEAD_MAX = 16 * 1024
+_HEAD_END = b"\r\n\r\n"
+#: how long one connection may take to send its request head (preconnects send nothing)
+READ_DEADLINE_S = 10.0
+#: how long the browser's request is held open while the caller exchanges the code
+ANSWER_DEADLINE_S = 30.0
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;}}</style>
+</head><body><h1>{title}</h1><p id="message">{message}</p></body></html>"""
+
+
+def page_bytes(status: int, title: str, message: str) -> bytes:
+    """A complete HTTP/1.1 answer: a small HTML page that nothing may cache or frame."""
+    body = _PAGE.format(title=html.escape(title), message=html.escape(message)).encode()
+    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+            "content-type: text/html; charset=utf-8\r\n"
+            f"content-length: {len(body)}\r\n"
+            "cache-control: no-store\r\n"
+            "referrer-policy: no-referrer\r\n"
+            "content-security-policy: default-src 'none'; style-src 'unsafe-inline'; "
+            "frame-ancestors 'none'\r\n"
+            "connection: close\r\n\r\n")
+    return head.encode("ascii") + body
+
+
+class Callback:
+    """The browser's redirect: its query (a Secret: it carries the code) and its answer."""
+
+    def __init__(self, query: Secret, writer: asyncio.StreamWriter) -> None:
+        self.query = query
+        self._writer = writer
+        self.answered = asyncio.Event()
+
+    async def answer(self, status: int, title: str, message: str) -> None:
+        """Send the browser its page (once) and end the connection."""
+        if self.answered.is_set():
+            return
+        self.answered.set()
+        if self._writer.is_closing():
+            return  # held past ANSWER_DEADLINE_S: the browser was already let go
+        try:
+            self._writer.write(page_bytes(status, title, message))
+            await asyncio.wait_for(self._writer.drain(), READ_DEADLINE_S)
+        except (ConnectionError, TimeoutError):
+            pass  # the tab was closed: the sign-in still counts
+        finally:
+            self._writer.close()
+
+    def __repr__(self) -> str:
+        return "Callback(query=[redacted-oauth-token])"
+
+
+class RedirectListener:
+    def __init__(self) -> None:
+        self._server: asyncio.Server | None = None
+        self._callback: asyncio.Future[Callback] = asyncio.get_running_loop().create_future()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.port = 0
+
+    @classmethod
+    async def open(cls) -> RedirectListener:
+        """Listen on 127.0.0.1 at a port the system picks; OSError when it cannot."""
+        listener = cls()
+        listener._server = await asyncio.start_server(
+            # readuntil accepts a separator that starts at `limit`: so a head of exactly
+            # REQUEST_HEAD_MAX bytes, its final blank line included, is the longest read
+            listener._connection, HOST, 0, limit=REQUEST_HEAD_MAX - len(_HEAD_END))
+        listener.port = listener._server.sockets[0].getsockname()[1]
+        return listener
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://{HOST}:{self.port}{CALLBACK_PATH}"
+
+    @property
+    def listening(self) -> bool:
+        return self._server is not None and self._server.is_serving()
+
+    async def wait(self, timeout_s: float) -> Callback:
+        """The first GET of the callback path; AuthError(login_timeout) after `timeout_s`.
+        Either way the listener stops accepting connections."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._callback), timeout_s)
+        except TimeoutError:
+            raise AuthError(
+                "login_timeout",
+                f"No answer from the sign-in page within {timeout_s:g} s; the sign-in "
+                "listener is closed. Run `%design login` again (or `%design login --paste`).",
+            ) from None
+        finally:
+            self._stop_accepting()
+
+    async def close(self) -> None:
+        self._stop_accepting()
+        if self._callback.done() and not self._callback.cancelled():
+            await self._callback.result().answer(
+                503, "Sign-in stopped", "The notebook stopped waiting for this sign-in. "
+                "Run `%design login` again.")
+        else:
+            self._callback.cancel()
+        for writer in list(self._writers):
+            writer.close()
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    async def __aenter__(self) -> RedirectListener:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    def _stop_accepting(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            try:
+                head = await asyncio.wait_for(reader.readuntil(_HEAD_END), READ_DEADLINE_S)
+            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError,
+                    ConnectionError):
+                return
+            method, _, rest = head.partition(b"\r\n")[0].decode("latin-1").partition(" ")
+            path, _, query = rest.rpartition(" ")[0].partition("?")
+            if method != "GET" or path != CALLBACK_PATH or self._callback.done():
+                writer.write(page_bytes(404, "Not found", "This address only takes the "
+                                        "sign-in page's one redirect."))
+                await asyncio.wait_for(writer.drain(), READ_DEADLINE_S)
+                return
+            callback = Callback(Secret(query), writer)
+            self._callback.set_result(callback)
+            del query, head, rest
+            await asyncio.wait_for(callback.answered.wait(), ANSWER_DEADLINE_S)
+        except (ConnectionError, TimeoutError):
+            pass
+        finally:
+            writer.close()
+            self._writers.discard(writer)
