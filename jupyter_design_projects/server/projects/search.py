@@ -30,7 +30,7 @@ CHUNK_CHARS = 800
 NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 MAX_QUERY_TERMS = 32
 #: at most this many chunks are ranked per search (`ranked_chunks` gives the rule)
-CANDIDATES = 2000
+CANDIDATES = 5000
 _WORD = re.compile(r"\w+")
 
 
