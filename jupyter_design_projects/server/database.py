@@ -17,6 +17,10 @@ from pathlib import Path
 META_SCHEMA = """
 CREATE TABLE IF NOT EXISTS service_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+#: reads map the file instead of copying each page through SQLite's small per-connection
+#: cache: a search at 100k docs looks up a bm25 row size per candidate across the index
+#: (~18% less CPU per search there, issue 15); the mapping is shared by the threads
+MMAP_BYTES = 1 << 30
 
 
 class Database:
@@ -35,6 +39,7 @@ class Database:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             self._local.conn = conn
         return conn
 

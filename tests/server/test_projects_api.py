@@ -345,3 +345,47 @@ def test_unknown_fields_are_400(client, bearer, demo, method, body) -> None:
     path = "/docs" if method == "POST" else f"/docs/{doc}"
     answer = client.request(method, demo.base + path, headers=bearer(WRITE), json=body)
     assert answer.status_code == 400
+
+
+#: the one-table index of services before the split into kb_text and kb_chunk_sources
+OLD_INDEX = """
+CREATE VIRTUAL TABLE kb_chunks USING fts5(
+    name, text,
+    project_uuid UNINDEXED, source_kind UNINDEXED, source_uuid UNINDEXED,
+    tokenize = 'porter unicode61'
+);
+INSERT INTO kb_chunks (rowid, name, text, project_uuid, source_kind, source_uuid)
+    SELECT t.rowid, t.name, t.text, s.project_uuid, s.source_kind, s.source_uuid
+    FROM kb_text AS t JOIN kb_chunk_sources AS s ON s.id = t.rowid;
+DROP TABLE kb_text;
+DROP TABLE kb_chunk_sources;
+"""
+
+
+def test_a_data_dir_with_the_old_index_is_migrated_at_start(service_config, bearer,
+                                                             demo) -> None:
+    from starlette.testclient import TestClient
+
+    from jupyter_design_projects.server.app import create_app
+
+    queries = ["how long do we keep raw event logs", "churn model recall seeds",
+               "bar charts start at zero palette"]
+    first = create_app(service_config)
+    with TestClient(first, base_url="http://127.0.0.1") as client:
+        headers = bearer(READ)
+        before = [client.get(demo.base + "/kb/search", params={"query": q, "n": 15},
+                             headers=headers).json() for q in queries]
+    conn = first.state.ctx.db.read()
+    conn.executescript(OLD_INDEX)  # the data dir now looks as an older service left it
+    assert conn.execute("SELECT count(*) FROM kb_chunks").fetchone()[0] > 0
+    conn.close()
+
+    again = create_app(service_config)  # a service started on that data dir
+    tables = {row[0] for row in again.state.ctx.db.read().execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "kb_chunks" not in tables and {"kb_text", "kb_chunk_sources"} <= tables
+    with TestClient(again, base_url="http://127.0.0.1") as client:
+        after = [client.get(demo.base + "/kb/search", params={"query": q, "n": 15},
+                            headers=headers).json() for q in queries]
+    assert after == before
+    assert all(answer["text_results"] or answer["rich_content_results"] for answer in after)

@@ -68,6 +68,7 @@ def migrate(db: Any) -> None:
         for name, definition in PROJECT_COLUMNS.items():
             if name not in have:
                 conn.execute(f"ALTER TABLE projects ADD COLUMN {name} {definition}")
+        search.migrate(conn)
 
 
 def new_uuid() -> str:
