@@ -237,3 +237,58 @@ def test_an_operations_help_names_that_operation():
     """The OPERATION form's --help is built for the operation asked about."""
     assert "'get_project'" in (parse_design("get_project --help", None, NS).help or "")
     assert "'list_files'" in (parse_design("list_files -h", None, NS).help or "")
+
+
+def _plain_and_argparse_lines():
+    import itertools
+    import random
+
+    pool = ["x", "12", "0", "-5", "--", "-", "", "-n", "5", "-n5", "--limit", "3", "--from",
+            "f.md", "--from=f.md", "--encoding", "latin-1", "--full", "--drop", "--fu",
+            "open", "show", "nope", "a b"]
+    lines = [list(w) for k in range(3) for w in itertools.product(pool, repeat=k)]
+    rng = random.Random(15)
+    lines += [rng.choices(pool, k=rng.randint(3, 5)) for _ in range(400)]
+    return lines
+
+
+def test_a_plain_line_reads_as_argparse_reads_it():
+    """The table-driven reading of plain lines gives exactly argparse's result, and
+    leaves every line argparse would refuse (or read with a quirk) to argparse."""
+    from jupyter_design_projects.notebook import grammar, subcommands
+
+    lines = _plain_and_argparse_lines()
+    for tool, table in subcommands.SUBCOMMANDS.items():
+        for name in table:
+            plain, parser = grammar._plain(tool, name), grammar._declared_parser(tool, name)
+            for words in lines:
+                read = plain.read(words)
+                try:
+                    expected = vars(parser.parse_args(words))
+                except BadCommand:
+                    assert read is None, (tool, name, words)
+                    continue
+                if read is not None:
+                    assert read == expected, (tool, name, words)
+                    assert [type(v) for v in read.values()] == \
+                        [type(v) for v in expected.values()], (tool, name, words)
+
+
+@pytest.mark.parametrize(
+    ("tool", "name", "words", "args"),
+    [
+        ("project", "search", ["retention", "-n", "5"], {"query": ["retention"], "n": 5}),
+        ("project", "search", ["a", "b"], {"query": ["a", "b"], "n": 5}),
+        ("project", "read", ["a.md"], {"path": "a.md"}),
+        ("project", "write", ["a.md", "--from", "b.md"],
+         {"path": "a.md", "local_path": "b.md", "encoding": None}),
+        ("project", "history", ["--limit", "3"], {"limit": 3}),
+        ("project", "restore", ["12"], {"entry_id": 12}),
+        ("design", "list", ["--full"], {"full": True}),
+        ("design", "login", [], {"code": None}),
+    ],
+)
+def test_the_common_lines_are_read_without_argparse(tool, name, words, args):
+    from jupyter_design_projects.notebook import grammar
+
+    assert grammar._plain(tool, name).read(words) == args
