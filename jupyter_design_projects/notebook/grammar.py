@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import BadCommand
 from . import subcommands
+from .plain_lines import PlainLines
 from .subcommands import Subcommand
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -169,128 +170,15 @@ def _parser(sub: Subcommand, operation: str | None = None) -> _Parser:
 
 def _parse_declared(tool: str, name: str, words: list[str]) -> dict[str, Any]:
     """The words after `%tool name`: a plain line read straight from the declaration
-    (`_Plain`), any other by the subcommand's argparse parser (its errors, its quirks)."""
+    (`PlainLines`), any other by the subcommand's argparse parser (its errors, its quirks)."""
     plain = _plain(tool, name).read(words)
     return plain if plain is not None else _parse(_declared_parser(tool, name), words)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Field:
-    dest: str
-    nargs: str | None
-    convert: Any
-    choices: Any
-    default: Any
-
-
-@dataclasses.dataclass(frozen=True)
-class _Plain:
-    """The lines of one subcommand that need no argparse: its positionals first (fixed
-    ones, then at most one `?`, `*` or `+`), then each declared option at most once,
-    spelled exactly, with a value that does not start with `-` (or none, for a flag).
-    `read` gives what argparse would, or None for any other line (argparse reads it:
-    errors, `--`, `-n5`, negative numbers, a repeated option, options among positionals).
-    It saves the argparse pass that otherwise costs more than the rest of a magic call."""
-
-    positionals: tuple[_Field, ...]
-    #: flag -> its field, and whether it takes a value (False: store_true)
-    options: Mapping[str, tuple[_Field, bool]]
-    order: tuple[str, ...]
-    usable: bool
-
-    def read(self, words: list[str]) -> dict[str, Any] | None:
-        if not self.usable:
-            return None
-        found: dict[str, Any] = {}
-        count = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
-        i = count
-        while i < len(words):
-            option = self.options.get(words[i])
-            if option is None or option[0].dest in found:
-                return None
-            field, takes_value = option
-            if not takes_value:
-                found[field.dest] = True
-                i += 1
-                continue
-            if i + 1 == len(words) or words[i + 1].startswith("-"):
-                return None
-            value = _converted(field, words[i + 1])
-            if value is _NO:
-                return None
-            found[field.dest] = value
-            i += 2
-        if not self._take_positionals(words[:count], found):
-            return None
-        for field, takes_value in self.options.values():
-            found.setdefault(field.dest, field.default if takes_value else False)
-        return {dest: found[dest] for dest in self.order}
-
-    def _take_positionals(self, words: list[str], found: dict[str, Any]) -> bool:
-        """The fixed positionals take a word each, the last (variadic) one the rest."""
-        fixed = [f for f in self.positionals if f.nargs is None]
-        if len(words) < len(fixed):
-            return False
-        found.update((f.dest, _converted(f, w)) for f, w in zip(fixed, words, strict=False))
-        rest = words[len(fixed):]
-        variadic = self.positionals[-1] if len(self.positionals) > len(fixed) else None
-        if variadic is None or variadic.nargs == "?":
-            if len(rest) > (variadic is not None):
-                return False
-            if variadic is not None:
-                found[variadic.dest] = (_converted(variadic, rest[0]) if rest
-                                        else variadic.default)
-        elif variadic.nargs == "+" and not rest:
-            return False
-        else:
-            values = [_converted(variadic, w) for w in rest]
-            found[variadic.dest] = values if values or variadic.default is None \
-                else variadic.default
-            if _NO in values:
-                return False
-        return _NO not in found.values()
-
-
-_NO = object()
-
-
-def _converted(field: _Field, word: str) -> Any:
-    """The word through the field's `type`, if it is one of its choices; else `_NO`."""
-    try:
-        value = field.convert(word) if field.convert is not None else word
-    except (TypeError, ValueError, argparse.ArgumentTypeError):
-        return _NO
-    return value if field.choices is None or value in field.choices else _NO
-
-
 @functools.cache
-def _plain(tool: str, name: str) -> _Plain:
-    """The `_Plain` reading of a declared subcommand, made once from its declaration."""
-    sub = subcommands.SUBCOMMANDS[tool][name]
-    positionals: list[_Field] = []
-    options: dict[str, tuple[_Field, bool]] = {}
-    usable = True
-    for arg in sub.args:
-        known = {"nargs", "type", "choices", "default", "dest", "metavar", "help", "action"}
-        opts = arg.options
-        action = opts.get("action")
-        field = _Field(arg.dest, opts.get("nargs"), opts.get("type"), opts.get("choices"),
-                       opts.get("default"))
-        if (set(opts) - known or action not in (None, "store_true")
-                or (action is not None and field.default is not None)
-                or (isinstance(field.default, str) and field.convert is not None)):
-            usable = False
-        if arg.flags[0].startswith("-"):
-            if field.nargs is not None:
-                usable = False
-            for flag in arg.flags:
-                options[flag] = (field, action is None)
-        else:
-            if positionals and positionals[-1].nargs is not None \
-                    or field.nargs not in (None, "?", "*", "+"):
-                usable = False  # a variadic that is not the last: argparse's to read
-            positionals.append(field)
-    return _Plain(tuple(positionals), options, tuple(arg.dest for arg in sub.args), usable)
+def _plain(tool: str, name: str) -> PlainLines:
+    """The plain-line reading of a declared subcommand, made once from its declaration."""
+    return PlainLines.of(subcommands.SUBCOMMANDS[tool][name])
 
 
 @functools.cache
