@@ -44,7 +44,7 @@ def test_a_plain_line_reads_as_argparse_reads_it():
                     assert read == expected, (tool, name, words)
                     assert [type(v) for v in read.values()] == \
                         [type(v) for v in expected.values()], (tool, name, words)
-    assert read_plain > 300  # the comparison is not empty: many lines were plain
+    assert read_plain > 200  # the comparison is not empty: many lines were plain
 
 
 @pytest.mark.parametrize(
