@@ -19,15 +19,17 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[rank]
 
 
-def timed(call: Callable[[], object], calls: int, warmup: int = WARMUP) -> list[float]:
-    """Seconds per call of `calls` calls, after `warmup` untimed ones."""
+def timed(call: Callable[[], object], calls: int, warmup: int = WARMUP,
+          clock: Callable[[], float] = time.perf_counter) -> list[float]:
+    """Seconds per call of `calls` calls, after `warmup` untimed ones (`clock`:
+    `time.thread_time` counts only this thread's CPU, which other processes barely move)."""
     for _ in range(warmup):
         call()
     samples = []
     for _ in range(calls):
-        start = time.perf_counter()
+        start = clock()
         call()
-        samples.append(time.perf_counter() - start)
+        samples.append(clock() - start)
     return samples
 
 
@@ -48,7 +50,8 @@ def median_ms(samples: list[float]) -> float:
 
 
 def interleaved_medians(calls: dict[str, Callable[[], object]], n: int,
-                        rounds: int = 5) -> dict[str, float]:
+                        rounds: int = 5,
+                        clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
     """Median ms of each call, timed in `rounds` alternating blocks so a noisy neighbour
     (two shared cores) weighs on every contender alike."""
     samples: dict[str, list[float]] = {name: [] for name in calls}
@@ -57,7 +60,7 @@ def interleaved_medians(calls: dict[str, Callable[[], object]], n: int,
         timed(call, 0)
     for _ in range(rounds):
         for name, call in calls.items():
-            samples[name] += timed(call, per_round, warmup=0)
+            samples[name] += timed(call, per_round, warmup=0, clock=clock)
     return {name: median_ms(values) for name, values in samples.items()}
 
 

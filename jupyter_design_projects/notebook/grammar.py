@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import numbers
 import os
@@ -23,11 +24,16 @@ from typing import Any
 
 from ..errors import BadCommand
 from . import subcommands
+from .plain_lines import PlainLines
 from .subcommands import Subcommand
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _MARK = re.compile("\x00([0-9]+)\x00")
 _HELP = ("-h", "--help")
+#: a line without these characters has no quoting, escapes or variables: its words are
+#: its runs of non-whitespace (shlex's POSIX whitespace), as `shlex.split` would find them
+_SPECIAL = re.compile(r"""[\\'"$\x00]""")
+_PLAIN_WORD = re.compile(r"[^ \t\r\n]+")
 
 PROJECT_USAGE = subcommands.usage("project")
 DESIGN_USAGE = subcommands.usage("design")
@@ -65,6 +71,8 @@ class _Parser(argparse.ArgumentParser):
 
 def split_words(line: str, namespace: Mapping[str, Any], tool: str) -> tuple[list[str], list]:
     """Shell-split `line`; each `$name` becomes a marker word resolved by `resolve`."""
+    if _SPECIAL.search(line) is None:  # the common line: nothing to quote or substitute
+        return _PLAIN_WORD.findall(line), []
     if "\x00" in line:
         raise BadCommand(tool, "NUL characters are not allowed")
     values: list[Any] = []
@@ -160,6 +168,27 @@ def _parser(sub: Subcommand, operation: str | None = None) -> _Parser:
     return parser
 
 
+def _parse_declared(tool: str, name: str, words: list[str]) -> dict[str, Any]:
+    """The words after `%tool name`: a plain line read straight from the declaration
+    (`PlainLines`), any other by the subcommand's argparse parser (its errors, its quirks)."""
+    plain = _plain(tool, name).read(words)
+    return plain if plain is not None else _parse(_declared_parser(tool, name), words)
+
+
+@functools.cache
+def _plain(tool: str, name: str) -> PlainLines:
+    """The plain-line reading of a declared subcommand, made once from its declaration."""
+    return PlainLines.of(subcommands.SUBCOMMANDS[tool][name])
+
+
+@functools.cache
+def _declared_parser(tool: str, name: str) -> _Parser:
+    """The parser of the declared subcommand `%tool name`, built on its first use and kept:
+    building one costs more than the rest of a magic call (argparse looks up its message
+    catalogues on disk), parsing never changes it, and the table bounds how many exist."""
+    return _parser(subcommands.SUBCOMMANDS[tool][name])
+
+
 def _cell_forms(tool: str) -> str:
     forms = [s.cell_usage for s in subcommands.SUBCOMMANDS[tool].values() if s.cell]
     return " and ".join(f for f in forms if f)
@@ -178,10 +207,10 @@ def parse_project(line: str, cell: str | None, namespace: Mapping[str, Any]) -> 
         raise BadCommand("project", f"unknown subcommand {action!r}; one of "
                                     + ", ".join(PROJECT_SUBCOMMANDS))
     sub = subcommands.SUBCOMMANDS["project"][action]
-    parser = _parser(sub)
     if _wants_help(words[1:]):
-        return Command("project", action, help=parser.format_help())
-    ns = _parse(parser, words[1:])
+        return Command("project", action,
+                       help=_declared_parser("project", action).format_help())
+    ns = _parse_declared("project", action, words[1:])
     command = f"project {action}"
     args: dict[str, Any] = {}
     for key, value in ns.items():
@@ -254,20 +283,20 @@ def parse_design(line: str, cell: str | None, namespace: Mapping[str, Any]) -> C
     if not isinstance(action, str) or action in _HELP:
         return Command("design", "usage", help=DESIGN_USAGE)
     known = subcommands.SUBCOMMANDS["design"].get(action)
-    parser = _parser(known) if known else _parser(subcommands.OPERATION, action)
     command = f"design {action}"
     if _wants_help(words[1:]):
+        parser = (_declared_parser("design", action) if known
+                  else _parser(subcommands.OPERATION, action))
         return Command("design", action if action in DESIGN_SUBCOMMANDS else "call",
                        {"operation": action}, help=parser.format_help())
-    if action in DESIGN_SUBCOMMANDS:
-        if cell is not None and (known is None or known.cell is None):
+    if known is not None:
+        if cell is not None and known.cell is None:
             raise BadCommand(command, f"only {subcommands.OPERATION.cell_usage} and "
                                       f"{_cell_forms('design')} take a cell body")
-        ns = _parse(parser, words[1:])
+        ns = _parse_declared("design", action, words[1:])
         parsed = {k: resolve(v, values) if isinstance(v, str) else v for k, v in ns.items()}
-        if known is not None:
-            for key in known.path_names:
-                parsed[key] = _text(command, key, parsed[key])
+        for key in known.path_names:
+            parsed[key] = _text(command, key, parsed[key])
         if cell is not None:  # a slide: its `$name`s are the notebook's objects
             from ..design.deck.slides import placeholders
 

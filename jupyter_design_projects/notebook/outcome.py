@@ -40,19 +40,22 @@ class Outcome:
         *,
         is_error: bool = False,
         error: JdpError | None = None,
-        tables: Mapping[str, list[dict[str, Any]]] | None = None,
+        tables: Mapping[str, list[dict[str, Any]]] | Callable[[], Mapping[str, list[
+            dict[str, Any]]]] | None = None,
         images: Sequence[tuple[str, bytes]] = (),
         notice: str | None = None,
         body: str | None = None,
         budget: Budget | None = None,
         tool_result: Callable[[str], dict] | None = None,
-        widget: Callable[[], Any] | None = None,
+        widget: Callable[[Mapping[str, list[dict[str, Any]]]], Any] | None = None,
     ) -> None:
         self.label = label
         self.data = data
         self.is_error = is_error
         self.error = error
-        self.tables = dict(tables or {})
+        #: the tables, or what builds them on first use (a magic's result is often only
+        #: kept, so the rows are made when shown or read, never on the call's path)
+        self._tables: Any = tables if callable(tables) else dict(tables or {})
         self.images = list(images)
         self.notice = notice
         self.body = body
@@ -62,6 +65,13 @@ class Outcome:
         self._widget = None
 
     # ------------------------------------------------------------ data
+
+    @property
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """The result's tables by name (rows with fixed columns), in display order."""
+        if callable(self._tables):
+            self._tables = dict(self._tables())
+        return self._tables
 
     @property
     def local_file(self) -> str | None:
@@ -100,9 +110,9 @@ class Outcome:
 
     @property
     def widget(self):
-        """The interactive view (the catalogue table), built on first use."""
+        """The interactive view (the catalogue table), built from the tables on first use."""
         if self._widget is None and self._widget_factory is not None:
-            self._widget = self._widget_factory()
+            self._widget = self._widget_factory(self.tables)
         return self._widget
 
     # ------------------------------------------------------------ rendering

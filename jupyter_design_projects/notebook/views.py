@@ -120,10 +120,14 @@ def _shown_to_a_person(data: Any) -> Any:
 
 
 def _agent_result(data: Any):
-    """tool_result(id) for the full result, framing included, as the agent receives it."""
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
-    return lambda tool_use_id: to_tool_result(
-        tool_use_id, MappedResult([{"type": "text", "text": text}], False))
+    """tool_result(id) for the full result, framing included, as the agent receives it
+    (serialised when asked for: most results are only looked at)."""
+    def tool_result(tool_use_id: str) -> dict:
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False,
+                                                             default=str)
+        return to_tool_result(tool_use_id,
+                              MappedResult([{"type": "text", "text": text}], False))
+    return tool_result
 
 
 def project_outcome(action: str, data: Any) -> Outcome:
@@ -133,27 +137,30 @@ def project_outcome(action: str, data: Any) -> Outcome:
     label = f"project {action}"
     full, data = data, _shown_to_a_person(data)
     record = data if isinstance(data, Mapping) else {}
-    found: dict[str, list[dict[str, Any]]] = {}
     body = None
     budget = None
     if action == "info":
-        found["docs"] = tables.project_rows("docs", record.get("docs"))
-        found["uploads"] = tables.project_rows("uploads", record.get("uploads"))
         budget = budget_of(record.get("knowledge_stats") or record.get("knowledge"))
-    elif action == "search":
-        if record.get("rag") is False:
-            found["docs"] = tables.project_rows("docs", record.get("docs"))
-            found["uploads"] = tables.project_rows("uploads", record.get("uploads"))
-        else:
-            found["hits"] = tables.project_rows("hits", record.get("hits"))
     elif action == "read" and isinstance(record.get("content"), str):
         body = record["content"]
     summary = change_summary(action, record)
     if summary is not None:
         body = summary
-    return Outcome(label, data, tables=found, body=body, budget=budget, notice=_notice(data),
+    return Outcome(label, data, tables=lambda: _project_tables(action, record), body=body,
+                   budget=budget, notice=_notice(data),
                    images=_upload_image(record) if action == "read" else (),
                    tool_result=_agent_result(full))
+
+
+def _project_tables(action: str, record: Mapping[str, Any]) -> dict[str, list[dict]]:
+    """The tables of a Projects result: docs and uploads for `info` (and for a search of a
+    Project whose search is off), hits for a search."""
+    if action == "info" or (action == "search" and record.get("rag") is False):
+        return {"docs": tables.project_rows("docs", record.get("docs")),
+                "uploads": tables.project_rows("uploads", record.get("uploads"))}
+    if action == "search":
+        return {"hits": tables.project_rows("hits", record.get("hits"))}
+    return {}
 
 
 #: image uploads a read shows inline (the verified download in the session's temp dir)
@@ -215,14 +222,11 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     """A `DesignOutcome`: the catalogue for `list`, a body for text, images inline."""
     operation = result.operation
     data = result.data
-    found: dict[str, list[dict[str, Any]]] = {}
     body = None
-    if operation == "list":
-        found["catalogue"] = tables.catalogue_rows(data)
+    if operation == "list" or _is_items(data):
+        pass  # a table (built when shown or read)
     elif isinstance(data, str):
         body = data
-    elif isinstance(data, list) and data and all(isinstance(d, Mapping) for d in data):
-        found["items"] = [dict(d) for d in data]
     elif not result.is_error:
         body = design_summary(operation, data)
     error = getattr(result, "error", None)
@@ -232,14 +236,30 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
         notice = str(data.get("hint") or "The catalogue is unchanged: %design list --full "
                      "shows every schema again.")
     widget = None
-    if catalogue_widget is not None and found.get("catalogue"):
-        rows = found["catalogue"]
-        widget = lambda: catalogue_widget(rows)  # noqa: E731 - built when displayed
+    if catalogue_widget is not None and operation == "list":
+        def widget(found: Mapping[str, list[dict[str, Any]]]) -> Any:
+            return catalogue_widget(found["catalogue"]) if found["catalogue"] else None
     return Outcome(
         f"design {operation}", data, is_error=bool(result.is_error),
-        error=error, tables=found, images=result.images or (),
-        notice=notice, body=body, tool_result=result.to_tool_result, widget=widget,
+        error=error, tables=lambda: _design_tables(operation, data),
+        images=result.images or (), notice=notice, body=body,
+        tool_result=result.to_tool_result, widget=widget,
     )
+
+
+def _is_items(data: Any) -> bool:
+    """Whether a Design result is a list of records (shown as the `items` table)."""
+    return isinstance(data, list) and bool(data) and all(isinstance(d, Mapping)
+                                                         for d in data)
+
+
+def _design_tables(operation: str, data: Any) -> dict[str, list[dict[str, Any]]]:
+    """The catalogue of a `list`, or the records of a result that is a list of them."""
+    if operation == "list":
+        return {"catalogue": tables.catalogue_rows(data)}
+    if _is_items(data):
+        return {"items": [dict(d) for d in data]}
+    return {}
 
 
 def failed_outcome(label: str, error: JdpError) -> Outcome:

@@ -201,3 +201,41 @@ def test_a_complaint_about_a_variable_never_shows_the_internal_marker():
         parse_project("restore $pid", None, NS)
     assert "\x00" not in str(caught.value)
     assert caught.value.command == "project restore"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["search retention -n 5", "  info  ", "read a/b.md", "search x\t-n\t3",
+     "search one\ntwo\r\nthree", "search naïve café", "search a\u00a0b", "search a\x0bb",
+     "search #hash -n 2", "op a=1 b={x} c=[1,2]", "", "   "],
+)
+def test_a_plain_line_splits_as_shlex_does(line):
+    import shlex
+
+    from jupyter_design_projects.notebook.grammar import split_words
+
+    assert split_words(line, NS, "project") == (shlex.split(line), [])
+
+
+def test_a_parser_keeps_no_state_from_an_earlier_line():
+    """Each subcommand's parser is built once and reused: a bad line, an option given
+    once, or a list argument never carries over to the next line."""
+    with pytest.raises(BadCommand):
+        parse_project("search x -n many", None, NS)
+    assert parse_project("search x -n 9", None, NS).args == {"query": "x", "n": 9}
+    assert parse_project("search x", None, NS).args == {"query": "x", "n": 5}
+    first = parse_design("deck open a b", None, NS).args
+    first["target"].append("mutated")
+    assert parse_design("deck open c", None, NS).args["target"] == ["c"]
+    assert parse_design("deck", None, NS).args["target"] == []
+    with pytest.raises(BadCommand) as caught:
+        parse_design("list --fulll", None, NS)
+    assert caught.value.command == "design list"
+    assert parse_design("list", None, NS).args == {"full": False}
+
+
+def test_an_operations_help_names_that_operation():
+    """The OPERATION form's --help is built for the operation asked about."""
+    assert "'get_project'" in (parse_design("get_project --help", None, NS).help or "")
+    assert "'list_files'" in (parse_design("list_files -h", None, NS).help or "")
+

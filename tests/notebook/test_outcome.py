@@ -236,6 +236,57 @@ def test_catalogue_outcome_renders_the_widget_with_an_html_fallback():
     assert "<table>" in bundle["text/html"]
 
 
+def test_an_empty_catalogue_has_no_widget_and_renders_as_html():
+    out = views.design_outcome(outcome("list", {"operations": []}),
+                               catalogue_widget=CatalogueView)
+    bundle = out._repr_mimebundle_()
+    assert out.widget is None
+    assert "application/vnd.jupyter.widget-view+json" not in bundle
+    assert "<b>catalogue</b> (0)" in bundle["text/html"]
+
+
+def test_tables_are_built_once_when_first_read_or_shown():
+    """A magic's tables are made when a person or the code looks, not on the call."""
+    built = []
+
+    def build():
+        built.append(1)
+        return {"hits": [{"name": "a.md", "doc_uuid": "d1", "text": "x"}]}
+
+    out = Outcome("project search", {"hits": []}, tables=build)
+    assert built == []
+    assert "hits: 1 rows" in out._repr_mimebundle_()["text/plain"]
+    assert out.df["name"].tolist() == ["a.md"]
+    assert out.tables is out.tables
+    assert built == [1]
+
+
+def test_a_project_results_tool_result_is_the_full_answer_however_late_it_is_asked():
+    data = {"rag": True, "framing": "Use these excerpts.", "hits": [{"name": "a.md"}]}
+    out = views.project_outcome("search", data)
+    block = out.to_tool_result("toolu_1")
+    assert block["tool_use_id"] == "toolu_1"
+    assert '"framing": "Use these excerpts."' in block["content"][0]["text"]
+    assert "framing" not in out.data
+    assert out.to_tool_result("toolu_1") == block
+
+
+@pytest.mark.parametrize(
+    ("operation", "data", "tables", "body"),
+    [
+        ("list_projects", [{"id": "p1"}, {"id": "p2"}], {"items": [{"id": "p1"}, {"id": "p2"}]},
+         None),
+        ("get_file", "plain text", {}, "plain text"),
+        ("list_projects", [], {}, None),
+        ("list_projects", [{"id": "p1"}, "x"], {}, None),
+        ("delete_files", {"deleted": 2}, {}, "Deleted 2 file(s)"),
+    ],
+)
+def test_design_results_become_a_table_or_a_body(operation, data, tables, body):
+    out = views.design_outcome(outcome(operation, data))
+    assert (out.tables, out.body) == (tables, body)
+
+
 # ---------------------------------------------------------------- budget and progress
 
 
