@@ -58,7 +58,7 @@ def test_a_plain_line_reads_as_argparse_reads_it():
         ("project", "history", ["--limit", "3"], {"limit": 3}),
         ("project", "restore", ["12"], {"entry_id": 12}),
         ("design", "list", ["--full"], {"full": True}),
-        ("design", "login", [], {"code": None}),
+        ("design", "login", [], {"code": None, "paste": False}),
     ],
 )
 def test_the_common_lines_are_read_without_argparse(tool, name, words, args):
