@@ -69,6 +69,7 @@ NOT_ON_THE_LOAD_PATH = HEAVY + (
     "jupyter_design_projects.design.client", "jupyter_design_projects.design.deck.deck",
     "jupyter_design_projects.design.deck.staging", "jupyter_design_projects.core.permissions",
     "jupyter_design_projects.notebook.progress", "jupyter_design_projects.notebook.cards",
+    "sqlite3", "hashlib",
 )
 
 #: `%load_ext` with the background start held at its first step until the main thread's
