@@ -44,6 +44,10 @@ SHARED_BANNER = (
 )
 
 
+#: how long after the session is ready the background start waits before it warms the
+#: Design pipeline (its imports would otherwise compete with a first `%project` call)
+DESIGN_WARM_DELAY_S = 1.0
+
 #: names another per-user data directory (`tasks.py lab` gives each demo a fresh one)
 DATA_DIR_ENV = "JDP_DATA_DIR"
 
@@ -105,6 +109,8 @@ class Session:
         self.temp_dir = Path(tempfile.mkdtemp(prefix="jdp-session-"))
         os.chmod(self.temp_dir, 0o700)
         self._closed = False
+        #: set by `close`: ends the background start's wait before it warms Design
+        self._closing = threading.Event()
 
     # ------------------------------------------------------------------ opening
 
@@ -144,7 +150,8 @@ class Session:
         progress: Callable[[str, int, int | None], None] | None = None,
     ) -> Future[Session]:
         """`open` and `warm` on a daemon thread; the future holds the warmed session (or
-        the error `open` raised). Warming failures are left for the first call to meet."""
+        the error `open` raised), and the Design pipeline is warmed a little later.
+        Warming failures are left for the first call to meet."""
         started: Future[Session] = Future()
 
         def opening() -> None:
@@ -156,7 +163,9 @@ class Session:
                 return
             session.warm()
             started.set_result(session)
-            session.warm_design()
+            # the Design pipeline waits, so a first call made now has the CPU to itself
+            if not session._closing.wait(DESIGN_WARM_DELAY_S):
+                session.warm_design()
 
         threading.Thread(target=opening, name="jdp-session-start", daemon=True).start()
         return started
@@ -176,7 +185,9 @@ class Session:
 
     def warm_design(self) -> None:
         """The Design pipeline's imports and client (after `warm`: a first `%project` call
-        need not wait for them)."""
+        need not wait for them); nothing once the session is closing."""
+        if self._closing.is_set():
+            return
         try:
             self.design  # noqa: B018
         except Exception:
@@ -359,6 +370,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         try:
             for client in (self._design, self.__dict__.get("projects")):
                 if client is not None and hasattr(client, "close"):

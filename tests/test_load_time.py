@@ -1,7 +1,9 @@
 """`%load_ext jupyter_design_projects` stays light: the heavy dependencies (pandas,
-ipywidgets, the reference service's mcp / starlette / uvicorn, the server extension's
-jupyter_server and tornado) load only on first use — neither `%load_ext` itself nor the
-session it begins opening in the background imports them."""
+ipywidgets, the reference service's mcp / starlette / uvicorn and its package, the server
+extension's jupyter_server and tornado and its package) load only on first use — neither
+`%load_ext` itself nor the session it begins opening in the background imports them. And
+`%load_ext` itself (the main thread) imports only the magics and their grammar: the HTTP
+stack and the pipelines load in the background."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import os
 import subprocess
 import sys
 
-HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn", "jupyter_server", "tornado")
+HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn", "jupyter_server", "tornado",
+         "jupyter_design_projects.server", "jupyter_design_projects.labserver")
 
 PROBE = """
 import json, sys
@@ -26,7 +29,8 @@ assert starting is not None  # load_ext began opening the session
 session = starting.result(timeout=90)  # the background start, warm-up included
 assert session.embedded is not None and session.embedded.running
 heavy = %r
-print(json.dumps(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy)))
+print(json.dumps(sorted(m for m in set(sys.modules) - before
+                        if any(m == h or m.startswith(h + ".") for h in heavy))))
 """
 
 
@@ -53,3 +57,59 @@ def test_the_probe_would_see_a_heavy_import(tmp_path):
                           text=True, timeout=120, check=False, env=private_data(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "ipywidgets" in json.loads(done.stdout.strip().splitlines()[-1])
+
+
+#: what `%load_ext` itself (the main thread: registering the magics, beginning the start)
+#: must not load: the heavy dependencies, the HTTP stack and the pipelines, which the
+#: background start and the first call load
+NOT_ON_THE_LOAD_PATH = HEAVY + (
+    "httpx", "httpcore", "anyio", "platformdirs", "jupyter_design_projects.server",
+    "jupyter_design_projects.labserver", "jupyter_design_projects.transport",
+    "jupyter_design_projects.embedded", "jupyter_design_projects.projects.client",
+    "jupyter_design_projects.design.client", "jupyter_design_projects.design.deck.deck",
+    "jupyter_design_projects.design.deck.staging", "jupyter_design_projects.core.permissions",
+    "jupyter_design_projects.notebook.progress", "jupyter_design_projects.notebook.cards",
+    "sqlite3", "hashlib",
+)
+
+#: `%load_ext` with the background start held at its first step until the main thread's
+#: imports are recorded, so only what the load path itself imports is seen
+MAIN_THREAD_PROBE = """
+import json, sys, threading
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+from jupyter_design_projects import session
+gate = threading.Event()
+opening = session.Session.open.__func__
+def held(cls, *args, **kwargs):
+    gate.wait(60)
+    return opening(cls, *args, **kwargs)
+session.Session.open = classmethod(held)
+before = set(sys.modules)
+shell.run_line_magic("load_ext", "jupyter_design_projects")
+%s
+loaded = set(sys.modules) - before
+gate.set()
+assert shell.magics_manager.registry["DesignProjects"]._starting is not None
+unwanted = %r
+print(json.dumps(sorted(m for m in loaded
+                        if any(m == u or m.startswith(u + ".") for u in unwanted))))
+"""
+
+
+def _main_thread_imports(tmp_path, extra: str = "") -> list[str]:
+    probe = MAIN_THREAD_PROBE % (extra, NOT_ON_THE_LOAD_PATH)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=False, env=private_data(tmp_path))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_load_ext_itself_imports_only_the_magics_and_their_grammar(tmp_path):
+    assert _main_thread_imports(tmp_path) == []
+
+
+def test_the_main_thread_probe_would_see_a_pipeline_import(tmp_path):
+    """The check above can fail: the Design client (and the HTTP stack under it) is seen."""
+    found = _main_thread_imports(tmp_path, "import jupyter_design_projects.design.client")
+    assert "jupyter_design_projects.design.client" in found and "httpx" in found

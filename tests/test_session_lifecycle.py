@@ -162,6 +162,49 @@ def test_start_opens_and_warms_in_the_background(module_reference_service, tmp_p
         s.close()
 
 
+def _start_thread_ends(deadline_s: float = 30.0) -> bool:
+    import threading
+    import time
+
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if not any(t.name == "jdp-session-start" for t in threading.enumerate()):
+            return True
+        threading.Event().wait(0.02)
+    return False
+
+
+def test_start_warms_design_only_after_its_delay(module_reference_service, tmp_path,
+                                                 monkeypatch) -> None:
+    """The Design pipeline is not warmed while a first call may be running: not before
+    the delay, and not at all once the session is closed (the wait ends at once)."""
+    import jupyter_design_projects.session as module
+
+    monkeypatch.setattr(module, "DESIGN_WARM_DELAY_S", 600.0)
+    started = Session.start(Settings.resolve(module_reference_service.client_env()),
+                            data_dir=tmp_path)
+    s = started.result(timeout=60)
+    assert s._design is None  # ready for a first %project call, Design not begun
+    s.close()
+    assert _start_thread_ends()
+    assert s._design is None
+
+
+def test_start_warms_design_after_its_delay(module_reference_service, tmp_path,
+                                            monkeypatch) -> None:
+    import jupyter_design_projects.session as module
+
+    monkeypatch.setattr(module, "DESIGN_WARM_DELAY_S", 0.0)
+    started = Session.start(Settings.resolve(module_reference_service.client_env()),
+                            data_dir=tmp_path)
+    s = started.result(timeout=60)
+    try:
+        assert _start_thread_ends()
+        assert s._design is not None
+    finally:
+        s.close()
+
+
 def test_start_hands_over_the_error_open_met(tmp_path) -> None:
     from jupyter_design_projects.errors import ServiceStartFailed
 

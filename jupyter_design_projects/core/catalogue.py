@@ -3,7 +3,6 @@ small LRU that remembers which catalogue hash each agent was last shown."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import OrderedDict
@@ -23,6 +22,8 @@ def catalogue_hash(operations: Iterable[Mapping[str, Any]]) -> str:
     """A stable hash of the served operations, independent of their order."""
     ordered = sorted(operations, key=lambda op: str(op.get("name", "")))
     canonical = json.dumps(ordered, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    import hashlib  # here: the magics need only first_sentence at `%load_ext`
+
     return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()[:32]
 
 

@@ -18,7 +18,6 @@ stays reachable with `%design last` / `%project last`. `%config DesignProjects.e
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import weakref
 from collections import ChainMap
@@ -34,7 +33,6 @@ from IPython.core.magic import (
 )
 from traitlets import Bool, Enum, Float, Unicode, observe
 
-from ..core.permissions import explain
 from ..errors import (
     BadCommand,
     InvalidArguments,
@@ -170,8 +168,8 @@ class DesignProjects(Magics):
         """The session: the one begun at `%load_ext`, or opened now (starting the
         reference service if needed)."""
         if self._session is None:
-            if self._starting is not None and self._starting.done():
-                session = self._open_session()  # ready: nothing to show progress for
+            if self._starting is not None and _settles(self._starting, QUIET_WAIT_S):
+                session = self._open_session()  # ready soon enough: no bar to show
             else:
                 with self._progress(transient=True) as panel:
                     if panel is not None:
@@ -385,6 +383,8 @@ class DesignProjects(Magics):
             return PermissionRefused(error.operation, "approval_mode_deny",
                                      guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
         if isinstance(error, UnknownOperation):
+            import difflib
+
             from ..core.design_operations import BY_NAME
 
             names = sorted({*BY_NAME, *(e.name for e in self._catalogue())})
@@ -454,6 +454,8 @@ class DesignProjects(Magics):
         if not isinstance(result, PendingApproval):
             return views.design_outcome(result)
         if not self.can_ask():  # fail closed
+            from ..core.permissions import explain
+
             raise PermissionRefused(operation, "nobody_can_approve",
                                     explain("nobody_can_approve"))
         if result.request.kind != "consent":
@@ -546,6 +548,18 @@ class DesignProjects(Magics):
         if not pasted:
             return views.login_outcome(url)
         return self._login(pasted)
+
+
+#: how long a first call waits for the session begun at `%load_ext` before it shows a
+#: "connecting" bar (building one imports ipywidgets, which costs more than a short wait)
+QUIET_WAIT_S = 0.5
+
+
+def _settles(started: Any, timeout: float) -> bool:
+    """Whether the background start finishes (well or not) within `timeout` seconds."""
+    from concurrent.futures import wait
+
+    return started in wait([started], timeout=timeout).done
 
 
 OUTCOME_FLAG = "--outcome"

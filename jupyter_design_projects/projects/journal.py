@@ -6,19 +6,23 @@ removed) in a per-user SQLite file, to show what changed and to restore it.
 The journal is written ahead: an entry goes in as `<action>_unknown` before the change is
 sent, and is settled (`settle`) to what happened when the answer comes, or withdrawn
 (`withdraw`) when the service refused and nothing changed. A kernel killed while a change
-is in flight leaves the `*_unknown` entry, never a remote change with no entry."""
+is in flight leaves the `*_unknown` entry, never a remote change with no entry.
+
+sqlite3 and hashlib load on first use: the magics' usage text needs HISTORY_DEFAULT at
+`%load_ext`, and nothing else from here."""
 
 from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
 import os
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
 
 #: how many entries `%project history` shows when not told
 HISTORY_DEFAULT = 50
@@ -55,6 +59,8 @@ def _digest(text: str | None) -> tuple[int | None, str | None]:
     """(UTF-8 bytes, sha256) of the text, encoded a slice at a time."""
     if text is None:
         return None, None
+    import hashlib
+
     digest, size = hashlib.sha256(), 0
     for at in range(0, len(text), DIGEST_SLICE_CHARS):
         data = text[at:at + DIGEST_SLICE_CHARS].encode("utf-8")
@@ -74,6 +80,8 @@ class Journal:
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
+        import sqlite3
+
         db = sqlite3.connect(self.path, timeout=5.0)
         db.row_factory = sqlite3.Row
         try:

@@ -275,6 +275,52 @@ def test_no_trait_holds_a_secret():
     assert "session_jwt" not in names
 
 
+def test_a_first_call_whose_background_start_settles_within_the_quiet_wait_shows_no_bar(
+        shell, magics, kernel, capsys, monkeypatch):
+    """Building the "connecting" bar imports ipywidgets: a start that is about to finish
+    is waited for without one."""
+    import threading
+    from concurrent.futures import Future
+
+    from jupyter_design_projects.notebook import magics as module
+
+    kernel(allow_stdin=False)
+    monkeypatch.setattr(module, "QUIET_WAIT_S", 60.0)
+    begun, magics._session = magics._session, None
+    magics._starting = Future()
+    finishing = threading.Timer(0.2, magics._starting.set_result, [begun])
+    finishing.start()
+    try:
+        shell.run_line_magic("project", "info")
+    finally:
+        finishing.join()
+    assert magics.session is begun
+    assert "FloatProgress" not in capsys.readouterr().out
+
+
+def test_a_first_call_whose_background_start_is_not_done_within_the_quiet_wait_shows_a_bar(
+        shell, magics, kernel, capsys, monkeypatch):
+    from concurrent.futures import Future
+
+    from jupyter_design_projects.notebook import magics as module
+
+    class SettlesWhenWaitedFor(Future):
+        """Not done when the call looks; done once the call waits on it."""
+
+        def result(self, timeout=None):
+            if not self.done():
+                self.set_result(begun)
+            return super().result(timeout)
+
+    kernel(allow_stdin=False)
+    monkeypatch.setattr(module, "QUIET_WAIT_S", 0.0)
+    begun, magics._session = magics._session, None
+    magics._starting = SettlesWhenWaitedFor()
+    shell.run_line_magic("project", "info")
+    assert magics.session is begun
+    assert "FloatProgress" in capsys.readouterr().out
+
+
 def test_cell_magic_design_takes_json_from_the_body(shell, magics):
     shell.run_cell_magic("design", "get_project", '{"project_id": "p-2"}')
     assert magics.session.design.calls == [("get_project", {"project_id": "p-2"})]

@@ -1,12 +1,33 @@
 """Decks built from notebook cells: slides staged from Markdown, figures and tables
 (`slides`, `staging`), in the project's design system (`theme`), cut into plans at the card
 limits (`batches`) and pushed through the Design client's permission path (`deck`), which
-remembers what it pushed across kernels (`records`)."""
+remembers what it pushed across kernels (`records`).
 
-from .deck import Deck
-from .records import PushRecords
-from .slides import TABLE_MAX_ROWS
-from .theme import DEFAULT_THEME, Theme
+The names below load with their module on first use, so a module that needs one constant
+of `slides` (the magics' usage text does, at `%load_ext`) does not load the whole
+pipeline."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .deck import Deck
+    from .records import PushRecords
+    from .slides import TABLE_MAX_ROWS
+    from .theme import DEFAULT_THEME, Theme
 
 __all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "batches", "deck",
            "records", "slides", "staging", "theme"]
+
+#: each lazily loaded name and the module that declares it
+_HOMES = {"Deck": "deck", "PushRecords": "records", "TABLE_MAX_ROWS": "slides",
+          "DEFAULT_THEME": "theme", "Theme": "theme"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{home}", __name__), name)
