@@ -84,6 +84,18 @@ def test_other_projects_better_chunks_do_not_crowd_out_this_projects_sources(con
     assert names(conn, "otters") == ["p1.md"]
 
 
+@pytest.mark.parametrize("others", [search.CANDIDATES, search.CANDIDATES + 1])
+def test_the_candidate_bound_counts_this_projects_chunks_only(conn, others):
+    # another project's many matches of a word neither leave it out of this project's
+    # query nor push this project's one match past the newest-matches bound
+    search.index(conn, "p", "doc", "p1", "p1.md", "alpha common words here", fresh=True)
+    for i in range(others):
+        search.index(conn, "q", "doc", f"q{i}", f"q{i}.md", f"common {i}", fresh=True)
+    assert names(conn, "common") == ["p1.md"]
+    assert names(conn, "common alpha") == ["p1.md"]
+    assert len(names(conn, "common", project="q")) == 15
+
+
 def index_lines(conn, lines: list[tuple[str, str]]) -> None:
     for i, (name, text) in enumerate(lines):
         search.index(conn, "p", "doc", f"s{i}", name, text, fresh=True)

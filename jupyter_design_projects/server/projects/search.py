@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS kb_chunk_sources (
     project_uuid TEXT NOT NULL, source_kind TEXT NOT NULL, source_uuid TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS kb_chunk_sources_source ON kb_chunk_sources (source_uuid);
+CREATE INDEX IF NOT EXISTS kb_chunk_sources_project ON kb_chunk_sources (project_uuid);
 """
 #: each chunk is a row of `kb_text` (what FTS5 tokenizes and bm25 ranks) and the row of
 #: `kb_chunk_sources` with the same id (whose chunk it is: an ordinary table, so a search
@@ -112,24 +113,40 @@ def match_expression(query: str) -> str:
     return " OR ".join(query_terms(query))
 
 
-def _matches(conn: sqlite3.Connection, term: str, at_most: int) -> int:
-    """How many chunks of the whole index hold `term`, counted up to `at_most` + 1."""
-    return int(conn.execute("SELECT count(*) FROM (SELECT 1 FROM kb_text WHERE kb_text "
-                            "MATCH ? LIMIT ?)", (term, at_most + 1)).fetchone()[0])
+def _others_indexed(conn: sqlite3.Connection, project_uuid: str) -> bool:
+    """Whether the index holds chunks of another project (two index range probes)."""
+    return conn.execute("SELECT 1 FROM kb_chunk_sources WHERE project_uuid < ? "
+                        "OR project_uuid > ? LIMIT 1", (project_uuid, project_uuid)
+                        ).fetchone() is not None
 
 
-def ranked_chunks(conn: sqlite3.Connection, query: str) -> sqlite3.Cursor:
-    """(chunk id, bm25 rank) of the candidate chunks, best first (lowest rank).
+def _matches(conn: sqlite3.Connection, scope: str, scoped: tuple, term: str,
+             at_most: int) -> int:
+    """How many chunks of the project hold `term`, counted up to `at_most` + 1."""
+    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM kb_text{scope} WHERE "
+                            "kb_text MATCH ? LIMIT ?)", (*scoped, term, at_most + 1)
+                            ).fetchone()[0])
+
+
+def ranked_chunks(conn: sqlite3.Connection, project_uuid: str,
+                  query: str) -> sqlite3.Cursor:
+    """(chunk id, bm25 rank) of the project's candidate chunks, best first (lowest rank).
 
     The rule: a chunk's rank is FTS5's bm25 with the column weights above, over the
     query's terms, and candidates are bounded by CANDIDATES: the terms are taken rarest
-    first while the chunks they match (counted over the whole index) total at most
-    CANDIDATES; the terms that would pass it are left out of the query, as stopwords are.
-    When every term is kept, this is the exhaustive ranking. When even the rarest term
-    matches more than CANDIDATES chunks, its newest CANDIDATES matches (highest ids) are
-    ranked by it alone."""
+    first while the project's chunks they match total at most CANDIDATES; the terms that
+    would pass it are left out of the query, as stopwords are. When every term is kept,
+    this is the exhaustive ranking. When even the rarest term matches more than CANDIDATES
+    of the project's chunks, its newest CANDIDATES matches (highest ids) are ranked by it
+    alone. Only chunks of the project count; while the index holds no other project's,
+    the join that scopes them is left out (the same answer, without a lookup per match)."""
+    scoped: tuple = ()
+    scope = ""
+    if _others_indexed(conn, project_uuid):
+        scope = " JOIN kb_chunk_sources s ON s.id = kb_text.rowid AND s.project_uuid = ?"
+        scoped = (project_uuid,)
     terms = query_terms(query)
-    counted = sorted((_matches(conn, term, CANDIDATES), term) for term in terms)
+    counted = sorted((_matches(conn, scope, scoped, term, CANDIDATES), term) for term in terms)
     kept: list[str] = []
     total = 0
     for count, term in counted:
@@ -137,17 +154,17 @@ def ranked_chunks(conn: sqlite3.Connection, query: str) -> sqlite3.Cursor:
             break
         kept.append(term)
         total += count
+    ranking = (f"SELECT kb_text.rowid, bm25(kb_text, ?, ?) AS rank FROM kb_text{scope} "
+               "WHERE kb_text MATCH ?")
     if kept:
-        return conn.execute(
-            "SELECT rowid, bm25(kb_text, ?, ?) AS rank FROM kb_text WHERE kb_text MATCH ? "
-            "ORDER BY rank", (NAME_WEIGHT, TEXT_WEIGHT, " OR ".join(kept)))
+        return conn.execute(ranking + " ORDER BY rank",
+                            (NAME_WEIGHT, TEXT_WEIGHT, *scoped, " OR ".join(kept)))
     rarest = counted[0][1]
-    newest = conn.execute("SELECT rowid FROM kb_text WHERE kb_text MATCH ? "
-                          "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                          (rarest, CANDIDATES - 1)).fetchone()[0]
-    return conn.execute(
-        "SELECT rowid, bm25(kb_text, ?, ?) AS rank FROM kb_text WHERE kb_text MATCH ? "
-        "AND rowid >= ? ORDER BY rank", (NAME_WEIGHT, TEXT_WEIGHT, rarest, newest))
+    newest = conn.execute(f"SELECT kb_text.rowid FROM kb_text{scope} WHERE kb_text MATCH ? "
+                          "ORDER BY kb_text.rowid DESC LIMIT 1 OFFSET ?",
+                          (*scoped, rarest, CANDIDATES - 1)).fetchone()[0]
+    return conn.execute(ranking + " AND kb_text.rowid >= ? ORDER BY rank",
+                        (NAME_WEIGHT, TEXT_WEIGHT, *scoped, rarest, newest))
 
 
 def search(conn: sqlite3.Connection, project_uuid: str, query: str, n: int) -> dict[str, Any]:
@@ -156,7 +173,7 @@ def search(conn: sqlite3.Connection, project_uuid: str, query: str, n: int) -> d
     # FTS5 ranks the candidates' rowids (bm25 needs no stored text); the project is
     # checked in kb_chunk_sources only for rows in rank order until n sources are found,
     # and the text of those n chunks alone is read
-    ranked = ranked_chunks(conn, query)
+    ranked = ranked_chunks(conn, project_uuid, query)
     owner = conn.cursor()
     best: dict[str, tuple[int, str, float]] = {}
     for chunk_id, rank in ranked:
