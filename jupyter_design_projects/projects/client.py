@@ -271,8 +271,9 @@ class ProjectsClient:
         """Await one remote change, journaled ahead: the entry goes in as
         `<action>_unknown` before the change is sent (so a kernel killed mid-flight leaves
         it), and `_record` settles it once the change is done. A refusal by the service (a
-        `ProjectsApiError` with a status) changed nothing: its entry is withdrawn. Anything
-        else — a half-done replace (`replace_incomplete`), no usable answer
+        `ProjectsApiError` with a 4xx status) changed nothing: its entry is withdrawn.
+        Anything else — a 5xx (a gateway may answer it after the change was made), a
+        half-done replace (`replace_incomplete`), no usable answer
         (`ProjectsTransportFailed`: a deadline, a dropped connection), a malformed answer,
         a cancelled cell — may have changed the Project, so its entry stays, with the
         content it removed, before the error goes on."""
@@ -282,8 +283,11 @@ class ProjectsClient:
         except ProjectsTransportFailed:
             self._record({}, action=f"{action}_unknown", **entry)
             raise
-        except ProjectsApiError:
-            self._withdraw(entry["journal_id"])
+        except ProjectsApiError as refused:
+            if refused.status is not None and refused.status < 500:
+                self._withdraw(entry["journal_id"])  # a 4xx refusal changed nothing
+            else:  # a 5xx may come after the change was made (a proxy's 502 or 504)
+                self._record({}, action=f"{action}_unknown", **entry)
             raise
         except ReplaceIncomplete:
             self._record({}, action="replace_incomplete", **entry)

@@ -92,14 +92,18 @@ async def test_a_create_failing_after_the_delete_is_a_half_done_replace(make, fa
 
 
 @pytest.mark.asyncio
-async def test_a_failed_delete_of_a_remote_session_replace_changes_nothing(make, fake) -> None:
+@pytest.mark.parametrize(("status", "journaled"), [(409, []), (500, ["replace_unknown"])])
+async def test_a_failed_delete_of_a_remote_session_replace_changes_nothing(
+        make, fake, status, journaled) -> None:
     fake.add_doc("a.md", "old")
-    fake.intercept = lambda m, p, b: flat(500, "no") if b.get("op") == "delete-doc" else None
+    fake.intercept = lambda m, p, b: flat(status, "no") if b.get("op") == "delete-doc" else None
     client = make("remote-session")
     with pytest.raises(ProjectsApiError):
         await client.write("a.md", content="new")
     assert [d["content"] for d in fake.docs.values()] == ["old"]
-    assert client.history() == []  # a refusal changed nothing, so nothing is journaled
+    # a 4xx refusal changed nothing, so nothing is journaled; a 5xx might have come after
+    # the delete was made, so the old content stays restorable
+    assert [e["action"] for e in client.history()] == journaled
 
 
 def dropped(method: str | None = None, op: str | None = None):
@@ -224,12 +228,30 @@ async def test_the_journal_is_written_before_the_change_is_sent(
 
 
 @pytest.mark.asyncio
-async def test_a_refused_create_is_not_journaled(make, fake) -> None:
-    fake.intercept = lambda m, p, b: error(500, "api_error", "no") if m == "POST" else None
+@pytest.mark.parametrize(("status", "journaled"), [
+    (400, []), (413, []), (429, []), (499, []),          # refused: nothing changed
+    (500, ["create_unknown"]), (502, ["create_unknown"]),  # a gateway may answer a 5xx
+    (504, ["create_unknown"]),                             # after the change was made
+])
+async def test_a_refused_create_is_not_journaled_and_a_5xx_stays_unknown(
+        make, fake, status, journaled) -> None:
+    fake.intercept = lambda m, p, b: error(status, "api_error", "no") if m == "POST" else None
     client = make()
     with pytest.raises(ProjectsApiError):
         await client.write("a.md", content="x")
-    assert client.history() == []
+    assert [e["action"] for e in client.history()] == journaled
+
+
+@pytest.mark.asyncio
+async def test_a_delete_answered_502_keeps_what_it_may_have_removed(make, fake) -> None:
+    fake.add_doc("claude/a.md", "kept content")
+    fake.intercept = lambda m, p, b: error(502, "api_error", "bad gateway") \
+        if m == "DELETE" else None
+    client = make()
+    with pytest.raises(ProjectsApiError):
+        await client.delete("claude/a.md")
+    [entry] = client.history()
+    assert (entry["action"], entry["has_previous"]) == ("delete_unknown", True)
 
 
 @pytest.mark.asyncio
