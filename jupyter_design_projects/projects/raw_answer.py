@@ -61,6 +61,15 @@ class RawAnswerReader:
             else:
                 at = self._scan(chunk, at)
 
+    def _read_key(self, quoted: bytes) -> bytes:
+        """A top-level key, as the UTF-8 of its JSON string; a key that is not a JSON
+        string (a bad escape, a raw control character, bytes that are not UTF-8) fails the
+        download as a malformed answer."""
+        try:
+            return str(json.loads(quoted)).encode()
+        except ValueError:  # UnicodeDecodeError is one
+            raise self._fail("the answer is not a JSON object") from None
+
     def _scan(self, chunk: bytes, at: int) -> int:
         """Outside data: copy bytes to the fields, tracking strings, depth and keys, up to
         the opening quote of data's value (then return just past it)."""
@@ -76,7 +85,7 @@ class RawAnswerReader:
                 elif byte == 0x22:  # the string ends
                     self._in_string = False
                     if self._key_start is not None:
-                        self._key = json.loads(bytes(fields[self._key_start:])).encode()
+                        self._key = self._read_key(bytes(fields[self._key_start:]))
                         self._key_start = None
             elif byte == 0x22 and self._depth == 1 and not self._expect_key \
                     and self._key == b"data":

@@ -75,6 +75,9 @@ def test_data_inside_a_nested_object_is_not_the_answers_data():
     b'{"data": "e A="}',                          # a space
     b'{"data": null}',                            # not a string
     b'{"name": "x"}',                             # no data at all
+    b'{"\\x": 1, "data": "eA=="}',                # a key with a bad escape
+    b'{"a\x01": 1, "data": "eA=="}',               # a raw control character in a key
+    b'{"\xff": 1, "data": "eA=="}',                # a key that is not UTF-8
 ])
 def test_a_malformed_answer_is_refused_whole_or_in_pieces(raw):
     for sizes in (None, [1] * len(raw)):
