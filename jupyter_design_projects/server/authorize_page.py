@@ -13,7 +13,6 @@ posting the form.
 
 from __future__ import annotations
 
-import hmac
 import html
 import secrets
 from collections.abc import Mapping
@@ -25,7 +24,7 @@ from starlette.routing import Route
 
 from . import paths
 from .context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from .forms import Disconnected, FormTooLarge, read_form, same_origin
+from .forms import Disconnected, FormTooLarge, read_form, same_origin, token_matches
 from .oauth import (
     CLIENTS,
     CODE_TTL_S,
@@ -166,7 +165,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
             return Response(status_code=400)
         except FormTooLarge:
             return refused("The form is too large; nothing was authorized.", 413)
-        if not hmac.compare_digest(form.get("form_token", ""), form_token):
+        if not token_matches(form, form_token):
             return refused("The form has expired: open the sign-in link again.", 403)
         problem = request_problem(form, origin_of(request.scope))
         if problem:

@@ -1,8 +1,10 @@
 """HTML forms a person posts to the reference service (the authorize page, the Design
-settings page): the same-origin check and the bounded read of an urlencoded body."""
+settings page): the same-origin check, the form-token check and the bounded read of an
+urlencoded body."""
 
 from __future__ import annotations
 
+import hmac
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
@@ -23,6 +25,12 @@ def same_origin(request: Request) -> bool:
     return parts.netloc == request.headers.get("host", "")
 
 
+def token_matches(form: dict[str, str], form_token: str) -> bool:
+    """The posted `form_token` is this run's, compared in constant time as bytes (a str
+    comparison raises on a non-ASCII value, which a posted form can hold)."""
+    return hmac.compare_digest(form.get("form_token", "").encode(), form_token.encode())
+
+
 async def read_form(request: Request, max_bytes: int) -> dict[str, str]:
     """The posted fields (the first value of each); raises FormTooLarge past `max_bytes`
     and Disconnected when the client went away."""
@@ -32,4 +40,4 @@ async def read_form(request: Request, max_bytes: int) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
 
 
-__all__ = ["Disconnected", "FormTooLarge", "read_form", "same_origin"]
+__all__ = ["Disconnected", "FormTooLarge", "read_form", "same_origin", "token_matches"]

@@ -69,7 +69,7 @@ def test_a_grant_ineligible_project_gets_no_grant_from_the_page(client, bearer, 
     assert grants(client, bearer) == []
 
 
-@pytest.mark.parametrize("token", ["", "forged-token"])
+@pytest.mark.parametrize("token", ["", "forged-token", "ünïcode"])
 def test_a_form_without_the_pages_token_changes_nothing(client, bearer, consented, token):
     assert post(client, DECK_ID, token=token).status_code == 403
     assert grants(client, bearer) == []

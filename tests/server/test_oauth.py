@@ -243,6 +243,7 @@ def test_a_form_from_another_site_or_without_the_token_authorizes_nothing(client
                              follow_redirects=False)
     assert other_site.status_code == 403
     assert decide(client, page, form_token="guessed").status_code == 403
+    assert decide(client, page, form_token="ünïcode").status_code == 403  # not a 500
     assert client.app.state.ctx.db.read().execute(
         "SELECT COUNT(*) FROM oauth_codes").fetchone()[0] == 0
 

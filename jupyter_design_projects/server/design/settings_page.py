@@ -8,7 +8,6 @@ and a same-origin check keep another page from posting the form.
 
 from __future__ import annotations
 
-import hmac
 import html
 import secrets
 
@@ -18,7 +17,7 @@ from starlette.routing import Route
 
 from .. import paths
 from ..context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from ..forms import Disconnected, FormTooLarge, read_form, same_origin
+from ..forms import Disconnected, FormTooLarge, read_form, same_origin, token_matches
 from .errors import NotFound
 from .store import DesignStore
 
@@ -86,7 +85,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
             return Response(status_code=400)
         except FormTooLarge:
             return render("The form is too large; nothing changed.", 413)
-        if not hmac.compare_digest(form.get("form_token", ""), form_token):
+        if not token_matches(form, form_token):
             return render("The form has expired: reload the page and try again.", 403)
         project_id, action = form.get("project_id", ""), form.get("action", "")
         if action not in ACTIONS or not project_id:
