@@ -349,20 +349,28 @@ class Session:
 
     async def _click_authorize(self, url: str) -> None:
         """GET the reference service's authorize page, post its form with Authorize and
-        follow the redirect to the listener, as a browser would."""
+        follow the redirect to the listener, as a browser would. The post and the redirect
+        go over a plain socket: httpx and httpcore log request URLs and answer headers,
+        and the redirect's location carries the code."""
         import httpx
 
-        async with httpx.AsyncClient(follow_redirects=True, trust_env=False,
+        from .transport.redirect_listener import follow_to_listener, post_form
+
+        async with httpx.AsyncClient(follow_redirects=False, trust_env=False,
                                      timeout=10.0) as browser:
             page = await browser.get(url)
-            fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
-                                     page.text))
-            if page.status_code != 200 or not fields:
-                raise AuthError("login_failed", "The reference service's sign-in page "
-                                f"answered HTTP {page.status_code} with no form; see its log.")
-            form = {html.unescape(k): html.unescape(v) for k, v in fields.items()}
-            await browser.post(page.url.copy_with(query=None), data={**form,
-                                                                     "decision": "approve"})
+        fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
+                                 page.text))
+        if page.status_code != 200 or not fields:
+            raise AuthError("login_failed", "The reference service's sign-in page "
+                            f"answered HTTP {page.status_code} with no form; see its log.")
+        form = {html.unescape(k): html.unescape(v) for k, v in fields.items()}
+        status, location = await post_form(str(page.url.copy_with(query=None)),
+                                           {**form, "decision": "approve"})
+        if status not in (302, 303) or not location:
+            raise AuthError("login_failed", "The reference service's sign-in page answered "
+                            f"HTTP {status} to Authorize; see its log.")
+        await follow_to_listener(location)
 
     # ------------------------------------------------------------------ closing
 

@@ -3,6 +3,7 @@ pipelines through one client, sign-in, and a clean close."""
 
 from __future__ import annotations
 
+import logging
 import stat
 
 import pytest
@@ -54,9 +55,12 @@ def test_the_session_temp_dir_is_private_and_removed_on_close(tmp_path) -> None:
     assert not service.running
 
 
-def test_login_embedded_signs_in_with_a_fresh_credential(session) -> None:
+def test_login_embedded_signs_in_with_a_fresh_credential(session, caplog) -> None:
     before = session.run(session.credentials.access_token())
+    caplog.set_level(logging.DEBUG)  # every logger, httpx's INFO request lines included
     session.login_embedded()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "/callback?" not in logged and "code=" not in logged  # the code is never logged
     after = session.credentials.current()
     assert after is not None and after.access_token != before
     assert "user:projects:read" in after.scopes

@@ -170,3 +170,59 @@ class RedirectListener:
         finally:
             writer.close()
             self._writers.discard(writer)
+
+
+
+async def _exchange(host: str, port: int, request: bytes) -> tuple[int, dict[str, str]]:
+    """Send one HTTP/1.1 request over a plain socket; (status, lower-cased headers)."""
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
+                                            READ_DEADLINE_S)
+    try:
+        writer.write(request)
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(_HEAD_END),
+                                      ANSWER_DEADLINE_S + READ_DEADLINE_S)
+    except asyncio.IncompleteReadError:
+        return 0, {}
+    finally:
+        writer.close()
+    lines = head.decode("latin-1").split("\r\n")
+    fields = lines[0].split(" ", 2)
+    status = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+    headers = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
+    return status, {k.strip().lower(): v.strip() for k, v in headers.items()}
+
+
+async def post_form(url: str, form: dict[str, str]) -> tuple[int, str]:
+    """POST an urlencoded form to a loopback page as its browser tab would (same origin),
+    over a plain socket; (status, the redirect's location or ""). No HTTP client is
+    used, so no client's debug log holds the answer's location, which carries the code."""
+    from urllib.parse import urlencode, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme != "http" or parts.hostname is None or parts.port is None:
+        raise AuthError("login_failed", "The sign-in page is not a loopback http page.")
+    body = urlencode(form).encode()
+    origin = f"http://{parts.netloc}"
+    status, headers = await _exchange(parts.hostname, parts.port, (
+        f"POST {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\nOrigin: {origin}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode("ascii") + body)
+    return status, headers.get("location", "")
+
+
+async def follow_to_listener(location: str) -> int:
+    """What a browser does with the authorize page's redirect to a loopback listener: one
+    GET of `location` over a plain socket, answering the listener's status. No HTTP
+    client is used, so no client's log line carries the URL, which holds the code."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(location)
+    if parts.scheme != "http" or parts.hostname != HOST or parts.port is None:
+        raise AuthError("login_failed", "The sign-in page redirected somewhere other than "
+                        "this kernel's loopback listener.")
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    status, _ = await _exchange(HOST, parts.port, (
+        f"GET {target} HTTP/1.1\r\nHost: {HOST}:{parts.port}\r\n"
+        "Connection: close\r\n\r\n").encode("ascii"))
+    return status
