@@ -277,6 +277,9 @@ class DeckPush:
         self.grid.value = preview_grid(self.previews)
 
     def _say(self, text: str) -> None:
+        records = self.deck.records
+        if records is not None and records.problem:  # the push went on; say what is lost
+            text += f" (Not remembered for other kernels: {records.problem}.)"
         self.status.value = f"<b>{html.escape(text)}</b>"
         self.message = text
 

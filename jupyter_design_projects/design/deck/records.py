@@ -27,38 +27,51 @@ CREATE TABLE IF NOT EXISTS pushed (
 
 
 class PushRecords:
-    """The push records of one service (its API base URL) in the SQLite file `path`."""
+    """The push records of one service (its API base URL) in the SQLite file `path`. A
+    file that cannot be read or written (locked past 5 s by another kernel, read-only,
+    full) never fails a push: it is read as holding nothing and not written, and
+    `problem` says why (the push then rewrites what it cannot know it wrote)."""
 
-    def __init__(self, path: Path, service: str) -> None:
+    def __init__(self, path: Path, service: str, *, timeout_s: float = 5.0) -> None:
         self.path = Path(path)
         self.service = service.rstrip("/")
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
-        with self._connect() as db:
-            db.executescript(SCHEMA)
+        #: how long to wait for another kernel's write to the file
+        self.timeout_s = timeout_s
+        #: why the records could not be read or written, if they could not
+        self.problem: str | None = None
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=5.0)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
+        db = sqlite3.connect(self.path, timeout=self.timeout_s)
         try:
             with db:
+                db.executescript(SCHEMA)
                 yield db
         finally:
             db.close()
 
     def load(self, project_id: str) -> dict[str, tuple[str, str]]:
         """path -> (sha256, etag) of every file a deck pushed to this project."""
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT path, sha256, etag FROM pushed WHERE service = ? AND project_id = ?",
-                (self.service, project_id)).fetchall()
+        try:
+            with self._connect() as db:
+                rows = db.execute(
+                    "SELECT path, sha256, etag FROM pushed WHERE service = ? AND project_id = ?",
+                    (self.service, project_id)).fetchall()
+        except (sqlite3.Error, OSError) as exc:
+            self.problem = f"the deck's push records could not be read: {exc}"
+            return {}
         return {path: (sha, etag) for path, sha, etag in rows}
 
     def save(self, project_id: str, written: Mapping[str, tuple[str, str]]) -> None:
         """Record what one write wrote (path -> (sha256, etag)), replacing older records."""
-        with self._connect() as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO pushed (service, project_id, path, sha256, etag) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(self.service, project_id, path, sha, etag)
-                 for path, (sha, etag) in written.items()])
+        try:
+            with self._connect() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO pushed (service, project_id, path, sha256, etag) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(self.service, project_id, path, sha, etag)
+                     for path, (sha, etag) in written.items()])
+        except (sqlite3.Error, OSError) as exc:
+            self.problem = f"the deck's push records could not be written: {exc}"
