@@ -21,8 +21,11 @@ SEARCH_N_MIN = 1
 SEARCH_N_MAX = 15
 
 _MiB = 1024 * 1024
-#: a doc's answer (read, or echoed by a write): a doc as large as the largest `local_path`
-#: upload, each byte possibly doubled by JSON escaping, plus the answer's other fields
+#: a doc's answer (read, or echoed by a write): room for a doc as large as the largest
+#: `local_path` upload with every byte written twice (JSON's two-character escapes of quotes,
+#: backslashes, newlines and tabs), plus the answer's other fields. Not a bound for every
+#: text: control characters escape to six bytes, so a doc dense in them may be refused
+#: as too large
 DOC_ANSWER_MAX_BYTES = 2 * UPLOAD_MAX_BYTES + _MiB
 #: the most answer bytes read per Projects operation (issue 3: caps per operation). A raw
 #: download carries up to 20 MiB as base64 (~26.7 MiB) plus its fields; a doc or its
