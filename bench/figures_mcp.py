@@ -41,7 +41,7 @@ async def _mcp(svc, calls: int) -> dict[str, float]:
     from mcp.client.streamable_http import streamable_http_client
 
     url = svc.base_url + service.MCP_PATH
-    bearer = {"Authorization": f"Bearer {service.token(svc)}"}
+    bearer = service.request_headers(svc)  # the SDK client and the raw POST send them too
     body = service.tool_call_body(TOOL)
     async with httpx.AsyncClient(headers=bearer) as raw, make_client() as ours, \
             httpx2.AsyncClient(headers=bearer) as sdk_http:

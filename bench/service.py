@@ -54,12 +54,16 @@ def token(service: EmbeddedService) -> str:
     return str(json.loads(service.credentials_file.read_text())["access_token"])
 
 
+def request_headers(service: EmbeddedService) -> dict[str, str]:
+    """The bearer token and the Design identity headers the client sends (spec §5), which
+    every baseline sends too."""
+    return {"Authorization": f"Bearer {token(service)}",
+            **identity_headers(Settings.resolve({}).client_platform)}
+
+
 def raw_client(service: EmbeddedService) -> httpx.Client:
-    """A bare sync httpx client with the bearer token and the Design identity headers the
-    client sends (spec §5): the baseline of every figure."""
-    headers = {"Authorization": f"Bearer {token(service)}",
-               **identity_headers(Settings.resolve({}).client_platform)}
-    return httpx.Client(headers=headers, timeout=120)
+    """A bare sync httpx client with `request_headers`: the baseline of every figure."""
+    return httpx.Client(headers=request_headers(service), timeout=120)
 
 
 def project_url(service: EmbeddedService) -> str:
