@@ -21,6 +21,7 @@ import email.utils
 import importlib.util
 import json as jsonlib
 import math
+import re
 import ssl
 import sys
 import time
@@ -120,6 +121,12 @@ class _Body(bytearray):
         return f"<{len(self)} bytes>"
 
 
+#: characters JSON writes as a backslash and one more character
+_SHORT_ESCAPES = '"\\\n\r\t\b\f'
+#: the other control characters, which JSON writes as six (`\\u00XX`)
+_OTHER_CONTROLS = re.compile("[\x00-\x07\x0b\x0e-\x1f]")
+
+
 class JsonBody:
     """A JSON object request body encoded a slice at a time as it is sent, so a 25 MiB
     string is never also held as its JSON text and its bytes. Its exact length goes in
@@ -130,7 +137,8 @@ class JsonBody:
 
     def __init__(self, fields: dict[str, Any]) -> None:
         self._fields = fields
-        self.length = sum(len(piece) for piece in self.pieces())
+        self.length = sum(self._escaped_length(piece) if isinstance(piece, str) else len(piece)
+                          for piece in self._parts())
 
     @property
     def headers(self) -> dict[str, str]:
@@ -141,18 +149,33 @@ class JsonBody:
         return jsonlib.dumps(value, ensure_ascii=False, separators=(",", ":"),
                              allow_nan=False).encode("utf-8")
 
-    def pieces(self) -> Iterator[bytes]:
+    @staticmethod
+    def _escaped_length(text: str) -> int:
+        """The bytes of `_dumps(text)[1:-1]`, counted without encoding it (a 25 MiB doc
+        was encoded twice, once only to learn its length): its UTF-8 bytes, plus one for
+        each two-character escape, plus five for each other control character (`\\u00XX`).
+        A lone surrogate raises UnicodeEncodeError here as `_dumps` would."""
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
+        size += sum(text.count(c) for c in _SHORT_ESCAPES)
+        return size + 5 * sum(1 for _ in _OTHER_CONTROLS.finditer(text))
+
+    def _parts(self) -> Iterator[bytes | str]:
+        """`pieces`, with each slice of a long string left as its text."""
         yield b"{"
         for index, (key, value) in enumerate(self._fields.items()):
             yield (b"," if index else b"") + self._dumps(key) + b":"
             if isinstance(value, str) and len(value) > self.SLICE_CHARS:
                 yield b'"'
                 for at in range(0, len(value), self.SLICE_CHARS):
-                    yield self._dumps(value[at:at + self.SLICE_CHARS])[1:-1]
+                    yield value[at:at + self.SLICE_CHARS]
                 yield b'"'
             else:
                 yield self._dumps(value)
         yield b"}"
+
+    def pieces(self) -> Iterator[bytes]:
+        for part in self._parts():
+            yield self._dumps(part)[1:-1] if isinstance(part, str) else part
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for piece in self.pieces():

@@ -7,6 +7,8 @@ import traceback
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from transport_doubles import drip
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
@@ -245,6 +247,26 @@ def test_a_json_body_encodes_as_httpx_json_does_in_slices_and_again():
     assert body.length == len(expected)
     assert body.headers == {"Content-Type": "application/json",
                             "Content-Length": str(len(expected))}
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+       st.integers(1, 9))
+def test_a_json_bodys_length_is_counted_exactly_without_encoding_it(text, slice_chars):
+    from jupyter_design_projects.transport.http import JsonBody
+
+    class Sliced(JsonBody):  # slices of a few characters: every escape meets a cut
+        SLICE_CHARS = slice_chars
+
+    body = Sliced({"content": text, "n": 1})
+    assert body.length == len(b"".join(body.pieces())) == len(
+        httpx.Request("POST", URL, json={"content": text, "n": 1}).content)
+
+
+def test_a_json_body_with_a_lone_surrogate_is_refused_as_httpx_refuses_it():
+    from jupyter_design_projects.transport.http import JsonBody
+
+    with pytest.raises(UnicodeEncodeError):
+        JsonBody({"content": "x" * (JsonBody.SLICE_CHARS + 1) + "\ud800"})
 
 
 @pytest.mark.asyncio
