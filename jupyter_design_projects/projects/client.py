@@ -56,6 +56,10 @@ def utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
+#: 5xx statuses by which the service says it did not take the request (unavailable,
+#: overloaded); any other 5xx may have come after the change was made
+NOT_TAKEN = frozenset({503, 529})
+
 class ProjectsClient:
     def __init__(
         self,
@@ -271,9 +275,10 @@ class ProjectsClient:
         """Await one remote change, journaled ahead: the entry goes in as
         `<action>_unknown` before the change is sent (so a kernel killed mid-flight leaves
         it), and `_record` settles it once the change is done. A refusal by the service (a
-        `ProjectsApiError` with a 4xx status) changed nothing: its entry is withdrawn.
-        Anything else — a 5xx (a gateway may answer it after the change was made), a
-        half-done replace (`replace_incomplete`), no usable answer
+        `ProjectsApiError` with a 4xx status, or a 503 or 529: the service says it did not
+        take the request) changed nothing: its entry is withdrawn. Anything else — another
+        5xx (a gateway may answer a 502 or 504 after the change was made), a half-done
+        replace (`replace_incomplete`), no usable answer
         (`ProjectsTransportFailed`: a deadline, a dropped connection), a malformed answer,
         a cancelled cell — may have changed the Project, so its entry stays, with the
         content it removed, before the error goes on."""
@@ -284,9 +289,10 @@ class ProjectsClient:
             self._record({}, action=f"{action}_unknown", **entry)
             raise
         except ProjectsApiError as refused:
-            if refused.status is not None and refused.status < 500:
-                self._withdraw(entry["journal_id"])  # a 4xx refusal changed nothing
-            else:  # a 5xx may come after the change was made (a proxy's 502 or 504)
+            if refused.status is not None and (refused.status < 500
+                                               or refused.status in NOT_TAKEN):
+                self._withdraw(entry["journal_id"])  # refused: nothing changed
+            else:  # a 500, 502 or 504 may come after the change was made
                 self._record({}, action=f"{action}_unknown", **entry)
             raise
         except ReplaceIncomplete:

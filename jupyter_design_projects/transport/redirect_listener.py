@@ -55,6 +55,15 @@ def page_bytes(status: int, title: str, message: str) -> bytes:
     return head.encode("ascii") + body
 
 
+async def _closed(writer: asyncio.StreamWriter) -> None:
+    """Wait (bounded) until a closed connection's transport is gone, so a loop stopped
+    right after leaves no open socket behind."""
+    try:
+        await asyncio.wait_for(writer.wait_closed(), READ_DEADLINE_S)
+    except (ConnectionError, TimeoutError):
+        pass
+
+
 class Callback:
     """The browser's redirect: its query (a Secret: it carries the code) and its answer."""
 
@@ -130,8 +139,11 @@ class RedirectListener:
                 "Run `%design login` again.")
         else:
             self._callback.cancel()
-        for writer in list(self._writers):
+        writers = list(self._writers)
+        for writer in writers:
             writer.close()
+        for writer in writers:  # closed now, not on a loop iteration that may never come
+            await _closed(writer)
         if self._server is not None:
             await self._server.wait_closed()
 
@@ -170,6 +182,7 @@ class RedirectListener:
         finally:
             writer.close()
             self._writers.discard(writer)
+            await _closed(writer)
 
 
 
@@ -186,6 +199,7 @@ async def _exchange(host: str, port: int, request: bytes) -> tuple[int, dict[str
         return 0, {}
     finally:
         writer.close()
+        await _closed(writer)
     lines = head.decode("latin-1").split("\r\n")
     fields = lines[0].split(" ", 2)
     status = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0

@@ -230,7 +230,8 @@ async def test_the_journal_is_written_before_the_change_is_sent(
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("status", "journaled"), [
     (400, []), (413, []), (429, []), (499, []),          # refused: nothing changed
-    (500, ["create_unknown"]), (502, ["create_unknown"]),  # a gateway may answer a 5xx
+    (503, []), (529, []),                                # unavailable, overloaded: not taken
+    (500, ["create_unknown"]), (502, ["create_unknown"]),  # a gateway may answer these
     (504, ["create_unknown"]),                             # after the change was made
 ])
 async def test_a_refused_create_is_not_journaled_and_a_5xx_stays_unknown(
