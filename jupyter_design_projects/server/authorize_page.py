@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from . import paths
 from .context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from .forms import Disconnected, FormTooLarge, read_form, same_origin, token_matches
+from .forms import FormRefused, posted_form
 from .oauth import (
     CLIENTS,
     CODE_TTL_S,
@@ -54,6 +54,14 @@ pre{{font-size:1.1rem;padding:1rem;background:#f3f4f6;border-radius:6px;
 white-space:pre-wrap;word-break:break-all;}} button{{font-size:1rem;margin-right:1rem;}}
 </style></head>
 <body><h1>{title}</h1>{body}</body></html>"""
+
+
+#: what the page says of a form it does not take
+FORM_REFUSED = {
+    "other_site": "The form was posted from another site; nothing was authorized.",
+    "too_large": "The form is too large; nothing was authorized.",
+    "expired": "The form has expired: open the sign-in link again.",
+}
 
 
 def page(title: str, body: str, status: int = 200, form_action: str = "'none'") -> HTMLResponse:
@@ -156,17 +164,12 @@ def routes(ctx: ServiceContext) -> list[Route]:
                     form_action=f"'self' {where}")
 
     async def answer(request: Request) -> Response:
-        if not same_origin(request):
-            return refused("The form was posted from another site; nothing was authorized.",
-                           403)
         try:
-            form = await read_form(request, MAX_FORM_BYTES)
-        except Disconnected:
-            return Response(status_code=400)
-        except FormTooLarge:
-            return refused("The form is too large; nothing was authorized.", 413)
-        if not token_matches(form, form_token):
-            return refused("The form has expired: open the sign-in link again.", 403)
+            form = await posted_form(request, MAX_FORM_BYTES, form_token)
+        except FormRefused as no:
+            if no.why == "disconnected":
+                return Response(status_code=no.status)
+            return refused(FORM_REFUSED[no.why], no.status)
         problem = request_problem(form, origin_of(request.scope))
         if problem:
             return refused(problem)

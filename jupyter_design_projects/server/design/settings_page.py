@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from .. import paths
 from ..context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from ..forms import Disconnected, FormTooLarge, read_form, same_origin, token_matches
+from ..forms import FormRefused, posted_form
 from .errors import NotFound
 from .store import DesignStore
 
@@ -34,6 +34,14 @@ td,th{{padding:4px 10px;text-align:left}} .note{{color:#555}}</style></head>
 {notice}<p>Consent for agents: <b data-jdp="consent">{consent}</b></p>
 <table><tr><th>Project</th><th>Durable grant</th><th></th></tr>{rows}</table>
 </body></html>"""
+
+
+#: what the page says of a form it does not take
+FORM_REFUSED = {
+    "other_site": "The form was posted from another site; nothing changed.",
+    "too_large": "The form is too large; nothing changed.",
+    "expired": "The form has expired: reload the page and try again.",
+}
 
 
 def _page(body: str, status: int = 200) -> HTMLResponse:
@@ -77,16 +85,12 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return render()
 
     async def change(request: Request) -> Response:
-        if not same_origin(request):
-            return render("The form was posted from another site; nothing changed.", 403)
         try:
-            form = await read_form(request, MAX_FORM_BYTES)
-        except Disconnected:
-            return Response(status_code=400)
-        except FormTooLarge:
-            return render("The form is too large; nothing changed.", 413)
-        if not token_matches(form, form_token):
-            return render("The form has expired: reload the page and try again.", 403)
+            form = await posted_form(request, MAX_FORM_BYTES, form_token)
+        except FormRefused as no:
+            if no.why == "disconnected":
+                return Response(status_code=no.status)
+            return render(FORM_REFUSED[no.why], no.status)
         project_id, action = form.get("project_id", ""), form.get("action", "")
         if action not in ACTIONS or not project_id:
             return render("Unknown change; nothing changed.", 400)
