@@ -71,7 +71,8 @@ class DesignRest:
         body = answer.json()
         grants = body.get("grants") if isinstance(body, dict) else None
         if not isinstance(grants, list):
-            raise TransportError("design grants", "the answer has no grants list")
+            raise TransportError("design grants", "malformed",
+                                 detail="the answer has no grants list")
         return {
             g["project_id"]: str(g.get("created_at", ""))
             for g in grants

@@ -160,7 +160,8 @@ class McpSession:
             result = await self._request("tools/list", params, "tools/list")
             page = result.get("tools")
             if not isinstance(page, list):
-                raise TransportError("design tools/list", "the answer has no tools list")
+                raise TransportError("design tools/list", "malformed",
+                                     detail="the answer has no tools list")
             tools.extend(t for t in page if isinstance(t, dict) and isinstance(t.get("name"), str))
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
@@ -168,9 +169,11 @@ class McpSession:
                 self._generation += 1
                 return
             if cursor in seen:
-                raise TransportError("design tools/list", "the service repeated a page cursor")
+                raise TransportError("design tools/list", "malformed",
+                                     detail="the service repeated a page cursor")
             seen.add(cursor)
-        raise TransportError("design tools/list", f"more than {MAX_LIST_PAGES} pages")
+        raise TransportError("design tools/list", "malformed",
+                             detail=f"more than {MAX_LIST_PAGES} pages")
 
     # ------------------------------------------------------------ requests
 
@@ -189,8 +192,8 @@ class McpSession:
                 if attempt == 1:
                     continue
                 raise TransportError(
-                    answer.action, "the Design session was lost again after re-initializing",
-                    status=404,
+                    answer.action, "http_status", 404,
+                    detail="the Design session was lost again after re-initializing",
                 )
             return wire.rpc_result(answer, operation, envelope["id"])
         raise AssertionError("unreachable")

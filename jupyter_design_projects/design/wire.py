@@ -40,8 +40,9 @@ def check_status(answer: Answer) -> None:
         _raise_flat_403(answer)
     retry = f" (retry after {answer.retry_after} s)" if answer.retry_after is not None else ""
     raise TransportError(
-        answer.action, f"HTTP {answer.status}: {shown_body(answer)}{retry}",
-        status=answer.status, retry_after=answer.retry_after,
+        answer.action, "http_status", answer.status,
+        detail=f"HTTP {answer.status}: {shown_body(answer)}{retry}",
+        retry_after=answer.retry_after,
     )
 
 
@@ -83,7 +84,8 @@ def rpc_result(answer: Answer, operation: str, request_id: int) -> dict:
     if rpc_error is not None:
         raise DesignRpcError(operation, *rpc_error)
     if result is None:
-        raise TransportError(answer.action, problem or "the JSON-RPC answer is malformed")
+        raise TransportError(answer.action, "malformed",
+                             detail=problem or "the JSON-RPC answer is malformed")
     return result
 
 
@@ -120,7 +122,8 @@ def session_id_of(answer: Answer) -> str | None:
     if value is None:
         return None
     if not value or len(value) > 1024 or any(not 0x21 <= ord(c) <= 0x7E for c in value):
-        raise TransportError(answer.action, "the service sent a malformed Mcp-Session-Id")
+        raise TransportError(answer.action, "malformed",
+                             detail="the service sent a malformed Mcp-Session-Id")
     return value
 
 
@@ -135,7 +138,8 @@ def _raise_flat_403(answer: Answer) -> None:
             _clean(project_id) if isinstance(project_id, str) else "",
             _clean(prompt) if isinstance(prompt, str) else "",
         )
-    raise TransportError(answer.action, f"HTTP 403: {shown_body(answer)}", status=403)
+    raise TransportError(answer.action, "http_status", 403,
+                         detail=f"HTTP 403: {shown_body(answer)}")
 
 
 def _rpc_error_fields(error: Any) -> tuple[int, str]:

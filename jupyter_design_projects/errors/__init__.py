@@ -7,12 +7,16 @@ reach a message, repr or traceback. The notebook layer turns them into `UsageErr
 magic boundary and nowhere else.
 
 One module per layer (`transport`, `design`, `projects`, `session`), the root in `base`,
-and each error's user-facing line and next step in one table (`guidance.GUIDANCE`). Every
-error declares its fields as annotations and sets them through `JdpError.__init__`; import
-them from here (`from jupyter_design_projects.errors import X`).
+and each error's user-facing line and next step in one table (`guidance.GUIDANCE`, keyed
+by class name). Imports run one way: each layer's module → `base` → `guidance`, which
+imports no error class (a `lint-imports` contract). Every error declares its fields as
+annotations and sets them through `JdpError.__init__`; `error.with_message(line)` is the
+same error worded otherwise, built through that constructor. Import them from here
+(`from jupyter_design_projects.errors import X`). A failure kind that code tells apart is
+a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its words.
 
     JdpError                                                        base.py
-    ├── TransportError(action, reason, status, retry_after)  no usable answer  transport.py
+    ├── TransportError(action, reason, detail, status, retry_after)  no usable answer  transport.py
     │   ├── OriginNotAllowed(origin)               a token would have left the allowlist
     │   ├── ResponseTooLarge(action, limit)        the byte cap was hit while reading
     │   ├── DeadlineExceeded(action, seconds)      the total deadline passed
@@ -36,7 +40,8 @@ them from here (`from jupyter_design_projects.errors import X`).
     │   └── ApprovalClosed(operation)              a card that was already answered
     ├── ProjectsError                                                 projects.py
     │   ├── ProjectsApiError(action, status, body, route, retry_after)  a non-2xx answer
-    │   │   └── ProjectsTransportFailed(action, status, body, route, reason)  no usable answer
+    │   │   └── ProjectsTransportFailed(action, status, body, route, reason, detail)
+    │   │                                          no usable answer
     │   ├── ProjectsChangeDenied(method, reason)   a model's write/delete nobody approved
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
     │   ├── PathRejected(path, rule)               a path broke a path rule

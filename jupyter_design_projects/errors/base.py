@@ -3,7 +3,9 @@ class declares (and nothing else) and takes its message from the guidance table.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
+
+from . import guidance
 
 #: attributes of JdpError itself, never fields of a subclass
 _OWN = frozenset({"kind", "message", "fields"})
@@ -45,18 +47,23 @@ class JdpError(Exception):
         for name, value in self.fields.items():
             setattr(self, name, value)
         if message is None:
-            from .guidance import line
-
-            message = line(self)
+            message = guidance.line(self)
         self.message = message
         super().__init__(message)
 
     @property
     def next_step(self) -> str | None:
         """What the person can do next, from the guidance table (None: nothing to do)."""
-        from .guidance import next_step
+        return guidance.next_step(self)
 
-        return next_step(self)
+    def with_message(self, message: str) -> Self:
+        """This error (same class, same fields) worded as `message`, for a line only the
+        caller can complete (a did-you-mean, the configured URL). A subclass's constructor
+        only names and derives its fields; this one sets them, so the twin is built by it
+        from the fields, and checked as any error is."""
+        twin = type(self).__new__(type(self))
+        JdpError.__init__(twin, message=message, **self.fields)
+        return twin
 
     def __str__(self) -> str:
         return self.message

@@ -1,58 +1,19 @@
 """What each error says to the person: its one user-facing line (built from its fields)
 and the next step, in one table. `JdpError` takes its message from here; nothing else
 words an error, except a raiser that passes its own `message` (an OAuth answer, a PKCE
-paste problem)."""
+paste problem).
+
+The table is keyed by class name, and this module imports no error class: the root
+(`base`) reads it when an error is built, so the import runs one way only
+(every error module → `base` → `guidance`), a contract `lint-imports` checks.
+`tests/test_errors.py` checks that every class of the tree has its row and every row
+names a class."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import Any
-
-from .base import JdpError
-from .design import (
-    ApprovalClosed,
-    AwaitingApproval,
-    DesignApiError,
-    DesignError,
-    DesignRpcError,
-    GrantIneligible,
-    HandshakeCancelled,
-    InvalidArguments,
-    NeedsConsent,
-    NeedsProjectGrant,
-    PermissionDenied,
-    PermissionRefused,
-    UnknownOperation,
-)
-from .projects import (
-    DocNotFound,
-    DownloadFailed,
-    DownloadSizeMismatch,
-    InvalidProjectsArgument,
-    KnowledgeBudgetExceeded,
-    MalformedProjectsAnswer,
-    NoAttachedProject,
-    PathRejected,
-    ProjectsApiError,
-    ProjectsChangeDenied,
-    ProjectsError,
-    ProjectsTransportFailed,
-    ReplaceIncomplete,
-    ReplaceOutcomeUnknown,
-    UploadRejected,
-)
-from .session import BadCommand, ConfigError, GateClosed, ServiceStartFailed, SessionClosed
-from .transport import (
-    AuthError,
-    CredentialStoreError,
-    DeadlineExceeded,
-    OriginNotAllowed,
-    ResponseTooLarge,
-    ScopeExpansionFailed,
-    TransportError,
-    UnexpectedContentType,
-)
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 LOGIN = "%design login"
 #: how to open each gate; a gate not listed opens with `= True`
@@ -93,7 +54,8 @@ UPLOAD_RULES = {
     "not_utf8": "is not UTF-8 text (name its encoding with --encoding, or encoding=)",
     "undecodable": "is not valid text in the encoding given",
 }
-#: what a Projects transport failure's reason means, in words
+#: what a transport failure's reason code means, in words, for the codes whose error
+#: carries no words of its own (`detail`)
 TRANSPORT_REASONS = {
     "deadline": "no complete answer within the request deadline",
     "too_large": "the answer was larger than its byte cap, so reading stopped",
@@ -103,8 +65,8 @@ APPROVAL_MODE_ON = "%config DesignProjects.approval_mode = 'auto'"
 APPROVAL_MODE_DENY = (
     "it needs a person's approval and approval cards are off (DesignProjects.approval_mode "
     f"is 'deny'). Run `{APPROVAL_MODE_ON}` (or 'widget') and run the call again.")
-#: the httpx exception names that mean no connection was made
-CONNECTION_FAILURES = ("ConnectError", "ConnectTimeout")
+#: the transport reason codes (`errors.transport.REASONS`) that mean no connection was made
+CONNECTION_FAILURES = frozenset({"connect"})
 #: a Projects API body is quoted up to this many characters
 BODY_SHOWN = 500
 
@@ -117,13 +79,13 @@ class Guidance:
     next_step: str | None
 
 
-def _gate(e: GateClosed) -> str:
+def _gate(e: Any) -> str:
     why = GATE_OPENERS.get(e.gate, f"the gate {e.gate!r} is off "
                            f"(%config DesignProjects.{e.gate} = True)")
     return f"{e.tool} is not available: {why}."
 
 
-def _scopes(e: ScopeExpansionFailed) -> str:
+def _scopes(e: Any) -> str:
     text = SCOPE_EXPANSION_REASONS.get(e.reason, e.reason)
     return f"Could not add the Projects scopes: {text}" + (f" ({e.detail})" if e.detail else "")
 
@@ -140,7 +102,7 @@ def _log(tail: str) -> str:
     return f"\n--- service log (last lines) ---\n{tail}" if tail else ""
 
 
-def _suggestion(e: InvalidArguments) -> str:
+def _suggestion(e: Any) -> str:
     if e.field == "plan_token":  # only finalize_plan mints one
         return (" A plan token comes from finalize_plan: run `%design finalize_plan "
                 "project_id=… deletes=[…]` (or writes=[…]), approve its card, then pass its "
@@ -148,12 +110,22 @@ def _suggestion(e: InvalidArguments) -> str:
     return f" Did you mean {e.suggestion!r}?" if e.suggestion else ""
 
 
-def is_connection_failure(error: TransportError) -> bool:
-    """Whether the request never reached a service (nothing listening, no route)."""
-    return any(name in error.reason for name in CONNECTION_FAILURES)
+class _Failure(Protocol):
+    reason: str
 
 
-def connection_line(error: TransportError, url: str) -> str:
+def is_connection_failure(error: _Failure) -> bool:
+    """Whether the request never reached a service (nothing listening, no route): its
+    `reason` code, which `transport.http.send` sets, is a connection failure's."""
+    return error.reason in CONNECTION_FAILURES
+
+
+def _words(e: Any) -> str:
+    """What a transport failure says: the raiser's words, else its reason code's."""
+    return e.detail or TRANSPORT_REASONS.get(e.reason, e.reason)
+
+
+def connection_line(error: Any, url: str) -> str:
     """A connection failure, naming the URL and what to do."""
     where = url or "the offline reference service"
     return (f"{error.action}: could not connect to {where}. Check that the service is "
@@ -162,146 +134,153 @@ def connection_line(error: TransportError, url: str) -> str:
             "cell again.")
 
 
-def reworded(error: JdpError, message: str) -> JdpError:
-    """A copy of `error` (same class and fields) whose line is `message`: for the few
-    lines only the notebook can complete (a did-you-mean, the configured URL)."""
-    twin = type(error).__new__(type(error), message)
-    twin.__dict__.update(error.__dict__)
-    twin.message = message
-    twin.args = (message,)
+class _Rewordable(Protocol):
+    def with_message(self, message: str) -> Any: ...
+
+
+_E = TypeVar("_E", bound=_Rewordable)
+
+
+def reworded(error: _E, message: str) -> _E:
+    """`error` (same class and fields) whose line is `message`, built through the error's
+    constructor (`JdpError.with_message`): for the few lines only the notebook can
+    complete (a did-you-mean, the configured URL)."""
+    twin: _E = error.with_message(message)
     return twin
 
 
 _REREAD = "Re-read the project (`%project info`); the previous content is in `%project history`."
 
-#: error class -> its line and next step; every class of the tree has a row
-GUIDANCE: dict[type[JdpError], Guidance] = {
-    JdpError: Guidance(lambda e: e.kind, None),
+#: error class name -> its line and next step; every class of the tree has a row
+GUIDANCE: Mapping[str, Guidance] = {
+    "JdpError": Guidance(lambda e: e.kind, None),
     # -- session and notebook
-    ConfigError: Guidance(lambda e: f"Setting {e.setting}: {e.reason}",
+    "ConfigError": Guidance(lambda e: f"Setting {e.setting}: {e.reason}",
                           "%config DesignProjects"),
-    GateClosed: Guidance(_gate, "%config DesignProjects"),
-    SessionClosed: Guidance(
+    "GateClosed": Guidance(_gate, "%config DesignProjects"),
+    "SessionClosed": Guidance(
         lambda e: f"The {e.what} is closed (the extension was unloaded); run `%load_ext "
         "jupyter_design_projects` again.", "%load_ext jupyter_design_projects"),
-    ServiceStartFailed: Guidance(
+    "ServiceStartFailed": Guidance(
         lambda e: f"The offline reference service did not start ({e.reason}).{_log(e.log_tail)}",
         "read the service log above"),
-    BadCommand: Guidance(
+    "BadCommand": Guidance(
         lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason} "
         "(add --help for usage).", "--help"),
     # -- transport
-    TransportError: Guidance(lambda e: f"{e.action}: {e.reason}", "retry"),
-    OriginNotAllowed: Guidance(
+    "TransportError": Guidance(lambda e: f"{e.action}: {_words(e)}", "retry"),
+    "OriginNotAllowed": Guidance(
         lambda e: f"Refused to send a token to {e.origin}: it is not one of the configured "
         "origins.", "%config DesignProjects.api_base_url"),
-    ResponseTooLarge: Guidance(
+    "ResponseTooLarge": Guidance(
         lambda e: f"{e.action}: the answer is larger than {e.limit:,} bytes; stopped reading.",
         None),
-    DeadlineExceeded: Guidance(
+    "DeadlineExceeded": Guidance(
         lambda e: f"{e.action}: no complete answer within {e.seconds:g} s.", "retry"),
-    UnexpectedContentType: Guidance(
+    "UnexpectedContentType": Guidance(
         lambda e: f"{e.action}: the service answered {e.content_type!r}; this client reads "
         "JSON answers only and did not parse it. Whether the service acted on the request "
         "is unknown.", "check the service's state before retrying"),
-    AuthError: Guidance(
+    "AuthError": Guidance(
         lambda e: f"Not signed in ({e.reason}). Run `%design login` to sign in again.", LOGIN),
-    ScopeExpansionFailed: Guidance(_scopes, LOGIN),
-    CredentialStoreError: Guidance(lambda e: f"Credential store {e.store}: {e.reason}",
+    "ScopeExpansionFailed": Guidance(_scopes, LOGIN),
+    "CredentialStoreError": Guidance(lambda e: f"Credential store {e.store}: {e.reason}",
                                    "%config DesignProjects.credentials_file"),
     # -- Design
-    DesignError: Guidance(lambda e: e.kind, None),
-    DesignRpcError: Guidance(
+    "DesignError": Guidance(lambda e: e.kind, None),
+    "DesignRpcError": Guidance(
         lambda e: f"Design {e.operation}: JSON-RPC error {e.code}: {e.rpc_message}", None),
-    HandshakeCancelled: Guidance(
+    "HandshakeCancelled": Guidance(
         lambda e: "The shared Design handshake was cancelled by another call; retry this "
         "call.", "retry"),
-    UnknownOperation: Guidance(
+    "UnknownOperation": Guidance(
         lambda e: f"Design operation {e.operation!r} "
         f"{UNKNOWN_OPERATION_REASONS.get(e.reason, e.reason)}.", "%design list"),
-    InvalidArguments: Guidance(
+    "InvalidArguments": Guidance(
         lambda e: f"Design {e.operation}: argument {e.field!r} {e.rule}.{_suggestion(e)}",
         "%design list --full"),
-    NeedsConsent: Guidance(
+    "NeedsConsent": Guidance(
         lambda e: "The Design service needs your consent before agents may use Design "
         "projects (`%design consent`).", "%design consent"),
-    NeedsProjectGrant: Guidance(
+    "NeedsProjectGrant": Guidance(
         lambda e: f"Design project {e.project_id} needs a write grant or a finalized plan.",
         "approve the card, or finalize_plan first"),
-    GrantIneligible: Guidance(
+    "GrantIneligible": Guidance(
         lambda e: f"Design project {e.project_id} cannot hold a durable grant; use "
         "finalize_plan for each batch of writes.", "finalize_plan"),
-    DesignApiError: Guidance(
+    "DesignApiError": Guidance(
         lambda e: f"Design {e.action} failed with HTTP {e.status}"
         + (f" (retry after {e.retry_after} s)." if e.retry_after is not None else "."),
         "retry"),
-    PermissionDenied: Guidance(
+    "PermissionDenied": Guidance(
         lambda e: f"Design {e.operation} was not run: {e.reason}", None),
-    PermissionRefused: Guidance(
+    "PermissionRefused": Guidance(
         lambda e: f"Design {e.operation} was not run: {e.explanation}", None),
-    AwaitingApproval: Guidance(
+    "AwaitingApproval": Guidance(
         lambda e: f"Design {e.operation} is awaiting approval: click Approve or Deny on its "
         "card (or call .card.approve() / .card.deny()).", "answer the card"),
-    ApprovalClosed: Guidance(
+    "ApprovalClosed": Guidance(
         lambda e: f"The approval card for Design {e.operation} was already answered.", None),
     # -- Projects
-    ProjectsError: Guidance(lambda e: e.kind, None),
-    ProjectsApiError: Guidance(
+    "ProjectsError": Guidance(lambda e: e.kind, None),
+    "ProjectsApiError": Guidance(
         lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}"
         + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), None),
-    ProjectsChangeDenied: Guidance(
+    "ProjectsChangeDenied": Guidance(
         lambda e: f"Projects {e.method} was not run: "
         + ("the person denied it." if e.reason == "denied_on_card" else
            "nobody can approve it here (give AgentTools an approve callback)."), None),
-    ProjectsTransportFailed: Guidance(
+    "ProjectsTransportFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
-        f"{TRANSPORT_REASONS.get(e.reason, e.reason)}"
+        f"{_words(e)}"
         + (f" (HTTP {e.status})" if e.status is not None else "") + ".", "retry"),
-    NoAttachedProject: Guidance(
+    "NoAttachedProject": Guidance(
         lambda e: "No Project is attached to this session: set CLAUDE_PROJECT_UUID "
         "(the embedded reference service sets it for you).", "set CLAUDE_PROJECT_UUID"),
-    PathRejected: Guidance(lambda e: f"Path {e.path!r} rejected: {e.rule}.", "%project info"),
-    DocNotFound: Guidance(
+    "PathRejected": Guidance(lambda e: f"Path {e.path!r} rejected: {e.rule}.", "%project info"),
+    "DocNotFound": Guidance(
         lambda e: f"No doc or upload at {e.path!r}. Available: {_listing(e.available)}",
         "%project info"),
-    KnowledgeBudgetExceeded: Guidance(
+    "KnowledgeBudgetExceeded": Guidance(
         lambda e: f"Writing this would add ~{e.estimate:,} tokens to {e.knowledge_size:,} of "
         f"{e.max_knowledge_size:,}: delete unused docs or split the write. Nothing was sent.",
         "%project delete PATH"),
-    UploadRejected: Guidance(
+    "UploadRejected": Guidance(
         lambda e: f"local_path {e.local_path!r} {UPLOAD_RULES.get(e.rule, e.rule)}; nothing "
         "was uploaded.", None),
-    DownloadFailed: Guidance(lambda e: f"Download of {e.file_uuid} failed: {e.reason}", "retry"),
-    DownloadSizeMismatch: Guidance(
+    "DownloadFailed": Guidance(lambda e: f"Download of {e.file_uuid} failed: {e.reason}", "retry"),
+    "DownloadSizeMismatch": Guidance(
         lambda e: f"Download of {e.file_uuid} failed: {e.reason}. Nothing was saved.",
         "retry when the upload is saved"),
-    ReplaceIncomplete: Guidance(
+    "ReplaceIncomplete": Guidance(
         lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
         f"deleted but the new one was not created ({e.cause}). {_REREAD}", "%project history"),
-    ReplaceOutcomeUnknown: Guidance(
+    "ReplaceOutcomeUnknown": Guidance(
         lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
         f"deleted and the create got no usable answer ({e.cause}), so the new doc may or may "
         f"not exist. {_REREAD}", "%project info"),
-    InvalidProjectsArgument: Guidance(
+    "InvalidProjectsArgument": Guidance(
         lambda e: f"Projects {e.method}: argument {e.field!r} {e.rule}.", None),
-    MalformedProjectsAnswer: Guidance(
+    "MalformedProjectsAnswer": Guidance(
         lambda e: f"Projects {e.action}: the service's answer {e.reason}; nothing was saved "
         "locally.", None),
 }
 
 
-def _row(error: JdpError) -> Guidance:
+def _row(error: BaseException) -> Guidance:
+    """The row of the error's class, else of its nearest ancestor that has one (the
+    root's row, `JdpError`, catches a class defined outside the tree)."""
     for klass in type(error).__mro__:
-        if klass in GUIDANCE:
-            return GUIDANCE[klass]
+        if klass.__name__ in GUIDANCE:
+            return GUIDANCE[klass.__name__]
     raise AssertionError("JdpError has a row")
 
 
-def line(error: JdpError) -> str:
+def line(error: BaseException) -> str:
     """The error's one user-facing line."""
     return _row(error).line(error)
 
 
-def next_step(error: JdpError) -> str | None:
+def next_step(error: BaseException) -> str | None:
     """What the person can do next, if anything."""
     return _row(error).next_step

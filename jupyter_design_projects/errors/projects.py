@@ -32,18 +32,21 @@ class ProjectsApiError(ProjectsError):
 
 class ProjectsTransportFailed(ProjectsApiError):
     """A Projects request with no usable answer (spec §12: the transport reason is wrapped
-    with the action and, where one was read, the HTTP status). `reason` is the transport's:
-    a connect or read failure, `too_large` (the byte cap) or `deadline`. The request may
-    have reached the service, so a change it carried may have happened. `limit` is the byte
-    cap when that was the reason."""
+    with the action and, where one was read, the HTTP status). `reason` is the transport's
+    code (`errors.transport.REASONS`: `connect`, `timeout`, `too_large` (the byte cap),
+    `deadline`, ...) and `detail` its words. The request may have reached the service, so
+    a change it carried may have happened. `limit` is the byte cap when that was the
+    reason."""
 
     kind: ClassVar[str] = "projects_transport_failed"
     reason: str
+    detail: str
     limit: int | None
 
     def __init__(self, action: str, reason: str, route: str, status: int | None = None,
-                 limit: int | None = None) -> None:
-        super().__init__(action, status, "", route, reason=reason, limit=limit)
+                 limit: int | None = None, *, detail: str = "") -> None:
+        super().__init__(action, status, "", route, reason=reason, detail=detail,
+                         limit=limit)
 
 
 class ProjectsChangeDenied(ProjectsError):

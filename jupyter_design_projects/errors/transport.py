@@ -7,23 +7,44 @@ from typing import Any, ClassVar
 
 from .base import JdpError
 
+#: why a request produced no usable answer: `TransportError.reason` is one of these codes,
+#: and code matches on it (never on the words, which are `detail`)
+REASONS = frozenset({
+    "connect",             # no connection was made (refused, no route, connect timed out)
+    "timeout",             # connected, then a read or write timed out
+    "network",             # the exchange broke off (connection reset, protocol error)
+    "invalid_url",         # the request could not be built from its URL
+    "encoding",            # the answer was compressed although identity was asked for
+    "not_json",            # the answer's body is not JSON
+    "malformed",           # a JSON answer of the wrong shape
+    "http_status",         # a status the route's contract does not name
+    "origin_not_allowed",  # OriginNotAllowed
+    "too_large",           # ResponseTooLarge
+    "deadline",            # DeadlineExceeded
+    "content_type",        # UnexpectedContentType
+})
+
 
 class TransportError(JdpError):
-    """The request never produced a usable answer; `status` is the HTTP status when one
-    was read."""
+    """The request never produced a usable answer. `reason` is a code of `REASONS`,
+    `detail` the raiser's words for it ("" when the code says it all), `status` the HTTP
+    status when one was read."""
 
     kind: ClassVar[str] = "transport_error"
     action: str
     reason: str
+    detail: str
     status: int | None
     #: seconds the service asked to wait (`retry-after` on a 429 or 5xx), if it said
     retry_after: int | None
 
     def __init__(self, action: str, reason: str, status: int | None = None, *,
-                 message: str | None = None, retry_after: int | None = None,
-                 **fields: Any) -> None:
-        super().__init__(message=message, action=action, reason=reason, status=status,
-                         retry_after=retry_after, **fields)
+                 detail: str = "", message: str | None = None,
+                 retry_after: int | None = None, **fields: Any) -> None:
+        if reason not in REASONS:
+            raise ValueError(f"TransportError: {reason!r} is not a reason code")
+        super().__init__(message=message, action=action, reason=reason, detail=detail,
+                         status=status, retry_after=retry_after, **fields)
 
 
 class OriginNotAllowed(TransportError):

@@ -21,6 +21,7 @@ from ..errors import (
     ScopeExpansionFailed,
     ServiceStartFailed,
     TransportError,
+    guidance,
 )
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,6 @@ NO_PROJECT = "no_attached_project"
 _SIGN_IN_AGAIN = frozenset({"no_token", "no_refresh_token", "refresh_refused"})
 #: the HTTP status of a failed answer, by kind (a part of `status` is always 200)
 _STATUS = {STARTING: 503, "invalid_argument": 400, "not_found": 404}
-#: how `transport.http.send` words an exchange that never reached the service
-_NO_ANSWER = ("ConnectError ", "ConnectTimeout ")
 #: characters a body text keeps among the controls
 _KEPT_CONTROLS = frozenset("\n\t")
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs"})
@@ -67,7 +66,7 @@ def failure(exc: BaseException, secrets: Iterable[Secret], base_url: str) -> dic
                               "JupyterLab.")
     if (isinstance(exc, (TransportError, ProjectsTransportFailed))
             and type(exc) in (TransportError, ProjectsTransportFailed)
-            and exc.reason.startswith(_NO_ANSWER)):
+            and guidance.is_connection_failure(exc)):
         return fail(UNREACHABLE, f"No answer from {base_url}: is the service running?")
     if isinstance(exc, ScopeExpansionFailed):
         # "no_token" with a detail is a store that could not be read, not a missing sign-in

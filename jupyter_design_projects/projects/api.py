@@ -80,7 +80,7 @@ async def exchange(http: httpx.AsyncClient, method: str, url: str, *, action: st
         raise
     except TransportError as exc:
         raise ProjectsTransportFailed(action, exc.reason, route, exc.status,
-                                      exc.fields.get("limit")) from None
+                                      exc.fields.get("limit"), detail=exc.detail) from None
     return wire.check(answer, secrets, route)
 
 

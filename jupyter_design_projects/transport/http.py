@@ -85,7 +85,7 @@ class Answer:
             return jsonlib.loads(self.body)
         except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
-                self.action, f"the answer (HTTP {self.status}) is not JSON"
+                self.action, "not_json", detail=f"the answer (HTTP {self.status}) is not JSON"
             ) from None
 
     def take_json(self) -> Any:
@@ -105,7 +105,7 @@ class Answer:
             return jsonlib.loads(text)
         except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
-                self.action, f"the answer (HTTP {self.status}) is not JSON"
+                self.action, "not_json", detail=f"the answer (HTTP {self.status}) is not JSON"
             ) from None
 
     def text(self, limit: int = 2000) -> str:
@@ -238,7 +238,8 @@ async def send(
         request = client.build_request(method, url, json=json, content=body_stream,
                                        headers=headers, params=params)
     except (httpx.InvalidURL, httpx.HTTPError):
-        raise TransportError(action, "the request URL is not valid") from None
+        raise TransportError(action, "invalid_url",
+                             detail="the request URL is not valid") from None
     request.extensions[ACTION_EXTENSION] = action
     extra: dict[str, Any] = {} if authenticate else {"auth": None}
     try:
@@ -248,8 +249,8 @@ async def send(
                 encoding = response.headers.get("content-encoding", "identity").lower()
                 if encoding not in ("", "identity"):
                     raise TransportError(
-                        action, f"the answer is {encoding[:40]}-encoded; asked for identity"
-                    )
+                        action, "encoding",
+                        detail=f"the answer is {encoding[:40]}-encoded; asked for identity")
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     raise ResponseTooLarge(action, max_bytes, response.status_code)
@@ -273,10 +274,22 @@ async def send(
     except TimeoutError:
         raise DeadlineExceeded(action, deadline_s) from None
     except httpx.HTTPError as exc:
-        raise TransportError(action, f"{type(exc).__name__} talking to the service") from None
+        raise TransportError(action, failure_reason(exc),
+                             detail=f"{type(exc).__name__} talking to the service") from None
     # the buffer itself, not a copy of it (a _Body: its repr shows only its size)
     return Answer(response.status_code, response.headers, body, action,
                   _secrets_known_to(client))
+
+
+def failure_reason(exc: httpx.HTTPError) -> str:
+    """The reason code of an exchange httpx could not complete: `connect` when no
+    connection was made (nothing listening, no route, the connect timed out), `timeout`
+    when a read or write timed out after, `network` when the exchange broke off."""
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+        return "connect"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    return "network"
 
 
 def _secrets_known_to(client: httpx.AsyncClient) -> tuple[Secret, ...]:

@@ -98,7 +98,7 @@ async def test_revoke_deletes_consent_and_forgets_plans_and_grants():
 async def test_revoke_forgets_local_state_even_when_the_service_fails():
     class Broken(FakeRest):
         async def delete_consent(self):
-            raise TransportError("design revoke consent", "down")
+            raise TransportError("design revoke consent", "connect")
     engine = PermissionEngine(Broken())
     engine.register(plan())
     with pytest.raises(TransportError):
@@ -141,7 +141,7 @@ async def test_probe_without_a_grant_verifies_nothing():
 
 @pytest.mark.asyncio
 async def test_probe_failure_means_not_verified():
-    engine = PermissionEngine(FakeRest(fail_grants=TransportError("design grants", "down")))
+    engine = PermissionEngine(FakeRest(fail_grants=TransportError("design grants", "connect")))
     assert await engine.probe_grant("p1") is False
 
 

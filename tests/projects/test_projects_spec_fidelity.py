@@ -119,7 +119,7 @@ async def test_s12_a_refused_connection_is_a_projects_api_error_without_a_status
     error = caught.value
     assert isinstance(error, ProjectsTransportFailed)
     assert (error.action, error.route, error.status) == ("detail", route, None)
-    assert "ConnectError" in error.reason
+    assert error.reason == "connect"
 
 
 @pytest.mark.asyncio

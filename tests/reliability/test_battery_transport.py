@@ -217,7 +217,8 @@ def test_gzip_bomb_is_refused_without_inflating__threat_decompression(live, pipe
     if pipeline == "design":
         assert type(error) is TransportError
     else:  # spec §12: a Projects transport failure names its route
-        assert isinstance(error, ProjectsTransportFailed) and "gzip" in error.reason
+        assert isinstance(error, ProjectsTransportFailed) and error.reason == "encoding"
+        assert "gzip" in error.detail
     live.check(error=error)
 
 

@@ -120,6 +120,36 @@ async def test_connection_failure_is_a_transport_error_without_a_chain():
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("raised", "reason"), [
+    (httpx.ConnectError, "connect"),
+    (httpx.ConnectTimeout, "connect"),
+    (httpx.ReadTimeout, "timeout"),
+    (httpx.WriteTimeout, "timeout"),
+    (httpx.PoolTimeout, "timeout"),
+    (httpx.ReadError, "network"),
+    (httpx.RemoteProtocolError, "network"),
+])
+async def test_a_failed_exchange_carries_its_kind_as_a_code(raised, reason):
+    def handler(request):
+        raise raised("the words of httpx", request=request)
+
+    with pytest.raises(TransportError) as info:
+        await fetch(handler)
+    assert (info.value.reason, info.value.status) == (reason, None)
+    assert info.value.detail == f"{raised.__name__} talking to the service"
+    assert str(info.value) == f"design call: {raised.__name__} talking to the service"
+
+
+@pytest.mark.asyncio
+async def test_an_answer_not_json_is_told_by_its_code():
+    answer = await fetch(lambda r: httpx.Response(502, content=b"<html>"))
+    with pytest.raises(TransportError) as info:
+        answer.json()
+    assert (info.value.reason, info.value.detail) == ("not_json",
+                                                      "the answer (HTTP 502) is not JSON")
+
+
+@pytest.mark.asyncio
 async def test_malformed_json_answer_never_echoes_the_body():
     answer = await fetch(lambda r: httpx.Response(200, content=b"{not json SECRETBODY"))
     with pytest.raises(TransportError) as info:
