@@ -1,23 +1,29 @@
-"""The import rules of docs/architecture.md, checked by walking every module's imports."""
+"""The import rules of docs/architecture.md: `lint-imports` keeps the contracts of
+pyproject.toml and breaks on each forbidden import a review injected; the rules about
+other packages (core's purity, who may import the UI and the Jupyter server) are checked
+by walking every module's imports; and the page's picture is the import graph."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_design_projects"
-CLIENT = {"core", "transport", "design", "projects", "notebook", "labserver", "session",
-          "settings", "errors", "embedded", "service_file"}
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "jupyter_design_projects"
+NAME = PACKAGE.name
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 UI = {"ipywidgets", "pandas", "IPython"}
 #: the Jupyter server's own packages: only the server extension (`labserver/`) imports them
 JUPYTER_SERVER = {"jupyter_server", "tornado"}
-#: the pure-data modules of core/ that both sides read: the service registers from them and
-#: the client checks against them, so a fact of the wire is declared once. They import
-#: only the standard library and other core modules (the core rule below), so the service
-#: still reaches no client code that does I/O.
-SHARED_WITH_SERVER = {"jupyter_design_projects.core.design_operations"}
 #: what core/ may not import: a clock (time, datetime), randomness (random, secrets, uuid),
 #: the network (socket, ssl, http, urllib.request, asyncio, selectors, select, httpx, mcp,
 #: starlette) or the filesystem and other processes (os, pathlib, shutil, tempfile, glob,
@@ -27,14 +33,24 @@ IMPURE = {"time", "datetime", "random", "secrets", "uuid", "socket", "ssl", "htt
           "urllib.request", "asyncio", "selectors", "select", "httpx", "mcp", "starlette",
           "os", "pathlib", "shutil", "tempfile", "glob", "fcntl", "io", "sqlite3",
           "subprocess", "threading", "filelock", "keyring"}
-#: the only modules outside server/ that may import it (tests may too; they are not here)
-MAY_IMPORT_SERVER = {"embedded"}
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def dotted(path: Path) -> str:
+    """The module's dotted name (a package's `__init__` is the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+KNOWN = {dotted(p) for p in MODULES}
 
 
 def imports_of(path: Path) -> set[str]:
-    """Absolute names imported by a module, relative imports resolved to the package."""
-    module = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    package = module[:-1]
+    """Absolute names imported by a module, relative imports resolved to the package, and
+    `from package import module` resolved to the module."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = parts[:-1]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -43,65 +59,125 @@ def imports_of(path: Path) -> set[str]:
             if node.level:
                 base = package[: len(package) - node.level + 1]
                 name = ".".join(base + ((node.module,) if node.module else ()))
-                if node.module is None:
-                    found.update(f"{name}.{alias.name}" for alias in node.names)
-                else:
-                    found.add(name)
             else:
-                found.add(node.module or "")
+                name = node.module or ""
+            submodules = {f"{name}.{a.name}" for a in node.names} & KNOWN
+            found.update(submodules)
+            if len(submodules) < len(node.names):  # names defined in the module itself
+                found.add(name)
     return found
 
 
-def area(name: str) -> str | None:
-    parts = name.split(".")
-    if parts[0] != "jupyter_design_projects":
-        return None
-    return parts[1] if len(parts) > 1 else ""
-
-
-MODULES = sorted(PACKAGE.rglob("*.py"))
-
-
-def module_area(path: Path) -> str:
+def area(path: Path) -> str:
     rel = path.relative_to(PACKAGE).parts
-    return rel[0].removesuffix(".py") if rel else ""
+    return rel[0].removesuffix(".py")
+
+
+def tops(names: set[str]) -> set[str]:
+    return {n.split(".")[0] for n in names}
+
+
+# ------------------------------------------------------------ lint-imports
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` of the venv on the package under `cwd` (and its pyproject.toml),
+    with lines wide enough that no name is wrapped."""
+    env = {**os.environ, "PYTHONPATH": str(cwd), "COLUMNS": "400"}
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+CONTRACTS = {c["id"]: c["name"] for c in tomllib.loads(
+    (ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]}
+
+
+def broken(result: subprocess.CompletedProcess[str]) -> set[str]:
+    """The ids of the contracts a run reports broken."""
+    text = " ".join(result.stdout.split())
+    return {id_ for id_, name in CONTRACTS.items() if f"{name} BROKEN" in text}
+
+
+def test_lint_imports_keeps_every_contract() -> None:
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in result.stdout
+
+
+LAYERS, ERRORS = "layers", "errors"
+SERVER_APART, CLIENT_APART = "server-imports-no-client", "client-imports-no-server"
+
+#: (the module that gets the import, the import, the contracts it breaks): the eight
+#: imports a review injected (five passed the old ast walk), then this page's own rules
+INJECTED = [
+    ("server/app.py", "import jupyter_design_projects.agent_tools", SERVER_APART),
+    ("transport/http.py", "import jupyter_design_projects.session", LAYERS),
+    ("projects/client.py", "import jupyter_design_projects.session", LAYERS),
+    ("design/client.py", "import jupyter_design_projects.labserver.panel", LAYERS),
+    # errors/ reaches its own modules again through design/: a circle inside errors/ too
+    ("errors/base.py", "import jupyter_design_projects.design.client", LAYERS + " " + ERRORS),
+    ("core/plans.py", "import jupyter_design_projects.transport.http", LAYERS),
+    ("notebook/magics.py", "import jupyter_design_projects.server.app", CLIENT_APART),
+    ("design/client.py", "import jupyter_design_projects.projects.client", LAYERS),
+    ("errors/guidance.py", "from jupyter_design_projects.errors import design", ERRORS),
+    ("settings.py", "import jupyter_design_projects.transport.http", LAYERS),
+    ("labserver/panel.py", "import jupyter_design_projects.notebook.magics", LAYERS),
+    ("embedded.py", "import jupyter_design_projects.session", LAYERS),
+    ("server/design/mcp.py", "import jupyter_design_projects.errors", SERVER_APART),
+]
+
+
+def copy_of_the_package(into: Path) -> Path:
+    shutil.copytree(PACKAGE, into / NAME,
+                    ignore=shutil.ignore_patterns("__pycache__", "labextension"))
+    shutil.copy(ROOT / "pyproject.toml", into / "pyproject.toml")
+    return into / NAME
+
+
+@pytest.mark.parametrize(("module", "line", "contracts"), INJECTED,
+                         ids=[f"{m}->{line.split()[-1]}" for m, line, _ in INJECTED])
+def test_an_injected_forbidden_import_breaks_a_contract(
+        tmp_path: Path, module: str, line: str, contracts: str) -> None:
+    copy = copy_of_the_package(tmp_path)
+    with (copy / module).open("a") as source:
+        source.write(f"\n{line}  # injected\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    importer = ".".join((NAME, *Path(module).with_suffix("").parts))
+    assert importer in result.stdout  # the copy was checked, and this import named
+    assert broken(result) == set(contracts.split()), result.stdout
+
+
+def test_a_top_level_module_nobody_placed_breaks_the_layers(tmp_path: Path) -> None:
+    copy = copy_of_the_package(tmp_path)
+    (copy / "extras.py").write_text('"""A module without a layer."""\n')
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert f"{NAME}.extras" in result.stdout
+    assert broken(result) == {LAYERS}, result.stdout
+
+
+def test_the_copy_of_the_package_alone_keeps_every_contract(tmp_path: Path) -> None:
+    """The injected runs above fail for the import they add, not for the copying."""
+    copy_of_the_package(tmp_path)
+    result = lint_imports(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ------------------------------------------------------------ rules about other packages
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_module_respects_the_import_rules(path: Path) -> None:
-    own = module_area(path)
-    names = imports_of(path)
-    areas = {area(n) for n in names} - {None}
-    tops = {n.split(".")[0] for n in names}
-    if own == "core":
-        assert areas <= {"core", "errors"}, names
-        assert not tops & UI, names
-    if own == "server":
-        assert not {area(n) for n in names - SHARED_WITH_SERVER} & CLIENT, names
-    elif own not in MAY_IMPORT_SERVER:
-        assert "server" not in areas, names
-    if own == "transport":
-        assert not areas & {"design", "projects", "notebook"}, names
-    if own == "design":
-        assert not areas & {"projects", "notebook"}, names
-    if own == "projects":
-        assert not areas & {"design", "notebook"}, names
-    if own not in ("notebook", "server"):
-        assert not tops & UI, names
-    if own != "labserver":
-        assert not tops & JUPYTER_SERVER, names
-    if own == "notebook":
-        assert "labserver" not in areas, names  # %load_ext never reaches the server extension
+def test_only_the_notebook_imports_the_ui_and_only_labserver_the_jupyter_server(
+        path: Path) -> None:
+    names = tops(imports_of(path))
+    if area(path) != "notebook":
+        assert not names & UI, names
+    if area(path) != "labserver":
+        assert not names & JUPYTER_SERVER, names
 
 
-def test_shared_modules_reach_only_core() -> None:
-    """What the service imports from core/ pulls in nothing but core/ and the stdlib."""
-    for name in SHARED_WITH_SERVER:
-        path = PACKAGE.parent.joinpath(*name.split(".")).with_suffix(".py")
-        assert {area(n) for n in imports_of(path)} - {None} <= {"core"}, name
-
-
-@pytest.mark.parametrize("path", [p for p in MODULES if module_area(p) == "core"],
+@pytest.mark.parametrize("path", [p for p in MODULES if area(p) == "core"],
                          ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_core_imports_no_clock_randomness_network_or_filesystem(path: Path) -> None:
     assert not impure(imports_of(path))
@@ -114,6 +190,14 @@ def impure(names: set[str]) -> set[str]:
 def test_the_core_rule_tells_parsing_from_io() -> None:
     names = {"time", "os.path", "urllib.request", "urllib.parse", "posixpath", "hashlib"}
     assert impure(names) == {"time", "os.path", "urllib.request"}
+
+
+def test_the_walker_sees_relative_and_from_package_imports() -> None:
+    assert f"{NAME}.settings" in imports_of(PACKAGE / "session.py")
+    assert f"{NAME}.errors.guidance" in imports_of(PACKAGE / "errors" / "base.py")
+
+
+# ------------------------------------------------------------ __all__
 
 
 PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py"))
@@ -168,12 +252,88 @@ def test_every_name_in_all_exists(package: Path) -> None:
             importlib.import_module(f"{name}.{public}")
 
 
-def test_no_module_outside_server_imports_it_but_embedded() -> None:
-    importers = {module_area(p) for p in MODULES
-                 if module_area(p) != "server" and "server" in {area(n) for n in imports_of(p)}}
-    assert importers <= MAY_IMPORT_SERVER, importers
+# ------------------------------------------------------------ the picture is the code
+
+PAGE = ROOT / "docs" / "architecture.md"
+NODE = re.compile(r'^\s*(\w+)\["([^"]*)"\]$', re.M)
+ARROW = re.compile(r"^\s*(\w+) --> (\w+)$", re.M)
 
 
-def test_the_walker_sees_relative_imports() -> None:
-    names = imports_of(PACKAGE / "session.py")
-    assert "jupyter_design_projects.settings" in names
+def diagram_script():
+    spec = importlib.util.spec_from_file_location("diagram", ROOT / "docs" / "diagram.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def drawn() -> str:
+    """The page's generated block, as it is on the page."""
+    page = PAGE.read_text()
+    script = diagram_script()
+    assert page.count(script.BEGIN) == 1 and page.count(script.END) == 1
+    return page.split(script.BEGIN)[1].split(script.END)[0]
+
+
+def boxes() -> dict[str, tuple[str, list[str]]]:
+    """node id -> (the dotted name the box stands for, the names its label lists)."""
+    found = {}
+    for node, label in NODE.findall(drawn()):
+        title, *rows = label.split("<br/>")
+        path = title.split(" · ")[0]
+        root = "" if path == "__init__.py" else path.removesuffix("/").removesuffix(".py")
+        names = [n for row in rows for n in row.split(", ")]
+        found[node] = (root.replace("/", "."), names)
+    return found
+
+
+def box_of(module: str, roots: list[str]) -> str | None:
+    name = module.removeprefix(NAME).removeprefix(".")
+    under = [r for r in roots if r and (name == r or name.startswith(r + "."))]
+    if under:
+        return max(under, key=len)
+    return "" if name == "" and "" in roots else None
+
+
+def test_every_module_is_in_a_drawn_box_and_listed_there() -> None:
+    drawn_boxes = boxes()
+    roots = [root for root, _ in drawn_boxes.values()]
+    listed = {root: names for root, names in drawn_boxes.values()}
+    for path in MODULES:
+        module = dotted(path)
+        root = box_of(module, roots)
+        assert root is not None, f"{module} is in no box of the picture"
+        rel = module.removeprefix(f"{NAME}.{root}" if root else NAME).lstrip(".")
+        rel = rel.replace(".", "/")
+        if rel == "":  # the box is this module (`session.py`) or package (`design/`)
+            continue
+        if path.name == "__init__.py":  # a subpackage is listed by its modules (`deck/…`)
+            assert any(n.startswith(rel + "/") for n in listed[root]), module
+        else:
+            assert rel in listed[root], f"{module} is not listed in the box {root or NAME}"
+
+
+def test_every_arrow_is_an_import_and_every_import_between_boxes_is_drawn() -> None:
+    drawn_boxes = boxes()
+    roots = [root for root, _ in drawn_boxes.values()]
+    arrows = {(drawn_boxes[a][0], drawn_boxes[b][0]) for a, b in ARROW.findall(drawn())}
+    imports = set()
+    for path in MODULES:
+        importer = box_of(dotted(path), roots)
+        for name in imports_of(path):
+            target = box_of(name, roots) if name.split(".")[0] == NAME else None
+            if importer is not None and target is not None and target != importer:
+                imports.add((importer, target))
+    assert not arrows - imports, f"arrows that are no import: {sorted(arrows - imports)}"
+    assert not imports - arrows, f"imports not drawn: {sorted(imports - arrows)}"
+
+
+def test_the_picture_is_what_the_script_draws() -> None:
+    """So it is redrawn, not edited: `.venv/bin/python docs/diagram.py`."""
+    assert diagram_script().main(["--check"]) == 0
+
+
+def test_the_page_names_the_spec_and_the_protocol_by_file_name() -> None:
+    page = PAGE.read_text()
+    assert "`000_714d699df4e9513e.txt`" in page and "`PROTOCOL.md`" in page
+    assert "/work/" not in page and "shared/" not in page
