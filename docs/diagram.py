@@ -139,7 +139,8 @@ def render(client_layers: list[list[str]], modules: set[str], packages: set[str]
     def node(root: str, indent: str) -> str:
         names = listed_names(root, modules, roots)
         rows = [", ".join(names[i:i + PER_LINE]) for i in range(0, len(names), PER_LINE)]
-        label = "<br/>".join([f"{path_of(root, packages)} · {ROLES.get(root, '')}", *rows])
+        title = " · ".join(filter(None, (path_of(root, packages), ROLES.get(root))))
+        label = "<br/>".join([title, *rows])
         return f'{indent}{node_id(root)}["{label}"]'
 
     table = "\n".join(
