@@ -257,6 +257,7 @@ def test_every_name_in_all_exists(package: Path) -> None:
 PAGE = ROOT / "docs" / "architecture.md"
 NODE = re.compile(r'^\s*(\w+)\["([^"]*)"\]$', re.M)
 ARROW = re.compile(r"^\s*(\w+) --> (\w+)$", re.M)
+REDRAW = "redraw the picture: .venv/bin/python docs/diagram.py"
 
 
 def diagram_script():
@@ -302,15 +303,15 @@ def test_every_module_is_in_a_drawn_box_and_listed_there() -> None:
     for path in MODULES:
         module = dotted(path)
         root = box_of(module, roots)
-        assert root is not None, f"{module} is in no box of the picture"
+        assert root is not None, f"{module} is in no box of the picture; {REDRAW}"
         rel = module.removeprefix(f"{NAME}.{root}" if root else NAME).lstrip(".")
         rel = rel.replace(".", "/")
         if rel == "":  # the box is this module (`session.py`) or package (`design/`)
             continue
         if path.name == "__init__.py":  # a subpackage is listed by its modules (`deck/…`)
-            assert any(n.startswith(rel + "/") for n in listed[root]), module
+            assert any(n.startswith(rel + "/") for n in listed[root]), f"{module}; {REDRAW}"
         else:
-            assert rel in listed[root], f"{module} is not listed in the box {root or NAME}"
+            assert rel in listed[root], f"{module} is not listed in its box; {REDRAW}"
 
 
 def test_every_arrow_is_an_import_and_every_import_between_boxes_is_drawn() -> None:
@@ -324,13 +325,13 @@ def test_every_arrow_is_an_import_and_every_import_between_boxes_is_drawn() -> N
             target = box_of(name, roots) if name.split(".")[0] == NAME else None
             if importer is not None and target is not None and target != importer:
                 imports.add((importer, target))
-    assert not arrows - imports, f"arrows that are no import: {sorted(arrows - imports)}"
-    assert not imports - arrows, f"imports not drawn: {sorted(imports - arrows)}"
+    assert not arrows - imports, f"arrows that are no import: {sorted(arrows - imports)}; {REDRAW}"
+    assert not imports - arrows, f"imports not drawn: {sorted(imports - arrows)}; {REDRAW}"
 
 
 def test_the_picture_is_what_the_script_draws() -> None:
     """So it is redrawn, not edited: `.venv/bin/python docs/diagram.py`."""
-    assert diagram_script().main(["--check"]) == 0
+    assert diagram_script().main(["--check"]) == 0, REDRAW
 
 
 def test_the_page_names_the_spec_and_the_protocol_by_file_name() -> None:
