@@ -122,14 +122,8 @@ def import_map(g) -> dict[str, set[str]]:
 
 
 def packages_of(g) -> set[str]:
-    return {m for m in g.modules if g.find_children(m)} | {
-        m for m in g.modules if Path(_file_of(m)).name == "__init__.py"}
-
-
-def _file_of(module: str) -> str:
-    parts = module.split(".")
-    base = ROOT.joinpath(*parts)
-    return str(base / "__init__.py") if base.is_dir() else str(base.with_suffix(".py"))
+    """The modules of the graph that are packages (a folder with an `__init__.py`)."""
+    return {m for m in g.modules if (ROOT.joinpath(*m.split(".")) / "__init__.py").is_file()}
 
 
 def render(client_layers: list[list[str]], modules: set[str], packages: set[str],
