@@ -4,6 +4,8 @@
     python3 tasks.py lab  [--data-dir DIR] [lab args]   install, open JupyterLab on a fresh
                                           demo data dir (or DIR, kept across runs)
     python3 tasks.py bench [FIGURE ...] [--quick]   install, run the benchmarks (bench/README.md)
+    python3 tasks.py docs [--serve]       install, build the docs site strictly into
+                                          docs/_build/html (--serve: then serve it on loopback)
 
 Both create `.venv` when it is missing and install the package into it the way users do:
 `pip install -e .` through the build hook (hatch-jupyter-builder), which builds the
@@ -239,7 +241,34 @@ def bench(args: list[str]) -> None:
     os.execve(str(PYTHON), [str(PYTHON), "-m", "bench", *args], tool_env())
 
 
-COMMANDS = {"test": test, "lab": lab, "bench": bench}
+DOCS_SOURCE = ROOT / "docs"
+DOCS_OUT = DOCS_SOURCE / "_build" / "html"
+DOCS_PORT = 8000
+
+
+def sphinx_command(python: Path | str, source: Path, out: Path) -> list[str]:
+    """The strict build: every warning is an error (-W, reported all at once with
+    --keep-going) and every cross-reference must resolve (-n)."""
+    return [str(python), "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", "html",
+            str(source), str(out)]
+
+
+def docs(args: list[str]) -> None:
+    """Build the docs site (docs/conf.py): the example notebooks run against a fresh
+    embedded reference service each, so this takes about a minute."""
+    ensure_venv()
+    install("test")
+    os.chdir(ROOT)
+    run(*sphinx_command(PYTHON, DOCS_SOURCE, DOCS_OUT), env=tool_env())
+    say(f"built {DOCS_OUT / 'index.html'}")
+    if "--serve" in args:
+        say(f"serving it on http://127.0.0.1:{DOCS_PORT}/ (Ctrl-C stops)")
+        command = [str(PYTHON), "-m", "http.server", "--bind", "127.0.0.1", "--directory",
+                   str(DOCS_OUT), str(DOCS_PORT)]
+        os.execve(command[0], command, tool_env())
+
+
+COMMANDS = {"test": test, "lab": lab, "bench": bench, "docs": docs}
 
 
 def main(argv: list[str]) -> None:

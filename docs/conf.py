@@ -57,8 +57,10 @@ nitpicky = True
 # names from other projects (httpx, pandas, ipywidgets, traitlets, the standard library's
 # typing internals) are not documented here and have no intersphinx inventory offline
 nitpick_ignore_regex = [
-    ("py:.*", r"(httpx|pandas|pd|ipywidgets|traitlets|collections\.abc|typing|asyncio|concurrent|os|pathlib)\..*"),
-    ("py:.*", r"(Any|Callable|Awaitable|Mapping|Iterator|Iterable|Sequence|Coroutine|T|Path|DataFrame|datetime|Self|Approve)"),
+    ("py:.*", r"(httpx|pandas|pd|ipywidgets|traitlets|collections\.abc|typing|asyncio"
+              r"|concurrent|os|pathlib)\..*"),
+    ("py:.*", r"(Any|Callable|Awaitable|Mapping|Iterator|Iterable|Sequence|Coroutine|T|Path"
+              r"|DataFrame|datetime|Self|Approve)"),
     ("py:class", r"jupyter_design_projects\..*"),
 ]
 

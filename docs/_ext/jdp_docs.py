@@ -5,17 +5,19 @@
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
-from jupyter_design_projects.notebook import subcommands
-
 from decision_table import decision_table
 
+import jupyter_design_projects
+from jupyter_design_projects.notebook import subcommands
+
 DOCS = Path(__file__).resolve().parents[1]
-REPO = DOCS.parent
+#: the checkout the package is imported from (its example notebooks)
+REPO = Path(jupyter_design_projects.__file__).resolve().parents[1]
 GENERATED = DOCS / "_generated"
 NOTEBOOKS = ("quickstart", "projects_knowledge", "api_debugging", "agent_tools")
 
@@ -33,10 +35,10 @@ def generate(app=None) -> None:
     rendered = DOCS / "notebooks"
     rendered.mkdir(exist_ok=True)
     for name in NOTEBOOKS:
-        source = REPO / "notebooks" / f"{name}.ipynb"
-        target = rendered / source.name
-        if not target.is_file() or target.read_bytes() != source.read_bytes():
-            shutil.copyfile(source, target)
+        book = json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text())
+        # highlighted as IPython (magics, $name) even where the build does not execute it
+        book["metadata"].setdefault("language_info", {})["pygments_lexer"] = "ipython3"
+        write_if_changed(rendered / f"{name}.ipynb", json.dumps(book, indent=1) + "\n")
 
 
 def fresh_data_dir(app, docname: str, source: list[str]) -> None:
