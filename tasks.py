@@ -208,6 +208,7 @@ def lab_data_dir(args: list[str]) -> tuple[Path, list[str]]:
 def lab(args: list[str]) -> None:
     ensure_venv()
     install("lab")
+    fresh = "--data-dir" not in args
     data_dir, args = lab_data_dir(args)
     env = tool_env()
     env["JDP_DATA_DIR"] = str(data_dir)
@@ -219,12 +220,34 @@ def lab(args: list[str]) -> None:
     say("starting JupyterLab; its server extension starts the offline reference service "
         "(unless JDP_API_BASE_URL names one)")
     os.chdir(ROOT)
-    os.execve(command[0], command, env)
+    if not fresh:
+        os.execve(command[0], command, env)
+    # a fresh demo dir is this run's alone: it goes when JupyterLab stops
+    try:
+        sys.exit(run_until_stopped(command, env))
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+        say(f"removed the demo data in {data_dir}")
+
+
+def run_until_stopped(command: list[str], env: dict[str, str]) -> int:
+    """Run `command` until it exits, leaving Ctrl-C to it (JupyterLab asks to confirm):
+    its exit code."""
+    child = subprocess.Popen(command, env=env)
+    while True:
+        try:
+            return child.wait()
+        except KeyboardInterrupt:
+            continue
+
+
+QUICKSTART = "notebooks/quickstart.ipynb"
 
 
 def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
-    """`jupyter lab` on the quickstart notebook; --allow-root as root, --no-browser headless."""
-    out = ["notebooks/quickstart.ipynb", *args]
+    """`jupyter lab` opening the quickstart notebook (also the URL it prints, for a browser
+    opened by hand); --allow-root as root, --no-browser headless."""
+    out = [f"--LabApp.default_url=/lab/tree/{QUICKSTART}", *args]
     if root and "--allow-root" not in args:
         out.append("--allow-root")
     if not display and "--no-browser" not in args:

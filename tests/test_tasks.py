@@ -58,14 +58,17 @@ def test_extension_sources_cover_the_typescript_style_and_lockfile(tasks):
     assert not any(name.startswith(("node_modules/", "lib/")) for name in names)
 
 
+QUICKSTART_URL = "--LabApp.default_url=/lab/tree/notebooks/quickstart.ipynb"
+
+
 @pytest.mark.parametrize(("args", "root", "display", "expected"), [
-    ([], False, True, ["notebooks/quickstart.ipynb"]),
-    ([], True, True, ["notebooks/quickstart.ipynb", "--allow-root"]),
-    ([], False, False, ["notebooks/quickstart.ipynb", "--no-browser"]),
+    ([], False, True, [QUICKSTART_URL]),
+    ([], True, True, [QUICKSTART_URL, "--allow-root"]),
+    ([], False, False, [QUICKSTART_URL, "--no-browser"]),
     (["--allow-root", "--no-browser"], True, False,
-     ["notebooks/quickstart.ipynb", "--allow-root", "--no-browser"]),
+     [QUICKSTART_URL, "--allow-root", "--no-browser"]),
     (["--port=9999"], True, False,
-     ["notebooks/quickstart.ipynb", "--port=9999", "--allow-root", "--no-browser"]),
+     [QUICKSTART_URL, "--port=9999", "--allow-root", "--no-browser"]),
 ])
 def test_lab_arguments_pass_extra_args_through_and_add_what_the_machine_needs(
         tasks, args, root, display, expected):
@@ -215,3 +218,29 @@ def test_data_dir_keeps_the_named_one_and_is_not_passed_to_jupyter(tasks, tmp_pa
 def test_data_dir_without_a_directory_is_refused(tasks):
     with pytest.raises(SystemExit):
         tasks.lab_data_dir(["--data-dir"])
+
+
+def test_a_lab_run_on_a_fresh_demo_dir_removes_it_when_jupyterlab_stops(
+        tasks, tmp_path, monkeypatch):
+    """`tasks.py lab` without --data-dir leaves no jdp-demo-* folder behind: a stand-in
+    `jupyter` writes into the demo dir it was given, and records its arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    seen = tmp_path / "seen.txt"
+    fake = bin_dir / "jupyter"
+    fake.write_text("#!/bin/sh\n"
+                    f'echo "$JDP_DATA_DIR $*" > {seen}\n'
+                    'echo demo > "$JDP_DATA_DIR/journal.sqlite3"\n'
+                    "exit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(tasks, "ensure_venv", lambda: None)
+    monkeypatch.setattr(tasks, "install", lambda extras: None)
+    monkeypatch.setattr(tasks, "BIN", bin_dir)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        tasks.lab(["--no-browser"])
+    assert stopped.value.code == 3  # JupyterLab's own exit code
+    data_dir, args = seen.read_text().split(" ", 1)
+    assert Path(data_dir).name.startswith("jdp-demo-")
+    assert not Path(data_dir).exists()
+    assert QUICKSTART_URL in args.split()
