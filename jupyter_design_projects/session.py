@@ -208,7 +208,8 @@ class Session:
     def trace(self):
         from .transport.trace import HttpTrace
 
-        return HttpTrace(self.settings.http_trace, self._secrets)
+        return HttpTrace(self.settings.http_trace, self._secrets,
+                         limit=self.settings.trace_limit)
 
     def _secrets(self):
         """Every secret this session knows (rotated tokens too), for redaction."""

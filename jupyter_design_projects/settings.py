@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from .core.origins import origin
 from .core.redaction import Secret
+from .core.trace_limits import TRACE_LIMIT, check_trace_limit
 from .errors import ConfigError
 
 #: the first-party OAuth client id the reference service (and this client) use
@@ -66,6 +67,8 @@ class Settings:
     client_platform: str = DEFAULT_CLIENT_PLATFORM
     # debugging
     http_trace: bool = False
+    #: how many exchanges the HTTP trace's ring keeps
+    trace_limit: int = TRACE_LIMIT
 
     @property
     def embedded(self) -> bool:
@@ -128,6 +131,10 @@ class Settings:
         for field in ("api_base_url", "web_base_url", "oauth_token_url", "oauth_authorize_url"):
             if values.get(field):
                 values[field] = check_url(field, values[field])
+        try:
+            check_trace_limit(values.get("trace_limit", TRACE_LIMIT))
+        except ValueError as exc:
+            raise ConfigError("trace_limit", str(exc)) from None
         platform = values.get("client_platform", DEFAULT_CLIENT_PLATFORM)
         if not isinstance(platform, str) or not _PLATFORM.match(platform):
             raise ConfigError("client_platform", "must be 1-64 of A-Z a-z 0-9 _ . -")

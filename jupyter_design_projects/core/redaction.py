@@ -91,10 +91,17 @@ SECRET_FIELDS = frozenset(
         "client_secret",
         "session_jwt",
         "password",
+        "plan_token",
     }
 )
 
 
+#: the same field inside a JSON text that is itself a JSON string (quotes escaped)
+_ESCAPED_FIELD = re.compile(
+    r'(\\"(?:' + "|".join(sorted(SECRET_FIELDS)) + r')\\"\s*:\s*)\\"[^"\\]*(?:\\"|$)'
+)
+#: a credential-named field anywhere in a text (cheap test before parsing a nested JSON text)
+_SECRET_NAME = re.compile(r'"(?:' + "|".join(sorted(SECRET_FIELDS)) + r')"\s*:')
 _SECRET_FIELD = re.compile(
     r'("(?:' + "|".join(sorted(SECRET_FIELDS)) + r')"\s*:\s*)"(?:[^"\\]|\\.)*"?'
 )
@@ -102,7 +109,8 @@ _SECRET_FIELD = re.compile(
 
 def redact_fields(value: object) -> object:
     """A copy of decoded JSON with the value of every credential-named field replaced:
-    catches tokens the caller does not know yet (a fresh token answer)."""
+    catches tokens the caller does not know yet (a fresh token answer). A string that is
+    itself a JSON object or array (an MCP result's text block) is blanked the same way."""
     if isinstance(value, dict):
         return {
             k: REDACTED if k in SECRET_FIELDS and isinstance(v, str) and v else redact_fields(v)
@@ -110,6 +118,12 @@ def redact_fields(value: object) -> object:
         }
     if isinstance(value, list):
         return [redact_fields(v) for v in value]
+    if isinstance(value, str) and value[:1] in ("{", "[") and _SECRET_NAME.search(value):
+        try:
+            inner = json.loads(value)
+        except (ValueError, RecursionError):
+            return _SECRET_FIELD.sub(lambda m: f'{m.group(1)}"{REDACTED}"', value)
+        return json.dumps(redact_fields(inner), ensure_ascii=False)
     return value
 
 
@@ -128,11 +142,23 @@ class CredentialFields(dict):
 
 def redact_body(raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()) -> str:
     """A body for display: credential fields blanked when it is JSON, every known secret
-    redacted, then (only then) truncated to `limit` characters."""
+    redacted, then (only then) truncated to `limit` characters (an ellipsis marks a cut)."""
+    text, cut = redact_body_cut(raw, limit, secrets)
+    return text + "…" if cut else text
+
+
+def redact_body_cut(
+    raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()
+) -> tuple[str, bool]:
+    """`redact_body` as (the first `limit` characters, whether it was cut), no ellipsis:
+    for a file that marks a cut in a field of its own (the HAR) or replays the text."""
     text = raw.decode("utf-8", "replace")
     try:
         text = json.dumps(redact_fields(json.loads(text)), ensure_ascii=False)
     except (ValueError, RecursionError):  # not JSON, cut short, or nested too deep: blank
         # the fields by pattern instead
         text = _SECRET_FIELD.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
-    return redact_then_truncate(text, limit, secrets)
+        # and inside a JSON text held in a string (an MCP text block, cut short)
+        text = _ESCAPED_FIELD.sub(lambda m: f'{m.group(1)}\\"{REDACTED}\\"', text)
+    clean = redact(text, secrets)
+    return (clean, False) if len(clean) <= limit else (clean[:limit], True)

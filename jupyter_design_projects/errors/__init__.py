@@ -58,7 +58,8 @@ a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its wor
     ├── GateClosed(tool, gate)                     a policy / feature gate is off
     ├── SessionClosed(what)                        the background loop / session was closed
     ├── ServiceStartFailed(reason, log_tail)       the embedded reference service did not start
-    └── BadCommand(command, reason)                a magic line that does not parse
+    ├── BadCommand(command, reason)                a magic line that does not parse
+    └── TraceUnavailable(reason, detail)           %design trace: off, no folder, no such N
 """
 
 from __future__ import annotations
@@ -97,7 +98,14 @@ from .projects import (
     ReplaceOutcomeUnknown,
     UploadRejected,
 )
-from .session import BadCommand, ConfigError, GateClosed, ServiceStartFailed, SessionClosed
+from .session import (
+    BadCommand,
+    ConfigError,
+    GateClosed,
+    ServiceStartFailed,
+    SessionClosed,
+    TraceUnavailable,
+)
 from .transport import (
     AuthError,
     CredentialStoreError,
@@ -119,7 +127,8 @@ __all__ = [
     "PathRejected", "PermissionDenied", "PermissionRefused", "ProjectsApiError",
     "ProjectsChangeDenied", "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete",
     "ReplaceOutcomeUnknown", "ResponseTooLarge",
-    "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "TransportError",
+    "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "TraceUnavailable",
+    "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
     "base", "design", "guidance", "projects", "session", "transport",
 ]

@@ -71,12 +71,29 @@ CONNECTION_FAILURES = frozenset({"connect"})
 BODY_SHOWN = 500
 
 
+#: each way `%design trace` can fail: its line (from `detail`) and its next step
+TRACE_REASONS = {
+    "trace_off": ("The HTTP trace is off, so it holds no exchanges{detail}.",
+                  "%design trace on, then run the calls again"),
+    "no_exchanges": ("The HTTP trace holds no exchanges yet{detail}.",
+                     "run a %design or %project call, then ask again"),
+    "no_folder": ("Cannot write the HAR to {detail}: its folder does not exist.",
+                  "create the folder, or give a path in one that exists"),
+    "not_writable": ("Cannot write the HAR to {detail}.",
+                     "give a path in a folder you can write to"),
+    "out_of_range": ("There is no exchange {detail}.",
+                     "%design trace lists the exchanges (column n); --curl alone takes the "
+                     "last"),
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class Guidance:
     #: the error's message, from its fields
     line: Callable[[Any], str]
-    #: what the person can do next (a command or an action), or None
-    next_step: str | None
+    #: what the person can do next (a command or an action), from the error where it
+    #: depends on its fields, or None
+    next_step: str | Callable[[Any], str] | None
 
 
 def _gate(e: Any) -> str:
@@ -164,6 +181,9 @@ GUIDANCE: Mapping[str, Guidance] = {
     "ServiceStartFailed": Guidance(
         lambda e: f"The offline reference service did not start ({e.reason}).{_log(e.log_tail)}",
         "read the service log above"),
+    "TraceUnavailable": Guidance(
+        lambda e: TRACE_REASONS[e.reason][0].format(detail=e.detail),
+        lambda e: TRACE_REASONS[e.reason][1]),
     "BadCommand": Guidance(
         lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason} "
         "(add --help for usage).", "--help"),
@@ -283,4 +303,5 @@ def line(error: BaseException) -> str:
 
 def next_step(error: BaseException) -> str | None:
     """What the person can do next, if anything."""
-    return _row(error).next_step
+    step = _row(error).next_step
+    return step(error) if callable(step) else step

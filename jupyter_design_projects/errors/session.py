@@ -54,3 +54,16 @@ class BadCommand(JdpError):
 
     def __init__(self, command: str, reason: str) -> None:
         super().__init__(command=command, reason=reason)
+
+
+class TraceUnavailable(JdpError):
+    """`%design trace` could not do what was asked. `reason`: trace_off | no_exchanges |
+    no_folder | not_writable | out_of_range; `detail`: the path, or the exchange asked for
+    and the numbers the trace holds."""
+
+    kind: ClassVar[str] = "trace_unavailable"
+    reason: str
+    detail: str
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason=reason, detail=detail)

@@ -296,7 +296,8 @@ def parse_design(line: str, cell: str | None, namespace: Mapping[str, Any]) -> C
         ns = _parse_declared("design", action, words[1:])
         parsed = {k: resolve(v, values) if isinstance(v, str) else v for k, v in ns.items()}
         for key in known.path_names:
-            parsed[key] = _text(command, key, parsed[key])
+            if parsed[key] is not None:  # an optional path left out
+                parsed[key] = _text(command, key, parsed[key])
         if cell is not None:  # a slide: its `$name`s are the notebook's objects
             from ..design.deck.slides import placeholders
 

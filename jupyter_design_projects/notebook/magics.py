@@ -31,8 +31,9 @@ from IPython.core.magic import (
     needs_local_scope,
     no_var_expand,
 )
-from traitlets import Bool, Enum, Float, Unicode, observe
+from traitlets import Bool, Enum, Float, Int, Unicode, observe
 
+from ..core.trace_limits import TRACE_LIMIT, TRACE_LIMIT_MAX, TRACE_LIMIT_MIN
 from ..errors import (
     BadCommand,
     InvalidArguments,
@@ -52,7 +53,7 @@ from .outcome import Outcome
 SETTING_TRAITS = (
     "api_base_url", "web_base_url", "oauth_token_url", "oauth_client_id", "org_uuid",
     "credentials_file", "allow_design_sync", "allow_projects_tool", "design_feature_flag",
-    "essential_traffic_only", "http_trace", "grant_watch", "client_platform",
+    "essential_traffic_only", "http_trace", "grant_watch", "client_platform", "trace_limit",
 )
 
 
@@ -79,8 +80,10 @@ class DesignProjects(Magics):
     design_feature_flag = Bool(True, config=True, help="Feature gate for Design.")
     essential_traffic_only = Bool(False, config=True,
                                   help="Turns Design and Projects off when True.")
-    http_trace = Bool(False, config=True, help="Record an HTTP trace (%design trace); set "
-                                               "before the first call.")
+    http_trace = Bool(False, config=True, help="Record an HTTP trace (%design trace; "
+                                               "%design trace on|off at any time).")
+    trace_limit = Int(TRACE_LIMIT, min=TRACE_LIMIT_MIN, max=TRACE_LIMIT_MAX, config=True,
+                      help="How many exchanges the HTTP trace keeps (the oldest go first).")
     grant_watch = Bool(True, config=True, help="While a grant card waits, watch for a grant "
                                                "given elsewhere (Design settings) and go on.")
     client_platform = Unicode("jupyter_design_projects", config=True,
@@ -123,6 +126,10 @@ class DesignProjects(Magics):
         if getattr(self, "_starting", None) is not None:  # begun before this setting
             self._discard_started()
         elif getattr(self, "_session", None) is not None:
+            from .trace import apply_setting
+
+            if apply_setting(self._session, change["name"], change["new"]):
+                return
             print(f"DesignProjects.{change['name']} applies to the next session: run "
                   "%reload_ext jupyter_design_projects to start one.")
 
@@ -437,7 +444,9 @@ class DesignProjects(Magics):
         if action == "status":
             return views.status_outcome(session.run(design.status()))
         if action == "trace":
-            return views.trace_outcome(session.trace.records())
+            from .trace import trace_command
+
+            return trace_command(session.trace, args)
         if action == "login":
             return self._login(args.get("code"), paste=args.get("paste", False))
         if action in ("deck", "slide"):

@@ -21,6 +21,7 @@ from ..core.budgets import (
 from ..core.display import MAX_PATH_CHARS
 from ..core.plans import CARD_LIMIT, MAX_PLAN_PATHS
 from ..core.project_paths import DEFAULT_NAMESPACE
+from ..core.trace_limits import TRACE_LIMIT
 from ..design.deck.slides import TABLE_MAX_ROWS
 from ..projects.journal import HISTORY_DEFAULT
 
@@ -213,11 +214,19 @@ DESIGN = (
         cell=("PATH", "stage a slide from the cell's Markdown ($name: a figure, table or "
                       "text)")),
     Subcommand(
-        "design", "trace", "",
-        "the HTTP trace (needs DesignProjects.http_trace)",
-        "The HTTP trace of this session as a table (method, URL, status, timing; tokens "
-        "redacted). Recorded when %config DesignProjects.http_trace = True was set before "
-        "the first call."),
+        "design", "trace", "[on|off] [--clear] [--har PATH] [--curl [N]]",
+        "the HTTP trace: table, on/off, HAR file, curl",
+        "The HTTP trace of this session (both pipelines, the OAuth token requests included; "
+        "credentials redacted) as a table, newest first, numbered (column n). `on` / `off` "
+        "start or stop recording at any time (or %config DesignProjects.http_trace); "
+        "--clear forgets what was recorded; --har PATH writes it as a HAR 1.2 file (browser "
+        "DevTools Network panel 'Import HAR', mitmproxy, Charles, Insomnia); --curl N shows "
+        "exchange N as a curl command, the token as $JDP_TOKEN (without N: the last one). "
+        f"The trace keeps the last {TRACE_LIMIT:,} exchanges (DesignProjects.trace_limit).",
+        (Arg(("switch",), {"nargs": "?", "choices": ("on", "off"), "metavar": "on|off"}),
+         Arg(("--clear",), {"action": "store_true"}),
+         Arg(("--har",), {"metavar": "PATH"}, path=True),
+         Arg(("--curl",), {"nargs": "?", "const": 0, "type": int, "metavar": "N"}))),
     Subcommand(
         "design", "last", "",
         "the last %design outcome, a failed one included",

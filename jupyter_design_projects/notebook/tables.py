@@ -20,13 +20,14 @@ COLUMNS: Mapping[str, tuple[str, ...]] = {
                 "created_at"),
     "history": ("id", "time", "action", "path", "doc_uuid", "bytes", "restored_from",
                 "restorable"),
-    "trace": ("action", "method", "url", "status", "elapsed_ms", "request_bytes",
+    "trace": ("n", "action", "method", "url", "status", "elapsed_ms", "request_bytes",
               "response_bytes", "error"),
 }
 
 #: columns whose values are whole numbers (a nullable Int64 column: no float ids or sizes)
 INT_COLUMNS = frozenset({"estimated_token_count", "file_size_bytes", "id", "bytes",
-                         "restored_from", "status", "request_bytes", "response_bytes"})
+                         "restored_from", "status", "request_bytes", "response_bytes",
+                         "n"})
 #: columns of true/false (a nullable boolean column)
 BOOL_COLUMNS = frozenset({"read_only", "destructive", "needs_approval", "restorable"})
 #: columns of ISO 8601 times (a UTC datetime column; shown to the second in HTML)

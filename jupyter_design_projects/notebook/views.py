@@ -184,14 +184,6 @@ def history_outcome(entries: Sequence[Mapping[str, Any]]) -> Outcome:
                    tables={"history": tables.history_rows(list(entries))})
 
 
-def trace_outcome(records: Sequence[Mapping[str, Any]]) -> Outcome:
-    """The HTTP trace, newest exchange first: the last calls are the ones being debugged."""
-    rows = [dict(r) for r in reversed(records)]
-    return Outcome("design trace", rows, tables={"trace": rows},
-                   notice=None if rows else "No HTTP trace recorded: set %config "
-                   "DesignProjects.http_trace = True before the first call.")
-
-
 def design_summary(operation: str, data: Any) -> str | None:
     """One line for a Design write, delete, plan or preview (the JSON stays in .data)."""
     if not isinstance(data, Mapping):

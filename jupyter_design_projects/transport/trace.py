@@ -1,14 +1,25 @@
-"""The HTTP trace: a bounded record of each exchange, redacted before it is stored.
+"""The HTTP trace: a bounded ring of the session's exchanges, each redacted before it is
+stored.
 
-Off unless the `http_trace` setting is on. It is attached to a client with
-`make_client(event_hooks=trace.event_hooks())`, so every exchange of the session's clients
-is traced, including 401s the auth flow retried and exchanges that never got an answer:
+It is attached to the session's one client with
+`make_client(event_hooks=trace.event_hooks())`, so every exchange of both pipelines is
+traced — Design MCP and REST, the Projects org API and the remote-session route, the
+OAuth token requests — including 401s the auth flow retried and exchanges that never got
+an answer. The hooks are always attached; `enabled` (the `http_trace` setting, or
+`%design trace on|off`) decides at each request whether it is recorded, so tracing can be
+switched on or off at any time.
 
 - the request hook appends a row (status None, error "no answer") for the request as it
-  goes out, after the auth flow set its headers;
-- the response hook fills in status and headers, and wraps the body stream;
-- closing that stream fills in the sizes, the first `body_chars` of the body and the time,
+  goes out, after the auth flow set its headers, and asks the connection layer (httpcore's
+  `trace` extension) for the moments it connects, sends and reads the answer's headers;
+- the response hook fills in status, reason, HTTP version and headers, and wraps the body
+  stream;
+- closing that stream fills in the sizes, the first characters of the body, the timings,
   and flags a body that was not read to its end ("body not fully read": a cap or deadline).
+
+The ring keeps the last `limit` exchanges (the `trace_limit` setting); `dropped` counts the
+ones it let go since the last `clear()`. Each exchange has a number `n` (1, 2, … for the
+session, not reset by a clear), which `%design trace --curl N` names.
 
 Nothing stored is a live token: authorization and cookie headers are blanked,
 credential-named JSON fields are blanked, and every secret the provider knows is redacted
@@ -26,19 +37,23 @@ from typing import Any
 
 import httpx
 
-from ..core.redaction import REDACTED, Secret, redact, redact_body
+from ..core.redaction import REDACTED, Secret, redact, redact_body_cut
+from ..core.trace_limits import (
+    REQUEST_BODY_CHARS,
+    RESPONSE_BODY_CHARS,
+    TRACE_LIMIT,
+    check_trace_limit,
+)
 from .http import ACTION_EXTENSION
 
-#: how many exchanges the trace keeps (the oldest go first)
-TRACE_LIMIT = 500
-#: how many characters of each body a record keeps, after redaction
-BODY_CHARS = 2000
 BLANKED_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
 )
 #: longer than any token: a token cut at the end of the kept head is never shown
 TOKEN_ROOM = 8192
 _ROW = "jdp_trace_row"
+#: httpcore's request extension that reports the connection's steps
+_HTTPCORE_TRACE = "trace"
 
 
 class HttpTrace:
@@ -48,15 +63,36 @@ class HttpTrace:
         secrets_provider: Callable[[], Iterable[Secret]],
         *,
         limit: int = TRACE_LIMIT,
-        body_chars: int = BODY_CHARS,
+        body_chars: int = RESPONSE_BODY_CHARS,
+        request_body_chars: int = REQUEST_BODY_CHARS,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.enabled = enabled
         self._secrets = secrets_provider
         self._body_chars = body_chars
-        self._rows: collections.deque[dict[str, Any]] = collections.deque(maxlen=limit)
+        self._request_body_chars = request_body_chars
+        self._clock = clock
+        self._rows: collections.deque[dict[str, Any]] = collections.deque(
+            maxlen=check_trace_limit(limit))
+        self._numbered = 0
+        self._appended = 0
 
     def event_hooks(self) -> dict[str, list[Callable[..., Any]]]:
         return {"request": [self._on_request], "response": [self._on_response]}
+
+    @property
+    def limit(self) -> int:
+        return self._rows.maxlen or TRACE_LIMIT
+
+    @property
+    def dropped(self) -> int:
+        """Exchanges the ring let go since the trace began or was last cleared."""
+        return self._appended - len(self._rows)
+
+    def resize(self, limit: int) -> None:
+        """Keep at most `limit` exchanges from now on (the oldest go first)."""
+        rows = list(self._rows)
+        self._rows = collections.deque(rows, maxlen=check_trace_limit(limit))
 
     def records(self) -> list[dict[str, Any]]:
         """The exchanges, oldest first, redacted with every secret known now."""
@@ -68,6 +104,7 @@ class HttpTrace:
 
     def clear(self) -> None:
         self._rows.clear()
+        self._appended = 0
 
     # ---------------------------------------------------------------- hooks
 
@@ -76,29 +113,51 @@ class HttpTrace:
             return
         secrets = list(self._secrets())
         body = request.content if isinstance(request.stream, httpx.ByteStream) else b""
+        text, cut = redact_body_cut(body, self._request_body_chars, secrets)
+        size = _request_size(request, body)
+        cut = cut or len(body) < size  # a streamed body (over a MiB) is not kept at all
+        self._numbered += 1
         row: dict[str, Any] = {
+            "n": self._numbered,
             "action": request.extensions.get(ACTION_EXTENSION, ""),
             "method": request.method,
             "url": redact(str(request.url), secrets),
             "status": None,
+            "reason": "",
+            "http_version": "",
+            "started_at": self._clock(),
             "elapsed_ms": None,
-            "request_bytes": len(body),
+            "timings": {},
+            "request_bytes": size,
             "response_bytes": 0,
             "request_headers": _headers(request.headers, secrets),
             "response_headers": {},
-            "request_body": redact_body(body, self._body_chars, secrets),
+            "request_body": text,
+            "request_body_cut": cut,
             "response_body": "",
+            "response_body_cut": False,
             "error": "no answer",
-            "_started": time.perf_counter(),
+            "_marks": {"start": time.perf_counter()},
         }
+        marks = row["_marks"]
+
+        async def connection_step(name: str, info: Mapping[str, Any]) -> None:
+            marks.setdefault(name, time.perf_counter())
+
+        if _HTTPCORE_TRACE not in request.extensions:
+            request.extensions[_HTTPCORE_TRACE] = connection_step
         request.extensions[_ROW] = row
         self._rows.append(row)
+        self._appended += 1
 
     async def _on_response(self, response: httpx.Response) -> None:
         row = response.request.extensions.get(_ROW)
         if row is None:
             return
+        row["_marks"]["headers"] = time.perf_counter()
         row["status"] = response.status_code
+        row["reason"] = response.reason_phrase
+        row["http_version"] = response.http_version
         row["response_headers"] = _headers(response.headers, list(self._secrets()))
         row["error"] = None
         if response.is_stream_consumed:  # a transport that handed the body over already read
@@ -112,11 +171,71 @@ class HttpTrace:
 
     def _finish(self, row: dict[str, Any], body: bytes, size: int, complete: bool) -> None:
         secrets = list(self._secrets())
+        marks = row.pop("_marks")
+        marks["closed"] = time.perf_counter()
         row["response_bytes"] = size
-        row["response_body"] = redact_body(body, self._body_chars, secrets)
-        row["elapsed_ms"] = round((time.perf_counter() - row.pop("_started")) * 1000, 1)
+        text, cut = redact_body_cut(body, self._body_chars, secrets)
+        row["response_body"] = text
+        row["response_body_cut"] = cut or not complete or len(body) < size
+        row["elapsed_ms"] = _ms(marks["start"], marks["closed"])
+        row["timings"] = timings(marks)
         if not complete:
             row["error"] = "body not fully read"
+
+
+def timings(marks: Mapping[str, float]) -> dict[str, float]:
+    """HAR's phases in milliseconds from the moments an exchange passed (perf_counter
+    readings): `start` (the request hook), httpcore's steps where the connection layer
+    reported them, `headers` (the response hook) and `closed` (the body stream closed).
+    A phase with no reading is left out (the HAR builder makes it -1, or 0 for the
+    required ones)."""
+    out: dict[str, float] = {}
+    tcp = _span(marks, "connection.connect_tcp")
+    tls = _span(marks, "connection.start_tls")
+    if tcp is not None:
+        out["connect"] = tcp + (tls or 0.0)
+    if tls is not None:
+        out["ssl"] = tls
+    sent_from = _first(marks, "http11.send_request_headers.started",
+                       "http2.send_request_headers.started")
+    sent = _first(marks, "http11.send_request_body.complete", "http2.send_request_body.complete")
+    answered = _first(marks, "http11.receive_response_headers.complete",
+                      "http2.receive_response_headers.complete")
+    opened = _first(marks, "connection.connect_tcp.started") or sent_from
+    if opened is not None:
+        out["blocked"] = _ms(marks["start"], opened)
+    if sent_from is not None and sent is not None:
+        out["send"] = _ms(sent_from, sent)
+        out["wait"] = _ms(sent, answered if answered is not None else marks["headers"])
+    elif "headers" in marks:
+        out["send"] = 0.0
+        out["wait"] = _ms(marks["start"], marks["headers"])
+    if "headers" in marks:
+        out["receive"] = _ms(marks["headers"], marks["closed"])
+    return out
+
+
+def _first(marks: Mapping[str, float], *names: str) -> float | None:
+    for name in names:
+        if name in marks:
+            return marks[name]
+    return None
+
+
+def _span(marks: Mapping[str, float], step: str) -> float | None:
+    began, ended = marks.get(step + ".started"), marks.get(step + ".complete")
+    return _ms(began, ended) if began is not None and ended is not None else None
+
+
+def _ms(began: float, ended: float) -> float:
+    return round(max(0.0, ended - began) * 1000, 3)
+
+
+def _request_size(request: httpx.Request, body: bytes) -> int:
+    if body:
+        return len(body)
+    declared = request.headers.get("content-length", "")
+    return int(declared) if declared.isdigit() else 0
 
 
 class _Recorded(httpx.AsyncByteStream):

@@ -393,11 +393,11 @@ def test_an_error_outcome_shows_its_message_once_and_its_fields():
 
 
 def test_the_trace_table_shows_the_newest_exchange_first() -> None:
-    from jupyter_design_projects.notebook.views import trace_outcome
+    from jupyter_design_projects.notebook.trace import TraceOutcome
 
     records = [{"method": "POST", "url": f"http://127.0.0.1/{i}", "status": 200}
                for i in range(3)]
-    outcome = trace_outcome(records)
+    outcome = TraceOutcome(records)
     assert [row["url"] for row in outcome.data] == [
         "http://127.0.0.1/2", "http://127.0.0.1/1", "http://127.0.0.1/0"]
 

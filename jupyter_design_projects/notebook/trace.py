@@ -1,0 +1,172 @@
+"""`%design trace`: the HTTP trace as a table, switched on or off, cleared, written as a
+HAR file, or one exchange printed as a curl command.
+
+    %design trace              the table, newest first (its `.to_har()` is the HAR)
+    %design trace on | off     record from now on, or stop (at any time)
+    %design trace --clear      forget the recorded exchanges
+    %design trace --har PATH   write the trace as HAR 1.2 (core/har.py builds it)
+    %design trace --curl [N]   exchange N (default: the last) as a curl command
+
+The HAR and the curl command are built by pure functions in `core/`; this module reads
+the session's trace, writes the file and words the outcome.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.curl import curl_command, curl_notes
+from ..core.har import har_log
+from ..errors import BadCommand, TraceUnavailable
+from .outcome import Outcome
+
+#: the name HAR files give as their creator (the distribution's name)
+CREATOR = "jupyter-design-projects"
+LIMIT_SETTING = "DesignProjects.trace_limit"
+
+
+def package_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+class TraceOutcome(Outcome):
+    """The trace table; `.to_har()` is the same exchanges as a HAR document."""
+
+    def __init__(self, records: Sequence[Mapping[str, Any]], *, dropped: int = 0,
+                 notice: str | None = None) -> None:
+        rows = [dict(r) for r in reversed(records)]
+        super().__init__("design trace", rows, tables={"trace": rows}, notice=notice)
+        self._records = [dict(r) for r in records]
+        self.dropped = dropped
+
+    def to_har(self) -> dict[str, Any]:
+        """The exchanges as HAR 1.2 (`{"log": …}`), oldest first, redacted as the table."""
+        return har_log(self._records, creator=CREATOR, version=package_version(),
+                       dropped=self.dropped)
+
+
+class CurlOutcome(Outcome):
+    """One exchange as a curl command, shown whole (never shortened) so it can be copied."""
+
+    def __init__(self, n: int, command: str, notes: list[str]) -> None:
+        super().__init__(f"design trace --curl {n}", {"n": n, "command": command,
+                                                       "notes": notes})
+        self.command = command
+
+    def _text(self) -> str:
+        return "\n".join([*(f"# {note}" for note in self.data["notes"]), self.command])
+
+    def _html(self) -> str:
+        notes = "".join(f"<div>{html.escape(n)}</div>" for n in self.data["notes"])
+        return (f'<div class="jdp-outcome">{notes}<pre style="white-space:pre-wrap">'
+                f"{html.escape(self.command)}</pre></div>")
+
+
+def trace_command(trace: Any, args: Mapping[str, Any]) -> Outcome:
+    """Run one `%design trace` line on the session's trace (`transport.trace.HttpTrace`)."""
+    chosen = [name for name in ("switch", "clear", "har", "curl")
+              if args.get(name) not in (None, False)]
+    if len(chosen) > 1:
+        raise BadCommand("design trace", "give one of on, off, --clear, --har, --curl")
+    if args.get("switch") is not None:
+        return _switch(trace, args["switch"] == "on")
+    if args.get("clear"):
+        count = len(trace.records())
+        trace.clear()
+        return Outcome("design trace --clear", {"cleared": count},
+                       body=f"Cleared {count} exchange(s) from the HTTP trace.")
+    if args.get("har") is not None:
+        return write_har(trace, args["har"])
+    if args.get("curl") is not None:
+        return curl_outcome(trace, args["curl"])
+    return table(trace)
+
+
+def _state(trace: Any) -> str:
+    kept = getattr(trace, "limit", None)
+    ring = f" It keeps the last {kept:,} exchanges ({LIMIT_SETTING})" if kept else ""
+    dropped = getattr(trace, "dropped", 0)
+    return ring + (f"; {dropped:,} older one(s) dropped." if dropped else "." if ring else "")
+
+
+def table(trace: Any) -> TraceOutcome:
+    records = trace.records()
+    on = getattr(trace, "enabled", True)
+    if records:
+        notice = None if on else "Tracing is off (%design trace on to record again)."
+        if getattr(trace, "dropped", 0):
+            notice = " ".join(filter(None, [notice, _state(trace).strip()]))
+    else:
+        notice = ("No HTTP exchange recorded yet." if on else
+                  "No HTTP trace recorded: tracing is off. Run %design trace on, then the "
+                  "calls to look at.")
+    return TraceOutcome(records, dropped=getattr(trace, "dropped", 0), notice=notice)
+
+
+def _switch(trace: Any, on: bool) -> Outcome:
+    trace.enabled = on
+    words = ("on: every exchange from now on is recorded, redacted." + _state(trace)
+             if on else "off: nothing more is recorded (what was recorded stays).")
+    return Outcome(f"design trace {'on' if on else 'off'}", {"enabled": on},
+                   body=f"HTTP trace {words}")
+
+
+def _records_or_refuse(trace: Any, what: str) -> list[dict[str, Any]]:
+    records = trace.records()
+    if records:
+        return records
+    if not getattr(trace, "enabled", True):
+        raise TraceUnavailable("trace_off", f" to {what}")
+    raise TraceUnavailable("no_exchanges", f" to {what}")
+
+
+def write_har(trace: Any, path: str) -> Outcome:
+    """Write the trace as HAR 1.2 at `path` (a new file, or one replaced whole)."""
+    records = _records_or_refuse(trace, "write")
+    target = Path(os.path.expanduser(path))
+    if not target.parent.is_dir():
+        raise TraceUnavailable("no_folder", str(target))
+    document = TraceOutcome(records, dropped=getattr(trace, "dropped", 0)).to_har()
+    try:  # only its owner reads it: redacted, but it holds the project's traffic
+        with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                  encoding="utf-8") as file:
+            json.dump(document, file, ensure_ascii=False, indent=1)
+    except OSError as exc:
+        raise TraceUnavailable("not_writable", f"{target} ({exc.strerror})") from None
+    count = len(document["log"]["entries"])
+    return Outcome("design trace --har", {"path": str(target), "entries": count},
+                   body=f"Wrote {count} exchange(s) to {target} (HAR 1.2; credentials "
+                        "redacted). Open it in a browser's DevTools Network panel (Import "
+                        "HAR), mitmproxy, Charles or Insomnia.")
+
+
+def curl_outcome(trace: Any, n: int) -> CurlOutcome:
+    """Exchange `n` (0: the last) as a curl command."""
+    records = _records_or_refuse(trace, "show")
+    numbered = {int(r.get("n", i + 1)): r for i, r in enumerate(records)}
+    if n == 0:
+        n = max(numbered)
+    record = numbered.get(n)
+    if record is None:
+        held = f"{min(numbered)}–{max(numbered)}" if len(numbered) > 1 else str(min(numbered))
+        raise TraceUnavailable("out_of_range", f"{n}: the trace holds exchanges {held}")
+    return CurlOutcome(n, curl_command(record), curl_notes(record))
+
+
+def apply_setting(session: Any, name: str, value: Any) -> bool:
+    """A trace setting changed while a session is open: applied to its trace at once
+    (True), or not a trace setting (False)."""
+    if name == "http_trace":
+        session.trace.enabled = bool(value)
+        return True
+    if name == "trace_limit":
+        session.trace.resize(int(value))
+        return True
+    return False
