@@ -80,23 +80,24 @@ def iso_time(epoch_s: float) -> str:
 def har_timings(record: Mapping[str, Any]) -> dict[str, float]:
     """The record's timings, each a number of milliseconds: the required ones never
     negative, the optional ones -1 where not known."""
-    known = record.get("timings") or {}
+    known: Mapping[str, Any] = record.get("timings") or {}
     out: dict[str, float] = {}
     for name in OPTIONAL_TIMINGS:
-        value = known.get(name)
-        out[name] = round(float(value), 3) if _measured(value) else -1
+        out[name] = _ms(known.get(name), -1)
     for name in REQUIRED_TIMINGS:
-        value = known.get(name)
-        out[name] = round(float(value), 3) if _measured(value) else 0
-    if not any(_measured(known.get(n)) for n in REQUIRED_TIMINGS) and _measured(
-            record.get("elapsed_ms")):
-        out["wait"] = round(float(record["elapsed_ms"]), 3)  # only the total is known
+        out[name] = _ms(known.get(name), 0)
+    if not any(_measured(known.get(n)) for n in REQUIRED_TIMINGS):
+        out["wait"] = _ms(record.get("elapsed_ms"), 0)  # only the total is known
     return out
 
 
 def entry_time(timings: Mapping[str, float]) -> float:
     """HAR's `time`: the sum of the timings that are not -1 (`ssl` is inside `connect`)."""
     return round(sum(v for k, v in timings.items() if k != "ssl" and v >= 0), 3)
+
+
+def _ms(value: Any, unknown: float) -> float:
+    return round(float(value), 3) if _measured(value) else unknown
 
 
 def _measured(value: Any) -> bool:

@@ -14,6 +14,7 @@ from jupyter_design_projects.core.redaction import (
     as_secret,
     redact,
     redact_body,
+    redact_body_cut,
     redact_fields,
     redact_then_truncate,
 )
@@ -115,3 +116,41 @@ def test_credential_fields_are_a_plain_dict_to_json_and_blank_in_repr():
     for shown in (repr(body), str(body), f"{body}", repr([body])):
         assert "LIVE" not in shown
         assert "refresh_token" in shown and "grant_type" in shown
+
+
+def test_a_plan_token_field_is_blanked_without_knowing_it():
+    out = redact_body(b'{"plan_token": "PLAN-LIVE-000001", "project_id": "p"}', 1000)
+    assert "PLAN-LIVE" not in out and '"project_id": "p"' in out
+
+
+#: an MCP answer: the tool's JSON result held as text inside the JSON-RPC answer
+MCP_ANSWER = json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"content": [{
+    "type": "text", "text": json.dumps({"plan_token": "PLAN-LIVE-000002", "writes": ["a"]}),
+}]}}).encode()
+
+
+def test_credential_fields_inside_a_json_text_block_are_blanked():
+    out = redact_body(MCP_ANSWER, 10_000)
+    assert "PLAN-LIVE" not in out
+    inner = json.loads(json.loads(out)["result"]["content"][0]["text"])
+    assert inner == {"plan_token": REDACTED, "writes": ["a"]}
+
+
+@pytest.mark.parametrize("after", [0, 2, 20, 40])
+def test_a_json_text_block_cut_short_is_blanked_by_pattern(after):
+    """Cut within the token (after=0: right after 'PLAN-LIVE'), after its closing quote,
+    and further on: not JSON any more, the field is blanked by its escaped pattern."""
+    head = MCP_ANSWER[:MCP_ANSWER.index(b"PLAN-LIVE") + len(b"PLAN-LIVE") + after]
+    assert "PLAN-LIVE" not in redact_body(head, 10_000)
+
+
+def test_a_text_that_only_looks_like_json_is_left_alone():
+    assert redact_fields({"text": "{not json"}) == {"text": "{not json"}
+    assert redact_fields({"text": '{"code": "x"'}) == {"text": f'{{"code": "{REDACTED}"'}
+
+
+@pytest.mark.parametrize(("limit", "expected"), [(12, ("[1, 2, 3, 4]", False)),
+                                                 (11, ("[1, 2, 3, 4", True))])
+def test_the_cut_form_says_whether_it_cut_and_adds_no_ellipsis(limit, expected):
+    assert redact_body_cut(b"[1,2,3,4]", limit) == expected
+    assert redact_body(b"[1,2,3,4]", limit) == expected[0] + ("…" if expected[1] else "")

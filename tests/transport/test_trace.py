@@ -144,3 +144,120 @@ async def test_a_secret_learned_after_its_exchange_is_not_shown_either():
     assert "late-code-000001" in trace.records()[0]["response_body"]
     known.append(Secret("late-code-000001"))  # the login reads the code off the page
     assert "late-code-000001" not in json.dumps(trace.records())
+
+
+# ---------------------------------------------------------------- on/off, the ring, caps
+
+
+def ok(request):
+    return httpx.Response(200, json={})
+
+
+@pytest.mark.asyncio
+async def test_tracing_switched_on_mid_session_records_from_then_on():
+    trace = HttpTrace(False, lambda: [])
+    async with traced_client(ok, trace) as client:
+        await call(client)
+        trace.enabled = True
+        await call(client)
+        await call(client)
+        trace.enabled = False
+        await call(client)
+    assert [r["n"] for r in trace.records()] == [1, 2]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("exchanges", "dropped", "kept"), [
+    (3, 0, [1, 2, 3]), (4, 1, [2, 3, 4]), (7, 4, [5, 6, 7])])
+async def test_the_ring_drops_the_oldest_and_counts_them(exchanges, dropped, kept):
+    trace = HttpTrace(True, lambda: [], limit=3)
+    async with traced_client(ok, trace) as client:
+        for _ in range(exchanges):
+            await call(client)
+    assert trace.dropped == dropped
+    assert [r["n"] for r in trace.records()] == kept
+
+
+@pytest.mark.asyncio
+async def test_clear_forgets_the_exchanges_and_the_drop_count_but_not_the_numbers():
+    trace = HttpTrace(True, lambda: [], limit=2)
+    async with traced_client(ok, trace) as client:
+        for _ in range(3):
+            await call(client)
+        trace.clear()
+        assert trace.records() == [] and trace.dropped == 0
+        await call(client)
+    assert [r["n"] for r in trace.records()] == [4]
+
+
+@pytest.mark.asyncio
+async def test_a_smaller_ring_keeps_the_newest():
+    trace = HttpTrace(True, lambda: [], limit=5)
+    async with traced_client(ok, trace) as client:
+        for _ in range(4):
+            await call(client)
+        trace.resize(2)
+        await call(client)
+    assert [r["n"] for r in trace.records()] == [4, 5] and trace.limit == 2
+    assert trace.dropped == 3
+
+
+@pytest.mark.parametrize("limit", [0, 100_001, True, 2.5])
+def test_a_ring_size_outside_its_range_is_refused(limit):
+    with pytest.raises(ValueError, match="1 to 100,000"):
+        HttpTrace(True, lambda: [], limit=limit)
+
+
+@pytest.mark.parametrize("limit", [1, 100_000])
+def test_the_ring_size_bounds_are_allowed(limit):
+    assert HttpTrace(True, lambda: [], limit=limit).limit == limit
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("chars", "cut"), [(8, False), (7, True)])
+async def test_request_bodies_follow_their_own_cap(chars, cut):
+    trace = HttpTrace(True, lambda: [], request_body_chars=chars, body_chars=1000)
+    async with traced_client(ok, trace) as client:
+        await call(client, json={"q": 1})  # shown re-serialized as {"q": 1}: 8 characters
+    row = trace.records()[0]
+    assert row["request_body_cut"] is cut and row["response_body_cut"] is False
+    assert row["request_body"] == '{"q": 1}'[:chars]
+
+
+@pytest.mark.asyncio
+async def test_a_streamed_request_body_is_marked_cut_with_its_size():
+    from jupyter_design_projects.transport.http import JsonBody
+
+    body = JsonBody({"text": "a" * (JsonBody.SLICE_CHARS + 1)})
+    trace = HttpTrace(True, lambda: [])
+    async with traced_client(ok, trace) as client:
+        await call(client, content=body)
+    row = trace.records()[0]
+    assert row["request_bytes"] == body.length
+    assert row["request_body"] == "" and row["request_body_cut"] is True
+
+
+@pytest.mark.asyncio
+async def test_each_record_has_its_start_reason_version_and_timings():
+    trace = HttpTrace(True, lambda: [], clock=lambda: 1_780_000_000.5)
+    async with traced_client(lambda r: httpx.Response(404, json={}), trace) as client:
+        await call(client)
+    row = trace.records()[0]
+    assert row["started_at"] == 1_780_000_000.5
+    assert (row["status"], row["reason"], row["http_version"]) == (404, "Not Found",
+                                                                   "HTTP/1.1")
+    assert set(row["timings"]) == {"send", "wait", "receive"}  # a mock reports no steps
+    assert row["timings"]["send"] == 0.0 and row["response_body_cut"] is False
+
+
+def test_timings_from_the_connection_steps():
+    from jupyter_design_projects.transport.trace import timings
+
+    marks = {"start": 1.0, "connection.connect_tcp.started": 1.001,
+             "connection.connect_tcp.complete": 1.003,
+             "http11.send_request_headers.started": 1.004,
+             "http11.send_request_body.complete": 1.005,
+             "http11.receive_response_headers.complete": 1.015,
+             "headers": 1.016, "closed": 1.020}
+    assert timings(marks) == {"connect": 2.0, "blocked": 1.0, "send": 1.0, "wait": 10.0,
+                              "receive": 4.0}
