@@ -40,6 +40,16 @@ def at_least_one(word: str) -> int:
     return value
 
 
+def exchange_number(word: str) -> int | str:
+    """argparse type for `--curl N`: a whole number, or "last" (what `--curl` alone means)."""
+    if word == "last":
+        return word
+    try:
+        return int(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an exchange number, got {word!r}") from None
+
+
 def _mib(n_bytes: int) -> str:
     return f"{n_bytes / 2**20:g} MiB"
 
@@ -226,7 +236,8 @@ DESIGN = (
         (Arg(("switch",), {"nargs": "?", "choices": ("on", "off"), "metavar": "on|off"}),
          Arg(("--clear",), {"action": "store_true"}),
          Arg(("--har",), {"metavar": "PATH"}, path=True),
-         Arg(("--curl",), {"nargs": "?", "const": 0, "type": int, "metavar": "N"}))),
+         Arg(("--curl",), {"nargs": "?", "const": "last", "type": exchange_number,
+                           "metavar": "N"}))),
     Subcommand(
         "design", "last", "",
         "the last %design outcome, a failed one included",

@@ -147,12 +147,11 @@ def write_har(trace: Any, path: str) -> Outcome:
                         "HAR), mitmproxy, Charles or Insomnia.")
 
 
-def curl_outcome(trace: Any, n: int) -> CurlOutcome:
-    """Exchange `n` (0: the last) as a curl command."""
+def curl_outcome(trace: Any, n: int | str) -> CurlOutcome:
+    """Exchange `n` ("last": the last one) as a curl command."""
     records = _records_or_refuse(trace, "show")
     numbered = {int(r.get("n", i + 1)): r for i, r in enumerate(records)}
-    if n == 0:
-        n = max(numbered)
+    n = max(numbered) if n == "last" else int(n)
     record = numbered.get(n)
     if record is None:
         held = f"{min(numbered)}–{max(numbered)}" if len(numbered) > 1 else str(min(numbered))
