@@ -106,6 +106,13 @@ def test_api_debugging_runs_headless(pointed_at_service, tmp_path, monkeypatch):
     assert "tool_result" in text_of(outputs(book, "missing = %design get_project"))
     assert "permission_denied" in text_of(outputs(book, "attempt = %design create_project"))
     assert "elapsed_ms" in text_of(outputs(book, "trace = %design trace"))
+    written = text_of(outputs(book, "%design trace --har api_debugging.har"))
+    assert "HAR 1.2" in written
+    har = json.loads((tmp_path / "work" / "api_debugging.har").read_text())
+    assert har["log"]["version"] == "1.2" and har["log"]["entries"]
+    assert "'1.2'" in text_of(outputs(book, "har = trace.to_har()"))
+    curl = text_of(outputs(book, "%design trace --curl"))
+    assert "curl -X" in curl and "$JDP_TOKEN" in curl
 
 
 def test_in_a_real_kernel_cards_answered_from_code_and_the_temp_dir_goes_at_exit(
