@@ -4,8 +4,10 @@ to the `log` object browser devtools, mitmproxy, Charles, Insomnia and HAR libra
 Each record is one exchange as `transport/trace.py` keeps it, already redacted: the
 builder only reshapes it and adds nothing secret. What HAR has no field for goes in
 custom fields (HAR allows names that start with an underscore): `_action` (the pipeline's
-name for the exchange), `_n` (its number in `%design trace`), `_error` (no answer, or a
-body not read to its end) and `_truncated` on a body the trace's caps cut.
+name for the exchange), `_n` (its number in `%design trace`), `_truncated` on a body the
+trace's caps cut, and — spelled as Chromium's DevTools writes them — `_resourceType`
+"fetch" (its importer files the entry under Fetch/XHR) and the response's `_error` (no
+answer, or a body not read to its end).
 
 Timings follow the spec: `send`, `wait` and `receive` are never negative (an exchange the
 connection layer did not time in detail counts its whole time to the answer's headers as
@@ -28,6 +30,8 @@ OPTIONAL_TIMINGS = ("blocked", "dns", "connect", "ssl")
 #: what HAR calls a body of unknown type
 UNKNOWN_MIME = "x-unknown"
 DEFAULT_HTTP_VERSION = "HTTP/1.1"
+#: what DevTools calls a request a program made (its Network panel's Fetch/XHR filter)
+RESOURCE_TYPE = "fetch"
 
 
 def har_log(
@@ -63,11 +67,10 @@ def har_entry(record: Mapping[str, Any]) -> dict[str, Any]:
         "cache": {},
         "timings": timings,
         "_action": str(record.get("action") or ""),
+        "_resourceType": RESOURCE_TYPE,
     }
     if record.get("n") is not None:
         entry["_n"] = record["n"]
-    if record.get("error"):
-        entry["_error"] = str(record["error"])
     return entry
 
 
@@ -159,7 +162,7 @@ def _response(record: Mapping[str, Any]) -> dict[str, Any]:
     if record.get("response_body_cut"):
         content["_truncated"] = True
         content["comment"] = _cut_comment(len(text), size)
-    return {
+    response: dict[str, Any] = {
         "status": int(status) if isinstance(status, int) else 0,
         "statusText": str(record.get("reason") or ""),
         "httpVersion": _http_version(record) if status is not None else "",
@@ -170,3 +173,6 @@ def _response(record: Mapping[str, Any]) -> dict[str, Any]:
         "headersSize": -1,
         "bodySize": size if status is not None else -1,
     }
+    if record.get("error"):  # where Chromium's DevTools export puts a failure
+        response["_error"] = str(record["error"])
+    return response

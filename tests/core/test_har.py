@@ -101,7 +101,7 @@ def test_an_exchange_with_no_answer_has_status_0_and_its_error():
                              error="no answer"))
     assert entry["response"]["status"] == 0 and entry["response"]["bodySize"] == -1
     assert entry["response"]["content"]["mimeType"] == "x-unknown"
-    assert entry["_error"] == "no answer"
+    assert entry["response"]["_error"] == "no answer"
     assert entry["timings"]["send"] == 0 and entry["timings"]["wait"] == 0
     validate(har_log([record(status=None, timings={}, elapsed_ms=None)], creator="c",
                      version="v"))
