@@ -1,7 +1,7 @@
 """Pure rules: no I/O, no clock, no randomness. Time and keys come in as arguments."""
 
 __all__ = [
-    "budgets", "cards", "catalogue", "containment", "design_operations", "display", "hints",
-    "origins", "permissions", "pkce", "plans", "project_paths", "redaction", "results",
-    "scopes", "validation"
+    "budgets", "cards", "catalogue", "containment", "curl", "design_operations", "display",
+    "har", "hints", "origins", "permissions", "pkce", "plans", "project_paths", "redaction",
+    "results", "scopes", "trace_limits", "validation"
 ]

@@ -17,7 +17,6 @@ and `time` is the sum of the timings that are not -1.
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -30,6 +29,8 @@ OPTIONAL_TIMINGS = ("blocked", "dns", "connect", "ssl")
 #: what HAR calls a body of unknown type
 UNKNOWN_MIME = "x-unknown"
 DEFAULT_HTTP_VERSION = "HTTP/1.1"
+#: the start of a record that has none
+EPOCH = "1970-01-01T00:00:00.000Z"
 #: what DevTools calls a request a program made (its Network panel's Fetch/XHR filter)
 RESOURCE_TYPE = "fetch"
 
@@ -60,7 +61,7 @@ def har_entry(record: Mapping[str, Any]) -> dict[str, Any]:
     """One exchange as a HAR entry."""
     timings = har_timings(record)
     entry: dict[str, Any] = {
-        "startedDateTime": iso_time(float(record.get("started_at") or 0.0)),
+        "startedDateTime": str(record.get("started") or EPOCH),
         "time": entry_time(timings),
         "request": _request(record),
         "response": _response(record),
@@ -72,12 +73,6 @@ def har_entry(record: Mapping[str, Any]) -> dict[str, Any]:
     if record.get("n") is not None:
         entry["_n"] = record["n"]
     return entry
-
-
-def iso_time(epoch_s: float) -> str:
-    """A Unix time as HAR's ISO 8601 date-time, in UTC to the millisecond."""
-    moment = datetime.datetime.fromtimestamp(epoch_s, datetime.UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def har_timings(record: Mapping[str, Any]) -> dict[str, float]:

@@ -2,5 +2,5 @@
 
 __all__ = [
     "budget", "cards", "catalogue", "deck", "grammar", "magics", "outcome", "plain_lines",
-    "progress", "prompt", "sign_in", "subcommands", "tables", "theme", "views"
+    "progress", "prompt", "sign_in", "subcommands", "tables", "theme", "trace", "views"
 ]

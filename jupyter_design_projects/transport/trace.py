@@ -31,6 +31,7 @@ code read off the sign-in page) is not shown either.
 from __future__ import annotations
 
 import collections
+import datetime
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
@@ -125,7 +126,7 @@ class HttpTrace:
             "status": None,
             "reason": "",
             "http_version": "",
-            "started_at": self._clock(),
+            "started": iso_time(self._clock()),
             "elapsed_ms": None,
             "timings": {},
             "request_bytes": size,
@@ -181,6 +182,12 @@ class HttpTrace:
         row["timings"] = timings(marks)
         if not complete:
             row["error"] = "body not fully read"
+
+
+def iso_time(epoch_s: float) -> str:
+    """A Unix time as HAR's ISO 8601 date-time, in UTC to the millisecond."""
+    moment = datetime.datetime.fromtimestamp(epoch_s, datetime.UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def timings(marks: Mapping[str, float]) -> dict[str, float]:

@@ -243,7 +243,7 @@ async def test_each_record_has_its_start_reason_version_and_timings():
     async with traced_client(lambda r: httpx.Response(404, json={}), trace) as client:
         await call(client)
     row = trace.records()[0]
-    assert row["started_at"] == 1_780_000_000.5
+    assert row["started"] == "2026-05-28T20:26:40.500Z"
     assert (row["status"], row["reason"], row["http_version"]) == (404, "Not Found",
                                                                    "HTTP/1.1")
     assert set(row["timings"]) == {"send", "wait", "receive"}  # a mock reports no steps
@@ -261,3 +261,13 @@ def test_timings_from_the_connection_steps():
              "headers": 1.016, "closed": 1.020}
     assert timings(marks) == {"connect": 2.0, "blocked": 1.0, "send": 1.0, "wait": 10.0,
                               "receive": 4.0}
+
+
+@pytest.mark.parametrize(("epoch", "text"), [
+    (0.0, "1970-01-01T00:00:00.000Z"),
+    (1_780_000_000.0015, "2026-05-28T20:26:40.001Z"),
+])
+def test_start_times_are_utc_to_the_millisecond(epoch, text):
+    from jupyter_design_projects.transport.trace import iso_time
+
+    assert iso_time(epoch) == text
