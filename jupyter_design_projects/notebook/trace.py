@@ -89,31 +89,33 @@ def trace_command(trace: Any, args: Mapping[str, Any]) -> Outcome:
     return table(trace)
 
 
-def _state(trace: Any) -> str:
-    kept = getattr(trace, "limit", None)
-    ring = f" It keeps the last {kept:,} exchanges ({LIMIT_SETTING})" if kept else ""
-    dropped = getattr(trace, "dropped", 0)
-    return ring + (f"; {dropped:,} older one(s) dropped." if dropped else "." if ring else "")
+def _ring(trace: Any) -> str:
+    """How much the trace keeps, and how much it let go."""
+    words = f"It keeps the last {trace.limit:,} exchanges ({LIMIT_SETTING})"
+    return words + (f"; {trace.dropped:,} older one(s) dropped." if trace.dropped else ".")
 
 
 def table(trace: Any) -> TraceOutcome:
+    """The trace as a table, newest first, with a notice when it is off or dropped some."""
     records = trace.records()
     on = getattr(trace, "enabled", True)
-    if records:
-        notice = None if on else "Tracing is off (%design trace on to record again)."
-        if getattr(trace, "dropped", 0):
-            notice = " ".join(filter(None, [notice, _state(trace).strip()]))
-    else:
-        notice = ("No HTTP exchange recorded yet." if on else
-                  "No HTTP trace recorded: tracing is off. Run %design trace on, then the "
-                  "calls to look at.")
-    return TraceOutcome(records, dropped=getattr(trace, "dropped", 0), notice=notice)
+    dropped = getattr(trace, "dropped", 0)
+    notes = []
+    if not records:
+        notes.append("No HTTP exchange recorded yet." if on else
+                     "No HTTP trace recorded: tracing is off. Run %design trace on, then the "
+                     "calls to look at.")
+    elif not on:
+        notes.append("Tracing is off (%design trace on to record again).")
+    if dropped:
+        notes.append(_ring(trace))
+    return TraceOutcome(records, dropped=dropped, notice=" ".join(notes) or None)
 
 
 def _switch(trace: Any, on: bool) -> Outcome:
     trace.enabled = on
-    words = ("on: every exchange from now on is recorded, redacted." + _state(trace)
-             if on else "off: nothing more is recorded (what was recorded stays).")
+    words = (f"on: every exchange from now on is recorded, redacted. {_ring(trace)}" if on
+             else "off: nothing more is recorded (what was recorded stays).")
     return Outcome(f"design trace {'on' if on else 'off'}", {"enabled": on},
                    body=f"HTTP trace {words}")
 
