@@ -31,9 +31,13 @@ LIMIT_SETTING = "DesignProjects.trace_limit"
 
 
 def package_version() -> str:
-    from .. import __version__
+    """This distribution's version, from its installed metadata."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:
+        return version(CREATOR)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 class TraceOutcome(Outcome):

@@ -104,3 +104,11 @@ def test_on_off_and_clear(tmp_path):
     assert trace_command(trace, {"switch": "off"}).data == {"enabled": False}
     assert trace_command(trace, {"clear": True}).data == {"cleared": 1}
     assert trace.records() == []
+
+
+def test_the_creator_is_this_package_and_its_version():
+    import jupyter_design_projects
+
+    creator = table(Held([record(1)])).to_har()["log"]["creator"]
+    assert creator == {"name": "jupyter-design-projects",
+                       "version": jupyter_design_projects.__version__}
