@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from functools import cached_property
 from pathlib import Path
@@ -265,6 +265,12 @@ class Session:
         return PushRecords(self.data_dir / "deck_pushes.sqlite3", self.settings.api_base_url)
 
     @cached_property
+    def sync_state(self):
+        from .projects.sync_state import SyncState
+
+        return SyncState(self.data_dir / "sync_state.sqlite3")
+
+    @cached_property
     def projects(self):
         from .projects.client import ProjectsClient
 
@@ -306,6 +312,26 @@ class Session:
         return result
 
     # ------------------------------------------------------------------ login
+
+    def project_sync(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        to: str | None = None,
+        delete: bool = False,
+        force: Sequence[str] = (),
+        pull: bool = False,
+        dry_run: bool = False,
+        approve: Callable[[Any], bool] | None = None,
+    ):
+        """`%project sync` from a script: the plan (`SyncPlan`: `.df`, `.summary`), and
+        unless `dry_run`, its writes once `approve(plan)` says True (without `approve`
+        nothing is written). After a run `plan.report` says what was written."""
+        from .projects.sync import run_sync
+
+        return self.run(run_sync(self.projects, self.sync_state, directory, to=to,
+                                 delete=delete, force=force, pull=pull, dry_run=dry_run,
+                                 approve=approve, progress=self._progress))
 
     def login_begin(self):
         """Start the paste-the-code sign-in: returns (url to open, attempt). After the

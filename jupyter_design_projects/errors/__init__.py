@@ -53,7 +53,9 @@ a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its wor
     │   ├── ReplaceIncomplete(path, deleted_doc_uuid, cause)   delete done, create failed
     │   │   └── ReplaceOutcomeUnknown(path, deleted_doc_uuid, cause)   create unanswered
     │   ├── InvalidProjectsArgument(method, field, rule)   e.g. search n outside 1–15
-    │   └── MalformedProjectsAnswer(action, reason)        a 2xx answer of the wrong shape
+    │   ├── MalformedProjectsAnswer(action, reason)        a 2xx answer of the wrong shape
+    │   ├── SyncRefused(directory, rule)           %project sync: no such folder
+    │   └── SyncOverBudget(knowledge_size, knowledge_after, max_knowledge_size, over)
     ├── ConfigError(setting, reason)               a setting is missing or malformed  session.py
     ├── GateClosed(tool, gate)                     a policy / feature gate is off
     ├── SessionClosed(what)                        the background loop / session was closed
@@ -96,6 +98,8 @@ from .projects import (
     ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
+    SyncOverBudget,
+    SyncRefused,
     UploadRejected,
 )
 from .session import (
@@ -127,8 +131,8 @@ __all__ = [
     "PathRejected", "PermissionDenied", "PermissionRefused", "ProjectsApiError",
     "ProjectsChangeDenied", "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete",
     "ReplaceOutcomeUnknown", "ResponseTooLarge",
-    "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "TraceUnavailable",
-    "TransportError",
+    "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "SyncOverBudget",
+    "SyncRefused", "TraceUnavailable", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
     "base", "design", "guidance", "projects", "session", "transport",
 ]

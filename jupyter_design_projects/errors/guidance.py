@@ -43,6 +43,13 @@ UNKNOWN_OPERATION_REASONS = {
     "jupyter-design-projects to use it",
     "not_in_catalogue": "is not in the service's catalogue",
 }
+#: the words of each SyncRefused rule
+SYNC_RULES = {
+    "missing": "no such folder",
+    "not_a_directory": "it is not a folder",
+    "unreadable": "the folder cannot be read",
+    "unwritable": "a file in it cannot be written",
+}
 UPLOAD_RULES = {
     "outside_cwd": "is outside the working directory",
     "missing": "does not exist",
@@ -249,6 +256,8 @@ GUIDANCE: Mapping[str, Guidance] = {
     "ProjectsChangeDenied": Guidance(
         lambda e: f"Projects {e.method} was not run: "
         + ("the person denied it." if e.reason == "denied_on_card" else
+           "nobody can click its card here (run it in a live notebook, or see the plan "
+           "with --dry-run); nothing was sent." if e.reason == "nobody_can_click" else
            "nobody can approve it here (give AgentTools an approve callback)."), None),
     "ProjectsTransportFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
@@ -284,6 +293,15 @@ GUIDANCE: Mapping[str, Guidance] = {
     "MalformedProjectsAnswer": Guidance(
         lambda e: f"Projects {e.action}: the service's answer {e.reason}; nothing was saved "
         "locally.", None),
+    "SyncRefused": Guidance(
+        lambda e: f"Cannot sync {e.directory!r}: {SYNC_RULES.get(e.rule, e.rule)}"
+        + ("; the run stopped there." if e.rule == "unwritable"
+           else "; nothing was read or sent."), None),
+    "SyncOverBudget": Guidance(
+        lambda e: f"This sync would bring the knowledge to ~{e.knowledge_after:,} of "
+        f"{e.max_knowledge_size:,} estimated tokens: remove at least {e.over:,} tokens "
+        f"(~{4 * e.over:,} bytes) from the folder or the Project, or add ignore rules. "
+        "Nothing was sent.", "%project sync DIR --dry-run"),
 }
 
 

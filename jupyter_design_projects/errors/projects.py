@@ -175,3 +175,32 @@ class MalformedProjectsAnswer(ProjectsError):
 
     def __init__(self, action: str, reason: str) -> None:
         super().__init__(action=action, reason=reason)
+
+
+class SyncRefused(ProjectsError):
+    """`%project sync` refused its folder before anything was read or sent. `rule`:
+    missing | not_a_directory | unreadable."""
+
+    kind: ClassVar[str] = "sync_refused"
+    directory: str
+    rule: str
+
+    def __init__(self, directory: str, rule: str) -> None:
+        super().__init__(directory=directory, rule=rule)
+
+
+class SyncOverBudget(ProjectsError):
+    """A sync plan whose writes would take the knowledge past its budget: refused before
+    any card, with how many estimated tokens to remove."""
+
+    kind: ClassVar[str] = "sync_over_budget"
+    knowledge_size: int
+    knowledge_after: int
+    max_knowledge_size: int
+    over: int
+
+    def __init__(self, knowledge_size: int, knowledge_after: int,
+                 max_knowledge_size: int) -> None:
+        super().__init__(knowledge_size=knowledge_size, knowledge_after=knowledge_after,
+                         max_knowledge_size=max_knowledge_size,
+                         over=max(0, knowledge_after - max_knowledge_size))

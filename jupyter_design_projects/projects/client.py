@@ -56,6 +56,12 @@ def utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
+#: a sync's check of the fresh detail and the doc a write replaces (None: a create),
+#: right before the write, with a reader of docs: it raises to refuse, and returns the
+#: doc's content if it read it
+Reader = Callable[[str], Awaitable[dict[str, Any]]]
+Guard = Callable[[wire.Detail, "wire.DocEntry | None", Reader], Awaitable["str | None"]]
+
 #: 5xx statuses by which the service says it did not take the request (unavailable,
 #: overloaded); any other 5xx may have come after the change was made
 NOT_TAKEN = frozenset({503, 529})
@@ -235,10 +241,11 @@ class ProjectsClient:
 
     async def _write_text(
         self, api: ProjectsApi, path: str, content: str, *, exact: bool,
-        restored_from: int | None = None,
+        restored_from: int | None = None, guard: Guard | None = None,
     ) -> dict[str, Any]:
         """Resolve the path against a fresh detail, pre-check the budget, create or
-        replace, journal. `exact` (restore) keeps the recorded path as it is."""
+        replace, journal. `exact` (restore, sync) keeps the path as it is; `guard` (sync)
+        sees the fresh detail and the doc about to be replaced first, and may refuse."""
         detail = await self._detail(api)
         names = {d.path for d in detail.docs}
         if exact:
@@ -248,19 +255,21 @@ class ProjectsClient:
                 check_writable(final)
         else:
             final, replaces = resolve_write_path(path, names)
+        old = detail.doc(final) if replaces else None
+        seen = await guard(detail, old, api.read_doc) if guard is not None else None
         size = utf8_size(content)
         budgets.check_knowledge(detail.knowledge_size, detail.max_knowledge_size, size)
         label = f"upload {final}"
         if self._progress:
             self._progress(label, 0, size)
-        old = detail.doc(final) if replaces else None
         entry: dict[str, Any] = {"path": final, "doc_uuid": None, "content": content,
                                  "restored_from": restored_from}
         if old is None:
             doc = await self._mutate("create", api.create_doc(final, content), entry)
         else:
             entry["previous_doc_uuid"] = old.uuid
-            entry["previous_content"] = await self._previous_content(api, old.uuid)
+            entry["previous_content"] = (seen if seen is not None and self._journal is not None
+                                         else await self._previous_content(api, old.uuid))
             doc = await self._mutate("replace", api.replace_doc(old.uuid, final, content),
                                      entry)
         if self._progress:
@@ -341,6 +350,48 @@ class ProjectsClient:
             result["journal_id"] = journal_id
         except (sqlite3.Error, OSError) as exc:
             result["journal_warning"] = f"not recorded in the local journal: {exc}"
+
+    # ------------------------------------------------------------------ sync
+
+    async def listing(self) -> wire.Detail:
+        """One fresh listing of the attached Project (the remote side of a sync plan)."""
+        api = self._begin()
+        async with self._lock:
+            return await self._detail(api)
+
+    async def doc_text(self, doc_uuid: str) -> dict[str, Any]:
+        """One doc as the service answers it (its content whole: a sync hashes it)."""
+        api = self._begin()
+        async with self._lock:
+            return await api.read_doc(doc_uuid)
+
+    async def write_exact(self, path: str, content: str, *, guard: Guard) -> dict[str, Any]:
+        """Create or replace the doc at exactly `path` (no namespace added), journaled like
+        any write, once `guard` accepted the fresh detail and the doc it replaces."""
+        api = self._begin()
+        async with self._lock:
+            result = await self._write_text(api, path, content, exact=True, guard=guard)
+            return self._finish(api, result)
+
+    async def delete_exact(self, path: str, *, guard: Guard) -> dict[str, Any]:
+        """Delete the doc at `path`, journaled like any delete, once `guard` accepted it."""
+        api = self._begin()
+        name = normalize(path)
+        async with self._lock:
+            detail = await self._detail(api)
+            doc = detail.doc(name)
+            seen = await guard(detail, doc, api.read_doc)
+            if doc is None:
+                raise DocNotFound(name, detail.paths()[:AVAILABLE_LISTED])
+            previous = (seen if seen is not None and self._journal is not None
+                        else await self._previous_content(api, doc.uuid))
+            entry: dict[str, Any] = {"path": name, "doc_uuid": None,
+                                     "previous_doc_uuid": doc.uuid,
+                                     "previous_content": previous}
+            await self._mutate("delete", api.delete_doc(doc.uuid), entry)
+            result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
+            self._record(result, action="delete", **entry)
+            return self._finish(api, result)
 
     # ------------------------------------------------------------------ journal
 

@@ -1,0 +1,215 @@
+"""The rules of `%project sync`: where a folder's file lands in the Project, what each path
+needs (new, changed, unchanged, conflict …) from its two sides and the last sync's state,
+and the knowledge budget a plan leaves — pure, so every case is a row of a table test.
+
+A sync has a source and a target: a push (the default) copies the folder into the
+Project, a pull copies the Project into the folder. Each side is known by a content hash
+(sha256 of the UTF-8 bytes); the Project's side also by its revision (what its one listing
+says about a doc: its id and estimated size, and its update time where the listing has
+one). The last sync recorded, per path, the hash both sides had and the doc's revision
+then: a side whose value differs from that record has changed since.
+
+A path changed on both sides, removed on one side and changed on the other, or present on
+both sides with different content and no record is a conflict: listed, never written,
+unless forced. Only what the source changed is written; what only the target changed is
+left as it is (a pull takes it). Deletes happen only when asked, only on a push, and only
+to docs this folder wrote (a doc with a record).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+NEW = "new"
+CHANGED = "changed"
+UNCHANGED = "unchanged"
+DELETE = "delete"
+CONFLICT = "conflict"
+SKIPPED = "skipped"
+REMOVED_LOCALLY = "removed locally"
+REMOVED_REMOTELY = "removed remotely"
+CHANGED_LOCALLY = "changed locally"
+CHANGED_REMOTELY = "changed remotely"
+LOCAL_ONLY = "local only"
+REMOTE_ONLY = "remote only"
+GONE = "removed on both sides"
+
+#: the actions that change the target (a remote write or delete on a push, a local file on
+#: a pull)
+WRITES = frozenset({NEW, CHANGED, DELETE})
+#: every action, in the order a summary counts them
+ACTIONS = (NEW, CHANGED, DELETE, CONFLICT, UNCHANGED, REMOVED_LOCALLY, REMOVED_REMOTELY,
+           CHANGED_LOCALLY, CHANGED_REMOTELY, LOCAL_ONLY, REMOTE_ONLY, GONE, SKIPPED)
+#: the order writes are sent in: deletes free budget first, then replaces, then creates
+WRITE_ORDER = {DELETE: 0, CHANGED: 1, NEW: 2}
+
+PUSH = "push"
+PULL = "pull"
+
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+    """The last sync's record of one path: the content both sides had, the doc's revision."""
+
+    sha256: str
+    revision: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    action: str
+    why: str = ""
+
+    @property
+    def writes(self) -> bool:
+        return self.action in WRITES
+
+
+def _words(direction: str) -> tuple[str, str]:
+    """(the source's name, the target's name) in the actions' words."""
+    return ("locally", "remotely") if direction == PUSH else ("remotely", "locally")
+
+
+def classify(
+    *,
+    local: str | None,
+    remote_revision: str | None,
+    remote_hash: str | None,
+    base: Base | None,
+    direction: str = PUSH,
+    delete: bool = False,
+    force: bool = False,
+) -> Decision:
+    """What one path needs. `local`: the file's hash (None: no such file); `remote_revision`
+    (None: no such doc) and `remote_hash` (None: not read); `base`: the last sync's record.
+    `delete` (push only) removes docs whose file was removed; `force` turns a conflict into
+    the write it held back."""
+    if direction not in (PUSH, PULL):
+        raise ValueError(f"direction must be {PUSH!r} or {PULL!r}")
+    if remote_hash is None and base is not None and remote_revision == base.revision:
+        remote_hash = base.sha256  # the doc is as the last sync left it
+    if direction == PUSH:
+        source, target = local, remote_hash
+        source_there, target_there = local is not None, remote_revision is not None
+    else:
+        source, target = remote_hash, local
+        source_there, target_there = remote_revision is not None, local is not None
+    source_word, target_word = _words(direction)
+
+    def changed_since(value: str | None, is_remote: bool) -> bool:
+        assert base is not None
+        if is_remote:
+            return remote_revision != base.revision and remote_hash != base.sha256
+        return value != base.sha256
+
+    source_changed = base is not None and source_there and changed_since(
+        source, direction == PULL)
+    target_changed = base is not None and target_there and changed_since(
+        target, direction == PUSH)
+
+    def conflict(why: str, forced: str) -> Decision:
+        return Decision(forced, f"forced: {why}") if force else Decision(CONFLICT, why)
+
+    if not source_there and not target_there:
+        return Decision(GONE)
+    if source_there and not target_there:
+        if base is None:
+            return Decision(NEW)
+        if source_changed:
+            return conflict(f"removed {target_word}, changed {source_word} since the last sync",
+                            NEW)
+        if force:
+            return Decision(NEW, f"forced: removed {target_word} since the last sync")
+        return Decision(f"removed {target_word}", "since the last sync; --force PATH writes it "
+                                                  "again")
+    if not source_there:
+        if base is None:
+            return Decision(LOCAL_ONLY if direction == PULL else REMOTE_ONLY,
+                            "not written by this sync")
+        if not (delete and direction == PUSH):
+            return Decision(f"removed {source_word}",
+                            "--delete removes the doc" if direction == PUSH else "kept")
+        if target_changed:
+            return conflict(f"removed {source_word}, changed {target_word} since the last sync",
+                            DELETE)
+        return Decision(DELETE)
+    if source is not None and source == target:
+        return Decision(UNCHANGED)
+    if base is None:
+        return conflict("on both sides with different content, never synced", CHANGED)
+    if not source_changed and not target_changed:
+        return Decision(UNCHANGED)
+    if source_changed and not target_changed:
+        return Decision(CHANGED)
+    if not source_changed:
+        return Decision(f"changed {target_word}", "since the last sync; left as it is")
+    return conflict("changed on both sides since the last sync", CHANGED)
+
+
+# ---------------------------------------------------------------- paths
+
+
+def clean_prefix(prefix: str | None) -> str:
+    """`--to PREFIX` without its outer slashes ('' is the Project's top level)."""
+    return (prefix or "").strip("/")
+
+
+def doc_path(rel: str, prefix: str) -> str:
+    """Where the folder's file `rel` (slash-separated) lands in the Project."""
+    return f"{prefix}/{rel}" if prefix else rel
+
+
+def local_rel(path: str, prefix: str) -> str | None:
+    """The folder path of the doc `path`, or None when it is not under the prefix."""
+    if not prefix:
+        return path
+    head = prefix + "/"
+    return path[len(head):] if path.startswith(head) and len(path) > len(head) else None
+
+
+def unsafe_local_part(rel: str) -> str | None:
+    """Why a doc's path cannot be a file under the folder (a pull), or None when it can:
+    no absolute path, no backslash, no empty, `.` or `..` part, no hidden part."""
+    if rel.startswith("/") or "\\" in rel or "\x00" in rel:
+        return "is not a relative path inside the folder"
+    for part in rel.split("/"):
+        if part in ("", ".", ".."):
+            return "leaves the folder or has an empty part"
+        if part.startswith("."):
+            return "names a hidden file"
+    return None
+
+
+# ---------------------------------------------------------------- budget
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One write's effect on the knowledge budget: its new content's tokens, and the
+    tokens of the doc it replaces or deletes (0 for a new doc)."""
+
+    action: str
+    tokens: int
+    remote_tokens: int = 0
+
+    @property
+    def delta(self) -> int:
+        if self.action == DELETE:
+            return -self.remote_tokens
+        return self.tokens - self.remote_tokens
+
+
+def running_budget(knowledge_size: int, changes: Iterable[Change]) -> list[tuple[int, int]]:
+    """(before, after) of each change in order, starting from `knowledge_size`."""
+    out = []
+    size = knowledge_size
+    for change in changes:
+        out.append((size, size + change.delta))
+        size += change.delta
+    return out
+
+
+def over_budget(knowledge_after: int, max_knowledge_size: int) -> int:
+    """How many estimated tokens a plan must shed to fit (0: it fits)."""
+    return max(0, knowledge_after - max_knowledge_size)
