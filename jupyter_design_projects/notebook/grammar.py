@@ -214,7 +214,9 @@ def parse_project(line: str, cell: str | None, namespace: Mapping[str, Any]) -> 
     command = f"project {action}"
     args: dict[str, Any] = {}
     for key, value in ns.items():
-        if isinstance(value, list):
+        if isinstance(value, list) and key in sub.path_names:  # a list of paths stays one
+            value = [_text(command, key, resolve(v, values)) for v in value]
+        elif isinstance(value, list):
             value = " ".join(_text(command, key, resolve(v, values)) for v in value)
         elif isinstance(value, str):
             value = resolve(value, values)

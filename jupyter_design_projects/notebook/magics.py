@@ -416,6 +416,10 @@ class DesignProjects(Magics):
             _refuse_restoring_a_create(projects.history, args["entry_id"])
             data = self.session.run(projects.restore(args["entry_id"]))
             return views.project_outcome("restore", data)
+        if action == "sync":
+            from .sync_view import sync_command
+
+            return sync_command(self, args)
         call_args = {k: v for k, v in args.items() if v is not None}
         if action == "info":
             call_args = {}

@@ -145,6 +145,26 @@ PROJECT = (
         "content is kept in %project history.",
         (Arg(("path",), path=True),)),
     Subcommand(
+        "project", "sync", "DIR [--to PREFIX] [--delete] [--dry-run] [--force PATH …] [--pull]",
+        "keep a folder of text files in step with the Project (a plan, then one card)",
+        "Plan, then sync a folder of text files with the Project: each UTF-8 file under DIR "
+        f"(at most {_mib(UPLOAD_MAX_BYTES)}, hidden files, binaries and .gitignore / "
+        ".projectignore matches skipped) lands at its relative path, or under --to PREFIX. "
+        "The plan lists every path with its action (new, changed, unchanged, conflict, "
+        "skipped …), bytes, estimated tokens and the knowledge budget before and after; "
+        "--dry-run stops there and sends nothing. Otherwise one approval card holds every "
+        "write; each approved write is journaled (%project history / restore). A doc changed "
+        "on both sides since the last sync is a conflict and is not written unless --force "
+        "PATH; --delete also deletes the docs of files removed from DIR; --pull writes the "
+        "Project's docs under the prefix into DIR instead.",
+        (Arg(("directory",), {"metavar": "DIR"}, path=True),
+         Arg(("--to",), {"dest": "to", "default": None, "metavar": "PREFIX"}),
+         Arg(("--delete",), {"action": "store_true"}),
+         Arg(("--dry-run",), {"action": "store_true", "dest": "dry_run"}),
+         Arg(("--force",), {"nargs": "+", "action": "extend", "default": None,
+                            "metavar": "PATH"}, path=True),
+         Arg(("--pull",), {"action": "store_true"}))),
+    Subcommand(
         "project", "history", "[-n N]",
         "this machine's journal of remote writes",
         "This machine's journal of writes and deletes to the Project, newest first.",

@@ -22,12 +22,14 @@ COLUMNS: Mapping[str, tuple[str, ...]] = {
                 "restorable"),
     "trace": ("n", "action", "method", "url", "status", "elapsed_ms", "request_bytes",
               "response_bytes", "error"),
+    "sync": ("path", "local", "action", "why", "bytes", "tokens", "knowledge_before",
+             "knowledge_after"),
 }
 
 #: columns whose values are whole numbers (a nullable Int64 column: no float ids or sizes)
 INT_COLUMNS = frozenset({"estimated_token_count", "file_size_bytes", "id", "bytes",
                          "restored_from", "status", "request_bytes", "response_bytes",
-                         "n"})
+                         "n", "tokens", "knowledge_before", "knowledge_after"})
 #: columns of true/false (a nullable boolean column)
 BOOL_COLUMNS = frozenset({"read_only", "destructive", "needs_approval", "restorable"})
 #: columns of ISO 8601 times (a UTC datetime column; shown to the second in HTML)

@@ -87,6 +87,8 @@ class SyncPlan:
     max_knowledge_size: int
     scope: str
     updated_listed: bool = False
+    #: the Project's name, as its listing gives it
+    project_name: str = ""
     #: what a run did (None until the plan has been applied)
     report: SyncReport | None = None
 
@@ -277,7 +279,8 @@ async def plan_sync(
 
     plan = SyncPlan(root, prefix, direction, delete, forced,
                     [rows[p] for p in sorted(rows)], detail.knowledge_size,
-                    detail.knowledge_size, detail.max_knowledge_size, scope, updated)
+                    detail.knowledge_size, detail.max_knowledge_size, scope, updated,
+                    project_name=str(detail.raw.get("name") or ""))
     if direction == rules.PUSH:
         writes = plan.writes
         steps = rules.running_budget(detail.knowledge_size, [

@@ -1,0 +1,194 @@
+"""`%project sync` in the notebook: the plan as an outcome (a short summary and the table),
+and for a real run one approval card for the whole batch, whose Approve sends the writes in
+order under a progress bar and shows what was written (event-driven, like every card: the
+click continues the call)."""
+
+from __future__ import annotations
+
+import html
+import threading
+from typing import Any
+
+from ..core.cards import APPROVE, DENY
+from ..core.plans import CARD_LIMIT
+from ..core.sync_plan import CONFLICT, PUSH
+from ..errors import ApprovalClosed, JdpError, ProjectsChangeDenied
+from .budget import Budget
+from .cards import BUTTON_STYLES, STALE_CSS, STALE_LINE
+from .outcome import Outcome, PendingOutcome
+from .theme import colour
+from .views import failed_outcome
+
+LABEL = "project sync"
+
+
+def sync_command(magics: Any, args: dict[str, Any]) -> Any:
+    """Plan; a dry run returns the plan, a plan with nothing to write records what it
+    found and returns it (no card), anything else shows the batch's card."""
+    from ..projects.sync import apply_sync, plan_sync
+
+    session = magics.session
+    projects, state = session.projects, session.sync_state
+    plan = session.run(plan_sync(projects, state, args["directory"], to=args.get("to"),
+                                 delete=bool(args.get("delete")),
+                                 force=tuple(args.get("force") or ()),
+                                 pull=bool(args.get("pull"))))
+    if args.get("dry_run"):
+        return plan_outcome(plan, dry_run=True)
+    if plan.direction == PUSH:
+        plan.check_budget()
+    if not plan.writes:
+        plan.report = session.run(apply_sync(projects, state, plan))
+        return plan_outcome(plan)
+    if not magics.can_ask():
+        raise ProjectsChangeDenied("sync", "nobody_can_click")
+    from IPython.display import display
+
+    card = SyncCard(plan, lambda progress: session.run(apply_sync(projects, state, plan,
+                                                                  progress)))
+    display(card.widget)
+    return PendingSync(card)
+
+
+def plan_outcome(plan: Any, *, dry_run: bool = False) -> Outcome:
+    """The plan (and, after a run, its report) as an Outcome: `.df` is the plan table."""
+    report = plan.report
+    lines = [plan.summary]
+    if dry_run:
+        lines.append("dry run: nothing was sent" + (
+            "; run it without --dry-run to approve these writes on one card"
+            if plan.writes else ""))
+    elif report is not None:
+        lines.append(report.summary if plan.writes else "nothing to write")
+    data = plan.to_dict()
+    if report is not None:
+        data["report"] = report.to_dict()
+    error = report.error if report is not None else None
+    label = f"{LABEL} --dry-run" if dry_run else LABEL
+    budget = (Budget(plan.knowledge_after, plan.max_knowledge_size)
+              if plan.direction == PUSH else None)
+    return Outcome(label, data, tables=lambda: {"sync": data["rows"]}, body="\n".join(lines),
+                   budget=budget, is_error=error is not None, error=error,
+                   notice=str(error) if error is not None else None)
+
+
+def _rows_html(rows: list[Any]) -> str:
+    body = "".join(
+        f"<tr><td><code>{html.escape(r.path)}</code></td><td>{html.escape(r.action)}</td>"
+        f"<td style=\"text-align:right\">{'' if r.bytes is None else f'{r.bytes:,}'}</td>"
+        f"<td style=\"text-align:right\">{'' if r.tokens is None else f'{r.tokens:,}'}</td>"
+        f"<td>{html.escape(r.why)}</td></tr>" for r in rows)
+    return ('<table class="jdp-sync-rows"><tr><th>path</th><th>action</th><th>bytes</th>'
+            f"<th>tokens</th><th>why</th></tr>{body}</table>")
+
+
+def card_html(plan: Any) -> str:
+    """The card's body: what will be written where, the budget, and the list of writes —
+    whole when it fits the card's size, else in a collapsible list under a summary."""
+    writes = plan.writes
+    counts = plan.counts()
+    target = f"{plan.prefix}/" if plan.prefix else "(top level)"
+    project = plan.project_name or "the attached Project"
+    fields = [("Project", project), ("Folder", str(plan.directory)), ("Docs under", target),
+              ("Direction", "folder → Project" if plan.direction == PUSH
+               else "Project → folder")]
+    if plan.direction == PUSH:
+        fields.append(("Knowledge", f"{plan.knowledge_before:,} → {plan.knowledge_after:,} of "
+                                    f"{plan.max_knowledge_size:,} estimated tokens"))
+    table = "".join(f'<tr><th style="text-align:left;padding-right:12px">{html.escape(k)}</th>'
+                    f"<td>{html.escape(v)}</td></tr>" for k, v in fields)
+    what = ", ".join(f"{n} {a}" for a, n in counts.items() if a in ("new", "changed", "delete"))
+    title = f"Sync {len(writes)} write{'s' * (len(writes) != 1)}: {what}"
+    listing = _rows_html(writes)
+    if len(listing) > CARD_LIMIT:
+        listing = (f'<details class="jdp-sync-all"><summary>All {len(writes)} writes (in the '
+                   f"order they are sent)</summary>{listing}</details>")
+    conflicts = [r for r in plan.rows if r.action == CONFLICT]
+    held = ""
+    if conflicts:
+        held = (f'<details class="jdp-sync-conflicts"><summary>{len(conflicts)} '
+                f"conflict{'s' * (len(conflicts) != 1)} kept, not written (--force PATH "
+                f"writes one)</summary>{_rows_html(conflicts)}</details>")
+    return (f'<div class="jdp-card jdp-sync-card"><h4 style="margin:4px 0">'
+            f"{html.escape(title)}</h4><table>{table}</table>{listing}{held}</div>")
+
+
+class SyncCard:
+    """One card for one sync plan: Approve sends every write in order, Deny sends none."""
+
+    def __init__(self, plan: Any, apply: Any) -> None:
+        import ipywidgets as w
+
+        from .progress import ProgressPanel
+
+        self.plan = plan
+        self._apply = apply
+        self._lock = threading.Lock()
+        self._open = True
+        self.outcome: Outcome | None = None
+        self.header = w.HTML(card_html(plan))
+        self.stale = w.HTML(
+            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
+            f"<b>{html.escape(STALE_LINE)}</b></p>")
+        self.stale.add_class("jdp-card-stale")
+        self.approve_button = w.Button(description=APPROVE, button_style=BUTTON_STYLES[APPROVE])
+        self.deny_button = w.Button(description=DENY, button_style=BUTTON_STYLES[DENY])
+        self.approve_button.on_click(lambda _b: self.approve())
+        self.deny_button.on_click(lambda _b: self.deny())
+        self.buttons = w.HBox([self.approve_button, self.deny_button])
+        self.buttons.add_class("jdp-card-buttons")
+        self.progress = ProgressPanel()
+        self.status = w.HTML()
+        self.output = w.Output()
+        self.widget = w.VBox([self.header, self.stale, self.buttons, self.progress.widget,
+                              self.status, self.output],
+                             layout=w.Layout(border=f"1px solid {colour('border')}",
+                                             padding="6px"))
+        self.widget.add_class("jdp-card-box")
+
+    def _claim(self, choice: str) -> None:
+        with self._lock:
+            if not self._open:
+                raise ApprovalClosed("project sync")
+            self._open = False
+        for button in (self.approve_button, self.deny_button):
+            button.disabled = True
+        self.status.value = f"<em>{html.escape(choice)}</em>"
+
+    def approve(self) -> Outcome:
+        """Send the plan's writes in order; the outcome says what was written."""
+        self._claim("approved")
+        try:
+            self.plan.report = self._apply(self.progress.report)
+            outcome = plan_outcome(self.plan)
+        except JdpError as exc:
+            outcome = failed_outcome(LABEL, exc)
+        return self._finish(outcome)
+
+    def deny(self) -> Outcome:
+        self._claim("denied: nothing was sent")
+        return self._finish(failed_outcome(LABEL, ProjectsChangeDenied("sync",
+                                                                      "denied_on_card")))
+
+    def _finish(self, outcome: Outcome) -> Outcome:
+        self.outcome = outcome
+        self.buttons.children = ()
+        self.output.outputs = ()
+        self.output.append_display_data(outcome)
+        return outcome
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+
+class PendingSync(PendingOutcome):
+    """A sync waiting on its card; afterwards every attribute is the final Outcome's."""
+
+    def __init__(self, card: SyncCard) -> None:
+        super().__init__(LABEL, card)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        if self.card.outcome is not None:
+            return self.card.outcome._repr_mimebundle_(include, exclude)
+        text = "%project sync: see its approval card above; what was written appears there"
+        return {"text/plain": text, "text/html": f"<em>{html.escape(text)}</em>"}
