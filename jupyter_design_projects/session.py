@@ -324,7 +324,7 @@ class Session:
         dry_run: bool = False,
         approve: Callable[[Any], bool] | None = None,
     ):
-        """`%project sync` from a script: the plan (`SyncPlan`: `.df`, `.summary`), and
+        """`%project sync` from a script: the plan (`SyncPlan`: `.summary`, `.table()`), and
         unless `dry_run`, its writes once `approve(plan)` says True (without `approve`
         nothing is written). After a run `plan.report` says what was written."""
         from .projects.sync import run_sync

@@ -3,5 +3,5 @@
 __all__ = [
     "budgets", "cards", "catalogue", "containment", "curl", "design_operations", "display",
     "har", "hints", "origins", "permissions", "pkce", "plans", "project_paths", "redaction",
-    "results", "scopes", "trace_limits", "validation"
+    "results", "scopes", "sync_plan", "trace_limits", "validation"
 ]

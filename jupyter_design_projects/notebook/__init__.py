@@ -2,5 +2,6 @@
 
 __all__ = [
     "budget", "cards", "catalogue", "deck", "grammar", "magics", "outcome", "plain_lines",
-    "progress", "prompt", "sign_in", "subcommands", "tables", "theme", "trace", "views"
+    "progress", "prompt", "sign_in", "subcommands", "sync_view", "tables", "theme", "trace",
+    "views"
 ]

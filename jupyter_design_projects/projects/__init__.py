@@ -1,6 +1,7 @@
 """The Projects pipeline: five methods bound to the attached Project, on two transports."""
 
 __all__ = [
-    "api", "client", "downloads", "journal", "raw_answer", "reading", "searching", "uploads",
+    "api", "client", "downloads", "journal", "raw_answer", "reading", "searching", "sync",
+    "sync_state", "sync_walk", "uploads",
     "wire"
 ]

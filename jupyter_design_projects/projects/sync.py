@@ -124,11 +124,10 @@ class SyncPlan:
                              f"(~{4 * self.over:,} bytes) before this can run")
         return "\n".join(lines)
 
-    @property
-    def df(self):
-        import pandas as pd
-
-        return pd.DataFrame([r.shown() for r in self.rows], columns=list(COLUMNS))
+    def table(self) -> list[dict[str, Any]]:
+        """The plan table: one row per path with `COLUMNS` (the notebook's outcome makes it
+        a DataFrame, `.df`; from a script, `pandas.DataFrame(plan.table())`)."""
+        return [r.shown() for r in self.rows]
 
     def to_dict(self) -> dict[str, Any]:
         return {"direction": self.direction, "directory": str(self.directory),
@@ -136,7 +135,7 @@ class SyncPlan:
                 "knowledge_before": self.knowledge_before,
                 "knowledge_after": self.knowledge_after,
                 "max_knowledge_size": self.max_knowledge_size,
-                "rows": [r.shown() for r in self.rows]}
+                "rows": self.table()}
 
     def check_budget(self) -> None:
         if self.over:
@@ -163,7 +162,7 @@ class SyncReport:
     def summary(self) -> str:
         lines = [f"written: {len(self.written)} of {len(self.plan.writes)}"]
         if self.replanned:
-            lines.append(f"changed since the plan, not written (conflicts now): "
+            lines.append("changed since the plan, not written (conflicts now): "
                          + ", ".join(r.path for r in self.replanned))
         if self.error is not None:
             lines.append(f"stopped at {self.not_written[0].path if self.not_written else '?'}"
@@ -242,19 +241,21 @@ async def plan_sync(
         else:
             local[target] = item
     remote: dict[str, wire.DocEntry] = {}
-    for doc in detail.docs:
-        rel = rules.local_rel(doc.path, prefix)
-        if rel is None or doc.path in skipped_local:
+    for listed in detail.docs:
+        rel = rules.local_rel(listed.path, prefix)
+        if rel is None or listed.path in skipped_local:
             continue
         if pull:
             unsafe = rules.unsafe_local_part(rel)
             if unsafe:
-                rows[doc.path] = Row(doc.path, rel, rules.SKIPPED, f"the doc's path {unsafe}")
+                rows[listed.path] = Row(listed.path, rel, rules.SKIPPED,
+                                        f"the doc's path {unsafe}")
                 continue
-        remote[doc.path] = doc
+        remote[listed.path] = listed
 
     for path in sorted(set(local) | set(remote) | (set(bases) - set(rows))):
-        file, doc, base = local.get(path), remote.get(path), bases.get(path)
+        file, base = local.get(path), bases.get(path)
+        doc: wire.DocEntry | None = remote.get(path)
         rev = revision(raw_by_path.get(path, {}), updated) if doc is not None else None
         remote_hash = None
         local_sha = file.sha256 if file is not None else None

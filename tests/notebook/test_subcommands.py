@@ -107,4 +107,12 @@ def test_a_cell_body_is_refused_where_the_declaration_takes_none():
 
 def test_the_path_arguments_are_the_declared_ones():
     assert {(s.name, n) for s in subcommands.PROJECT for n in s.path_names} == {
-        ("read", "path"), ("write", "path"), ("write", "local_path"), ("delete", "path")}
+        ("read", "path"), ("write", "path"), ("write", "local_path"), ("delete", "path"),
+        ("sync", "directory"), ("sync", "force")}
+
+
+def test_sync_force_keeps_its_paths_apart():
+    args = parse_project("sync notes --force 'a b.md' c.md --dry-run", None, {}).args
+    assert (args["directory"], args["force"], args["dry_run"]) == ("notes", ["a b.md", "c.md"],
+                                                                  True)
+    assert parse_project("sync notes", None, {}).args["force"] is None

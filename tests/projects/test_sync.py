@@ -118,8 +118,8 @@ async def test_the_plan_lists_every_path_with_its_action_and_why(
     assert a.path == f"{prefix}/notes/a.md" and a.bytes == 10 and a.tokens == 3
     assert plan.knowledge_after == plan.knowledge_before + sum(r.tokens for r in plan.writes)
     assert plan.writes[-1].knowledge_after == plan.knowledge_after
-    assert list(plan.df.columns)[:3] == ["path", "local", "action"]
-    assert len(plan.df) == len(plan.rows)
+    table = plan.table()
+    assert len(table) == len(plan.rows) and list(table[0])[:3] == ["path", "local", "action"]
 
 
 @pytest.mark.asyncio
