@@ -13,7 +13,14 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import figures_client, figures_mcp, figures_service, figures_startup, figures_transfer
+from . import (
+    figures_client,
+    figures_mcp,
+    figures_service,
+    figures_startup,
+    figures_sync,
+    figures_transfer,
+)
 from .context import ROOT, Context
 from .report import Row, block, git_head, kept_lines, machine, rewrite, say, table
 
@@ -25,6 +32,7 @@ FIGURES: dict[str, Figure] = {
     **figures_startup.FIGURES,
     **figures_transfer.FIGURES,
     **figures_service.FIGURES,
+    **figures_sync.FIGURES,
 }
 
 

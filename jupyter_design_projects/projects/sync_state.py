@@ -41,13 +41,19 @@ class SyncState:
         os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
         os.chmod(self.path, 0o600)
         with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
+        for suffix in ("-wal", "-shm"):  # WAL's side files hold the same records
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(f"{self.path}{suffix}", 0o600)
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         import sqlite3
 
         db = sqlite3.connect(self.path, timeout=5.0)
+        # a record lost to a power cut only makes the next plan compare content again
+        db.execute("PRAGMA synchronous=NORMAL")
         try:
             with db:
                 yield db
