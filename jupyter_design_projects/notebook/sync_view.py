@@ -67,9 +67,10 @@ def plan_outcome(plan: Any, *, dry_run: bool = False) -> Outcome:
     label = f"{LABEL} --dry-run" if dry_run else LABEL
     budget = (Budget(plan.knowledge_after, plan.max_knowledge_size)
               if plan.direction == PUSH else None)
-    return Outcome(label, data, tables=lambda: {"sync": data["rows"]}, body="\n".join(lines),
-                   budget=budget, is_error=error is not None, error=error,
-                   notice=str(error) if error is not None else None)
+    # the summary comes first (the notice), the table after it
+    notice = " · ".join(lines) if error is None else f"{error} · {' · '.join(lines)}"
+    return Outcome(label, data, tables=lambda: {"sync": data["rows"]}, budget=budget,
+                   is_error=error is not None, error=error, notice=notice)
 
 
 def _rows_html(rows: list[Any]) -> str:
