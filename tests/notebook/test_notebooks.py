@@ -99,6 +99,8 @@ def test_projects_knowledge_runs_headless(pointed_at_service, tmp_path, monkeypa
     assert "accidentally" not in text_of(outputs(book, "final = %project read"))
     parquet = text_of(outputs(book, "raw = %project read churn-features-sample.parquet"))
     assert "customer_id" in parquet and "107000" in parquet  # a real Parquet table
+    synced = text_of(outputs(book, "plan = %project sync"))
+    assert "3 new, 2 skipped" in synced and "dry run: nothing was sent" in synced
 
 
 def test_api_debugging_runs_headless(pointed_at_service, tmp_path, monkeypatch):
