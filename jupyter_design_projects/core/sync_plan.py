@@ -99,9 +99,9 @@ def classify(
 
     def changed_since(value: str | None, is_remote: bool) -> bool:
         assert base is not None
-        if is_remote:
-            return remote_revision != base.revision and remote_hash != base.sha256
-        return value != base.sha256
+        if is_remote and remote_hash is None:  # not read: the listing's word for it
+            return remote_revision != base.revision
+        return value != base.sha256  # content known: it decides
 
     source_changed = base is not None and source_there and changed_since(
         source, direction == PULL)

@@ -203,8 +203,8 @@ async def plan_sync(
     pull: bool = False,
 ) -> SyncPlan:
     """The plan: the folder walked and hashed (off the loop) while the Project is listed
-    once; docs that both sides hold with no record, or changed on both, are read to
-    compare content. Sends no write."""
+    once; a doc is read only where its file differs from the last sync's record (or
+    there is none), to compare content. Sends no write."""
     root = check_folder(directory)
     prefix = rules.clean_prefix(to)
     if prefix:
@@ -260,7 +260,9 @@ async def plan_sync(
         remote_hash = None
         local_sha = file.sha256 if file is not None else None
         if doc is not None and local_sha is not None and (
-                base is None or (local_sha != base.sha256 and rev != base.revision)):
+                base is None or local_sha != base.sha256):
+            # only where the folder changed: a listing cannot see an edit that keeps the
+            # doc's size, so its content is compared before a write is planned over it
             remote_hash = await _doc_sha(client, doc.uuid)
         decision = rules.classify(local=local_sha, remote_revision=rev,
                                   remote_hash=remote_hash, base=base, direction=direction,

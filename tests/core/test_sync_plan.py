@@ -25,6 +25,7 @@ TABLE = [
     (B, R2, C, BASE, "push", False, True, rules.CHANGED),
     (B, R2, B, BASE, "push", False, False, rules.UNCHANGED),  # both made the same edit
     (A, R2, A, BASE, "push", False, False, rules.UNCHANGED),  # a rewrite of the same text
+    (B, R1, C, BASE, "push", False, False, rules.CONFLICT),  # an edit the listing missed
     (A, R1, A, None, "push", False, False, rules.UNCHANGED),  # equal, never synced
     (A, R1, B, None, "push", False, False, rules.CONFLICT),   # a teammate's doc, never synced
     (A, R1, B, None, "push", False, True, rules.CHANGED),
@@ -88,7 +89,8 @@ def test_a_target_changed_since_the_last_sync_is_never_written_unforced(
     if base is None or not decision.writes:
         return
     if direction == rules.PUSH and rev is not None:
-        remote_same = rev == base.revision or remote_hash == base.sha256
+        remote_same = (remote_hash == base.sha256 if remote_hash is not None
+                       else rev == base.revision)
         assert remote_same, "a push wrote over a doc changed in the Project"
     if direction == rules.PULL and local is not None:
         assert local == base.sha256, "a pull wrote over a file changed in the folder"

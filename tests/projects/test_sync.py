@@ -370,3 +370,91 @@ async def test_names_the_path_rules_refuse_are_skipped_with_why(
 
 def test_the_state_file_is_private(state: SyncState) -> None:
     assert stat.S_IMODE(os.stat(state.path).st_mode) == 0o600
+
+
+@pytest.mark.asyncio
+async def test_a_file_swapped_for_a_symlink_after_the_plan_is_not_sent(
+        service, open_projects, folder, state, prefix, tmp_path) -> None:
+    """The same TOCTOU care as --from: the write re-reads through the guard, and a file
+    that now points out of the folder is re-planned, never read."""
+    secret = tmp_path / "secret.md"
+    secret.write_text("outside the folder\n")
+    async with open_projects(service) as client:
+        plan = await plan_sync(client, state, folder, to=prefix)
+        target = folder / "notes" / "a.md"
+        target.unlink()
+        os.symlink(secret, target)
+        report = await apply_sync(client, state, plan)
+        assert [r.local for r in report.replanned] == ["notes/a.md"]
+        assert "changed since the plan" in report.replanned[0].why
+        docs = await docs_under(client, prefix)
+        assert f"{prefix}/notes/a.md" not in docs
+        assert "outside the folder\n" not in docs.values()
+        assert len(report.written) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_symlink_inside_the_folder_is_followed_and_a_folder_link_is_not(
+        service, open_projects, folder, state, prefix) -> None:
+    os.symlink(folder / "c.txt", folder / "alias.txt")
+    os.symlink(folder / "notes", folder / "notes-link")
+    async with open_projects(service) as client:
+        plan = await plan_sync(client, state, folder, to=prefix)
+    got = {r.local: (r.action, r.why) for r in plan.rows}
+    assert got["alias.txt"] == (rules.NEW, "")
+    assert got["notes-link/"] == (rules.SKIPPED, "a symlinked folder (not followed)")
+
+
+@pytest.mark.asyncio
+async def test_a_nested_ignore_file_applies_below_its_folder_only(
+        service, open_projects, state, prefix, tmp_path) -> None:
+    root = tmp_path / "nested"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    (root / "a" / ".gitignore").write_text("*.md\n!keep.md\n")
+    for name in ("a/x.md", "a/keep.md", "b/x.md"):
+        (root / name).write_text(name + "\n")
+    async with open_projects(service) as client:
+        plan = await plan_sync(client, state, root, to=prefix)
+    assert actions(plan) == {"a/x.md": rules.SKIPPED, "a/keep.md": rules.NEW,
+                             "b/x.md": rules.NEW}
+
+
+@pytest.mark.asyncio
+async def test_the_remote_session_route_syncs_and_keeps_conflicts_too(
+        service, open_projects, folder, state, prefix) -> None:
+    """There a replace is a delete and a create (a new doc id): the revision follows it."""
+    async with open_projects(service, "remote-session") as client, \
+            open_projects(service) as other:
+        first = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        assert len(first.report.written) == 3
+        (folder / "c.txt").write_text("gamma, replaced\n")
+        second = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        assert [r.local for r in second.report.written] == ["c.txt"]
+        again = await plan_sync(client, state, folder, to=prefix)
+        assert actions(again)["c.txt"] == rules.UNCHANGED
+        (folder / "c.txt").write_text("gamma, mine\n")
+        await other.write(f"{prefix}/c.txt", content="gamma, theirs and longer\n")
+        third = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        assert actions(third)["c.txt"] == rules.CONFLICT and third.writes == []
+        (folder / "notes" / "a.md").write_text("# A\nmine!\n")
+        await other.write(f"{prefix}/notes/a.md", content="# A\ntheirs\n")  # same size
+        fourth = await plan_sync(client, state, folder, to=prefix)
+        assert actions(fourth)["notes/a.md"] == rules.CONFLICT
+        assert (await docs_under(client, prefix))[f"{prefix}/c.txt"] == (
+            "gamma, theirs and longer\n")
+
+
+@pytest.mark.asyncio
+async def test_a_forced_pull_overwrites_the_local_edit_it_names(
+        service, open_projects, folder, state, prefix, tmp_path) -> None:
+    async with open_projects(service) as client, open_projects(service) as other:
+        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        (folder / "c.txt").write_text("local edit\n")
+        await other.write(f"{prefix}/c.txt", content="remote edit\n")
+        plan = await run_sync(client, state, folder, to=prefix, pull=True,
+                              force=["c.txt"], approve=lambda p: True)
+        assert [r.local for r in plan.report.written] == ["c.txt"]
+        assert (folder / "c.txt").read_text() == "remote edit\n"
+        settled = await plan_sync(client, state, folder, to=prefix)
+        assert actions(settled)["c.txt"] == rules.UNCHANGED
