@@ -96,7 +96,7 @@ def _sync_worker(folder: str, data: str, *, rounds: int) -> dict:
 
 
 def sync_plan(ctx: Context) -> list[Row]:
-    n_files = ctx.n(1000, 100)
+    n_files = ctx.n(1000, 30)
     data = ctx.scratch("sync")
     folder = data / "folder"
     folder.mkdir()
