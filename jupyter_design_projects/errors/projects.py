@@ -178,8 +178,9 @@ class MalformedProjectsAnswer(ProjectsError):
 
 
 class SyncRefused(ProjectsError):
-    """`%project sync` refused its folder before anything was read or sent. `rule`:
-    missing | not_a_directory | unreadable."""
+    """`%project sync` refused its folder: before anything was read or sent (missing,
+    not_a_directory, unreadable), or, on a pull, a file of it could not be written
+    (unwritable: the run stops there, its report says what was written)."""
 
     kind: ClassVar[str] = "sync_refused"
     directory: str

@@ -26,6 +26,7 @@ from ..errors import (
     JdpError,
     ProjectsApiError,
     SyncOverBudget,
+    SyncRefused,
     UploadRejected,
 )
 from . import wire
@@ -326,8 +327,9 @@ async def apply_sync(client: ProjectsClient, state: SyncState, plan: SyncPlan,
             report.replanned.append(dataclasses.replace(row, action=rules.CONFLICT,
                                                         why=str(moved)))
             continue
-        except JdpError as exc:
-            report.error = exc
+        except (JdpError, OSError) as exc:  # OSError: a pull's local write
+            report.error = (exc if isinstance(exc, JdpError) else
+                            SyncRefused(str(plan.directory / row.local), "unwritable"))
             report.not_written = writes[index:]
             break
         report.written.append(row)

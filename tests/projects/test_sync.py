@@ -458,3 +458,23 @@ async def test_a_forced_pull_overwrites_the_local_edit_it_names(
         assert (folder / "c.txt").read_text() == "remote edit\n"
         settled = await plan_sync(client, state, folder, to=prefix)
         assert actions(settled)["c.txt"] == rules.UNCHANGED
+
+
+@pytest.mark.asyncio
+async def test_a_pull_that_cannot_write_a_file_stops_and_says_so(
+        service, open_projects, folder, state, prefix, tmp_path, monkeypatch) -> None:
+    async with open_projects(service) as client:
+        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        target = tmp_path / "full-disk"
+        target.mkdir()
+
+        def no_space(*_args):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "replace", no_space)
+        plan = await run_sync(client, state, target, to=prefix, pull=True,
+                              approve=lambda p: True)
+        assert isinstance(plan.report.error, SyncRefused)
+        assert plan.report.error.rule == "unwritable"
+        assert plan.report.written == [] and len(plan.report.not_written) == 3
+        assert [p.name for p in target.iterdir()] == []  # no temp file left behind
