@@ -2,6 +2,6 @@
 
 __all__ = [
     "api", "client", "downloads", "journal", "raw_answer", "reading", "searching", "sync",
-    "sync_state", "sync_walk", "uploads",
+    "sync_rows", "sync_state", "sync_walk", "uploads",
     "wire"
 ]

@@ -9,179 +9,41 @@ and what was not. Nothing is written by planning."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import os
-import secrets
-import stat
 from collections.abc import Callable, Collection
-from pathlib import Path
 from typing import Any
 
 from ..core import sync_plan as rules
 from ..core.budgets import estimate_tokens
-from ..core.containment import is_within
 from ..errors import (
     InvalidProjectsArgument,
     JdpError,
     ProjectsApiError,
-    SyncOverBudget,
     SyncRefused,
     UploadRejected,
 )
 from . import wire
 from .client import ProjectsClient, Reader
+from .sync_rows import Row, SyncPlan, SyncReport
 from .sync_state import SyncState, scope_of
-from .sync_walk import LocalFile, Skipped, check_folder, path_problem, read_text, text_digest
+from .sync_walk import (
+    LocalFile,
+    Moved,
+    Skipped,
+    check_folder,
+    path_problem,
+    read_text,
+    text_digest,
+    write_local,
+)
 from .sync_walk import walk as walk_folder
+
+__all__ = ["Row", "SyncPlan", "SyncReport", "apply_sync", "plan_sync", "run_sync"]
 
 #: what a listing entry says about a doc's revision (updated_at only where listings have it)
 REVISION_FIELDS = ("uuid", "estimated_token_count")
 Progress = Callable[[str, int, int | None], None]
-
-
-@dataclasses.dataclass
-class Row:
-    """One path of a plan: the doc's path, the file's path under the folder, the action
-    and why, the content's bytes and estimated tokens, the budget before and after it."""
-
-    path: str
-    local: str
-    action: str
-    why: str = ""
-    bytes: int | None = None
-    tokens: int | None = None
-    remote_tokens: int | None = None
-    knowledge_before: int | None = None
-    knowledge_after: int | None = None
-    sha256: str | None = dataclasses.field(default=None, repr=False)
-    remote_revision: str | None = dataclasses.field(default=None, repr=False)
-    remote_hash: str | None = dataclasses.field(default=None, repr=False)
-    doc_uuid: str | None = dataclasses.field(default=None, repr=False)
-
-    @property
-    def writes(self) -> bool:
-        return self.action in rules.WRITES
-
-    def shown(self) -> dict[str, Any]:
-        return {"path": self.path, "local": self.local, "action": self.action,
-                "why": self.why, "bytes": self.bytes, "tokens": self.tokens,
-                "knowledge_before": self.knowledge_before,
-                "knowledge_after": self.knowledge_after}
-
-
-#: the plan table's columns, in order
-COLUMNS = ("path", "local", "action", "why", "bytes", "tokens", "knowledge_before",
-           "knowledge_after")
-
-
-@dataclasses.dataclass
-class SyncPlan:
-    directory: Path
-    prefix: str
-    direction: str
-    delete: bool
-    force: frozenset[str]
-    rows: list[Row]
-    knowledge_before: int
-    knowledge_after: int
-    max_knowledge_size: int
-    scope: str
-    updated_listed: bool = False
-    #: the Project's name, as its listing gives it
-    project_name: str = ""
-    #: what a run did (None until the plan has been applied)
-    report: SyncReport | None = None
-
-    @property
-    def writes(self) -> list[Row]:
-        """The rows that change the target, in the order they are sent."""
-        return sorted((r for r in self.rows if r.writes),
-                      key=lambda r: (rules.WRITE_ORDER[r.action], r.path))
-
-    @property
-    def over(self) -> int:
-        """Estimated tokens to remove for the plan to fit the budget (0: it fits)."""
-        return rules.over_budget(self.knowledge_after, self.max_knowledge_size)
-
-    def counts(self) -> dict[str, int]:
-        out = dict.fromkeys(rules.ACTIONS, 0)
-        for row in self.rows:
-            out[row.action] = out.get(row.action, 0) + 1
-        return {k: v for k, v in out.items() if v}
-
-    @property
-    def summary(self) -> str:
-        where = f"{self.prefix}/" if self.prefix else "the Project's top level"
-        arrow = (f"{self.directory} → {where}" if self.direction == rules.PUSH
-                 else f"{where} → {self.directory}")
-        counts = ", ".join(f"{n} {action}" for action, n in self.counts().items()) or "empty"
-        lines = [f"sync ({self.direction}) {arrow}: {counts}"]
-        if self.direction == rules.PUSH:
-            lines.append(f"knowledge: {self.knowledge_before:,} → {self.knowledge_after:,} of "
-                         f"{self.max_knowledge_size:,} estimated tokens")
-            if self.over:
-                lines.append(f"over the budget: remove at least {self.over:,} estimated tokens "
-                             f"(~{4 * self.over:,} bytes) before this can run")
-        return "\n".join(lines)
-
-    def table(self) -> list[dict[str, Any]]:
-        """The plan table: one row per path with `COLUMNS` (the notebook's outcome makes it
-        a DataFrame, `.df`; from a script, `pandas.DataFrame(plan.table())`)."""
-        return [r.shown() for r in self.rows]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"direction": self.direction, "directory": str(self.directory),
-                "prefix": self.prefix, "counts": self.counts(),
-                "knowledge_before": self.knowledge_before,
-                "knowledge_after": self.knowledge_after,
-                "max_knowledge_size": self.max_knowledge_size,
-                "rows": self.table()}
-
-    def check_budget(self) -> None:
-        if self.over:
-            raise SyncOverBudget(self.knowledge_before, self.knowledge_after,
-                                 self.max_knowledge_size)
-
-    def __repr__(self) -> str:
-        return f"<SyncPlan {self.summary.splitlines()[0]}>"
-
-
-@dataclasses.dataclass
-class SyncReport:
-    """What a run did: the rows written, those not written (after a stop), those found
-    changed since the plan (re-planned, not written), and the error that stopped it."""
-
-    plan: SyncPlan
-    written: list[Row] = dataclasses.field(default_factory=list)
-    not_written: list[Row] = dataclasses.field(default_factory=list)
-    replanned: list[Row] = dataclasses.field(default_factory=list)
-    journal_ids: list[int] = dataclasses.field(default_factory=list)
-    error: JdpError | None = None
-
-    @property
-    def summary(self) -> str:
-        lines = [f"written: {len(self.written)} of {len(self.plan.writes)}"]
-        if self.replanned:
-            lines.append("changed since the plan, not written (conflicts now): "
-                         + ", ".join(r.path for r in self.replanned))
-        if self.error is not None:
-            lines.append(f"stopped at {self.not_written[0].path if self.not_written else '?'}"
-                         f": {self.error}")
-            lines.append("not written: " + ", ".join(r.path for r in self.not_written)
-                         + " — run the same sync again to finish (nothing is written twice)")
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"written": [r.path for r in self.written],
-                "not_written": [r.path for r in self.not_written],
-                "replanned": [{"path": r.path, "why": r.why} for r in self.replanned],
-                "journal_ids": self.journal_ids,
-                "error": self.error.to_dict() if self.error is not None else None}
-
-
-class _Moved(Exception):
-    """A path changed between the plan and its write (internal: re-planned, not written)."""
 
 
 def revision(item: dict[str, Any], with_updated: bool) -> str:
@@ -323,7 +185,7 @@ async def apply_sync(client: ProjectsClient, state: SyncState, plan: SyncPlan,
                 journal_id = await _push_one(client, state, plan, row)
                 if journal_id is not None:
                     report.journal_ids.append(journal_id)
-        except _Moved as moved:
+        except Moved as moved:
             report.replanned.append(dataclasses.replace(row, action=rules.CONFLICT,
                                                         why=str(moved)))
             continue
@@ -361,12 +223,12 @@ async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
                          if isinstance(d, dict) and d.get("uuid") == old.uuid), {})
             now = revision(item, plan.updated_listed)
         if now != row.remote_revision:
-            raise _Moved("changed in the Project since the plan")
+            raise Moved("changed in the Project since the plan")
         if old is None or expected_hash is None:
             return None
         content = (await read(old.uuid))["content"]
         if text_digest(content)[1] != expected_hash:
-            raise _Moved("changed in the Project since the plan")
+            raise Moved("changed in the Project since the plan")
         return content
 
     if row.action == rules.DELETE:
@@ -376,10 +238,10 @@ async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
     try:
         text = await asyncio.to_thread(read_text, plan.directory, row.local)
     except UploadRejected as exc:
-        raise _Moved(f"the file changed since the plan ({exc})") from None
+        raise Moved(f"the file changed since the plan ({exc})") from None
     n_bytes, sha = text_digest(text)
     if sha != row.sha256:
-        raise _Moved("changed in the folder since the plan")
+        raise Moved("changed in the folder since the plan")
     result = await client.write_exact(row.path, text, guard=guard)
     _record_written(state, plan, row.path, sha, await _read_back(client, result["doc_uuid"]),
                     plan.updated_listed)
@@ -410,52 +272,12 @@ async def _pull_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
         answer = await client.doc_text(row.doc_uuid)
     except ProjectsApiError as exc:
         if exc.status == 404:
-            raise _Moved("removed from the Project since the plan") from None
+            raise Moved("removed from the Project since the plan") from None
         raise
     content = answer["content"]
     sha = text_digest(content)[1]
     await asyncio.to_thread(write_local, plan.directory, row.local, content, row.sha256)
     state.record(plan.scope, row.path, rules.Base(sha, revision(answer, plan.updated_listed)))
-
-
-def write_local(root: Path, rel: str, content: str, expect_sha: str | None) -> None:
-    """Write `content` to the folder's file `rel`, atomically (a temp file renamed over
-    it), only if the file is still what the plan saw (`expect_sha`; None: no file), and
-    only through real folders inside `root`."""
-    real_root = os.path.realpath(root)
-    parent = Path(real_root)
-    *dirs, name = rel.split("/")
-    for part in dirs:
-        parent = parent / part
-        try:
-            mode = os.lstat(parent).st_mode
-        except FileNotFoundError:
-            os.mkdir(parent, 0o755)
-            continue
-        if not stat.S_ISDIR(mode):
-            raise _Moved(f"{parent.relative_to(real_root)} is not a folder inside the folder")
-    if not is_within(real_root, os.path.realpath(parent)):
-        raise _Moved("its folder leaves the folder")
-    target = parent / name
-    try:
-        current: str | None = text_digest(read_text(Path(real_root), rel))[1]
-    except UploadRejected as exc:
-        if exc.rule != "missing":
-            raise _Moved(f"the local file cannot be replaced safely ({exc.rule})") from None
-        current = None
-    if current != expect_sha:
-        raise _Moved("changed in the folder since the plan")
-    temp = parent / f".{name}.jdp-sync-{secrets.token_hex(4)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o644)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 async def run_sync(

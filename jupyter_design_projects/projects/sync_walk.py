@@ -2,13 +2,16 @@
 read through the `--from` guard (`uploads.read_local_text`, with the folder as its root)
 and hashed, one file at a time; hidden files, `.gitignore` and `.projectignore` matches
 (gitignore syntax, through `pathspec`), binaries, files that break the write rules and
-symlinks that leave the folder are listed as skipped, each with why."""
+symlinks that leave the folder are listed as skipped, each with why. A pull writes its
+files here too (`write_local`: atomic, only over what the plan saw)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,3 +201,47 @@ def _has_nul(path: str) -> bool:
         return b"\x00" in os.read(fd, PEEK_BYTES)
     finally:
         os.close(fd)
+
+
+class Moved(Exception):
+    """A path changed between the plan and its write (internal: re-planned, not written)."""
+
+
+def write_local(root: Path, rel: str, content: str, expect_sha: str | None) -> None:
+    """Write `content` to the folder's file `rel`, atomically (a temp file renamed over
+    it), only if the file is still what the plan saw (`expect_sha`; None: no file), and
+    only through real folders inside `root`."""
+    real_root = os.path.realpath(root)
+    parent = Path(real_root)
+    *dirs, name = rel.split("/")
+    for part in dirs:
+        parent = parent / part
+        try:
+            mode = os.lstat(parent).st_mode
+        except FileNotFoundError:
+            os.mkdir(parent, 0o755)
+            continue
+        if not stat.S_ISDIR(mode):
+            raise Moved(f"{parent.relative_to(real_root)} is not a folder inside the folder")
+    if not is_within(real_root, os.path.realpath(parent)):
+        raise Moved("its folder leaves the folder")
+    target = parent / name
+    try:
+        current: str | None = text_digest(read_text(Path(real_root), rel))[1]
+    except UploadRejected as exc:
+        if exc.rule != "missing":
+            raise Moved(f"the local file cannot be replaced safely ({exc.rule})") from None
+        current = None
+    if current != expect_sha:
+        raise Moved("changed in the folder since the plan")
+    temp = parent / f".{name}.jdp-sync-{secrets.token_hex(4)}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(content)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
