@@ -118,3 +118,22 @@ def test_the_same_sync_from_python(shell, live, notes) -> None:
     plan = session.project_sync(notes, to="py", approve=lambda p: len(p.writes) == 2)
     assert plan.report is not None and len(plan.report.written) == 2
     assert synced_docs(live, "py") == {"py/a.md", "py/team/b.md"}
+
+
+def test_an_edit_by_a_second_session_is_kept_as_a_conflict_on_the_card(shell, live,
+                                                                       notes) -> None:
+    from jupyter_design_projects.session import Session
+
+    shell.run_line_magic("project", "sync notes --to kb").card.approve()
+    (notes / "a.md").write_text("# A, edited here\n")
+    (notes / "team" / "b.md").write_text("# B, edited here\n")
+    with Session.open(live.settings()) as other:
+        other.run(other.projects.write("kb/a.md", content="# A, edited in another session\n"))
+    pending = shell.run_line_magic("project", "sync notes --to kb")
+    body = pending.card.header.value
+    assert "Sync 1 write: 1 changed" in body
+    assert '<details class="jdp-sync-conflicts">' in body and "kb/a.md" in body
+    outcome = pending.card.approve()
+    assert outcome.data["report"]["written"] == ["kb/team/b.md"]
+    content = live.session.run(live.session.projects.read("kb/a.md"))["content"]
+    assert content == "# A, edited in another session\n"

@@ -368,8 +368,13 @@ async def test_names_the_path_rules_refuse_are_skipped_with_why(
     assert "255" in got["x" * 250 + ".md"].why
 
 
-def test_the_state_file_is_private(state: SyncState) -> None:
-    assert stat.S_IMODE(os.stat(state.path).st_mode) == 0o600
+def test_the_state_file_and_its_side_files_are_private(state: SyncState) -> None:
+    state.record("scope", "a.md", rules.Base("0" * 64, "rev"))
+    files = [p for p in state.path.parent.iterdir() if p.name.startswith(state.path.name)]
+    assert state.path in files
+    for path in files:
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, path.name
+    assert stat.S_IMODE(os.stat(state.path.parent).st_mode) == 0o700
 
 
 @pytest.mark.asyncio
