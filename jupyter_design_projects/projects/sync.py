@@ -68,6 +68,7 @@ async def plan_sync(
     """The plan: the folder walked and hashed (off the loop) while the Project is listed
     once; a doc is read only where its file differs from the last sync's record (or
     there is none), to compare content. Sends no write."""
+    client.check_ready()  # a closed gate or no attached Project: before any file is read
     root = check_folder(directory)
     prefix = rules.clean_prefix(to)
     if prefix:

@@ -483,3 +483,20 @@ async def test_a_pull_that_cannot_write_a_file_stops_and_says_so(
         assert plan.report.error.rule == "unwritable"
         assert plan.report.written == [] and len(plan.report.not_written) == 3
         assert [p.name for p in target.iterdir()] == []  # no temp file left behind
+
+
+@pytest.mark.asyncio
+async def test_a_closed_gate_refuses_before_any_file_is_read(
+        service, open_projects, state, tmp_path, monkeypatch) -> None:
+    from projects_harness import settings_for
+
+    from jupyter_design_projects.errors import GateClosed
+    from jupyter_design_projects.projects import sync_walk
+
+    monkeypatch.setattr(sync_walk, "read_local_text",
+                        lambda *a, **k: pytest.fail("a file was read"))
+    (tmp_path / "a.md").write_text("x\n")
+    closed = settings_for(service, "org", allow_projects_tool=False)
+    async with open_projects(service, settings=closed) as client:
+        with pytest.raises(GateClosed):
+            await plan_sync(client, state, tmp_path)
