@@ -41,6 +41,23 @@ ENVIRONMENT = {
     "JDP_SERVICE_FILE": "service_file",
 }
 
+#: the gates (spec §1, §10): each setting and the environment variable that sets it. A
+#: kernel reads them as the other settings (a `%config DesignProjects.<gate>` trait wins);
+#: the Jupyter server extension reads them too, with `c.DesignProjects.<gate>` in its
+#: Jupyter config, so the side panel honours the same policy as the kernels
+GATES = {
+    "allow_design_sync": "JDP_ALLOW_DESIGN_SYNC",
+    "allow_projects_tool": "JDP_ALLOW_PROJECTS_TOOL",
+    "design_feature_flag": "JDP_DESIGN_FEATURE_FLAG",
+    "essential_traffic_only": "JDP_ESSENTIAL_TRAFFIC_ONLY",
+}
+#: how a gate's environment variable is written (case does not matter)
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+#: the gates that close each tool, in the order a closed one is named (spec §1, §11)
+DESIGN_POLICY = ("allow_design_sync", "essential_traffic_only", "design_feature_flag")
+PROJECTS_POLICY = ("allow_projects_tool", "essential_traffic_only")
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
@@ -84,6 +101,22 @@ class Settings:
             if url
         )
 
+    def gate_open(self, gate: str) -> bool:
+        """Whether one of `GATES` lets its tool run (essential-traffic-only closes)."""
+        value = bool(getattr(self, gate))
+        return not value if gate == "essential_traffic_only" else value
+
+    def closed_by_policy(self, tool: str) -> str | None:
+        """The first policy gate that closes `tool` ("Design" or "Projects"), or None."""
+        gates = DESIGN_POLICY if tool == "Design" else PROJECTS_POLICY
+        return next((gate for gate in gates if not self.gate_open(gate)), None)
+
+    def design_gates(self) -> tuple[tuple[str, bool], ...]:
+        """Spec §1's gates of the Design tool, each (gate, open): the policy gates, then
+        a configured first-party service."""
+        return (*((gate, self.gate_open(gate)) for gate in DESIGN_POLICY),
+                ("api_base_url", bool(self.api_base_url)))
+
     def projects_gates(self) -> tuple[tuple[str, bool], ...]:
         """Spec §11's order before any credential is looked at: the policy, a first-party
         service, then essential-traffic-only mode; each (gate, open)."""
@@ -118,6 +151,9 @@ class Settings:
         for var, field in ENVIRONMENT.items():
             if env.get(var):
                 values[field] = env[var]
+        for field, var in GATES.items():
+            if env.get(var):
+                values[field] = gate_value(var, env[var])
         for field, value in (overrides or {}).items():
             if value not in (None, ""):
                 values[field] = value
@@ -153,3 +189,20 @@ def check_url(setting: str, url: str) -> str:
     if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
         raise ConfigError(setting, "plain http is allowed only on loopback")
     return url.rstrip("/")
+
+
+def trait_overrides(traits: Mapping[str, Any]) -> dict[str, Any]:
+    """A kernel's setting traits as overrides for `Settings.resolve`: a gate the kernel
+    leaves at its default defers to the environment, so a gate closed there (by the Jupyter
+    server's policy, say) is not reopened by a default."""
+    defaults = {field.name: field.default for field in dataclasses.fields(Settings)}
+    return {name: value for name, value in traits.items()
+            if name not in GATES or value != defaults[name]}
+
+
+def gate_value(setting: str, raw: str) -> bool:
+    """A gate's value as an environment variable writes it: 1/true/yes/on or 0/false/no/off."""
+    word = raw.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise ConfigError(setting, "must be one of 1, true, yes, on, 0, false, no, off")

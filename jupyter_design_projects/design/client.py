@@ -24,6 +24,7 @@ from ..core.permissions import (
     PATH_OPERATIONS,
     Allow,
     Ask,
+    Decision,
     Facts,
     decide,
     explain,
@@ -199,6 +200,10 @@ class DesignClient:
         return {"revoked": existed, **await self.status()}
 
     async def status(self) -> dict:
+        """Consent and grants as the service holds them now (read when the gates are
+        open; what was last read otherwise), and this process's approved plans."""
+        if self._gates_open():
+            await self.engine.refresh()
         return self.engine.status(self._clock())
 
     async def close(self) -> None:
@@ -207,13 +212,16 @@ class DesignClient:
     # ------------------------------------------------------------ the decision
 
     def _gates(self) -> None:
-        s = self._settings
-        for gate, open_ in (("allow_design_sync", s.allow_design_sync),
-                            ("essential_traffic_only", not s.essential_traffic_only),
-                            ("api_base_url", bool(s.api_base_url)),
-                            ("design_feature_flag", s.design_feature_flag)):
+        for gate, open_ in self._settings.design_gates():
             if not open_:
                 raise GateClosed("Design", gate)
+
+    def _gates_open(self) -> bool:
+        try:
+            self._gates()
+        except GateClosed:
+            return False
+        return True
 
     async def _facts(self, call: _Call) -> Facts:
         entry = await self.catalogue.entry(call.operation)
@@ -228,9 +236,12 @@ class DesignClient:
             if (facts.operation in GRANT_OPERATIONS and facts.plan_token is None
                     and isinstance(pid, str) and self._main and self.engine.consent is not False):
                 await self.engine.probe_grant(pid)
-            snapshot = self.engine.snapshot(can_ask=self._can_ask(), main_context=self._main,
-                                            now_ms=self._clock())
-            decision = decide(snapshot, facts, self._clock())
+            decision = self._decision(facts)
+            if isinstance(decision, Ask) and decision.card == "consent" \
+                    and await self.engine.refresh_consent():
+                # given elsewhere (the panel, another kernel) since it was last read: ask
+                # nobody again, and decide on what the service holds now
+                return await self._proceed(call)
             if isinstance(decision, Allow):
                 return await self._send(call, call.operation, call.arguments)
             if isinstance(decision, Ask):
@@ -239,13 +250,17 @@ class DesignClient:
         except NeedsConsent:
             return await self._consent_needed(call)
 
+    def _decision(self, facts: Facts) -> Decision:
+        snapshot = self.engine.snapshot(can_ask=self._can_ask(), main_context=self._main,
+                                        now_ms=self._clock())
+        return decide(snapshot, facts, self._clock())
+
     async def _consent_needed(self, call: _Call) -> Result:
-        """403 needs_consent: seed the cache false and decide again (the consent card, or a
-        refusal naming `%design consent`); a second one for the same call is an error."""
-        if call.consent_asked:
-            raise NeedsConsent()
+        """403 needs_consent (spec §6, the failure table): the consent bit is seeded false
+        and the call that met it fails (its error names `%design consent`); the next
+        permission decision shows the consent card."""
         self.engine.seed_consent_false()
-        return await self._proceed(dataclasses.replace(call, consent_asked=True))
+        return DesignOutcome.failed(call.operation, NeedsConsent())
 
     async def _ask(self, call: _Call, facts: Facts, decision: Ask) -> Result:
         request: ApprovalRequest | None

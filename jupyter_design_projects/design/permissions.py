@@ -34,6 +34,39 @@ class PermissionEngine:
         if value is not None and self.consent is None:
             self.consent = value
 
+    async def refresh_consent(self) -> bool:
+        """Read the consent bit again before a consent card is shown (one GET): True when
+        consent was given elsewhere (the panel, another kernel) since it was last read. A
+        failed read changes nothing."""
+        value = await self._rest.get_consent()
+        if value is not True or self.consent is True:
+            return False
+        self._prefetched = True
+        self.consent = True
+        return True
+
+    async def refresh(self) -> None:
+        """Read consent and the grants from the service (for `%design status`), so this
+        process shows what the panel and every other kernel show: consent withdrawn
+        elsewhere drops the local plans and grants; the verified set becomes the service's
+        grants. A failed read leaves what was last read."""
+        value = await self._rest.get_consent()
+        if value is False:
+            self.seed_consent_false()
+            return
+        if value is True:
+            self._prefetched = True
+            self.consent = True
+        try:
+            grants = await self._rest.list_grants()
+        except NeedsConsent:
+            self.seed_consent_false()
+            return
+        except (TransportError, AuthError, DesignApiError):
+            return
+        self._grant_times = dict(grants)
+        self._verified = set(grants)
+
     def seed_consent_false(self) -> None:
         """The service answered needs_consent: the next decision shows the consent card.
         Consent was withdrawn elsewhere (which revokes every grant with it), so the plans
@@ -93,7 +126,8 @@ class PermissionEngine:
 
     async def probe_grant(self, project_id: str) -> bool:
         """Whether the service already holds a grant for the project (GET grants). A
-        failure to read the grants means "not verified", never an error."""
+        failure to read the grants (a transport failure, a 429 or 5xx, a refused
+        credential) means "not verified", never an error (spec §8): the grant card follows."""
         if project_id in self._verified:
             return True
         try:
@@ -101,7 +135,7 @@ class PermissionEngine:
         except NeedsConsent:
             self.seed_consent_false()
             return False
-        except (TransportError, AuthError):
+        except (TransportError, AuthError, DesignApiError):
             return False
         self._grant_times = dict(grants)
         self._verified.update(grants)

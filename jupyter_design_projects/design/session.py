@@ -1,6 +1,6 @@
 """The Design MCP session: JSON-RPC framing over Streamable HTTP (JSON answers only), the
 shared initialize → initialized → tools/list handshake, and the one re-initialize after a
-404 on a request that carried a session id."""
+404 on a request that carried a session id (which keeps the tools already discovered)."""
 
 from __future__ import annotations
 
@@ -95,6 +95,7 @@ class McpSession:
         """Forget the session (and tell the server, if it kept one; failures are ignored)."""
         session_id = self._session_id
         self._reset(session_id)
+        self._tools = None
         if session_id is None:
             return
         try:
@@ -199,13 +200,14 @@ class McpSession:
         raise AssertionError("unreachable")
 
     def _reset(self, session_id: str | None) -> None:
-        """Drop session, initialized and discovery state, unless another caller already
-        replaced the session that failed."""
+        """Drop the session id and the initialized state, unless another caller already
+        replaced the session that failed. The discovered tools (the hint registry) stay
+        until the next tools/list (spec §2, §3): an operation discovered before a 404
+        re-initialize is still known after it."""
         if session_id != self._session_id:
             return
         self._session_id = None
         self._initialized = False
-        self._tools = None
 
     def _envelope(self, method: str, params: dict[str, Any]) -> dict:
         return {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}

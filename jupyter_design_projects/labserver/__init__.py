@@ -1,6 +1,6 @@
-"""The jupyter_server extension: the side panel's API (`handlers`, over one `Panel`) and,
-with no service configured, the server's one reference service (`launcher`), which every
-kernel this server starts shares with the panel.
+"""The jupyter_server extension: the side panel's API (`handlers`, over one `Panel`), the
+gates its Jupyter config sets (`policy`) and, with no service configured, the server's one
+reference service (`launcher`), which every kernel this server starts shares with the panel.
 
 Only jupyter_server imports this package (through `_jupyter_server_extension_points` in
 the package root), so its jupyter_server and tornado imports never reach `%load_ext`.
@@ -13,16 +13,20 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["failures", "handlers", "launcher", "panel"]
+__all__ = ["failures", "handlers", "launcher", "panel", "policy"]
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     from ..session import user_data_dir
+    from . import policy
     from .handlers import register
     from .launcher import launch
     from .panel import Panel
 
     data_dir = user_data_dir()
+    # the gates the server's config sets hold for the panel and, through the environment,
+    # for every kernel it starts
+    policy.export(policy.configured(serverapp), os.environ)
     # first: the runtime file must be named in the environment before any kernel starts
     launch(os.environ, Path(serverapp.runtime_dir), data_dir / "reference-service",
            serverapp.log)

@@ -30,11 +30,12 @@ STARTING = "service_starting"
 UNREACHABLE = "service_unreachable"
 NOT_SIGNED_IN = "not_signed_in"
 NO_PROJECT = "no_attached_project"
+OFF_BY_POLICY = "off_by_policy"
 
 #: scope-expansion reasons that mean "sign in again"
 _SIGN_IN_AGAIN = frozenset({"no_token", "no_refresh_token", "refresh_refused"})
 #: the HTTP status of a failed answer, by kind (a part of `status` is always 200)
-_STATUS = {STARTING: 503, "invalid_argument": 400, "not_found": 404}
+_STATUS = {STARTING: 503, "invalid_argument": 400, "not_found": 404, OFF_BY_POLICY: 403}
 #: characters a body text keeps among the controls
 _KEPT_CONTROLS = frozenset("\n\t")
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs"})
@@ -47,6 +48,18 @@ def fail(kind: str, message: str) -> dict[str, str]:
 def starting() -> dict[str, str]:
     return fail(STARTING, "The offline reference service is starting; this panel updates "
                           "by itself when it is ready.")
+
+
+def off_by_policy(tool: str, gate: str) -> dict[str, str]:
+    """`tool` ("Design" or "Projects") is closed by `gate`: the panel neither polls it nor
+    offers its buttons, and says which setting to change."""
+    from ..settings import GATES
+
+    state = "on" if gate == "essential_traffic_only" else "off"
+    return {"error": OFF_BY_POLICY, "tool": tool, "setting": gate,
+            "message": f"{tool} is off by policy: {gate} is {state} (the environment "
+                       f"variable {GATES[gate]}, or c.DesignProjects.{gate} in the Jupyter "
+                       "server's config). Change it and restart JupyterLab to use it here."}
 
 
 def http_status(part: dict[str, Any]) -> int:

@@ -6,7 +6,8 @@ the same credential stack (so a refresh here and one in a kernel take the same
 cross-process lock), the same journal, and the server's one reference service when none
 is configured. Each coroutine runs on the session's loop, so the Jupyter server's own
 loop only waits. Every answer is JSON-ready, passed through the display rules, and holds
-no token; what could not be read is a failure object (`failures`).
+no token; what could not be read is a failure object (`failures`). A tool a policy gate
+closes (`Settings.closed_by_policy`) is answered "off by policy" with nothing sent.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from urllib.parse import urlsplit
 from .. import service_file
 from ..core.display import LOOPBACK_HOSTS, id_rule
 from ..design.rest import DesignRest
-from ..errors import AuthError, InvalidProjectsArgument, NeedsConsent, ServiceStartFailed
+from ..errors import (
+    AuthError,
+    ConfigError,
+    InvalidProjectsArgument,
+    NeedsConsent,
+    ServiceStartFailed,
+)
 from ..session import Session
 from ..settings import Settings
 from . import failures
@@ -50,6 +57,15 @@ class Panel:
         self._names: dict[str, str] = {}
 
     # ------------------------------------------------------------ the session
+
+    def closed(self, tool: str) -> dict[str, str] | None:
+        """The off-by-policy answer when a policy gate closes `tool` ("Design" or
+        "Projects"); then nothing is sent for it. None when it is open."""
+        try:
+            gate = Settings.resolve(self._env).closed_by_policy(tool)
+        except ConfigError as error:  # a malformed setting: say so, send nothing
+            return self._failure(error)
+        return None if gate is None else failures.off_by_policy(tool, gate)
 
     def _settings(self) -> tuple[Settings, Any]:
         """The settings this server's kernels use, and the shared service (or None).
@@ -94,6 +110,13 @@ class Panel:
         except Exception as exc:
             return self._failure(exc)
 
+    async def open_answer(self, tool: str, work: Callable[[Session], Awaitable[T]]
+                          ) -> T | dict[str, str]:
+        """`answer(work)` when `tool` is open; its off-by-policy answer (nothing sent)
+        when a policy gate closes it."""
+        closed = self.closed(tool)
+        return closed if closed is not None else await self.answer(work)
+
     # ------------------------------------------------------------ status
 
     def service_part(self, state: str) -> dict[str, Any]:
@@ -108,11 +131,11 @@ class Panel:
                 "reference": service is not None or host in LOOPBACK_HOSTS, "state": state}
 
     async def status(self) -> dict[str, Any]:
-        project = await self.answer(_project_part)
+        project = await self.open_answer("Projects", _project_part)
         notice = None
         if not failures.is_failure(project):
             notice = project.pop("notice", None)  # type: ignore[union-attr]
-        design = await self.answer(self._design_part)
+        design = await self.open_answer("Design", self._design_part)
         kinds = {part.get("error") for part in (project, design) if failures.is_failure(part)}
         state = ("starting" if failures.STARTING in kinds
                  else "unreachable" if failures.UNREACHABLE in kinds else "ready")
@@ -161,13 +184,13 @@ class Panel:
     # ------------------------------------------------------------ project
 
     async def files(self) -> dict[str, Any]:
-        return await self.answer(_files)
+        return await self.open_answer("Projects", _files)
 
     async def search(self, query: str, n: int) -> dict[str, Any]:
-        return await self.answer(lambda session: _search(session, query, n))
+        return await self.open_answer("Projects", lambda session: _search(session, query, n))
 
     async def doc(self, path: str) -> dict[str, Any]:
-        return await self.answer(lambda session: _doc(session, path))
+        return await self.open_answer("Projects", lambda session: _doc(session, path))
 
     # ------------------------------------------------------------ design
 
@@ -178,9 +201,12 @@ class Panel:
             await (rest.post_consent() if give else rest.delete_consent())
             return await self._design_part(session)
 
-        return await self.answer(change)
+        return await self.open_answer("Design", change)
 
     async def revoke_grant(self, project_id: str) -> dict[str, Any]:
+        closed = self.closed("Design")
+        if closed is not None:
+            return closed
         if id_rule(project_id) is not None:
             return failures.fail("invalid_argument", "That is not a project id.")
 
@@ -198,7 +224,7 @@ class Panel:
         return await self.answer(lambda session: _journal(session, n))
 
     async def restore(self, entry_id: int) -> dict[str, Any]:
-        return await self.answer(lambda session: _restore(session, entry_id))
+        return await self.open_answer("Projects", lambda session: _restore(session, entry_id))
 
     async def login(self) -> dict[str, Any]:
         return await self.answer(_login)

@@ -45,7 +45,7 @@ from ..errors import (
     UnknownOperation,
     guidance,
 )
-from ..settings import Settings
+from ..settings import Settings, trait_overrides
 from . import grammar, subcommands, views
 from .outcome import Outcome
 
@@ -137,7 +137,7 @@ class DesignProjects(Magics):
 
     def settings(self) -> Settings:
         overrides = {name: getattr(self, name) for name in SETTING_TRAITS}
-        return Settings.resolve(os.environ, overrides)
+        return Settings.resolve(os.environ, trait_overrides(overrides))
 
     def start_session(self) -> None:
         """Begin opening the session on a background thread (what `%load_ext` does)."""

@@ -12,6 +12,8 @@
 export interface IFailure {
   error: string;
   message: string;
+  /** with `off_by_policy`: the gate that closes the tool (e.g. `allow_design_sync`) */
+  setting?: string;
 }
 
 export type Part<T> = T | IFailure;
@@ -144,7 +146,9 @@ export const Kind = {
   invalidArgument: 'invalid_argument',
   network: 'network_error',
   /** the Jupyter server answered, but not with this API's JSON */
-  badAnswer: 'bad_answer'
+  badAnswer: 'bad_answer',
+  /** a policy gate closes the tool: nothing is asked of the service for it */
+  offByPolicy: 'off_by_policy'
 } as const;
 
 export function isFailure(value: unknown): value is IFailure {
@@ -153,6 +157,11 @@ export function isFailure(value: unknown): value is IFailure {
     value !== null &&
     typeof (value as IFailure).error === 'string'
   );
+}
+
+/** The part, when a policy gate closes its tool (then the panel neither polls nor acts). */
+export function offByPolicy(part: unknown): IFailure | null {
+  return isFailure(part) && part.error === Kind.offByPolicy ? part : null;
 }
 
 /** The bounds of `n` for a search, as the route enforces them. */
@@ -251,7 +260,14 @@ export class PanelApi {
       };
     }
     if (isFailure(value)) {
-      return { error: value.error, message: String(value.message ?? '') };
+      const failure: IFailure = {
+        error: value.error,
+        message: String(value.message ?? '')
+      };
+      if (typeof value.setting === 'string') {
+        failure.setting = value.setting;
+      }
+      return failure;
     }
     if (!answer.ok || typeof value !== 'object' || value === null) {
       return {

@@ -2,7 +2,9 @@
  * What both panels show, fetched once for the two of them: the status, the attached
  * Project's files and the journal. A poll asks for the status every 3 s while a panel is
  * visible and the page is not hidden; the files and the journal are fetched again only when
- * the status's `version` changed, and the panels re-render only then.
+ * the status's `version` changed, and the panels re-render only then. When a policy gate
+ * closes both tools the panels say "off by policy" and the poll stops: there is nothing to
+ * ask for until JupyterLab restarts with another policy.
  */
 import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -13,6 +15,7 @@ import {
   IJournal,
   IStatus,
   isFailure,
+  offByPolicy,
   PanelApi,
   Part
 } from './api';
@@ -61,6 +64,16 @@ export function statusKey(status: Part<IStatus> | null): string {
     return `failure:${status.error}:${status.message}`;
   }
   return `version:${status.version}`;
+}
+
+/** Whether a policy gate closes both tools, so that nothing is left to poll for. */
+export function allOffByPolicy(status: Part<IStatus> | null): boolean {
+  return (
+    status !== null &&
+    !isFailure(status) &&
+    offByPolicy(status.project) !== null &&
+    offByPolicy(status.design) !== null
+  );
 }
 
 export class PanelModel {
@@ -114,6 +127,11 @@ export class PanelModel {
 
   get isDisposed(): boolean {
     return this._poll.isDisposed;
+  }
+
+  /** Whether the status is still asked for by itself (false once both tools are off). */
+  get polling(): boolean {
+    return !this._poll.isDisposed && this._poll.state.phase !== 'stopped';
   }
 
   /** Start polling (the first tick asks at once if a panel is visible). */
@@ -252,6 +270,9 @@ export class PanelModel {
     this._files = files;
     this._journal = journal;
     this._changed.emit();
+    if (allOffByPolicy(status)) {
+      void this._poll.stop();
+    }
   }
 
   private _isVisible: () => boolean;

@@ -12,6 +12,7 @@ import {
   IStatus,
   isFailure,
   Kind,
+  offByPolicy,
   PanelApi,
   Part
 } from './api';
@@ -314,7 +315,13 @@ export class DesignPanel extends SidePanel {
     this.fill(this._outcome, renderOutcome(this.outcome));
     this.fill(
       this._journal,
-      status ? renderJournal(this.model.journal, this.handlers) : null
+      status
+        ? renderJournal(
+            this.model.journal,
+            this.handlers,
+            offByPolicy(status.project)
+          )
+        : null
     );
     this.fill(this._footer, status ? renderService(status.service) : null);
   }

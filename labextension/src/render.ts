@@ -16,6 +16,7 @@ import {
   isFailure,
   IUpload,
   Kind,
+  offByPolicy,
   Part
 } from './api';
 import {
@@ -133,6 +134,13 @@ export function describeFailure(
         title: 'The Jupyter server does not answer',
         detail: failure.message
       };
+    case Kind.offByPolicy:
+      return {
+        title: failure.setting
+          ? `Off by policy (${failure.setting})`
+          : 'Off by policy',
+        detail: failure.message
+      };
     case Kind.badAnswer:
       return {
         title: 'The Jupyter server did not answer as the panel API does',
@@ -155,8 +163,13 @@ export function renderFailure(
   const { title, detail } = describeFailure(failure, service);
   const box = el('div', 'jdp-State', undefined, 'state');
   box.dataset.kind = failure.error;
+  if (failure.setting) {
+    box.dataset.setting = failure.setting;
+  }
   box.classList.add(
-    failure.error === Kind.starting || failure.error === Kind.noProject
+    failure.error === Kind.starting ||
+      failure.error === Kind.noProject ||
+      failure.error === Kind.offByPolicy
       ? 'jdp-mod-info'
       : 'jdp-mod-error'
   );
@@ -505,6 +518,11 @@ export function renderGrants(
   handlers: Pick<IHandlers, 'revokeGrant'>
 ): HTMLElement {
   const box = section('Durable project grants', 'grants-section');
+  const off = offByPolicy(design);
+  if (off !== null) {
+    box.appendChild(el('div', 'jdp-Muted', off.message, 'grants-off'));
+    return box;
+  }
   if (design === null || isFailure(design) || design.consent === null) {
     box.appendChild(
       el('div', 'jdp-Muted', 'Not available while the consent is unknown.')
@@ -555,7 +573,8 @@ export function whyNoRestore(entry: IJournalEntry): string {
 
 export function renderJournal(
   journal: Part<IJournal> | null,
-  handlers: Pick<IHandlers, 'restore'>
+  handlers: Pick<IHandlers, 'restore'>,
+  projectsOff: IFailure | null = null
 ): HTMLElement {
   const [box, value] = partSection(
     'Remote-write journal',
@@ -593,7 +612,11 @@ export function renderJournal(
     );
     meta.title = entry.time;
     item.appendChild(meta);
-    if (entry.restore !== null) {
+    if (entry.restore !== null && projectsOff !== null) {
+      item.appendChild(
+        el('div', 'jdp-Note', projectsOff.message, 'no-restore')
+      );
+    } else if (entry.restore !== null) {
       item.appendChild(
         button('Restore', 'restore', () => handlers.restore(entry), {
           title: entry.restore

@@ -142,15 +142,17 @@ async def test_fresh_tools_list_resets_the_hint_registry() -> None:
 
 
 @pytest.mark.asyncio
-async def test_dropped_session_rediscovers_on_next_entry() -> None:
+async def test_a_dropped_session_keeps_the_catalogue_until_the_next_list() -> None:
     fake = FakeMcp()
     session = McpSession(fake.client(), ENDPOINT)
     catalogue = Catalogue(session)
     await catalogue.entry("get_project")
     fake.drop_sessions()
-    await session.call_tool("get_project", {"project_id": "p"})
+    await session.call_tool("get_project", {"project_id": "p"})  # 404: re-initialized
     await catalogue.entry("get_project")
-    assert (fake.counts["initialize"], fake.counts["tools/list"]) == (2, 2)
+    assert (fake.counts["initialize"], fake.counts["tools/list"]) == (2, 1)
+    await catalogue.entries(refresh=True)  # the next list replaces it
+    assert fake.counts["tools/list"] == 2
 
 
 @pytest.mark.asyncio

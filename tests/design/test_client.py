@@ -105,13 +105,19 @@ async def test_known_missing_consent_shows_the_consent_card_before_sending():
 
 
 @pytest.mark.asyncio
-async def test_needs_consent_from_the_service_seeds_the_consent_card():
+async def test_needs_consent_fails_the_call_and_seeds_the_next_consent_card():
     service = FakeDesign(consent=False)
     service.consent_get_status = 500  # the prefetch fails: consent unknown
-    client, pending = await consent_card(service)
+    client, failed = await consent_card(service)
+    # spec §6 (the failure table): the call that met the 403 fails …
+    assert isinstance(failed, DesignOutcome) and isinstance(failed.error, NeedsConsent)
+    assert failed.to_tool_result("t")["is_error"] is True
+    assert service.calls() == ["list_files"]
+    assert client.engine.consent is False
+    # … and the next permission decision shows the card, sending nothing
+    pending = await client.call("list_files", {"project_id": P1})
     assert isinstance(pending, PendingApproval) and pending.request.kind == "consent"
     assert service.calls() == ["list_files"]
-    assert (await client.status())["consent"] is False
 
 
 @pytest.mark.asyncio
@@ -168,9 +174,11 @@ async def test_consent_withdrawn_elsewhere_drops_the_grant_and_asks_again():
     assert (await client.call("write_files", write())).data == {"written": 1}
     service.consent = False  # withdrawn in Design settings: every grant goes with it
     service.grants.clear()
+    failed = await client.call("write_files", write("b.html"))
+    assert isinstance(failed.error, NeedsConsent)
+    assert not client.engine.is_verified(P1)
     pending = await client.call("write_files", write("b.html"))
     assert isinstance(pending, PendingApproval) and pending.request.kind == "consent"
-    assert (await client.status())["verified_grants"] == []
     grant_card = await client.resume(pending, approved=True)
     assert isinstance(grant_card, PendingApproval) and grant_card.request.kind == "grant"
     assert "b.html" not in service.files[P1]

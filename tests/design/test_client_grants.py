@@ -5,7 +5,7 @@ import pytest
 from design_fake import P1, P2, FakeDesign, client_for, write
 
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
-from jupyter_design_projects.errors import PermissionRefused
+from jupyter_design_projects.errors import NeedsConsent, PermissionRefused
 
 # --------------------------------------------------------------------- grants
 
@@ -122,7 +122,7 @@ async def test_durable_is_ignored_on_a_card_that_does_not_allow_it():
 
 
 @pytest.mark.asyncio
-async def test_consent_withdrawn_while_minting_the_grant_brings_the_consent_card_back():
+async def test_consent_withdrawn_while_minting_the_grant_fails_the_call_and_asks_next():
     class WithdrawnAtMint(FakeDesign):
         def handle(self, request):
             if request.url.path == "/v1/design/grants" and request.method == "POST":
@@ -132,6 +132,9 @@ async def test_consent_withdrawn_while_minting_the_grant_brings_the_consent_card
     service = WithdrawnAtMint()
     client = client_for(service)
     pending = await client.call("write_files", write())
-    follow_up = await client.resume(pending, approved=True, durable=True)
-    assert isinstance(follow_up, PendingApproval) and follow_up.request.kind == "consent"
+    failed = await client.resume(pending, approved=True, durable=True)
+    # spec §6: the call that met needs_consent fails; the next decision shows the card
+    assert isinstance(failed, DesignOutcome) and isinstance(failed.error, NeedsConsent)
     assert "a.html" not in service.files.get(P1, {})
+    follow_up = await client.call("write_files", write())
+    assert isinstance(follow_up, PendingApproval) and follow_up.request.kind == "consent"

@@ -162,7 +162,9 @@ async def test_404_on_call_reinitializes_and_retries_once() -> None:
     assert result["content"][0]["text"] == "list_design_systems"
     assert fake.counts["initialize"] == 2
     assert fake.counts["tools/call"] == 2
-    assert session.state.initialized and not session.state.discovered
+    # the hint registry lasts until the next tools/list (spec §2, §3)
+    assert session.state.initialized and session.state.discovered
+    assert fake.counts["tools/list"] == 1
 
 
 @pytest.mark.asyncio
