@@ -56,15 +56,18 @@ def xsrf_headers(client: httpx.Client) -> dict[str, str]:
     return {"X-XSRFToken": client.cookies.get("_xsrf", "")}
 
 
-def running_server(tmp: Path) -> Iterator[JupyterServer]:
+def running_server(tmp: Path, config_extra: dict[str, Any] | None = None
+                   ) -> Iterator[JupyterServer]:
     """`jupyter server` with isolated Jupyter and data dirs; no JDP_* variable set, so the
-    extension starts the reference service that its kernels share."""
+    extension starts the reference service that its kernels share. `config_extra` adds
+    sections to its Jupyter config (e.g. `{"DesignProjects": {...}}`)."""
     root = tmp / "root"
     root.mkdir()
     config = tmp / "config"
     config.mkdir()
     (config / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": {"jupyter_design_projects": True}}}))
+        {"ServerApp": {"jpserver_extensions": {"jupyter_design_projects": True}},
+         **(config_extra or {})}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JDP_", "CLAUDE_"))}
     env.update({
         "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_DATA_DIR": str(tmp / "data"),
