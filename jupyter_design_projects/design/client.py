@@ -237,10 +237,10 @@ class DesignClient:
                     and isinstance(pid, str) and self._main and self.engine.consent is not False):
                 await self.engine.probe_grant(pid)
             decision = self._decision(facts)
-            if isinstance(decision, Ask) and decision.card == "consent" \
-                    and await self.engine.refresh_consent():
-                # given elsewhere (the panel, another kernel) since it was last read: ask
-                # nobody again, and decide on what the service holds now
+            if (not isinstance(decision, Allow) and decision.reason == "consent_not_given"
+                    and await self.engine.refresh_consent()):
+                # given elsewhere (the panel, another kernel) since it was last read: no
+                # card and no refusal, decide on what the service holds now
                 return await self._proceed(call)
             if isinstance(decision, Allow):
                 return await self._send(call, call.operation, call.arguments)

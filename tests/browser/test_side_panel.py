@@ -39,7 +39,10 @@ LIVE_DOC = "notes/written-in-a-kernel.md"
 FIRST_TEXT = "Written in a kernel.\n"
 SECOND_TEXT = "Replaced in a kernel.\n"
 #: the kernel asks again: the consent card's question, or the refusal naming consent
-CONSENT_ASKED = re.compile(r"Allow agents to use your .*Design projects|needs_consent")
+CONSENT_ASKED = re.compile(r"Allow agents to use your .*Design projects")
+#: the call that met the service's needs_consent fails with one line naming the command
+NEEDS_CONSENT = re.compile(r"UsageError: The Design service needs your consent .*"
+                           r"`%design consent`")
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +228,13 @@ def test_a_consent_revoked_in_the_panel_is_seen_by_the_kernel(page, service):
     assert service_call(service, "GET", "/v1/design/consent").json() == {
         "agent_design_projects": False}
 
-    # the kernel's next Design call asks for consent again instead of listing
+    # the kernel's next Design call meets the service's needs_consent: that call fails
+    # with one line naming `%design consent` (spec §6's failure table) …
+    failed = run_new_cell(page, "%design list_projects")
+    expect(failed.locator(".jp-Cell-outputArea")).to_contain_text(NEEDS_CONSENT,
+                                                                  timeout=KERNEL_MS)
+    expect(failed.locator(".jp-Cell-outputArea")).not_to_contain_text("Partner Launch Kit")
+    # … and the one after shows the consent card instead of listing
     asked = run_new_cell(page, "%design list_projects")
     expect(asked.locator(".jp-Cell-outputArea")).to_contain_text(CONSENT_ASKED,
                                                                  timeout=KERNEL_MS)

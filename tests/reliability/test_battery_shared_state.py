@@ -309,3 +309,16 @@ def test_consent_and_grants_given_in_one_kernel_are_seen_by_another__one_state(
     status = second.run(second.design.status())
     assert (status["consent"], status["verified_grants"]) == (True, [DECK_ID])
     live.check(again)
+
+
+def test_where_nobody_can_answer_consent_given_in_the_panel_is_not_refused__one_state(
+        live, panel):
+    live.answerable["now"] = False  # a papermill run: a refusal would name the command
+    live.run(live.session.design.revoke())
+    refused = live.session.design_call("list_files", {"project_id": DECK_ID})
+    assert isinstance(refused.error, PermissionRefused)
+    assert refused.error.reason == "consent_not_given"
+    assert asyncio.run(panel.consent(give=True))["consent"] is True
+    outcome = live.session.design_call("list_files", {"project_id": DECK_ID})
+    assert not outcome.is_error, outcome.error
+    live.check(outcome)
