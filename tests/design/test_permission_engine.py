@@ -4,7 +4,12 @@ import pytest
 
 from jupyter_design_projects.core.plans import ApprovedPlan
 from jupyter_design_projects.design.permissions import PermissionEngine
-from jupyter_design_projects.errors import GrantIneligible, NeedsConsent, TransportError
+from jupyter_design_projects.errors import (
+    DesignApiError,
+    GrantIneligible,
+    NeedsConsent,
+    TransportError,
+)
 
 NOW = 1_700_000_000_000
 
@@ -195,3 +200,83 @@ def test_status_shows_plans_without_their_tokens():
                                          "deletes": [], "expires_at_ms": NOW + 61_500,
                                          "expires_in_s": 61}]
     assert "secret-plan-token" not in repr(status)
+
+
+# ---------------------------------------------------------------- one state everywhere
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("failure", [
+    DesignApiError("grants", 429, 1), DesignApiError("grants", 503),
+    TransportError("design grants", "ConnectError refused"),
+])
+async def test_a_grant_lookup_that_fails_is_not_verified_never_an_error(failure):
+    engine = PermissionEngine(FakeRest(consent=True, grants={"p1"}, fail_grants=failure))
+    assert await engine.probe_grant("p1") is False
+    assert not engine.is_verified("p1") and engine.consent is None
+
+
+@pytest.mark.asyncio
+async def test_a_grant_lookup_that_answers_verifies_the_grant():
+    engine = PermissionEngine(FakeRest(consent=True, grants={"p1"}))
+    assert await engine.probe_grant("p1") is True
+
+
+@pytest.mark.asyncio
+async def test_refresh_takes_consent_and_grants_from_the_service():
+    rest = FakeRest(consent=True, grants={"p1"})
+    engine = PermissionEngine(rest)
+    await engine.mint_grant("p2")  # minted here, then revoked elsewhere
+    rest.grants.discard("p2")
+    await engine.refresh()
+    assert engine.consent is True
+    assert engine.status(NOW)["verified_grants"] == ["p1"]
+
+
+@pytest.mark.asyncio
+async def test_refresh_after_consent_withdrawn_elsewhere_forgets_plans_and_grants():
+    rest = FakeRest(consent=True, grants={"p1"})
+    engine = PermissionEngine(rest)
+    await engine.probe_grant("p1")
+    engine.register(plan())
+    rest.consent = False
+    await engine.refresh()
+    status = engine.status(NOW)
+    assert (status["consent"], status["verified_grants"], status["approved_plans"]) == \
+        (False, [], [])
+    assert rest.calls[-1] == "GET consent"  # no grants read without consent
+
+
+@pytest.mark.asyncio
+async def test_refresh_that_cannot_read_keeps_what_was_last_read():
+    rest = FakeRest(consent=True, grants={"p1"})
+    engine = PermissionEngine(rest)
+    await engine.refresh()
+    rest.consent, rest.fail_grants = None, DesignApiError("grants", 503)
+    await engine.refresh()
+    assert engine.consent is True and engine.status(NOW)["verified_grants"] == ["p1"]
+
+
+@pytest.mark.asyncio
+async def test_refresh_that_meets_needs_consent_seeds_it_false():
+    rest = FakeRest(consent=None, grants={"p1"}, fail_grants=NeedsConsent())
+    engine = PermissionEngine(rest)
+    engine.register(plan())
+    await engine.refresh()
+    assert engine.consent is False and engine.status(NOW)["approved_plans"] == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("cached", "service", "given_elsewhere"), [
+    (False, True, True),    # given in the panel or another kernel
+    (False, False, False),  # still not given: the card
+    (False, None, False),   # the read failed: the card
+    (None, True, True),     # unknown until now
+])
+async def test_consent_is_read_again_before_a_card(cached, service, given_elsewhere):
+    rest = FakeRest(consent=service)
+    engine = PermissionEngine(rest)
+    engine.consent = cached
+    assert await engine.refresh_consent() is given_elsewhere
+    assert rest.calls == ["GET consent"]
+    assert engine.consent is (True if given_elsewhere else cached)
