@@ -206,8 +206,9 @@ DESIGN = (
     Subcommand(
         "design", "status", "",
         "consent, approved plans and durable grants",
-        "Consent, approved plans with their expiry, verified durable grants and "
-        "grant-ineligible projects."),
+        "Consent and the durable grants as the service holds them now (read at each "
+        "status, so the side panel and every kernel agree), this session's approved "
+        "plans with their expiry, and grant-ineligible projects."),
     Subcommand(
         "design", "login", "[--paste | CODE]",
         "sign in (the sign-in page redirects back; --paste: paste CODE#STATE)",
