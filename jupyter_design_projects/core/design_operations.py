@@ -243,15 +243,6 @@ class DesignOperation:
         needs_project_grant for it)."""
         return self.approval is Approval.GRANTABLE
 
-    @property
-    def sensitive(self) -> bool:
-        """Membership and sharing: a card every time, whatever token comes along."""
-        return self.approval is Approval.SENSITIVE
-
-    @property
-    def card_heading(self) -> str:
-        return heading_of(self.name, self)
-
     def targets_of(self, arguments: Mapping[str, Any]) -> Targets | None:
         """The paths a call writes and deletes, or None when they cannot be enumerated
         (a wrong shape); no paths for an operation that touches none."""

@@ -163,10 +163,6 @@ def card_text(kind: str, facts: Facts) -> str:
     return card_of(kind, facts).text
 
 
-def grant_card_text(facts: Facts, identity: display.ProjectIdentity) -> str:
-    return grant_card_of(facts, identity).text
-
-
 def _card_problem(kind: str, facts: Facts) -> str | None:
     """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None."""
     if facts.project_id is not None and display.id_rule(facts.project_id):

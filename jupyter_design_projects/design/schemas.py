@@ -13,21 +13,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from ..core.design_operations import BY_NAME, DESIGN_OPERATIONS, DesignOperation
+from ..core.design_operations import BY_NAME, DesignOperation
 from ..core.hints import ClientFloor
-
-#: the operations this client release knows, by name (a client may be given another table)
-KNOWN_OPERATIONS: Mapping[str, DesignOperation] = BY_NAME
-
-#: local input schemas of the write-tier operations: without one, a write is refused
-WRITE_OP_SCHEMAS: dict[str, dict] = {
-    op.name: op.schema for op in DESIGN_OPERATIONS if not op.floor.read_only
-}
-
-#: local input schemas of the read-only operations (validation before discovery)
-READ_OP_SCHEMAS: dict[str, dict] = {
-    op.name: op.schema for op in DESIGN_OPERATIONS if op.floor.read_only
-}
 
 
 def floor(name: str, table: Mapping[str, DesignOperation] = BY_NAME) -> ClientFloor | None:
