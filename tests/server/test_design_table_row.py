@@ -21,8 +21,16 @@ from jupyter_design_projects.core.design_operations import (
     Input,
     Text,
     operation_table,
+    writes_of_path,
 )
-from jupyter_design_projects.core.permissions import Ask, Snapshot, card_of, decide, facts_of
+from jupyter_design_projects.core.permissions import (
+    Allow,
+    Ask,
+    Snapshot,
+    card_of,
+    decide,
+    facts_of,
+)
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.server.design.operations import DesignOperations
@@ -39,7 +47,12 @@ ARCHIVE = DesignOperation(
     (Input("project_id", PROJECT_ID, required=True),
      Input("reason", Text(enum=("done", "superseded")))),
     Approval.CARD, heading="Archive this Design project?")
-TABLE = operation_table((*DESIGN_OPERATIONS, ARCHIVE))
+#: a tokenless write a durable grant may cover: the gate and the decision read `approval`
+NOTES = DesignOperation(
+    "write_notes", "Write the project's notes.md.", DESTROY, True,
+    (Input("project_id", PROJECT_ID, required=True), Input("text", Text(body=True))),
+    Approval.GRANTABLE, writes_of_path("path", "notes.md"))
+TABLE = operation_table((*DESIGN_OPERATIONS, ARCHIVE, NOTES))
 
 
 class ArchivingOperations(DesignOperations):
@@ -49,6 +62,9 @@ class ArchivingOperations(DesignOperations):
                         reason: str | None = None) -> dict[str, Any]:
         self.store.project(project_id)
         return {"archived": project_id, "reason": reason}
+
+    def write_notes(self, user: str, project_id: str, text: str | None = None) -> dict[str, Any]:
+        return {"noted": len(text or "")}
 
 
 @pytest.fixture
@@ -76,7 +92,7 @@ class ThroughHarness(httpx.AsyncBaseTransport):
 def test_the_service_lists_the_new_row_with_its_hints_and_typed_inputs(h: Harness) -> None:
     tools = h.mcp().initialize().request("tools/list").json()["result"]["tools"]
     assert [t["name"] for t in tools] == list(TABLE)
-    tool = tools[-1]
+    tool = tools[-2]
     assert tool["description"] == ARCHIVE.description
     assert tool["annotations"] == {"readOnlyHint": False, "destructiveHint": True,
                                    "idempotentHint": True, "openWorldHint": False}
@@ -102,6 +118,17 @@ def test_the_decision_and_the_card_read_the_new_row() -> None:
     card = card_of("operation", facts, decision.reason)
     assert card.title == "Archive this Design project?"
     assert not card.allows_durable
+
+
+def test_the_gate_and_the_decision_read_a_grantable_row(h: Harness) -> None:
+    h.consent()
+    answer = h.mcp().initialize().call("write_notes", project_id=DECK_ID, text="x")
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "needs_project_grant"
+    facts = facts_of("write_notes", False, True, {"project_id": "p1"}, TABLE)
+    assert decide(Snapshot(consent=True), facts, now_ms=0) == Ask("grant", "no_grant")
+    granted = Snapshot(consent=True, verified_grants=frozenset({"p1"}))
+    assert decide(granted, facts, now_ms=0) == Allow("grant")
 
 
 def test_without_the_row_the_client_knows_no_such_operation() -> None:
