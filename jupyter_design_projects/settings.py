@@ -124,9 +124,6 @@ class Settings:
                 ("api_base_url", bool(self.api_base_url)),
                 ("essential_traffic_only", not self.essential_traffic_only))
 
-    def with_endpoints(self, **endpoints: Any) -> Settings:
-        return dataclasses.replace(self, **endpoints)
-
     def using_service(self, service_env: Mapping[str, str]) -> Settings:
         """These settings pointed at a reference service given as its client environment
         (`EmbeddedService.client_env()`): its URLs; its org, project and credential file

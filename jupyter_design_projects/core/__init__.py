@@ -1,7 +1,7 @@
 """Pure rules: no I/O, no clock, no randomness. Time and keys come in as arguments."""
 
 __all__ = [
-    "budgets", "cards", "catalogue", "containment", "curl", "design_operations", "display",
-    "har", "hints", "origins", "permissions", "pkce", "plans", "project_paths", "redaction",
-    "results", "scopes", "sync_plan", "trace_limits", "validation"
+    "budgets", "cards", "catalogue", "containment", "curl", "design_inputs",
+    "design_operations", "display", "har", "hints", "origins", "permissions", "pkce", "plans",
+    "project_paths", "redaction", "results", "scopes", "sync_plan", "trace_limits", "validation"
 ]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import display
-from .plans import CARD_LIMIT, MAX_PLAN_PATHS, MAX_TARGETS, PLAN_TTL_MS, Targets, change_card
+from .plans import CARD_LIMIT, MAX_PLAN_PATHS, MAX_TARGETS, Targets, change_card
 
 #: the buttons of an approval card
 APPROVE = "Approve"
@@ -39,15 +39,9 @@ GRANT_LIMITS = (
 #: a change card's project line when the call names no project
 NEW_PROJECT = "(new project)"
 
-HEADINGS = {
-    "finalize_plan": "Finalize a Design plan: these exact changes may then run without "
-    f"asking again for up to {PLAN_TTL_MS // 60_000} minutes.",
-    "per_batch": "Write these files (this batch only: the project cannot hold a grant).",
-    "write_files": "Write these files in the Design project?",
-    "create_support_js": "Create support.js in the Design project?",
-    "copy_files": "Copy files into the Design project?",
-    "delete_files": "Delete these files from the Design project?",
-}
+#: a per-batch plan card's question (each operation's own is its row's `heading`,
+#: core.design_operations)
+PER_BATCH_HEADING = "Write these files (this batch only: the project cannot hold a grant)."
 
 #: why a card offers no "Approve for this project", by the reason it asks (a row of the
 #: decision table); reasons that start with a key of PREFIXED take that sentence
@@ -159,19 +153,21 @@ def shown_paths(paths: Sequence[str]) -> tuple[str, ...]:
 
 
 def change_request(kind: str, operation: str, project_id: Any, targets: Targets | None,
-                   details: Sequence[str], reason: str = "") -> ApprovalRequest:
-    """A consent, plan or operation card: Approve or Deny, never a durable grant."""
+                   details: Sequence[str], reason: str = "", *,
+                   heading: str, per_batch: bool = False) -> ApprovalRequest:
+    """A consent, plan or operation card: Approve or Deny, never a durable grant.
+    `heading` is the operation's own question (its row's, core.design_operations);
+    `per_batch`: a plan card for this one batch of another operation's targets."""
     targets = targets or Targets()
     notes: tuple[str, ...] = ()
     if kind == "consent":  # the consent card asks about consent, not the call's details
         title, notes, details = CONSENT_HEADING, (CONSENT_NOTE,), ()
     elif reason.startswith(OVER_LIMIT):
-        title = HEADINGS.get(operation, f"Run {operation} on the Design project?")
-        notes = (over_limit_note(reason),)
-    elif kind == "plan" and operation != "finalize_plan":
-        title = HEADINGS["per_batch"]
+        title, notes = heading, (over_limit_note(reason),)
+    elif kind == "plan" and per_batch:
+        title = PER_BATCH_HEADING
     else:
-        title = HEADINGS.get(operation, f"Run {operation} on the Design project?")
+        title = heading
     return ApprovalRequest(
         kind=kind, operation=operation, title=title,
         project_id=project_id if isinstance(project_id, str) else None,

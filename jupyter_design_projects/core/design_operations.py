@@ -1,21 +1,132 @@
 """The eighteen Design operations of PROTOCOL §3, declared once: each one's name, the
-description the reference service advertises, its input schema (required fields first),
-its write-risk class and whether repeating it is harmless.
+description the reference service advertises, its write-risk floor, how a call of it is
+approved, which paths a call touches, the heading of its approval card, whether repeating
+it is harmless, and its typed inputs.
 
-Pure data, imported by both sides: the reference service registers its MCP tools from
-this table (`server/design/mcp.py`), and the client's known-operation floor reads it
-(`design/schemas.py`). The service's `readOnlyHint`/`destructiveHint` start from `floor`,
-but what it advertises is still data on the wire: the fault routes can replace a
-`tools/list` answer, which is how the tests of lying hints make the two disagree.
-Content fields exempt from the client's 4,096-byte string cap carry `"x-body": true`.
+Pure data, imported by both sides, and everything either side knows about an operation:
+the reference service registers its MCP tools from this table (`server/design/mcp.py`,
+one generic registration from the typed inputs of `core.design_inputs`; its gate reads
+`grantable`), and the client reads it for its known-operation floor and local schemas
+(`design/schemas.py`), the permission decision (`core/permissions.py`), the card's
+heading (`core/cards.py`) and how an approved card continues (`design/client.py`).
+Adding an operation is one row here and one method of the service's
+`server/design/operations.DesignOperations`.
+
+The table is injectable: both sides take a `Mapping[str, DesignOperation]` (default
+`BY_NAME`), so a test can serve and call one more operation with no other edit.
+
+The service's `readOnlyHint`/`destructiveHint` start from `floor`, but what it advertises
+is still data on the wire: the fault routes can replace a `tools/list` answer, which is
+how the tests of lying hints make the two disagree. Content fields exempt from the
+client's 4,096-byte string cap carry `"x-body": true` in the client's schema.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
+import types
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from . import display
+from .design_inputs import Input, InputType, ListOf, Record, Text, Whole, json_schema
 from .hints import ClientFloor
+from .plans import PLAN_TTL_MS, Targets, strings_of
+
+# ---------------------------------------------------------------- approval and targets
+
+
+class Approval(enum.Enum):
+    """How a call of an operation is approved: its write-risk class (spec §6–8)."""
+
+    #: read-only: consent is enough
+    READ = "read"
+    #: finalize_plan: a plan card every time, for exactly its paths
+    PLAN = "plan"
+    #: a plan token covering its targets, or a durable project grant (tokenless writes)
+    GRANTABLE = "grantable"
+    #: a plan token covering its targets, or a card for this batch (deletes, copies)
+    PLAN_TOKEN = "plan_token"
+    #: membership and sharing: a card every time; the service wants a single-use plan token
+    SENSITIVE = "sensitive"
+    #: any other write (create_project): a card
+    CARD = "card"
+
+    @property
+    def per_batch_plan(self) -> bool:
+        """Approving its card finalizes a plan for exactly the call's targets."""
+        return self in (Approval.GRANTABLE, Approval.PLAN_TOKEN)
+
+
+TargetsOf = Callable[[Mapping[str, Any]], Targets | None]
+
+
+def _entry_field(value: Any, field: str) -> tuple[str, ...] | None:
+    if not isinstance(value, list):
+        return None
+    out = []
+    for entry in value:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get(field), str):
+            return None
+        out.append(entry[field])
+    return tuple(out)
+
+
+def writes_of_entries(field: str, key: str) -> TargetsOf:
+    """Targets: the `key` of each entry of `field` is written."""
+    def targets(arguments: Mapping[str, Any]) -> Targets | None:
+        writes = _entry_field(arguments.get(field), key)
+        return None if writes is None else Targets(writes)
+    return targets
+
+
+def writes_of_path(field: str, default: str) -> TargetsOf:
+    """Targets: the one path `field` (or `default`) is written."""
+    def targets(arguments: Mapping[str, Any]) -> Targets | None:
+        path = arguments.get(field, default)
+        return Targets((path,)) if isinstance(path, str) else None
+    return targets
+
+
+def deletes_of_list(field: str) -> TargetsOf:
+    """Targets: each path of the list `field` is deleted."""
+    def targets(arguments: Mapping[str, Any]) -> Targets | None:
+        deletes = strings_of(arguments.get(field))
+        return None if deletes is None else Targets((), deletes)
+    return targets
+
+
+def planned(writes: str, deletes: str) -> TargetsOf:
+    """Targets: the path lists a plan registers (both optional)."""
+    def targets(arguments: Mapping[str, Any]) -> Targets | None:
+        written, deleted = strings_of(arguments.get(writes, [])), strings_of(
+            arguments.get(deletes, []))
+        return None if written is None or deleted is None else Targets(written, deleted)
+    return targets
+
+
+def copy_lines(arguments: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """A copy card's lines, one per entry ("copy src (from project P) -> dest"), or None
+    when one cannot be shown exactly."""
+    entries = arguments.get("files")
+    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
+        return None
+    lines = []
+    for entry in entries:
+        src, dest = entry.get("src"), entry.get("dest")
+        source = entry.get("src_project_id")
+        if display.path_rule(src) or display.path_rule(dest):
+            return None
+        if source is not None and display.id_rule(source):
+            return None
+        origin = f" (from project {source})" if source else ""
+        lines.append(f"  copy {display.normal_form(src)}{origin} -> "
+                     f"{display.normal_form(dest)}")
+    return tuple(lines)
+
+
+# ---------------------------------------------------------------- the row
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,118 +138,195 @@ class DesignOperation:
     floor: ClientFloor
     #: the service's idempotentHint
     idempotent: bool
-    #: the inputs as a JSON schema, required fields first (treat as read-only)
-    schema: dict[str, Any]
+    #: the typed inputs, required first: the service's schema, and (less the
+    #: client-supplied ones) the client's local schema
+    inputs: tuple[Input, ...] = ()
+    #: how a call is approved (read-only operations: READ)
+    approval: Approval = Approval.READ
+    #: which paths a call writes and deletes (None: it touches no paths)
+    targets: TargetsOf | None = None
+    #: the question its approval card asks (None: "Run <name> on the Design project?")
+    heading: str | None = None
+    #: the card's lines about the call's arguments (None: one "key: value" line per
+    #: argument that is not a path); a function answering None when one is not display-safe
+    card_lines: Callable[[Mapping[str, Any]], tuple[str, ...] | None] | None = None
+    #: the client's local input schema (derived from `inputs`; treat as read-only)
+    schema: dict[str, Any] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.approval is Approval.READ) != self.floor.read_only:
+            raise ValueError(f"{self.name}: a read-only floor goes with Approval.READ")
+        if self.approval.per_batch_plan and self.targets is None:
+            raise ValueError(f"{self.name}: a per-batch plan needs the call's targets")
+        object.__setattr__(self, "schema", json_schema(self.inputs))
+
+    @property
+    def grantable(self) -> bool:
+        """A durable project grant may cover a tokenless call (the service's gate answers
+        needs_project_grant for it)."""
+        return self.approval is Approval.GRANTABLE
+
+    def targets_of(self, arguments: Mapping[str, Any]) -> Targets | None:
+        """The paths a call writes and deletes, or None when they cannot be enumerated
+        (a wrong shape); no paths for an operation that touches none."""
+        return Targets() if self.targets is None else self.targets(arguments)
 
 
-def _string(**extra: Any) -> dict[str, Any]:
-    return {"type": "string", **extra}
+def heading_of(name: str, operation: DesignOperation | None) -> str:
+    """The question a change card asks about one call of `name`."""
+    if operation is not None and operation.heading:
+        return operation.heading
+    return f"Run {name} on the Design project?"
 
 
-def _integer() -> dict[str, Any]:
-    return {"type": "integer"}
+def operation_table(operations: Iterable[DesignOperation]) -> Mapping[str, DesignOperation]:
+    """A read-only table by name, in the given order (what both sides take)."""
+    return types.MappingProxyType({op.name: op for op in operations})
 
 
-def _paths() -> dict[str, Any]:
-    return {"type": "array", "items": _string()}
-
-
-def _entries(required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array",
-            "items": {"type": "object", "properties": properties, "required": required}}
-
-
-def _schema(required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
-
+# ---------------------------------------------------------------- the catalogue
 
 READ = ClientFloor(read_only=True, destructive=False)
 WRITE = ClientFloor(read_only=False, destructive=False)
 DESTROY = ClientFloor(read_only=False, destructive=True)
+
+
+def _required(name: str, kind: InputType, description: str | None = None) -> Input:
+    return Input(name, kind, required=True, description=description)
+
+
+def _optional(name: str, kind: InputType, description: str | None = None) -> Input:
+    return Input(name, kind, description=description)
+
+
+TEXT = Text()
+INTEGER = Whole()
+PATHS = ListOf(TEXT)
+#: a value the service caps at 4,096 characters
+NAME = Text(max_length=4096)
+PROJECT_ID = Text(max_length=4096, description="The Design project's id.")
+PLAN_TOKEN = Text(max_length=65536, description="A token from finalize_plan covering the "
+                  "targets.")
+ROLE = Text(enum=("viewer", "commenter", "editor", "admin"))
+SHARING_SCOPE = Text(enum=("private", "org", "link"))
+LINK_PERMISSION = Text(enum=("view", "comment", "edit"))
+#: the plan scopes finalize_plan takes (the client registers only "paths")
+PLAN_SCOPE = Text(enum=("paths", "project"))
 
 #: membership and sharing take a plan_token the PROTOCOL §3 table does not list: optional in
 #: the service's schema (so a call without one is a plan refusal, not a schema error)
 SENSITIVE_PLAN_TOKEN = ("plan_token (not in the published input table): a finalize_plan token "
                         "for this project, with any path sets; the call is refused without "
                         "one.")
+_SENSITIVE_TOKEN = Input(
+    "plan_token", Text(max_length=65536), description="A finalize_plan token for this "
+    "project; required, though optional in this schema.", client_supplied=True)
+
+WRITE_ENTRY = Record("WriteEntry", (
+    _required("path", TEXT), _required("data", Text(body=True)),
+    _optional("encoding", Text(enum=("base64",))),
+    _optional("if_match", TEXT, 'An etag, or "0": must not exist.')))
+COPY_ENTRY = Record("CopyEntry", (
+    _required("src", TEXT), _required("dest", TEXT), _optional("src_project_id", TEXT)))
+VIEWPORT = Record("Viewport", (
+    _required("width", Whole(1, 10_000)), _required("height", Whole(1, 10_000))))
 
 #: the catalogue, in PROTOCOL §3's order
 DESIGN_OPERATIONS: tuple[DesignOperation, ...] = (
     DesignOperation(
         "get_claude_design_prompt", "The working prompt for Claude Design, in markdown.",
-        READ, True, _schema([], design_system_id=_string(), project_id=_string())),
+        READ, True, (_optional("design_system_id", TEXT), _optional("project_id", TEXT))),
     DesignOperation(
-        "list_design_systems", "List the design systems; one is the default.",
-        READ, True, _schema([])),
+        "list_design_systems", "List the design systems; one is the default.", READ, True),
     DesignOperation(
         "list_projects", "List Design projects, a page at a time (cursor = last id).",
-        READ, True, _schema([], limit=_integer(), cursor=_string())),
+        READ, True, (_optional("limit", INTEGER), _optional("cursor", TEXT))),
     DesignOperation(
         "get_project", "A project's name, type, URL, sharing and whether you can edit it.",
-        READ, True, _schema(["project_id"], project_id=_string())),
+        READ, True, (_required("project_id", PROJECT_ID),)),
     DesignOperation(
         "create_project", "Create an empty Design project.",
-        WRITE, False, _schema(["name"], name=_string(), design_system_id=_string())),
+        WRITE, False, (_required("name", NAME), _optional("design_system_id", TEXT)),
+        Approval.CARD),
     DesignOperation(
         "list_files", "List a project's files and directories with sizes and etags.",
-        READ, True, _schema(["project_id"], project_id=_string(), path=_string(),
-                            depth=_integer())),
+        READ, True, (_required("project_id", PROJECT_ID), _optional("path", TEXT),
+                     _optional("depth", INTEGER))),
     DesignOperation(
         "read_file", "Read a file (at most 256 KiB per call) as untrusted content.",
-        READ, True, _schema(["project_id", "path"], project_id=_string(), path=_string(),
-                            offset=_integer(), limit=_integer())),
+        READ, True, (_required("project_id", PROJECT_ID), _required("path", TEXT),
+                     _optional("offset", INTEGER), _optional("limit", INTEGER))),
     DesignOperation(
         "finalize_plan", "Register the exact paths you will write and delete; returns a plan "
         "token valid for 15 minutes.",
-        WRITE, False, _schema(["project_id"], project_id=_string(), writes=_paths(),
-                              deletes=_paths(), scope=_string(enum=["paths", "project"]))),
+        WRITE, False, (_required("project_id", PROJECT_ID), _optional("writes", PATHS),
+                       _optional("deletes", PATHS), _optional("scope", PLAN_SCOPE)),
+        Approval.PLAN, planned("writes", "deletes"),
+        "Finalize a Design plan: these exact changes may then run without asking again for "
+        f"up to {PLAN_TTL_MS // 60_000} minutes."),
     DesignOperation(
         "write_files", "Write files all-or-nothing; if_match guards against lost updates.",
-        DESTROY, False, _schema(
-            ["project_id", "files"], project_id=_string(),
-            files=_entries(["path", "data"], path=_string(), data=_string(**{"x-body": True}),
-                           encoding=_string(enum=["base64"]), if_match=_string()),
-            plan_token=_string())),
+        DESTROY, False, (_required("project_id", PROJECT_ID),
+                         _required("files", ListOf(WRITE_ENTRY)),
+                         _optional("plan_token", PLAN_TOKEN)),
+        Approval.GRANTABLE, writes_of_entries("files", "path"),
+        "Write these files in the Design project?"),
     DesignOperation(
         "create_support_js", "Create the project's support.js helper script.",
-        WRITE, True, _schema(["project_id"], project_id=_string(), path=_string(),
-                             plan_token=_string())),
+        WRITE, True, (_required("project_id", PROJECT_ID), _optional("path", TEXT),
+                      _optional("plan_token", PLAN_TOKEN)),
+        Approval.GRANTABLE, writes_of_path("path", "support.js"),
+        "Create support.js in the Design project?"),
     DesignOperation(
         "copy_files", "Copy files, possibly from another project; needs a plan token.",
-        DESTROY, False, _schema(
-            ["project_id", "files", "plan_token"], project_id=_string(),
-            files=_entries(["src", "dest"], src=_string(), dest=_string(),
-                           src_project_id=_string()),
-            plan_token=_string())),
+        DESTROY, False, (_required("project_id", PROJECT_ID),
+                         _required("files", ListOf(COPY_ENTRY)),
+                         _required("plan_token", PLAN_TOKEN)),
+        Approval.PLAN_TOKEN, writes_of_entries("files", "dest"),
+        "Copy files into the Design project?", copy_lines),
     DesignOperation(
         "delete_files", "Delete files; needs a plan token.",
-        DESTROY, False, _schema(["project_id", "plan_token", "paths"], project_id=_string(),
-                                plan_token=_string(), paths=_paths())),
+        DESTROY, False, (_required("project_id", PROJECT_ID),
+                         _required("plan_token", PLAN_TOKEN), _required("paths", PATHS)),
+        Approval.PLAN_TOKEN, deletes_of_list("paths"),
+        "Delete these files from the Design project?"),
     DesignOperation(
         "render_preview", "Render a page: its text, failed requests and a PNG picture.",
-        READ, True, _schema(
-            ["project_id", "path"], project_id=_string(), path=_string(),
-            viewport=_schema(["width", "height"], width=_integer(), height=_integer()))),
+        READ, True, (_required("project_id", PROJECT_ID), _required("path", TEXT),
+                     _optional("viewport", VIEWPORT))),
     DesignOperation(
         "list_members", "List the project's members and their roles.",
-        READ, True, _schema(["project_id"], project_id=_string())),
+        READ, True, (_required("project_id", PROJECT_ID),)),
     DesignOperation(
         "add_member", "Add a member by email with a role. Needs " + SENSITIVE_PLAN_TOKEN,
-        DESTROY, False, _schema(["project_id", "role", "email"], project_id=_string(),
-                                role=_string(), email=_string())),
+        DESTROY, False, (_required("project_id", PROJECT_ID), _required("role", ROLE),
+                         _required("email", NAME), _SENSITIVE_TOKEN),
+        Approval.SENSITIVE),
     DesignOperation(
         "update_member_role", "Change a member's role. Needs " + SENSITIVE_PLAN_TOKEN,
-        DESTROY, True, _schema(["project_id", "account_uuid", "role"], project_id=_string(),
-                               account_uuid=_string(), role=_string())),
+        DESTROY, True, (_required("project_id", PROJECT_ID), _required("account_uuid", TEXT),
+                        _required("role", ROLE), _SENSITIVE_TOKEN),
+        Approval.SENSITIVE),
     DesignOperation(
         "remove_member", "Remove a member. Needs " + SENSITIVE_PLAN_TOKEN,
-        DESTROY, True, _schema(["project_id", "account_uuid"], project_id=_string(),
-                               account_uuid=_string())),
+        DESTROY, True, (_required("project_id", PROJECT_ID), _required("account_uuid", TEXT),
+                        _SENSITIVE_TOKEN),
+        Approval.SENSITIVE),
     DesignOperation(
         "update_sharing", "Change who can open the project (scope, link_permission). Needs "
         + SENSITIVE_PLAN_TOKEN,
-        DESTROY, True, _schema(["project_id"], project_id=_string(), scope=_string(),
-                               link_permission=_string())),
+        DESTROY, True, (_required("project_id", PROJECT_ID), _optional("scope", SHARING_SCOPE),
+                        _optional("link_permission", LINK_PERMISSION), _SENSITIVE_TOKEN),
+        Approval.SENSITIVE),
 )
 
-BY_NAME: dict[str, DesignOperation] = {op.name: op for op in DESIGN_OPERATIONS}
+#: the table both sides read by default
+BY_NAME: Mapping[str, DesignOperation] = operation_table(DESIGN_OPERATIONS)
+
+
+def targets_of(operation: str, arguments: Mapping[str, Any],
+               table: Mapping[str, DesignOperation] = BY_NAME) -> Targets | None:
+    """The paths `operation` would write and delete, or None when they cannot be
+    enumerated (a wrong shape); no paths for an operation the table does not know."""
+    known = table.get(operation)
+    return Targets() if known is None else known.targets_of(arguments)

@@ -16,11 +16,10 @@ from typing import Any
 
 from . import cards, display
 from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, OVER_LIMIT, ApprovalRequest
+from .design_operations import BY_NAME, Approval, DesignOperation, heading_of
 from .plans import (
     CARD_LIMIT,
-    DELETE_OPERATIONS,
     MAX_TARGETS,
-    SENSITIVE_OPERATIONS,
     SHOWN_PATH_CHARS,
     ApprovedPlan,
     Targets,
@@ -28,13 +27,8 @@ from .plans import (
     path_rule_of,
     review_rule,
     show_rule,
-    targets_of,
 )
 
-#: tokenless writes a durable project grant may cover
-GRANT_OPERATIONS = frozenset({"write_files", "create_support_js"})
-#: operations whose targets are paths (approval goes through a plan for exactly them)
-PATH_OPERATIONS = frozenset({"write_files", "create_support_js", "copy_files", "delete_files"})
 CONSENT_COMMAND = "%design consent"
 #: argument keys a card shows through the path lists, never as detail lines
 _NOT_DETAILS = frozenset(
@@ -56,6 +50,32 @@ class Facts:
     targets: Targets | None = Targets()
     #: extra card lines (copies, roles, emails); None when one is not display-safe
     details: tuple[str, ...] | None = ()
+    #: the operation's row of the table (None: looked up by name in the default table;
+    #: an operation no table knows is a plain write, or a read by its hints)
+    row: DesignOperation | None = None
+
+    @property
+    def known(self) -> DesignOperation | None:
+        return self.row if self.row is not None else BY_NAME.get(self.operation)
+
+    @property
+    def approval(self) -> Approval:
+        """How this call is approved: its row's class; a write the table does not know, or
+        a call whose hints are not read-only though its row is, is asked about on a card."""
+        known = self.known
+        if known is None or (known.approval is Approval.READ and not self.read_only):
+            return Approval.READ if self.read_only else Approval.CARD
+        return known.approval
+
+    @property
+    def touches_paths(self) -> bool:
+        """Its targets are paths a card lists (and a plan or grant may cover)."""
+        known = self.known
+        return known is not None and known.targets is not None
+
+    @property
+    def heading(self) -> str:
+        return heading_of(self.operation, self.known)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,37 +109,31 @@ Decision = Allow | Ask | Deny
 
 
 def facts_of(operation: str, read_only: bool, destructive: bool,
-             arguments: Mapping[str, Any]) -> Facts:
+             arguments: Mapping[str, Any],
+             table: Mapping[str, DesignOperation] = BY_NAME) -> Facts:
+    """The facts of one call of `operation`, as `table` declares the operation."""
+    row = table.get(operation)
     token = arguments.get("plan_token")
+    targets = Targets() if row is None else row.targets_of(arguments)
     return Facts(
         operation=operation,
         read_only=read_only,
         destructive=destructive,
         project_id=arguments.get("project_id"),
         plan_token=token if isinstance(token, str) else None,
-        scope=arguments.get("scope") if operation == "finalize_plan" else None,
-        targets=targets_of(operation, arguments),
-        details=_details(operation, arguments),
+        scope=arguments.get("scope") if row is not None and row.approval is Approval.PLAN
+        else None,
+        targets=targets,
+        details=_details(row, arguments),
+        row=row,
     )
 
 
-def _details(operation: str, arguments: Mapping[str, Any]) -> tuple[str, ...] | None:
+def _details(row: DesignOperation | None, arguments: Mapping[str, Any]
+             ) -> tuple[str, ...] | None:
+    if row is not None and row.card_lines is not None:
+        return row.card_lines(arguments)
     lines: list[str] = []
-    if operation == "copy_files":
-        entries = arguments.get("files")
-        if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
-            return None
-        for entry in entries:
-            src, dest = entry.get("src"), entry.get("dest")
-            source = entry.get("src_project_id")
-            if display.path_rule(src) or display.path_rule(dest):
-                return None
-            if source is not None and display.id_rule(source):
-                return None
-            origin = f" (from project {source})" if source else ""
-            lines.append(f"  copy {display.normal_form(src)}{origin} -> "
-                         f"{display.normal_form(dest)}")
-        return tuple(lines)
     for key, value in arguments.items():
         if key in _NOT_DETAILS or value is None:
             continue
@@ -135,7 +149,8 @@ def _details(operation: str, arguments: Mapping[str, Any]) -> tuple[str, ...] | 
 def card_of(kind: str, facts: Facts, reason: str = "") -> ApprovalRequest:
     """The consent, plan or operation card that an Ask(kind, reason) shows for `facts`."""
     return cards.change_request(kind, facts.operation, facts.project_id, facts.targets,
-                                facts.details or (), reason)
+                                facts.details or (), reason, heading=facts.heading,
+                                per_batch=facts.approval is not Approval.PLAN)
 
 
 def grant_card_of(facts: Facts, identity: display.ProjectIdentity) -> ApprovalRequest:
@@ -148,17 +163,13 @@ def card_text(kind: str, facts: Facts) -> str:
     return card_of(kind, facts).text
 
 
-def grant_card_text(facts: Facts, identity: display.ProjectIdentity) -> str:
-    return grant_card_of(facts, identity).text
-
-
 def _card_problem(kind: str, facts: Facts) -> str | None:
     """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None."""
     if facts.project_id is not None and display.id_rule(facts.project_id):
         return "unsafe_project_id"
     if facts.details is None:
         return "unsafe_detail"
-    if facts.operation in PATH_OPERATIONS or facts.operation == "finalize_plan":
+    if facts.touches_paths:
         return show_rule(facts.project_id, facts.scope, facts.targets)
     return None
 
@@ -166,8 +177,7 @@ def _card_problem(kind: str, facts: Facts) -> str | None:
 def _over_limit(kind: str, facts: Facts) -> str | None:
     """Which reviewability limit (spec §7) the card for `facts` breaks, or None: over one,
     the card is still shown in full, but approves only its one call."""
-    if facts.targets is not None and (facts.operation in PATH_OPERATIONS
-                                      or facts.operation == "finalize_plan"):
+    if facts.targets is not None and facts.touches_paths:
         rule = review_rule(facts.targets)
         if rule:
             return rule
@@ -193,7 +203,7 @@ def _ask(snapshot: Snapshot, kind: str, reason: str, facts: Facts) -> Decision:
 
 def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
     """The table. Rows in order; the first that matches answers."""
-    op, pid, targets = facts.operation, facts.project_id, facts.targets
+    pid, targets, approval = facts.project_id, facts.targets, facts.approval
     # consent is the entry to every Design call; unknown consent is left to the server
     if snapshot.consent is False:
         if snapshot.can_ask and snapshot.main_context:
@@ -202,20 +212,21 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
     if facts.read_only:
         return Allow("read_only")
     # a plan is shown to a person every time; a project-wide scope is never registered
-    if op == "finalize_plan":
+    if approval is Approval.PLAN:
         return _ask(snapshot, "plan", "finalize_plan", facts)
     # membership and sharing: a card every time, whatever token comes along
-    if op in SENSITIVE_OPERATIONS:
+    if approval is Approval.SENSITIVE:
         return _ask(snapshot, "operation", "sensitive_operation", facts)
     if facts.plan_token is not None:
         plan = snapshot.plans.get(facts.plan_token)
         if plan is not None and covers(plan, pid, targets, now_ms):
             return Allow("plan")
-        if op in PATH_OPERATIONS:
+        if approval.per_batch_plan:
             return _ask(snapshot, "operation", _token_miss(plan, pid, now_ms), facts)
-    if op in DELETE_OPERATIONS or op == "copy_files":
+    # deletes and copies: a plan token, or a card for this batch
+    if approval is Approval.PLAN_TOKEN:
         return _ask(snapshot, "operation", "no_plan_token", facts)
-    if op in GRANT_OPERATIONS:
+    if approval is Approval.GRANTABLE:
         # a grant covers enumerable, reviewable, non-reserved targets, and only in the
         # main context: there it is reused even where nobody can answer, never minted
         if targets is None:

@@ -1,4 +1,5 @@
-"""Path plans: which paths an operation touches, when a finalized plan may be registered,
+"""Path plans: the paths a call touches (`Targets`; each operation's extractor is its row
+of `core.design_operations`), when a finalized plan may be registered,
 how long it lives, whether it covers a later operation, and the card that shows it.
 
 A plan token means "a person saw exactly these paths of this project a moment ago". It is
@@ -34,14 +35,6 @@ REVIEW_LIMITS = frozenset(
     {"too_many_writes", "too_many_deletes", "path_too_long", "card_too_long", "too_many_targets"}
 )
 
-#: operations whose `files[].path` / `path` / `files[].dest` are writes
-WRITE_OPERATIONS = frozenset({"write_files", "create_support_js", "copy_files"})
-DELETE_OPERATIONS = frozenset({"delete_files"})
-#: membership and sharing changes: a card every time, never a silent allow
-SENSITIVE_OPERATIONS = frozenset(
-    {"add_member", "update_member_role", "remove_member", "update_sharing"}
-)
-
 
 @dataclasses.dataclass(frozen=True)
 class Targets:
@@ -73,44 +66,11 @@ class ApprovedPlan:
         return now_ms >= self.expires_at_ms
 
 
-def _strings(value: Any) -> tuple[str, ...] | None:
+def strings_of(value: Any) -> tuple[str, ...] | None:
+    """A list of strings as a tuple, or None for any other shape."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return None
     return tuple(value)
-
-
-def _entry_field(value: Any, field: str) -> tuple[str, ...] | None:
-    if not isinstance(value, list):
-        return None
-    out = []
-    for entry in value:
-        if not isinstance(entry, Mapping) or not isinstance(entry.get(field), str):
-            return None
-        out.append(entry[field])
-    return tuple(out)
-
-
-def targets_of(operation: str, arguments: Mapping[str, Any]) -> Targets | None:
-    """The paths `operation` would write and delete, or None when they cannot be
-    enumerated (a wrong shape). More than MAX_TARGETS are listed, and no plan or grant
-    covers them (`review_rule`)."""
-    writes: tuple[str, ...] | None = ()
-    deletes: tuple[str, ...] | None = ()
-    if operation == "write_files":
-        writes = _entry_field(arguments.get("files"), "path")
-    elif operation == "copy_files":
-        writes = _entry_field(arguments.get("files"), "dest")
-    elif operation == "create_support_js":
-        path = arguments.get("path", "support.js")
-        writes = (path,) if isinstance(path, str) else None
-    elif operation == "delete_files":
-        deletes = _strings(arguments.get("paths"))
-    elif operation == "finalize_plan":
-        writes = _strings(arguments.get("writes", []))
-        deletes = _strings(arguments.get("deletes", []))
-    if writes is None or deletes is None:
-        return None
-    return Targets(writes, deletes)
 
 
 def plan_expiry_ms(server_expires_at: Any, now_ms: int) -> int:
@@ -218,8 +178,8 @@ def approved_plan(
     if result.get("scope", "paths") != "paths":
         return None
     seen_writes, seen_deletes = normalised(shown.writes), normalised(shown.deletes)
-    writes = _strings(result.get("writes", list(shown.writes)))
-    deletes = _strings(result.get("deletes", list(shown.deletes)))
+    writes = strings_of(result.get("writes", list(shown.writes)))
+    deletes = strings_of(result.get("deletes", list(shown.deletes)))
     if None in (seen_writes, seen_deletes, writes, deletes):
         return None
     got_writes, got_deletes = normalised(writes or ()), normalised(deletes or ())

@@ -43,9 +43,3 @@ def expansion_scopes(existing: Iterable[str]) -> tuple[str, ...]:
     scopes, then the project scopes (the token endpoint drops whatever is omitted)."""
     kept = [s for s in existing if s in PRESERVABLE_SCOPES]
     return _ordered_unique([*BASE_SCOPES, *kept, *PROJECT_SCOPES])
-
-
-def allows_design(scopes: Iterable[str]) -> bool:
-    """Design accepts both design scopes, or `user:mcp_servers`."""
-    held = set(scopes)
-    return "user:mcp_servers" in held or all(s in held for s in DESIGN_SCOPES)

@@ -4,10 +4,12 @@ into one registry of `OperationEntry`s, and the client's own `list` view of it."
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from ..core import hints
 from ..core.catalogue import HashMemory, catalogue_hash, first_sentence
+from ..core.design_operations import BY_NAME, DesignOperation
 from ..core.validation import check_operation_name
 from ..errors import InvalidArguments, UnknownOperation
 from . import schemas
@@ -32,17 +34,18 @@ class OperationEntry:
         return not self.read_only
 
 
-def build_entry(tool: dict) -> OperationEntry:
-    """One `tools/list` item merged with the client's floor (`core.hints.merge`)."""
+def build_entry(tool: dict, table: Mapping[str, DesignOperation] = BY_NAME) -> OperationEntry:
+    """One `tools/list` item merged with the client's floor (`core.hints.merge`) from
+    `table`, the operations this client knows."""
     name = tool["name"]
     annotations = tool.get("annotations")
-    floor = schemas.floor(name)
+    floor = schemas.floor(name, table)
     read_only, destructive = hints.merge(
         annotations if isinstance(annotations, dict) else {}, floor
     )
     description = tool.get("description")
     if floor is not None:
-        schema = schemas.local_schema(name) or {}
+        schema = schemas.local_schema(name, table) or {}
     else:
         server_schema = tool.get("inputSchema")
         schema = server_schema if isinstance(server_schema, dict) else {}
@@ -59,8 +62,11 @@ def build_entry(tool: dict) -> OperationEntry:
 class Catalogue:
     """The operations a Design call may use, as this client and the server agree on them."""
 
-    def __init__(self, session: McpSession) -> None:
+    def __init__(self, session: McpSession,
+                 table: Mapping[str, DesignOperation] = BY_NAME) -> None:
         self._session = session
+        #: the operations this client knows (core.design_operations)
+        self.table = table
         self._registry: dict[str, OperationEntry] = {}
         self._generation = -1
         self._shown = HashMemory()
@@ -68,7 +74,7 @@ class Catalogue:
     async def entry(self, name: str) -> OperationEntry:
         """The merged entry for `name`, or UnknownOperation saying what to do instead."""
         check_operation_name(name)
-        if schemas.floor(name) is None and not self._session.state.discovered:
+        if schemas.floor(name, self.table) is None and not self._session.state.discovered:
             raise UnknownOperation(name, "call_list_first")
         registry = await self._current()
         entry = registry.get(name)
@@ -113,7 +119,7 @@ class Catalogue:
             registry: dict[str, OperationEntry] = {}
             for tool in tools:
                 if _valid_name(tool.get("name")) and tool["name"] not in registry:
-                    registry[tool["name"]] = build_entry(tool)
+                    registry[tool["name"]] = build_entry(tool, self.table)
             self._registry = registry
             self._generation = generation
         return self._registry

@@ -13,15 +13,14 @@ import dataclasses
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import httpx
 
 from ..core import display
 from ..core.cards import OVER_LIMIT
+from ..core.design_operations import BY_NAME, Approval, DesignOperation
 from ..core.permissions import (
-    GRANT_OPERATIONS,
-    PATH_OPERATIONS,
     Allow,
     Ask,
     Decision,
@@ -33,7 +32,6 @@ from ..core.permissions import (
 )
 from ..core.plans import (
     REVIEW_LIMITS,
-    SENSITIVE_OPERATIONS,
     Targets,
     approved_plan,
     normalised,
@@ -95,7 +93,8 @@ def _refused(operation: str, reason: str, command: str | None = None,
 class DesignClient:
     def __init__(self, http: httpx.AsyncClient, settings: Settings, *,
                  can_ask: Callable[[], bool], clock_ms: Callable[[], int] | None = None,
-                 main_context: bool = True) -> None:
+                 main_context: bool = True,
+                 operations: Mapping[str, DesignOperation] = BY_NAME) -> None:
         self._settings = settings
         self._can_ask = can_ask
         self._clock = clock_ms or _now_ms
@@ -103,7 +102,8 @@ class DesignClient:
         base = settings.api_base_url.rstrip("/")
         platform = settings.client_platform
         self.session = McpSession(http, base + "/v1/design/mcp", platform=platform)
-        self.catalogue = Catalogue(self.session)
+        #: the Design operations this client knows (core.design_operations)
+        self.catalogue = Catalogue(self.session, operations)
         self.engine = PermissionEngine(DesignRest(http, base, platform=platform))
 
     # ------------------------------------------------------------ public API
@@ -146,11 +146,12 @@ class DesignClient:
                 return await self._proceed(dataclasses.replace(call, consent_asked=True))
             if kind == "grant" and durable and pending.request.allows_durable:
                 return await self._write_under_grant(call)
-            if op == "finalize_plan":
+            approval = self._approval(op)
+            if approval is Approval.PLAN:
                 return await self._finalize(call, register=register)
-            if op in SENSITIVE_OPERATIONS:
+            if approval is Approval.SENSITIVE:
                 return await self._sensitive(call)
-            if op in PATH_OPERATIONS:
+            if approval.per_batch_plan:
                 return await self._per_batch(call, register=register)
             return await self._send(call, op, call.arguments)
         except JdpError as error:
@@ -225,7 +226,14 @@ class DesignClient:
 
     async def _facts(self, call: _Call) -> Facts:
         entry = await self.catalogue.entry(call.operation)
-        return facts_of(call.operation, entry.read_only, entry.destructive, call.arguments)
+        return facts_of(call.operation, entry.read_only, entry.destructive, call.arguments,
+                        self.catalogue.table)
+
+    def _approval(self, operation: str) -> Approval:
+        """How a call of `operation` is approved, as the table declares it (a card for an
+        operation it does not know)."""
+        known = self.catalogue.table.get(operation)
+        return Approval.CARD if known is None else known.approval
 
     async def _proceed(self, call: _Call) -> Result:
         """Decide, then run, ask or refuse."""
@@ -233,7 +241,7 @@ class DesignClient:
             facts = await self._facts(call)
             await self.engine.prefetch_consent()
             pid = facts.project_id
-            if (facts.operation in GRANT_OPERATIONS and facts.plan_token is None
+            if (facts.approval is Approval.GRANTABLE and facts.plan_token is None
                     and isinstance(pid, str) and self._main and self.engine.consent is not False):
                 await self.engine.probe_grant(pid)
             decision = self._decision(facts)
@@ -307,7 +315,8 @@ class DesignClient:
             return await self._proceed(dataclasses.replace(call, grant_retried=True))
         outcome = DesignOutcome(call.operation, map_result(raw))
         pid = call.arguments.get("project_id")
-        if call.operation in SENSITIVE_OPERATIONS and not outcome.is_error and isinstance(pid, str):
+        if (self._approval(call.operation) is Approval.SENSITIVE and not outcome.is_error
+                and isinstance(pid, str)):
             self.engine.forget_project(pid)
         return outcome
 

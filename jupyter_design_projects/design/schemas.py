@@ -11,33 +11,21 @@ exempt from the 4,096-byte string cap carry `"x-body": true`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 
-from ..core.design_operations import DESIGN_OPERATIONS, DesignOperation
+from ..core.design_operations import BY_NAME, DesignOperation
 from ..core.hints import ClientFloor
 
-#: the operations this client release knows, by name
-KNOWN_OPERATIONS: dict[str, DesignOperation] = {op.name: op for op in DESIGN_OPERATIONS}
 
-#: local input schemas of the write-tier operations: without one, a write is refused
-WRITE_OP_SCHEMAS: dict[str, dict] = {
-    op.name: op.schema for op in DESIGN_OPERATIONS if not op.floor.read_only
-}
-
-#: local input schemas of the read-only operations (validation before discovery)
-READ_OP_SCHEMAS: dict[str, dict] = {
-    op.name: op.schema for op in DESIGN_OPERATIONS if op.floor.read_only
-}
-
-
-def floor(name: str) -> ClientFloor | None:
-    """The client's floor for `name`, or None for an operation this release does not know."""
-    known = KNOWN_OPERATIONS.get(name)
+def floor(name: str, table: Mapping[str, DesignOperation] = BY_NAME) -> ClientFloor | None:
+    """The client's floor for `name`, or None for an operation `table` does not know."""
+    known = table.get(name)
     return known.floor if known else None
 
 
-def local_schema(name: str) -> dict | None:
-    """A private copy of the local input schema of `name`, or None."""
-    known = KNOWN_OPERATIONS.get(name)
+def local_schema(name: str, table: Mapping[str, DesignOperation] = BY_NAME) -> dict | None:
+    """A private copy of the local input schema of `name` in `table`, or None."""
+    known = table.get(name)
     return copy.deepcopy(known.schema) if known else None
 
 

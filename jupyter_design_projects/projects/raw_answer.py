@@ -20,7 +20,6 @@ from ..errors import DownloadFailed
 RAW_MAX_BASE64_CHARS = -(-RAW_MAX_BYTES // 3) * 4
 #: the fields other than `data` (ids, names, sizes) are small; more is not a raw answer
 FIELDS_MAX_BYTES = 64 * 1024
-_WHITESPACE = b" \t\r\n"
 
 
 class RawAnswerReader:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.design_operations import BY_NAME, DesignOperation
 from .database import Database
 
 if TYPE_CHECKING:
@@ -72,6 +73,13 @@ class ServiceContext:
     extra_design_operation: Callable[[str, str | None], bool] | None = None
     #: set by server/design/mcp.py: the SDK's session manager behind the MCP endpoint
     mcp_session_manager: StreamableHTTPSessionManager | None = None
+    #: the Design operations the MCP endpoint serves and the gate reads
+    #: (core.design_operations; a test may serve one more)
+    design_operations: Mapping[str, DesignOperation] = dataclasses.field(
+        default_factory=lambda: BY_NAME)
+    #: what runs them, one method per operation, made from this context (None:
+    #: server/design/operations.DesignOperations)
+    design_service: Callable[[ServiceContext], Any] | None = None
     #: set by app.build_context from the demo seed (None when the data dir has none)
     demo_org_uuid: str | None = None
     demo_project_uuid: str | None = None

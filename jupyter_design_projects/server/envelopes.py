@@ -8,7 +8,7 @@ import json
 import secrets
 from typing import Any
 
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 
 #: envelope kind -> HTTP status (PROTOCOL §0)
 KINDS = {
@@ -71,10 +71,6 @@ def oauth_error(error: str, description: str, status: int = 400) -> JSONResponse
     """Flat OAuth errors: {"error": "invalid_grant", "error_description": ...}."""
     return JsonAnswer({"error": error, "error_description": description}, status_code=status,
                         headers={"cache-control": "no-store"})
-
-
-def no_content() -> Response:
-    return Response(status_code=204)
 
 
 #: the error shapes of the route families: the §0 envelope (org API, Design REST, the rest),

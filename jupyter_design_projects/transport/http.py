@@ -18,12 +18,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
-import importlib.util
 import json as jsonlib
 import math
 import re
 import ssl
-import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -182,23 +180,12 @@ class JsonBody:
             yield piece
 
 
-def _record_missing_sniffio() -> None:
-    """httpcore's async path runs `import sniffio` four times per request; where sniffio
-    is not installed, each failed import searches every sys.path entry again (about a
-    third of an async request's cost on loopback, see bench/README.md). A `None` entry in
-    `sys.modules` is Python's own record of a module known to be absent: the same
-    ImportError, at once. Nothing changes where sniffio is installed."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
 def make_client(
     *, auth: httpx.Auth | None = None, transport: httpx.AsyncBaseTransport | None = None,
     event_hooks: dict | None = None, verify: ssl.SSLContext | bool = True,
 ) -> httpx.AsyncClient:
     """The one long-lived client of a session: no redirects, identity encoding. `verify`
     is httpx's: True builds the default TLS context (about 60 ms: it loads the CA file)."""
-    _record_missing_sniffio()
     return httpx.AsyncClient(
         auth=auth,
         transport=transport,

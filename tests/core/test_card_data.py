@@ -13,6 +13,7 @@ from jupyter_design_projects.core.cards import (
     NEW_PROJECT,
     NO_DURABLE_OTHERWISE,
 )
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.permissions import card_of, facts_of, grant_card_of
 from jupyter_design_projects.core.plans import PLAN_TTL_MS
 
@@ -71,13 +72,13 @@ def test_a_plan_card_carries_its_paths_in_normal_form_and_no_identity():
     assert (request.kind, request.operation, request.project_id) == ("plan", "finalize_plan", P)
     assert (request.writes, request.deletes) == (("a.html",), ("b.html",))
     assert (request.project_name, request.sharing, request.url) == (None, None, None)
-    assert request.title == cards.HEADINGS["finalize_plan"]
+    assert request.title == BY_NAME["finalize_plan"].heading
     assert f"{PLAN_TTL_MS // 60_000} minutes" in request.title
 
 
 def test_a_per_batch_plan_card_has_its_own_title():
     request = card_of("plan", facts("write_files", files=files("a.html")), "grant_ineligible")
-    assert request.title == cards.HEADINGS["per_batch"]
+    assert request.title == cards.PER_BATCH_HEADING
 
 
 def test_detail_lines_are_fields_of_their_own():

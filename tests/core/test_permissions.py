@@ -15,7 +15,7 @@ from jupyter_design_projects.core.permissions import (
     explain,
     facts_of,
     grant_card_fallback,
-    grant_card_text,
+    grant_card_of,
 )
 from jupyter_design_projects.core.plans import ApprovedPlan
 
@@ -342,14 +342,14 @@ IDENTITY = display.ProjectIdentity(P, "Quarterly Review Deck", "org", "view",
 
 
 def test_grant_card_names_the_buttons_it_has():
-    text = grant_card_text(facts(write("a.html")), IDENTITY)
+    text = grant_card_of(facts(write("a.html")), IDENTITY).text
     for label in (APPROVE, APPROVE_FOR_PROJECT, DENY):
         assert f'"{label}"' in text
     assert "Approve once" not in text
 
 
 def test_grant_card_shows_identity_and_the_batch():
-    lines = grant_card_text(facts(write("./a.html")), IDENTITY).splitlines()
+    lines = grant_card_of(facts(write("./a.html")), IDENTITY).text.splitlines()
     assert "Project: Quarterly Review Deck (p1)" in lines
     assert "Sharing: org, link: view" in lines
     assert "URL: https://design.example/p/p1" in lines

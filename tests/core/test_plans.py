@@ -3,6 +3,7 @@
 import pytest
 
 from jupyter_design_projects.core import plans
+from jupyter_design_projects.core.design_operations import targets_of
 from jupyter_design_projects.core.plans import ApprovedPlan, Targets
 
 NOW = 1_700_000_000_000
@@ -28,17 +29,17 @@ def plan(writes=("a.html",), deletes=(), project="p1", expires=NOW + 1000):
     ("create_support_js", {"path": None}, None),
 ])
 def test_targets_of_an_operation(operation, arguments, targets):
-    assert plans.targets_of(operation, arguments) == targets
+    assert targets_of(operation, arguments) == targets
 
 
 def test_256_targets_are_enumerable():
     paths = [f"f{i}" for i in range(256)]
-    assert plans.targets_of("delete_files", {"paths": paths}) == Targets((), tuple(paths))
+    assert targets_of("delete_files", {"paths": paths}) == Targets((), tuple(paths))
 
 
 def test_257_targets_are_listed_but_never_covered_spec_s7():
     paths = [f"f{i}" for i in range(257)]
-    targets = plans.targets_of("delete_files", {"paths": paths})
+    targets = targets_of("delete_files", {"paths": paths})
     assert targets == Targets((), tuple(paths))
     plan = plans.ApprovedPlan("tok", "p1", frozenset(), frozenset(paths), NOW + 60_000)
     assert not plans.covers(plan, "p1", targets, NOW)

@@ -7,7 +7,6 @@ from jupyter_design_projects.core.scopes import (
     DESIGN_SCOPES,
     LOGIN_SCOPES,
     PROJECT_SCOPES,
-    allows_design,
     expansion_scopes,
     format_scope,
     missing_project_scopes,
@@ -64,20 +63,6 @@ def test_parse_scope_splits_on_whitespace_without_duplicates(text, scopes):
 
 def test_format_scope_is_space_separated_without_duplicates():
     assert format_scope(["a", "b", "a"]) == "a b"
-
-
-@pytest.mark.parametrize(
-    ("scopes", "allowed"),
-    [
-        (["user:mcp_servers"], True),
-        (list(DESIGN_SCOPES), True),
-        (["user:design:read"], False),
-        (["user:design:write"], False),
-        (PROJ, False),
-    ],
-)
-def test_design_accepts_both_design_scopes_or_mcp_servers(scopes, allowed):
-    assert allows_design(scopes) is allowed
 
 
 def test_login_asks_for_base_design_and_project_scopes():

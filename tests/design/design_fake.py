@@ -7,7 +7,7 @@ import json
 
 import httpx
 
-from jupyter_design_projects.design import schemas
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.settings import Settings
 
@@ -86,7 +86,7 @@ class FakeDesign:
                 {"name": op.name, "description": f"{op.name}.", "inputSchema": {},
                  "annotations": {"readOnlyHint": op.floor.read_only,
                                  "destructiveHint": op.floor.destructive}}
-                for op in schemas.KNOWN_OPERATIONS.values()]})
+                for op in BY_NAME.values()]})
         name, args = body["params"]["name"], body["params"]["arguments"]
         self.log.append(("call", name, args))
         if not self.consent:

@@ -11,7 +11,7 @@ import json
 
 import httpx
 
-from jupyter_design_projects.design import schemas
+from jupyter_design_projects.core.design_operations import BY_NAME
 
 ENDPOINT = "http://127.0.0.1:9/v1/design/mcp"
 
@@ -34,7 +34,7 @@ def known_tools() -> list[dict]:
     """The 18 operations of PROTOCOL §3, annotated as the reference service does."""
     return [
         tool(op.name, read_only=op.floor.read_only, destructive=op.floor.destructive)
-        for op in schemas.KNOWN_OPERATIONS.values()
+        for op in BY_NAME.values()
     ]
 
 

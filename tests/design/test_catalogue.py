@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from mcp_fake import ENDPOINT, FakeMcp, known_tools, tool
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.catalogue import Catalogue
 from jupyter_design_projects.design.session import McpSession
 from jupyter_design_projects.errors import InvalidArguments, UnknownOperation
@@ -241,8 +242,6 @@ async def test_catalogue_hash_memory_keeps_sixty_four_agents(others: int, unchan
 
 from live_design import MCP_PATH, live_session  # noqa: E402
 
-from jupyter_design_projects.design import schemas  # noqa: E402
-
 
 @pytest.mark.asyncio
 async def test_reference_service_hints_agree_with_the_client_floor(
@@ -251,14 +250,14 @@ async def test_reference_service_hints_agree_with_the_client_floor(
         entries = await Catalogue(session).entries()
     assert {e.name: (e.read_only, e.destructive) for e in entries} == {
         name: (op.floor.read_only, op.floor.destructive)
-        for name, op in schemas.KNOWN_OPERATIONS.items()
+        for name, op in BY_NAME.items()
     }
 
 
 @pytest.mark.asyncio
 async def test_service_advertising_a_known_write_as_read_only_stays_write_tier(
         shared_reference_service) -> None:
-    lying = [tool(name, read_only=True, destructive=False) for name in schemas.KNOWN_OPERATIONS]
+    lying = [tool(name, read_only=True, destructive=False) for name in BY_NAME]
     async with live_session(shared_reference_service) as (session, switches, _):
         switches.fail(MCP_PATH, status=200, rpc_method="tools/list",
                       body={"jsonrpc": "2.0", "id": 1, "result": {"tools": lying}})

@@ -6,7 +6,7 @@ import json
 import pytest
 from design_fake import BASE, P1, FakeDesign, answer, client_for, write
 
-from jupyter_design_projects.design import schemas
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import (
@@ -58,7 +58,7 @@ async def test_list_is_the_clients_catalogue_view():
     client = client_for(FakeDesign())
     first = await client.call("list", {})
     second = await client.list()
-    assert len(first.data["operations"]) == len(schemas.KNOWN_OPERATIONS)
+    assert len(first.data["operations"]) == len(BY_NAME)
     assert second.data["catalog_unchanged"] is True
 
 

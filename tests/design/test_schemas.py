@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design import schemas
 
 # name: (required, optional, read_only, destructive) — PROTOCOL §3, required first
@@ -30,7 +31,7 @@ PROTOCOL = {
 
 
 def test_the_client_knows_exactly_the_eighteen_operations() -> None:
-    assert set(schemas.KNOWN_OPERATIONS) == set(PROTOCOL)
+    assert set(BY_NAME) == set(PROTOCOL)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOL))
@@ -50,8 +51,8 @@ def test_schema_has_exactly_the_protocol_fields_required_first(name: str) -> Non
 
 def test_every_write_tier_operation_has_a_write_schema() -> None:
     writes = {name for name, spec in PROTOCOL.items() if not spec[2]}
-    assert set(schemas.WRITE_OP_SCHEMAS) == writes
-    assert set(schemas.READ_OP_SCHEMAS) == set(PROTOCOL) - writes
+    assert {name for name in PROTOCOL if schemas.floor(name).read_only} == set(PROTOCOL) - writes
+    assert all(schemas.local_schema(name) for name in writes)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from mcp_fake import ENDPOINT, FakeMcp, rpc_result
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.session import McpSession
 from jupyter_design_projects.errors import (
     AuthError,
@@ -379,7 +380,6 @@ async def test_close_forgets_the_session_and_tells_the_server() -> None:
 from live_design import MCP_PATH, delta, live_session  # noqa: E402
 
 from jupyter_design_projects.core.results import map_result  # noqa: E402
-from jupyter_design_projects.design import schemas  # noqa: E402
 
 
 @pytest.mark.asyncio
@@ -387,7 +387,7 @@ async def test_reference_service_lists_the_eighteen_known_operations(
         shared_reference_service) -> None:
     async with live_session(shared_reference_service) as (session, _, _):
         names = {t["name"] for t in await session.tools()}
-    assert names == set(schemas.KNOWN_OPERATIONS)
+    assert names == set(BY_NAME)
 
 
 @pytest.mark.asyncio

@@ -18,13 +18,13 @@ from hypothesis import assume, given
 
 from jupyter_design_projects.core import display
 from jupyter_design_projects.core.containment import is_within, lexical_resolve
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.project_paths import (
     MAX_PATH_CHARS,
     normalize,
     resolve_write_path,
 )
 from jupyter_design_projects.core.validation import STRING_MAX_BYTES, utf8_length, validate
-from jupyter_design_projects.design.schemas import READ_OP_SCHEMAS, WRITE_OP_SCHEMAS
 from jupyter_design_projects.errors import InvalidArguments, PathRejected
 
 #: characters that change what a reader sees without being seen themselves
@@ -111,13 +111,13 @@ def test_found_sibling_with_a_common_prefix_is_outside__threat_escape():
 
 # ---------------------------------------------------------------- argument validation (§6)
 
-known = st.sampled_from(sorted({**READ_OP_SCHEMAS, **WRITE_OP_SCHEMAS}))
+known = st.sampled_from(sorted({name: op.schema for name, op in BY_NAME.items()}))
 
 
 @given(known, st.dictionaries(st.text(max_size=12), json_values, max_size=5))
 def test_validation_of_known_operations_only_ever_says_invalid_arguments__spec_s6(
         operation, arguments):
-    schema = {**READ_OP_SCHEMAS, **WRITE_OP_SCHEMAS}[operation]
+    schema = {name: op.schema for name, op in BY_NAME.items()}[operation]
     try:
         checked = validate(operation, arguments, schema)
     except InvalidArguments as refused:
@@ -163,7 +163,7 @@ def test_found_an_enum_that_is_not_a_list_is_ignored__threat_hostile_server():
 @given(st.text(alphabet=st.sampled_from("aé€😀"), min_size=1000, max_size=4200))
 def test_strings_are_capped_at_exactly_4096_utf8_bytes__spec_s6(text):
     try:
-        validate("list_projects", {"cursor": text}, READ_OP_SCHEMAS["list_projects"])
+        validate("list_projects", {"cursor": text}, BY_NAME["list_projects"].schema)
     except InvalidArguments as refused:
         assert refused.field == "cursor"
         assert utf8_length(text) > STRING_MAX_BYTES
@@ -177,7 +177,7 @@ def test_found_the_string_cap_boundary_in_multibyte_text__spec_s6(size, accepted
     text = "€" * (size // 3) + "a" * (size % 3)
     assert utf8_length(text) == size
     try:
-        validate("list_projects", {"cursor": text}, READ_OP_SCHEMAS["list_projects"])
+        validate("list_projects", {"cursor": text}, BY_NAME["list_projects"].schema)
     except InvalidArguments:
         assert not accepted
     else:

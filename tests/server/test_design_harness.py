@@ -138,11 +138,17 @@ class McpClient:
 
 
 @contextlib.contextmanager
-def build_harness(tmp_path: Path, *, idle_timeout: float = 1800.0) -> Iterator[Harness]:
+def build_harness(tmp_path: Path, *, idle_timeout: float = 1800.0,
+                  design_operations: Any = None, design_service: Any = None
+                  ) -> Iterator[Harness]:
+    """The app over a fresh data dir; `design_operations` / `design_service` replace the
+    table the endpoint serves and what runs it (None: the real ones)."""
     clock = Clock()
     config = ServiceConfig(data_dir=tmp_path, session_idle_timeout=idle_timeout)
     ctx = ServiceContext(config=config, db=Database(tmp_path / "design.sqlite3"), clock=clock,
-                         authenticate=stub_authenticate)
+                         authenticate=stub_authenticate, design_service=design_service)
+    if design_operations is not None:
+        ctx.design_operations = design_operations
     ctx.db.migrate(design_store.SCHEMA)
     design_store.seed_demo(ctx)
     route, mcp_lifespan = design_mcp.build(ctx)

@@ -109,6 +109,7 @@ def test_tools_list_serves_the_shared_table(h: Harness) -> None:
     for tool, op in zip(tools, DESIGN_OPERATIONS, strict=True):
         extra = ["plan_token"] if op.name in SENSITIVE else []
         assert tool["description"] == op.description
+        assert list(tool["inputSchema"]["properties"]) == [i.name for i in op.inputs]
         assert list(tool["inputSchema"]["properties"]) == list(op.schema["properties"]) + extra
         assert tool["inputSchema"].get("required", []) == op.schema["required"]
         assert (tool["annotations"]["readOnlyHint"], tool["annotations"]["destructiveHint"],

@@ -49,7 +49,7 @@ def test_search_answers_as_ranking_the_full_rows_would(conn):
         search.index(conn, "p" if i % 3 else "q", "doc" if i % 4 else "file", f"s{i}",
                      f"n{i}.md", text, fresh=True)
     for query in ("alpha", "beta gamma", "unique7 epsilon", "delta"):
-        rows = conn.execute(FULL_ROWS, (search.match_expression(query), "p")).fetchall()
+        rows = conn.execute(FULL_ROWS, (" OR ".join(search.query_terms(query)), "p")).fetchall()
         best: dict[str, sqlite3.Row] = {}
         for row in rows:
             best.setdefault(row["source_uuid"], row)
@@ -112,7 +112,8 @@ def test_a_common_term_is_left_out_once_the_terms_match_more_than_candidates(
                    for i in range(common_chunks)])
     found = names(conn, "common rare")
     if exhaustive:
-        rows = conn.execute(FULL_ROWS, (search.match_expression("common rare"), "p")).fetchall()
+        expression = " OR ".join(search.query_terms("common rare"))
+        rows = conn.execute(FULL_ROWS, (expression, "p")).fetchall()
         assert found == [row["name"] for row in rows[:15]]
         assert len(found) == 15
     else:

@@ -28,8 +28,6 @@ DESIGN_SCOPES = frozenset({"user:design:read", "user:design:write"})
 #: holding this scope alone also admits a caller to Design
 MCP_SERVERS_SCOPE = "user:mcp_servers"
 WWW_AUTHENTICATE = 'Bearer scope="user:design:read user:design:write"'
-#: tokenless calls of these tools need a durable project grant
-GRANT_TOOLS = frozenset({"write_files", "create_support_js"})
 #: the `anthropic-version` values the service accepts (as Anthropic's public API does)
 ANTHROPIC_VERSIONS = frozenset({"2023-01-01", "2023-06-01"})
 #: a recorded client platform is cut to this many characters
@@ -156,7 +154,7 @@ class DesignGate:
         if not self.store.consent(principal.user_id):
             return {"error": "needs_consent"}
         params = message.get("params")
-        if not isinstance(params, dict) or params.get("name") not in GRANT_TOOLS:
+        if not isinstance(params, dict) or not self._grantable(params.get("name")):
             return None
         arguments = params.get("arguments")
         if not isinstance(arguments, dict) or arguments.get("plan_token"):
@@ -172,6 +170,11 @@ class DesignGate:
             return None
         return {"error": "needs_project_grant", "project_id": project_id,
                 "prompt": grant_prompt(project["name"])}
+
+    def _grantable(self, name: Any) -> bool:
+        """A tokenless call of `name` needs a durable project grant (its row says so)."""
+        operation = self.ctx.design_operations.get(name) if isinstance(name, str) else None
+        return operation is not None and operation.grantable
 
 
 async def _answer(send: Any, status: int, payload: dict[str, Any],

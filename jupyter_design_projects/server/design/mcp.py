@@ -1,22 +1,34 @@
-"""The Design MCP endpoint: a fresh official-SDK `MCPServer` per app carrying the eighteen
-operations of PROTOCOL §3 as tools (names, descriptions and hints from the one table in
-`core.design_operations`; each handler's parameters are its inputs),
-served as stateful Streamable HTTP with JSON answers at POST /v1/design/mcp."""
+"""The Design MCP endpoint: a fresh official-SDK `MCPServer` per app carrying the Design
+operations of PROTOCOL §3 as tools, registered by one generic registration from the table
+in `core.design_operations` (each row's name, description, hints and typed inputs, which
+become the tool's argument model and published schema); every tool calls the method of
+the same name of the service's `operations.DesignOperations`. Served as stateful
+Streamable HTTP with JSON answers at POST /v1/design/mcp."""
 
 import base64
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.routing import Route
 
-from ...core.design_operations import BY_NAME, DESIGN_OPERATIONS, DesignOperation
+from ...core.design_operations import (
+    DesignOperation,
+    Input,
+    InputType,
+    ListOf,
+    Record,
+    Text,
+    Whole,
+)
 from ..context import Principal, ServiceContext
 from ..paths import DESIGN_MCP
 from .errors import ConsentMissing, DesignFailure
@@ -24,37 +36,8 @@ from .gate import PRINCIPAL_KEY
 from .operations import DesignOperations, Reply
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-
-ProjectId = Annotated[str, Field(description="The Design project's id.", max_length=4096)]
-PlanToken = Annotated[str, Field(description="A token from finalize_plan covering the targets.",
-                                 max_length=65536)]
-#: membership and sharing: optional in the schema (so a call without one is a plan refusal,
-#: not a schema error), checked always (see core.design_operations.SENSITIVE_PLAN_TOKEN)
-SensitivePlanToken = Annotated[Annotated[str, Field(max_length=65536)] | None, Field(
-    description="A finalize_plan token for this project; required, though optional in this "
-    "schema.")]
-Role = Literal["viewer", "commenter", "editor", "admin"]
-
-
-class WriteEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str
-    data: str
-    encoding: Literal["base64"] | None = None
-    if_match: Annotated[str | None, Field(description='An etag, or "0": must not exist.')] = None
-
-
-class CopyEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    src: str
-    dest: str
-    src_project_id: str | None = None
-
-
-class Viewport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    width: Annotated[int, Field(ge=1, le=10_000)]
-    height: Annotated[int, Field(ge=1, le=10_000)]
+#: the tool parameter that receives the SDK's request context
+_CONTEXT = "ctx"
 
 
 def _annotations(operation: DesignOperation) -> ToolAnnotations:
@@ -62,6 +45,63 @@ def _annotations(operation: DesignOperation) -> ToolAnnotations:
     return ToolAnnotations(read_only_hint=operation.floor.read_only,
                            destructive_hint=operation.floor.destructive,
                            idempotent_hint=operation.idempotent, open_world_hint=False)
+
+
+# ---------------------------------------------------------------- typed inputs → pydantic
+
+
+def _python_type(kind: InputType) -> Any:
+    """The pydantic type of one declared input type (constraints as Field metadata)."""
+    if isinstance(kind, Text):
+        base: Any = Literal[kind.enum] if kind.enum else str  # type: ignore[valid-type]
+        if kind.max_length is None and kind.description is None:
+            return base
+        return Annotated[base, Field(max_length=kind.max_length, description=kind.description)]
+    if isinstance(kind, Whole):
+        if kind.minimum is None and kind.maximum is None:
+            return int
+        return Annotated[int, Field(ge=kind.minimum, le=kind.maximum)]
+    if isinstance(kind, ListOf):
+        return list[_python_type(kind.item)]  # type: ignore[misc]
+    return _record_model(kind)
+
+
+def _record_model(record: Record) -> type[BaseModel]:
+    """A record as a model of its own name that refuses unknown fields."""
+    return create_model(record.name, __config__=ConfigDict(extra="forbid"),
+                        **_fields(record.fields))
+
+
+def _fields(inputs: tuple[Input, ...]) -> dict[str, Any]:
+    """pydantic field definitions, in declared order: a required input has no default, an
+    optional one is `T | None = None`; the input's own description beside its type."""
+    fields: dict[str, Any] = {}
+    for item in inputs:
+        kind = _python_type(item.type)
+        info = Field(description=item.description) if item.description else Field()
+        if item.required:
+            fields[item.name] = Annotated[kind, info]
+        else:
+            fields[item.name] = (Annotated[kind | None, info], None)
+    return fields
+
+
+def _argument_model(operation: DesignOperation) -> type[ArgModelBase]:
+    """The tool's argument model, named as the SDK names one (`<tool>Arguments`)."""
+    return create_model(f"{operation.name}Arguments", __base__=ArgModelBase,
+                        **_fields(operation.inputs))
+
+
+def _plain(value: Any) -> Any:
+    """A validated argument as the store's operations take it: records as dicts."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+# ---------------------------------------------------------------- results
 
 
 def _text(text: str, is_error: bool = False) -> CallToolResult:
@@ -88,113 +128,39 @@ def _principal(ctx: Context) -> Principal | None:
     return scope.get(PRINCIPAL_KEY)
 
 
-def _register(server: MCPServer, ops: DesignOperations) -> None:
-    def call(ctx: Context, operation: str, /, **arguments: Any) -> CallToolResult:
-        principal = _principal(ctx)
+# ---------------------------------------------------------------- the one registration
+
+
+def tools(table: Mapping[str, DesignOperation], ops: DesignOperations) -> list[Tool]:
+    """One SDK tool per row of `table`, each validating its typed inputs and calling
+    `ops.<name>(user, **arguments)` after the consent backstop."""
+    missing = [name for name in table if not callable(getattr(ops, name, None))]
+    if missing:
+        raise TypeError(f"no service implementation for {', '.join(missing)}")
+    return [_tool(operation, ops) for operation in table.values()]
+
+
+def _tool(operation: DesignOperation, ops: DesignOperations) -> Tool:
+    name = operation.name
+    implementation = getattr(ops, name)
+    model = _argument_model(operation)
+
+    def run(**arguments: Any) -> CallToolResult:
+        principal = _principal(arguments.pop(_CONTEXT))
         if principal is None:
             return _text("Not authenticated: the Design gate did not admit this call.", True)
         try:
             if not ops.store.consent(principal.user_id):
                 raise ConsentMissing()
-            return _result(getattr(ops, operation)(principal.user_id, **arguments))
+            plain = {key: _plain(value) for key, value in arguments.items()}
+            return _result(implementation(principal.user_id, **plain))
         except DesignFailure as failure:
             return _text(failure.text(), True)
 
-    def get_claude_design_prompt(ctx: Context, design_system_id: str | None = None,
-                                 project_id: str | None = None) -> CallToolResult:
-        return call(ctx, "get_claude_design_prompt", design_system_id=design_system_id,
-                    project_id=project_id)
-
-    def list_design_systems(ctx: Context) -> CallToolResult:
-        return call(ctx, "list_design_systems")
-
-    def list_projects(ctx: Context, limit: int | None = None,
-                      cursor: str | None = None) -> CallToolResult:
-        return call(ctx, "list_projects", limit=limit, cursor=cursor)
-
-    def get_project(project_id: ProjectId, ctx: Context) -> CallToolResult:
-        return call(ctx, "get_project", project_id=project_id)
-
-    def create_project(name: Annotated[str, Field(max_length=4096)], ctx: Context,
-                       design_system_id: str | None = None) -> CallToolResult:
-        return call(ctx, "create_project", name=name, design_system_id=design_system_id)
-
-    def list_files(project_id: ProjectId, ctx: Context, path: str | None = None,
-                   depth: int | None = None) -> CallToolResult:
-        return call(ctx, "list_files", project_id=project_id, path=path, depth=depth)
-
-    def read_file(project_id: ProjectId, path: str, ctx: Context, offset: int | None = None,
-                  limit: int | None = None) -> CallToolResult:
-        return call(ctx, "read_file", project_id=project_id, path=path, offset=offset,
-                    limit=limit)
-
-    def finalize_plan(project_id: ProjectId, ctx: Context, writes: list[str] | None = None,
-                      deletes: list[str] | None = None,
-                      scope: Literal["paths", "project"] | None = None) -> CallToolResult:
-        return call(ctx, "finalize_plan", project_id=project_id, writes=writes,
-                    deletes=deletes, scope=scope)
-
-    def write_files(project_id: ProjectId, files: list[WriteEntry], ctx: Context,
-                    plan_token: PlanToken | None = None) -> CallToolResult:
-        return call(ctx, "write_files", project_id=project_id,
-                    files=[entry.model_dump() for entry in files], plan_token=plan_token)
-
-    def create_support_js(project_id: ProjectId, ctx: Context, path: str | None = None,
-                          plan_token: PlanToken | None = None) -> CallToolResult:
-        return call(ctx, "create_support_js", project_id=project_id, path=path,
-                    plan_token=plan_token)
-
-    def copy_files(project_id: ProjectId, files: list[CopyEntry], plan_token: PlanToken,
-                   ctx: Context) -> CallToolResult:
-        return call(ctx, "copy_files", project_id=project_id,
-                    files=[entry.model_dump() for entry in files], plan_token=plan_token)
-
-    def delete_files(project_id: ProjectId, plan_token: PlanToken, paths: list[str],
-                     ctx: Context) -> CallToolResult:
-        return call(ctx, "delete_files", project_id=project_id, plan_token=plan_token,
-                    paths=paths)
-
-    def render_preview(project_id: ProjectId, path: str, ctx: Context,
-                       viewport: Viewport | None = None) -> CallToolResult:
-        size = None if viewport is None else (viewport.width, viewport.height)
-        return call(ctx, "render_preview", project_id=project_id, path=path, viewport=size)
-
-    def list_members(project_id: ProjectId, ctx: Context) -> CallToolResult:
-        return call(ctx, "list_members", project_id=project_id)
-
-    def add_member(project_id: ProjectId, role: Role, email: Annotated[str, Field(
-            max_length=4096)], ctx: Context, plan_token: SensitivePlanToken = None
-                   ) -> CallToolResult:
-        return call(ctx, "add_member", project_id=project_id, role=role, email=email,
-                    plan_token=plan_token)
-
-    def update_member_role(project_id: ProjectId, account_uuid: str, role: Role, ctx: Context,
-                           plan_token: SensitivePlanToken = None) -> CallToolResult:
-        return call(ctx, "update_member_role", project_id=project_id,
-                    account_uuid=account_uuid, role=role, plan_token=plan_token)
-
-    def remove_member(project_id: ProjectId, account_uuid: str, ctx: Context,
-                      plan_token: SensitivePlanToken = None) -> CallToolResult:
-        return call(ctx, "remove_member", project_id=project_id, account_uuid=account_uuid,
-                    plan_token=plan_token)
-
-    def update_sharing(project_id: ProjectId, ctx: Context,
-                       scope: Literal["private", "org", "link"] | None = None,
-                       link_permission: Literal["view", "comment", "edit"] | None = None,
-                       plan_token: SensitivePlanToken = None) -> CallToolResult:
-        return call(ctx, "update_sharing", project_id=project_id, scope=scope,
-                    link_permission=link_permission, plan_token=plan_token)
-
-    handlers = {fn.__name__: fn for fn in (
-        get_claude_design_prompt, list_design_systems, list_projects, get_project,
-        create_project, list_files, read_file, finalize_plan, write_files, create_support_js,
-        copy_files, delete_files, render_preview, list_members, add_member,
-        update_member_role, remove_member, update_sharing)}
-    assert set(handlers) == set(BY_NAME), "a handler for every operation of the table"
-    for operation in DESIGN_OPERATIONS:
-        server.add_tool(handlers[operation.name], name=operation.name,
-                        description=operation.description,
-                        annotations=_annotations(operation), structured_output=False)
+    return Tool(fn=run, name=name, title=None, description=operation.description,
+                parameters=model.model_json_schema(by_alias=True),
+                fn_metadata=FuncMetadata(arg_model=model), is_async=False,
+                context_kwarg=_CONTEXT, annotations=_annotations(operation))
 
 
 def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
@@ -212,9 +178,10 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
     """The exact-path Route of the endpoint and its lifespan (run it once, in the app's
     lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.mcp_session_manager`.
     Call once per app: the SDK's session manager runs only once per instance."""
-    server = MCPServer("claude-design-reference", version="1")
-    operations = DesignOperations(ctx)
-    _register(server, operations)
+    table = ctx.design_operations
+    operations = (ctx.design_service or DesignOperations)(ctx)
+    server = MCPServer("claude-design-reference", version="1",
+                       tools=tools(table, operations))
     sdk_app = server.streamable_http_app(
         streamable_http_path=DESIGN_MCP, json_response=True, stateless_http=False,
         session_idle_timeout=ctx.config.session_idle_timeout,
@@ -235,7 +202,7 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
     def extra_design_operation(name: str, description: str | None) -> bool:
         """Serve (or, with description None, stop serving) a read-only operation beyond
         the table: its answer is `{"operation": name, "ok": true}`."""
-        if name in BY_NAME:
+        if name in table:
             return False
         if description is None:
             if name not in extra:

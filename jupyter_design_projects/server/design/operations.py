@@ -242,7 +242,8 @@ class DesignOperations:
         return {"deleted": self.files.delete(project_id, paths)}
 
     def render_preview(self, user: str, project_id: str, path: str,
-                       viewport: tuple[int, int] | None = None) -> Reply:
+                       viewport: dict[str, int] | None = None) -> Reply:
+        size = None if viewport is None else (viewport["width"], viewport["height"])
         self.store.project(project_id)
         path = normalise(path)
         page = bytes(self.files.read(project_id, path)["content"]).decode("utf-8", "replace")
@@ -253,7 +254,7 @@ class DesignOperations:
             except DesignFailure:
                 return None
 
-        shown = self.previews.render(path, page, fetch, viewport)
+        shown = self.previews.render(path, page, fetch, size)
         summary = {"open_url": f"{project_url(project_id)}/{path}",
                    "console_logs": shown.console_logs, "failed_requests": shown.failed_requests,
                    "text_content": shown.text[:TEXT_CONTENT_CHARS], "renderer": shown.renderer}

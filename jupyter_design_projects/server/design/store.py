@@ -43,10 +43,6 @@ CREATE TABLE IF NOT EXISTS design_plans (
     writes TEXT NOT NULL, deletes TEXT NOT NULL, expires_at REAL NOT NULL);
 """
 
-SHARING_SCOPES = ("private", "org", "link")
-LINK_PERMISSIONS = ("view", "comment", "edit")
-#: roles a member can be given; "owner" exists but is never assigned or removed by a call
-ROLES = ("viewer", "commenter", "editor", "admin")
 PROJECT_URL = "https://design.example/p/{id}"
 
 

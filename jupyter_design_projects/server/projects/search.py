@@ -108,11 +108,6 @@ def query_terms(query: str) -> list[str]:
     return [f'"{w}"' for w in words]
 
 
-def match_expression(query: str) -> str:
-    """The user's words as an FTS5 OR-query of quoted terms."""
-    return " OR ".join(query_terms(query))
-
-
 def _others_indexed(conn: sqlite3.Connection, project_uuid: str) -> bool:
     """Whether the index holds chunks of another project (two index range probes)."""
     return conn.execute("SELECT 1 FROM kb_chunk_sources WHERE project_uuid < ? "
