@@ -247,9 +247,11 @@ class Session:
         with self._building:
             if self._design is None:
                 from .design.client import DesignClient
+                from .projects.downloads import DownloadDir
 
                 self._design = DesignClient(self.http, self.settings, can_ask=self._can_ask,
-                                            clock_ms=lambda: int(time.time() * 1000))
+                                            clock_ms=lambda: int(time.time() * 1000),
+                                            save_text=DownloadDir(self.temp_dir).save_text)
             return self._design
 
     @cached_property

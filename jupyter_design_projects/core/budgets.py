@@ -1,8 +1,10 @@
 """The Projects budgets: estimated knowledge tokens, the pre-write knowledge check, the
-inline/raw/upload byte limits, the search range, and the 300,000-char result cap."""
+inline/raw/upload byte limits, the search range, and the 300,000-char result ceiling (a
+result over it is spilled whole to a local file, never cut)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -14,8 +16,13 @@ INLINE_MAX_BYTES = 262_144
 RAW_MAX_BYTES = 20_971_520
 #: local_path uploads (25 MiB)
 UPLOAD_MAX_BYTES = 26_214_400
-#: a Projects tool result, serialised as JSON (spec §13)
+#: a Projects tool result, serialised as JSON (spec §13): the result limit and the
+#: persistence ceiling alike; a result over it is saved whole to a local file
 RESULT_MAX_CHARS = 300_000
+#: a spilled result shows this many characters of what was saved
+RESULT_PREVIEW_CHARS = 2_000
+#: room kept in a spilled result for the local file's path
+LOCAL_FILE_ROOM = 4_096
 SEARCH_N_DEFAULT = 5
 SEARCH_N_MIN = 1
 SEARCH_N_MAX = 15
@@ -48,11 +55,6 @@ def answer_max_bytes(action: str) -> int:
     return ANSWER_MAX_BYTES.get(action, min(ANSWER_MAX_BYTES.values()))
 
 
-TRUNCATION_NOTICE = (
-    "This result was cut to fit 300,000 characters; read single docs with project_read."
-)
-
-
 def estimate_tokens(n_bytes: int) -> int:
     """`ceil(utf8_bytes / 4)`: a conservative client estimate, not the service's tokenizer."""
     return -(-n_bytes // 4)
@@ -82,45 +84,54 @@ def result_chars(result: Any) -> int:
     return len(json.dumps(result, ensure_ascii=False))
 
 
-def cap_result(result: dict[str, Any], limit: int = RESULT_MAX_CHARS) -> dict[str, Any]:
-    """The result itself if its JSON fits `limit` chars; else a copy whose largest strings
-    and lists are cut (strings shortened, trailing list items dropped) until it fits, with
-    `truncated: true` and a notice. The input is never modified."""
-    if result_chars(result) <= limit:
-        return result
-    capped: dict[str, Any] = json.loads(json.dumps(result))
-    capped["truncated"] = True
-    capped["truncation_notice"] = TRUNCATION_NOTICE
-    for _ in range(10_000):
-        excess = result_chars(capped) - limit
-        if excess <= 0:
-            return capped
-        holder, key, value = _largest(capped)
-        if holder is None:
-            break
-        if isinstance(value, str):
-            holder[key] = value[: max(0, len(value) - excess - 1)] + "…"
-        else:
-            del value[max(1, len(value) // 2):]
-    raise ValueError("result cannot be capped")  # only with a limit below the notice itself
+@dataclasses.dataclass(frozen=True)
+class ResultSpill:
+    """What to do with a result over the ceiling: save `text` whole to a 0600 file whose
+    extension comes from `name`, and return `shown` with the file's path added."""
+
+    text: str
+    name: str
+    shown: dict[str, Any]
 
 
-def _largest(node: Any) -> tuple[Any, Any, Any]:
-    """The container, key and value of the largest cuttable string or list in the tree."""
-    best: tuple[Any, Any, Any] = (None, None, None)
-    best_size = 0
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        items = current.items() if isinstance(current, dict) else enumerate(current)
-        for key, value in items:
-            if key == "truncation_notice":
-                continue
-            cuttable = isinstance(value, str) or (isinstance(value, list) and len(value) > 1)
-            if cuttable:
-                size = result_chars(value)
-                if size > best_size and size > 3:
-                    best, best_size = (current, key, value), size
-            if isinstance(value, (dict, list)):
-                stack.append(value)
-    return best
+#: the fields a result spilled as JSON keeps inline (each when small)
+_KEPT_FIELDS = ("method", "path", "kind", "doc_uuid", "file_uuid", "bytes", "notice",
+                "present_to_user", "framing")
+
+
+def plan_result(result: dict[str, Any], limit: int = RESULT_MAX_CHARS) -> ResultSpill | None:
+    """None when the result's JSON fits `limit` characters (it is returned as it is).
+    Over it, a spill: a result whose bulk is its `content` string (a doc read inline by
+    bytes that JSON escapes past the limit) saves that content, keeping the doc's
+    extension, and carries the other fields; any other result saves its whole JSON. Either
+    way the result carries a preview of what was saved. The input is never modified."""
+    size = result_chars(result)
+    if size <= limit:
+        return None
+    content = result.get("content")
+    if isinstance(content, str):
+        shown = {k: v for k, v in result.items() if k != "content"}
+        shown.update(_spill_fields(content, size, limit, "its content"))
+        if result_chars(shown) + LOCAL_FILE_ROOM <= limit:
+            return ResultSpill(content, str(result.get("path", "")), shown)
+    text = json.dumps(result, ensure_ascii=False)
+    shown = {k: result[k] for k in _KEPT_FIELDS
+             if k in result and result_chars(result[k]) <= 1_024}
+    shown.update(_spill_fields(text, size, limit, "the whole result as JSON"))
+    return ResultSpill(text, "result.json", shown)
+
+
+def spilled_result(spill: ResultSpill, local_file: str) -> dict[str, Any]:
+    """The result returned for a spill once its file is written."""
+    return {**spill.shown, "local_file": local_file}
+
+
+def _spill_fields(text: str, size: int, limit: int, what: str) -> dict[str, Any]:
+    return {
+        "spilled": True,
+        "result_chars": size,
+        "preview": text[:RESULT_PREVIEW_CHARS],
+        "note": (f"The result is {size:,} characters as JSON, over the {limit:,}-character "
+                 f"limit, so {what} was saved whole to local_file (mode 0600); preview is "
+                 f"its first {RESULT_PREVIEW_CHARS:,} characters."),
+    }

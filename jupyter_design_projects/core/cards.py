@@ -70,6 +70,7 @@ LIMITS_IN_WORDS = {
     "too_many_targets": f"it names more than {MAX_TARGETS} paths",
     "path_too_long": f"a path is longer than {display.MAX_PATH_CHARS} characters",
     "card_too_long": f"this card is longer than {CARD_LIMIT:,} characters",
+    "path_reserved": "it names CLAUDE.md or .claude/, which no plan or grant covers",
 }
 
 
@@ -141,7 +142,7 @@ class ApprovalRequest:
                 f"URL: {self.url}",
                 *self.notes,
                 f"This batch writes ({len(self.writes)}):",
-                *(f"  {p}" for p in self.writes),
+                *(f"  {display.with_escape(p)}" for p in self.writes),
             ])
         return change_card(self.title, self.project or NEW_PROJECT,  # never None here
                            Targets(self.writes, self.deletes), self.details + self.notes)

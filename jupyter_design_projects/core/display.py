@@ -4,8 +4,10 @@ shown on an approval card exactly as it is, and the one normal form of a Design 
 A person approves what a card shows, so every string on a card must read as what it is:
 no control, bidi, zero-width, tag or variation-selector characters, no look-alikes of `.`
 and `/`, no mixed-script names, and no name written wholly in letters of another script
-that read as Latin ones (a Cyrillic "Асе" is not "Ace"). Paths are printable ASCII (the
-simple safe rule); names may use any one script but must be NFKC-stable and visible.
+that read as Latin ones (a Cyrillic "Асе" is not "Ace"). Paths take their NFC form and
+may hold letters, marks and digits of any script (`core/letters.py`: no invisible or
+look-alike characters, no confusable script mix); a card shows a non-ASCII path beside its
+escaped form. Names may use any one script but must be NFKC-stable and visible.
 Functions answer with the name of the broken rule (or None), so callers can deny with a
 reason and never truncate.
 """
@@ -18,6 +20,8 @@ import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import letters
+
 #: longest path a plan card shows
 MAX_PATH_CHARS = 80
 #: longest project name / email / detail value a card shows
@@ -29,54 +33,33 @@ RESERVED_SEGMENTS = frozenset({"claude.md", ".claude"})
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 #: every rule `path_rule` can name
 PATH_RULES = frozenset({
-    "not_a_string", "empty", "too_long", "control_character", "non_ascii", "backslash",
-    "absolute", "empty_segment", "traversal", "edge_space", "reserved",
+    "not_a_string", "empty", "too_long", "control_character", "backslash", "absolute",
+    "empty_segment", "traversal", "edge_space", "reserved", "invisible_character",
+    "not_a_letter", "not_normalised", "mixed_script", "whole_script_confusable",
 })
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _SCOPE = re.compile(r"[a-z][a-z_]{0,31}")
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,39}\]")
-#: visible-looking blanks and fillers that unicodedata files under ordinary categories
-_INVISIBLE = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0x180E})
-#: scripts whose letters pass for one another; a name may use at most one of them
-_CONFUSABLE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
-#: letters of those scripts that read as a Latin letter in common fonts (from Unicode's
-#: confusables, UTS #39): a name made of nothing else reads as a Latin name it is not
-_LATIN_LOOKALIKES = frozenset(
-    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425"  # Cyrillic
-    "\u0405\u0406\u0408\u04ae\u04ba\u04c0\u0500\u051a\u051c"
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u04af"
-    "\u04cf\u0501\u051b\u051d"
-    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4"  # Greek
-    "\u03a5\u03a7\u03b1\u03b9\u03bd\u03bf\u03c1"
-    "\u0570\u0578\u057d\u0566\u0585"                                          # Armenian
-    "\u13a0\u13a2\u13aa\u13ab\u13ac\u13b3\u13b7\u13bb\u13c0\u13c3\u13d2\u13d9"  # Cherokee
-    "\u13da\u13de\u13df\u13e2\u13e6\u13f4"
-)
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp", "Me"})
-#: combining marks in a row after a letter (vowel signs of Indic scripts need them)
-_MAX_MARKS = 2
-
-
 def _examine(path: object, max_chars: int) -> tuple[str | None, str | None]:
     """(normal form, None) for a displayable path, else (None, the broken rule)."""
     if not isinstance(path, str):
         return None, "not_a_string"
     if path == "":
         return None, "empty"
+    path = unicodedata.normalize("NFC", path)
     if len(path) > max_chars:
         return None, "too_long"
     for char in path:
         code = ord(char)
-        if code < 0x20 or code == 0x7F:
+        if code < 0x20 or 0x7F <= code <= 0x9F:
             return None, "control_character"
-        if code > 0x7E:
-            return None, "non_ascii"
     if "\\" in path:
         return None, "backslash"
     if path.startswith("/"):
         return None, "absolute"
     kept: list[str] = []
+    reserved = False
     for segment in path.split("/"):
         if segment == "":
             return None, "empty_segment"
@@ -86,11 +69,15 @@ def _examine(path: object, max_chars: int) -> tuple[str | None, str | None]:
             continue
         if segment != segment.strip():
             return None, "edge_space"
-        if is_reserved_segment(segment):
-            return None, "reserved"
+        foreign = letters.segment_rule(segment)
+        if foreign:
+            return None, foreign
+        reserved = reserved or is_reserved_segment(segment)
         kept.append(segment)
     if not kept:
         return None, "empty"
+    if reserved:  # named only once every other rule passed: a card may show such a path
+        return None, "reserved"
     return "/".join(kept), None
 
 
@@ -131,15 +118,10 @@ def scope_rule(value: object) -> str | None:
     return None if _SCOPE.fullmatch(value) else "unsafe_scope"
 
 
-def _script(char: str) -> str | None:
-    if not char.isalpha():
-        return None
-    name = unicodedata.name(char, "")
-    return name.split(" ", 1)[0] if name else "UNKNOWN"
-
-
-def _is_selector(code: int) -> bool:
-    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+def with_escape(path: str) -> str:
+    """A path as a card lists it: as written, and where it has non-ASCII characters its
+    escaped form beside it (`café.html  [caf\\u00e9.html]`)."""
+    return path if path.isascii() else f"{path}  [{letters.escaped(path)}]"
 
 
 def text_rule(value: object, max_chars: int = MAX_TEXT_CHARS) -> str | None:
@@ -153,36 +135,17 @@ def text_rule(value: object, max_chars: int = MAX_TEXT_CHARS) -> str | None:
         return "too_long"
     if value != value.strip():
         return "edge_space"
-    scripts: set[str] = set()
-    only_lookalikes = True
-    marks = 0
-    previous = " "
     for char in value:
-        code = ord(char)
-        category = unicodedata.category(char)
-        if category in _REFUSED_CATEGORIES or code in _INVISIBLE or _is_selector(code):
+        if letters.is_invisible(char):
             return "invisible_character"
-        if category in ("Mn", "Mc"):
-            marks += 1
-            if marks > _MAX_MARKS or not (previous.isalpha() or marks > 1):
-                return "invisible_character"
-        else:
-            marks = 0
-        previous = char
-        if category == "Zs" and char != " ":
-            return "unusual_space"
-        script = _script(char)
-        if script in _CONFUSABLE_SCRIPTS:
-            scripts.add(script)
-        if script is not None and char not in _LATIN_LOOKALIKES:
-            only_lookalikes = False
+    invisible = letters.marks_rule(value)
+    if invisible:
+        return invisible
+    if any(unicodedata.category(c) == "Zs" and c != " " for c in value):
+        return "unusual_space"
     if unicodedata.normalize("NFKC", value) != value:
         return "not_normalised"
-    if len(scripts) > 1:
-        return "mixed_script"
-    if only_lookalikes and scripts and scripts != {"LATIN"}:
-        return "whole_script_confusable"
-    return None
+    return letters.script_rule(value)
 
 
 def url_rule(value: object, max_chars: int = MAX_URL_CHARS) -> str | None:

@@ -232,7 +232,8 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
         if targets is None:
             return Deny("targets_not_enumerable")
         if any(display.is_reserved_path(p) for p in targets.all()):
-            return Deny("reserved_target")
+            # never on a grant: asked batch by batch, as one call (spec §8)
+            return _ask(snapshot, "operation", "reserved_target", facts)
         unshowable = path_rule_of(targets, SHOWN_PATH_CHARS)
         if unshowable:
             return Deny(unshowable)
@@ -352,8 +353,17 @@ REFUSALS = {
     "path_too_long": f"a path is longer than the {SHOWN_PATH_CHARS:,} characters an "
     "approval card shows. Use shorter paths.",
     "path_control_character": "a path contains a control character. Remove it.",
-    "path_non_ascii": "a path contains non-ASCII characters, which a card cannot show "
-    "unambiguously (look-alike, invisible or bidi characters). Use printable ASCII paths.",
+    "path_invisible_character": "a path contains an invisible, bidi, private-use or "
+    "unassigned character, which a card cannot show. Remove it.",
+    "path_not_a_letter": "a path contains a character of another script that is not a "
+    "letter, mark or digit (a look-alike of '.', '/' or a space). Use letters and ASCII "
+    "punctuation.",
+    "path_not_normalised": "a path contains a compatibility form (fullwidth, ligature …) "
+    "of a letter, which reads as another path. Write the plain letter.",
+    "path_mixed_script": "a path segment mixes look-alike scripts (Latin with Cyrillic or "
+    "Greek …), so it can pass for another path. Write each segment in one script.",
+    "path_whole_script_confusable": "a path segment is written in letters of another "
+    "script that read as Latin ones. Write it in Latin letters.",
     "path_backslash": "a path contains a backslash. Separate segments with '/'.",
     "path_absolute": "a path is absolute. Use a project-relative path (no leading '/').",
     "path_empty_segment": "a path has an empty segment ('//' or a trailing '/'). Remove it.",

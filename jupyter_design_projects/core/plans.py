@@ -30,9 +30,11 @@ CARD_LIMIT = 2_000
 #: display.MAX_PATH_CHARS (80) are reviewable, and only those a plan or grant covers
 SHOWN_PATH_CHARS = 1_024
 #: the reviewability limits of spec §7: over any of them a call is still put to a person,
-#: but approving it sends that one call: no plan is registered and no grant offered
+#: but approving it sends that one call: no plan is registered and no grant offered. A
+#: reserved target (CLAUDE.md, .claude/) is one of them: asked batch by batch (§8)
 REVIEW_LIMITS = frozenset(
-    {"too_many_writes", "too_many_deletes", "path_too_long", "card_too_long", "too_many_targets"}
+    {"too_many_writes", "too_many_deletes", "path_too_long", "card_too_long", "too_many_targets",
+     "path_reserved"}
 )
 
 
@@ -117,7 +119,7 @@ def show_rule(project_id: Any, scope: Any, targets: Targets | None) -> str | Non
         return "scope_not_paths"
     if targets is None:
         return "targets_not_enumerable"
-    return path_rule_of(targets, SHOWN_PATH_CHARS)
+    return path_rule_of(targets, SHOWN_PATH_CHARS, showable=frozenset({"path_reserved"}))
 
 
 def review_rule(targets: Targets) -> str | None:
@@ -132,11 +134,13 @@ def review_rule(targets: Targets) -> str | None:
     return path_rule_of(targets, display.MAX_PATH_CHARS)
 
 
-def path_rule_of(targets: Targets, max_chars: int) -> str | None:
-    """`path_<rule>` for the first target that breaks a path rule, or None."""
+def path_rule_of(targets: Targets, max_chars: int,
+                 showable: frozenset[str] = frozenset()) -> str | None:
+    """`path_<rule>` for the first target that breaks a path rule (other than `showable`
+    ones), or None."""
     for path in targets.all():
         rule = display.path_rule(path, max_chars)
-        if rule:
+        if rule and f"path_{rule}" not in showable:
             return f"path_{rule}"
     return None
 
@@ -158,7 +162,8 @@ def change_card(
     for label, paths in (("Writes", targets.writes), ("Deletes", targets.deletes)):
         if paths:
             lines.append(f"{label} ({len(paths)}):")
-            lines.extend(f"  {display.normal_form(p) or p}" for p in paths)
+            lines.extend(f"  {display.with_escape(display.normal_form(p) or p)}"
+                         for p in paths)
     lines.extend(details)
     return "\n".join(lines)
 

@@ -1,5 +1,7 @@
 """The path rules of a Project: normalising doc paths, the claude/ namespace for new bare
-names, canonical UUIDs, and the safe local names of downloaded files."""
+names, the characters a new doc's path may hold (letters of any script, NFC, nothing
+invisible or confusable: `core/letters.py`), canonical UUIDs, and the safe local names of
+downloaded files."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import unicodedata
 from collections.abc import Collection
 
 from ..errors import PathRejected
+from . import letters
 
 MAX_PATH_CHARS = 255
 #: new bare names are written under this namespace (spec §16)
@@ -19,6 +22,15 @@ SAFE_NAME_MAX = 64
 RULE_EMPTY = "is empty"
 RULE_TOO_LONG = f"is longer than {MAX_PATH_CHARS} characters"
 RULE_CONTROL = "contains control or invisible characters"
+#: the phrase of each `letters.segment_rule` a new path breaks
+RULE_LETTERS = {
+    "invisible_character": RULE_CONTROL,
+    "not_a_letter": "contains a character of another script that is not a letter, mark "
+                    "or digit",
+    "not_normalised": "contains a compatibility form (fullwidth, ligature …) of a letter",
+    "mixed_script": "mixes look-alike scripts in one segment",
+    "whole_script_confusable": "is written in letters of another script that read as Latin",
+}
 RULE_UPLOAD = "uploads can only be deleted in the web UI"
 
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -39,10 +51,16 @@ def normalize(path: str) -> str:
 
 
 def check_writable(path: str) -> str:
-    """A path about to be created must not hide characters from the people who read it."""
-    for char in path:
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
-            raise PathRejected(path, RULE_CONTROL)
+    """A path about to be created must not hide characters from the people who read it:
+    letters, marks and digits of any script are fine (in NFC, as `resolve_write_path`
+    gives them), control, format, private-use and unassigned characters and confusable
+    script mixes are not."""
+    if any(letters.is_invisible(char) for char in path):
+        raise PathRejected(path, RULE_CONTROL)
+    for segment in path.split("/"):
+        rule = letters.segment_rule(segment)
+        if rule:
+            raise PathRejected(path, RULE_LETTERS[rule])
     return path
 
 
@@ -54,6 +72,9 @@ def resolve_write_path(path: str, existing: Collection[str]) -> tuple[str, bool]
     replaced). Returns `(final_path, replaces_existing)`.
     """
     name = normalize(path)
+    if name in existing:
+        return name, True
+    name = unicodedata.normalize("NFC", name)
     if name in existing:
         return name, True
     check_writable(name)

@@ -3,8 +3,12 @@
 Three limits at three stages (spec §9), never merged into one: an image block whose base64
 string is over 130,000 characters becomes a notice; blocks past an aggregate of 130,000
 characters (text length plus image base64 length) are dropped with a notice; the text of
-the whole tool result is capped at 100,000 characters. Images are measured by their
-base64 length, not decoded bytes, and do not count toward the 100,000-character text cap.
+the whole tool result is held to 100,000 characters (`maxResultSizeChars`). Images are
+measured by their base64 length, not decoded bytes, and do not count toward the text cap.
+
+Text over the cap is kept whole: `map_result` marks it (`MappedResult.whole_text`), the
+pipeline saves it to a 0600 file and `spilled` swaps the text for a preview and the file's
+path. Where no file can be written (no session directory) the text is cut with a notice.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from ..errors import JdpError
 IMAGE_MAX_CHARS = 130_000
 AGGREGATE_MAX_CHARS = 130_000
 RESULT_MAX_CHARS = 100_000
+#: a spilled result shows this many characters of its text
+PREVIEW_CHARS = 2_000
 EMPTY_RESULT = "(empty result)"
 
 
@@ -26,6 +32,9 @@ EMPTY_RESULT = "(empty result)"
 class MappedResult:
     blocks: list[dict]
     is_error: bool
+    #: the text of every text block, joined by newlines, when it passed RESULT_MAX_CHARS
+    #: (then `blocks` hold it cut, until the pipeline saves it and calls `spilled`)
+    whole_text: str | None = None
 
 
 def map_result(raw: Any) -> MappedResult:
@@ -33,9 +42,25 @@ def map_result(raw: Any) -> MappedResult:
     raw = raw if isinstance(raw, Mapping) else {}
     content = raw.get("content")
     mapped = [_block(item) for item in content] if isinstance(content, list) else []
-    blocks = [b for b in mapped if b is not None]
-    blocks = _cap_text(_cap_aggregate(blocks))
-    return MappedResult(blocks or [_text(EMPTY_RESULT)], raw.get("isError") is True)
+    blocks = _cap_aggregate([b for b in mapped if b is not None])
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    whole = "\n".join(texts) if sum(map(len, texts)) > RESULT_MAX_CHARS else None
+    return MappedResult(_cap_text(blocks) or [_text(EMPTY_RESULT)],
+                        raw.get("isError") is True, whole)
+
+
+def spilled(mapped: MappedResult, local_file: str) -> MappedResult:
+    """A result whose whole text was saved to `local_file`: its images, then the first
+    PREVIEW_CHARS of the text and a line saying where the rest is."""
+    if mapped.whole_text is None:
+        return mapped
+    text = mapped.whole_text
+    images = [b for b in mapped.blocks if b["type"] != "text"]
+    notice = (f"[the result's text is {len(text):,} characters, over the "
+              f"{RESULT_MAX_CHARS:,}-character limit: it was saved whole to {local_file} "
+              f"(mode 0600); above are its first {PREVIEW_CHARS:,} characters]")
+    return MappedResult(images + [_text(text[:PREVIEW_CHARS]), _text(notice)],
+                        mapped.is_error)
 
 
 def from_error(error: JdpError) -> MappedResult:

@@ -37,7 +37,7 @@ from ..core.plans import (
     normalised,
     plan_rule,
 )
-from ..core.results import map_result
+from ..core.results import MappedResult, map_result, spilled
 from ..core.validation import validate
 from ..errors import (
     GateClosed,
@@ -94,8 +94,13 @@ class DesignClient:
     def __init__(self, http: httpx.AsyncClient, settings: Settings, *,
                  can_ask: Callable[[], bool], clock_ms: Callable[[], int] | None = None,
                  main_context: bool = True,
-                 operations: Mapping[str, DesignOperation] = BY_NAME) -> None:
+                 operations: Mapping[str, DesignOperation] = BY_NAME,
+                 save_text: Callable[[str, str], object] | None = None) -> None:
+        """`save_text(text, name)` writes a 0600 file in the session's directory and
+        returns its path: where a result over 100,000 characters is kept whole (without
+        it, such a result is cut)."""
         self._settings = settings
+        self._save_text = save_text
         self._can_ask = can_ask
         self._clock = clock_ms or _now_ms
         self._main = main_context
@@ -313,7 +318,7 @@ class DesignClient:
             if call.grant_retried:
                 raise
             return await self._proceed(dataclasses.replace(call, grant_retried=True))
-        outcome = DesignOutcome(call.operation, map_result(raw))
+        outcome = DesignOutcome(call.operation, await self._mapped(raw))
         pid = call.arguments.get("project_id")
         if (self._approval(call.operation) is Approval.SENSITIVE and not outcome.is_error
                 and isinstance(pid, str)):
@@ -337,7 +342,15 @@ class DesignClient:
                                     call.operation, call.arguments)
         except NeedsConsent:
             return await self._consent_needed(call)
-        return DesignOutcome(call.operation, map_result(raw))
+        return DesignOutcome(call.operation, await self._mapped(raw))
+
+    async def _mapped(self, raw: object) -> MappedResult:
+        """The mapped result; text over the cap saved whole, the result a preview + path."""
+        mapped = map_result(raw)
+        if mapped.whole_text is None or self._save_text is None:
+            return mapped
+        saved = await asyncio.to_thread(self._save_text, mapped.whole_text, "result.txt")
+        return spilled(mapped, str(saved))
 
     async def _plan_for(self, call: _Call, targets: Targets, *,
                         register: bool = True) -> DesignOutcome | str:

@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
+from ..core.letters import escaped
 from ..design.approval import PendingApproval
 from ..errors import ApprovalClosed, JdpError, PermissionDenied
 from .outcome import Outcome
@@ -58,9 +59,17 @@ APPROVED_ELSEWHERE = "approved elsewhere"
 def _paths(title: str, paths: Sequence[str]) -> str:
     if not paths:
         return ""
-    items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in paths)
+    items = "".join(f"<li><code>{html.escape(str(p))}</code>{_escaped(str(p))}</li>"
+                    for p in paths)
     return (f'<div style="margin-top:4px"><b>{html.escape(title)}</b> ({len(paths)})'
             f'<ul style="margin:2px 0">{items}</ul></div>')
+
+
+def _escaped(path: str) -> str:
+    """A non-ASCII path's escaped form, shown beside it (look-alikes cannot hide)."""
+    if path.isascii():
+        return ""
+    return f' <code style="opacity:.7">[{html.escape(escaped(path))}]</code>'
 
 
 def card_parts(request: ApprovalRequest) -> tuple[str, list[tuple[str, str]], list[str]]:

@@ -1,6 +1,6 @@
 """The Projects tool: five fixed methods on the one Project attached to the session, run
 one at a time, plus the local write journal (history, restore) and the tool dispatcher
-that caps results and frames Project content as data, not instructions."""
+that keeps results within the ceiling and frames Project content as data, not instructions."""
 
 from __future__ import annotations
 
@@ -422,7 +422,8 @@ class ProjectsClient:
 
     async def call(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The tool entry point: project_info/read/search/write/delete (or the short
-        names), the result framed as data and capped at 300,000 characters. The gate and
+        names), the result framed as data; one over 300,000 characters is saved whole to a
+        local file and comes back as a preview and the file's path. The gate and
         the attached project are checked first, as for every method."""
         self._begin()
         name = method.removeprefix("project_") if isinstance(method, str) else ""
@@ -443,4 +444,14 @@ class ProjectsClient:
             if key not in args:
                 raise InvalidProjectsArgument(name, key, "is required")
         result = await getattr(self, name)(**args)
-        return budgets.cap_result({"method": f"project_{name}", **result, "framing": FRAMING})
+        return await self._within_ceiling(
+            {"method": f"project_{name}", **result, "framing": FRAMING})
+
+    async def _within_ceiling(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The result, or — over the 300,000-character ceiling — a preview and the path of
+        the 0600 file in the session's directory that holds it whole (never cut)."""
+        spill = budgets.plan_result(result)
+        if spill is None:
+            return result
+        saved = await asyncio.to_thread(self._downloads.save_text, spill.text, spill.name)
+        return budgets.spilled_result(spill, str(saved))

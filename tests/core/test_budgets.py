@@ -65,38 +65,56 @@ def _size(result: dict) -> int:
     return len(json.dumps(result, ensure_ascii=False))
 
 
-def test_a_result_that_fits_is_returned_unchanged() -> None:
+def test_a_result_that_fits_is_not_spilled() -> None:
     result = {"content": "x" * 100}
-    assert budgets.cap_result(result, limit=_size(result)) is result
+    assert budgets.plan_result(result, limit=_size(result)) is None
 
 
 @pytest.mark.parametrize(
     "result",
     [
-        {"content": "x" * 400_000},
-        {"content": "é" * 400_000},
-        {"content": "\n" * 200_000},
         {"docs": [{"path": f"doc-{i}.md", "doc_uuid": "u" * 36} for i in range(20_000)]},
         {"hits": [{"text": "y" * 50_000} for _ in range(15)], "query": "q"},
         {"nested": {"deeper": [{"text": "z" * 350_000}]}},
+        {"content": "x" * 400_000, "docs": ["d" * 300_000]},  # not its content alone
     ],
 )
-def test_an_oversized_result_is_cut_to_the_cap_and_says_so(result: dict) -> None:
+def test_an_oversized_result_is_saved_whole_as_json_with_a_preview(result: dict) -> None:
     original = json.dumps(result)
-    capped = budgets.cap_result(result)
-    assert _size(capped) <= budgets.RESULT_MAX_CHARS
-    assert capped["truncated"] is True
+    spill = budgets.plan_result({"method": "project_info", **result, "framing": "data"})
+    assert spill is not None and spill.name == "result.json"
+    assert json.loads(spill.text) == {"method": "project_info", **result, "framing": "data"}
+    shown = budgets.spilled_result(spill, "/tmp/x/project-doc-1.json")
+    assert shown["local_file"] == "/tmp/x/project-doc-1.json"
+    assert (shown["method"], shown["framing"], shown["spilled"]) == (
+        "project_info", "data", True)
+    assert shown["preview"] == spill.text[:budgets.RESULT_PREVIEW_CHARS]
+    assert _size(shown) <= budgets.RESULT_MAX_CHARS
     assert json.dumps(result) == original  # the input is untouched
 
 
-def test_the_cap_boundary_is_exact() -> None:
-    filler = {"content": ""}
-    overhead = _size(filler)
-    exact = {"content": "x" * (budgets.RESULT_MAX_CHARS - overhead)}
+@pytest.mark.parametrize("content", ["x" * 400_000, "é" * 400_000, "\n" * 200_000,
+                                     '"\t' * 100_000])
+def test_an_oversized_content_is_saved_as_the_doc_itself(content: str) -> None:
+    result = {"method": "project_read", "path": "notes/a.csv", "kind": "doc",
+              "content": content, "bytes": len(content.encode())}
+    spill = budgets.plan_result(result)
+    assert spill is not None and (spill.text, spill.name) == (content, "notes/a.csv")
+    shown = budgets.spilled_result(spill, "/f")
+    assert "content" not in shown and shown["bytes"] == result["bytes"]
+    assert shown["preview"] == content[:budgets.RESULT_PREVIEW_CHARS]
+    assert shown["result_chars"] == _size(result)
+
+
+def test_the_ceiling_boundary_is_exact() -> None:
+    overhead = _size({"content": ""})
+    exact = {"content": '"' * ((budgets.RESULT_MAX_CHARS - overhead) // 2)}
+    exact["content"] += "x" * (budgets.RESULT_MAX_CHARS - _size(exact))
     assert _size(exact) == budgets.RESULT_MAX_CHARS
-    assert budgets.cap_result(exact) is exact
-    over = {"content": "x" * (budgets.RESULT_MAX_CHARS - overhead + 1)}
-    assert budgets.cap_result(over)["truncated"] is True
+    assert budgets.plan_result(exact) is None
+    over = {"content": exact["content"] + "x"}
+    spill = budgets.plan_result(over)
+    assert spill is not None and spill.text == over["content"]
 
 
 @pytest.mark.parametrize(

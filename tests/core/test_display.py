@@ -11,6 +11,14 @@ SAFE_PATHS = [
     ("my deck/page one.html", "my deck/page one.html"),
     ("CLAUDE.mdx", "CLAUDE.mdx"),
     ("notclaude.md", "notclaude.md"),
+    # letters, marks and digits of any script, in NFC (issue 22 item 2)
+    ("caf\u00e9.html", "caf\u00e9.html"),
+    ("Cafe\u0301.html", "Caf\u00e9.html"),           # decomposed: its NFC form
+    ("\u5e7b\u706f\u7247/01.html", "\u5e7b\u706f\u7247/01.html"),  # 幻灯片/01.html
+    ("\u0441\u043b\u0430\u0439\u0434.html", "\u0441\u043b\u0430\u0439\u0434.html"),  # слайд.html
+    ("\u30c7\u30fc\u30bf/\u0969.html", "\u30c7\u30fc\u30bf/\u0969.html"),  # データ, Devanagari 3
+    ("\u0926\u0947\u0935.html", "\u0926\u0947\u0935.html"),  # देव: vowel sign marks
+    ("\u0391\u03b8\u03ae\u03bd\u03b1.html", "\u0391\u03b8\u03ae\u03bd\u03b1.html"),  # Αθήνα
 ]
 
 
@@ -21,17 +29,27 @@ def test_safe_path_has_one_normal_form(path, normal):
 
 
 HOSTILE_PATHS = [
-    ("evil\u202egnp.html", "non_ascii"),          # Trojan Source right-to-left override
-    ("a\u2066b.html", "non_ascii"),               # bidi isolate
-    ("a\u200bb.html", "non_ascii"),               # zero-width space
-    ("a\u200db.html", "non_ascii"),               # zero-width joiner
-    ("a\U000e0041.html", "non_ascii"),            # tag character
-    ("a\ufe0f.html", "non_ascii"),                # variation selector
-    ("\uff0e\uff0e\uff0fsecret", "non_ascii"),    # fullwidth dots and slash
-    ("\u2025/secret", "non_ascii"),               # two-dot leader (NFKC: "..")
-    ("a\u2215b", "non_ascii"),                    # division slash
-    ("a\u2044b", "non_ascii"),                    # fraction slash
-    ("\u0430.html", "non_ascii"),                 # Cyrillic a
+    ("evil\u202egnp.html", "invisible_character"),          # Trojan Source right-to-left override
+    ("a\u2066b.html", "invisible_character"),               # bidi isolate
+    ("a\u200bb.html", "invisible_character"),               # zero-width space
+    ("a\u200db.html", "invisible_character"),               # zero-width joiner
+    ("a\U000e0041.html", "invisible_character"),            # tag character
+    ("a\ufe0f.html", "invisible_character"),                # variation selector
+    ("\uff0e\uff0e\uff0fsecret", "not_a_letter"),    # fullwidth dots and slash
+    ("\u2025/secret", "not_a_letter"),               # two-dot leader (NFKC: "..")
+    ("a\u2215b", "not_a_letter"),                    # division slash
+    ("a\u2044b", "not_a_letter"),                    # fraction slash
+    ("\u0430pple.html", "mixed_script"),          # Cyrillic a in a Latin word
+    ("\u0430\u0440\u0435.html", "whole_script_confusable"),  # Cyrillic "аре" reads "ape"
+    ("\u03bf\u03c1.html", "whole_script_confusable"),  # Greek "ορ" reads "op"
+    ("\uff21.html", "not_normalised"),             # fullwidth A
+    ("a\ufb01le.html", "not_normalised"),          # the "fi" ligature
+    ("a\ue000.html", "invisible_character"),       # private use
+    ("a\u0378.html", "invisible_character"),       # unassigned
+    ("a\u3164b.html", "invisible_character"),      # Hangul filler (a letter by category)
+    ("a\u00a0b.html", "not_a_letter"),             # no-break space
+    ("\u0301a.html", "invisible_character"),       # a mark with no letter
+    ("a\u0085b", "control_character"),             # C1 control
     ("a\tb", "control_character"),
     ("a\x7fb", "control_character"),
     ("a\nb", "control_character"),
@@ -60,6 +78,15 @@ HOSTILE_PATHS = [
 def test_hostile_path_is_refused_with_its_rule(path, rule):
     assert display.path_rule(path, 1024) == rule
     assert display.normal_form(path) is None
+
+
+@pytest.mark.parametrize(("path", "shown"), [
+    ("index.html", "index.html"),
+    ("caf\u00e9.html", "caf\u00e9.html  [caf\\u00e9.html]"),
+    ("\u5e7b/\U0001d7d8.html", "\u5e7b/\U0001d7d8.html  [\\u5e7b/\\U0001d7d8.html]"),
+])
+def test_a_card_shows_a_non_ascii_path_beside_its_escaped_form(path, shown):
+    assert display.with_escape(path) == shown
 
 
 def test_path_of_80_chars_is_shown():

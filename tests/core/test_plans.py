@@ -106,7 +106,8 @@ def paths(n, length=10):
     ("p1", None, Targets(paths(1, 80)), None),
     ("p1", None, Targets(paths(1, 81)), "path_too_long"),
     ("p1", None, Targets(("CLAUDE.md.",)), "path_reserved"),
-    ("p1", None, Targets(("a\u202e.html",)), "path_non_ascii"),
+    ("p1", None, Targets(("a\u202e.html",)), "path_invisible_character"),
+    ("p1", None, Targets(("caf\u00e9.html", "\u5e7b\u706f\u7247/01.html")), None),
     ("p\u200b1", None, Targets(paths(1)), "unsafe_project_id"),
 ])
 def test_plan_registration_limits(project, scope, targets, rule):

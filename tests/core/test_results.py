@@ -8,10 +8,12 @@ from jupyter_design_projects.core.results import (
     AGGREGATE_MAX_CHARS,
     EMPTY_RESULT,
     IMAGE_MAX_CHARS,
+    PREVIEW_CHARS,
     RESULT_MAX_CHARS,
     MappedResult,
     from_error,
     map_result,
+    spilled,
     to_tool_result,
 )
 from jupyter_design_projects.errors import NeedsConsent
@@ -84,6 +86,27 @@ def test_tool_result_text_is_capped_at_100000(size: int, cut: bool) -> None:
         assert texts(mapped)[-1] == "[result truncated at 100,000 characters]"
     else:
         assert texts(mapped) == ["x" * RESULT_MAX_CHARS]
+
+
+@pytest.mark.parametrize(("size", "whole"), [(RESULT_MAX_CHARS, False),
+                                             (RESULT_MAX_CHARS + 1, True)])
+def test_text_over_the_cap_is_marked_whole_for_the_pipeline(size: int, whole: bool) -> None:
+    mapped = map_result({"content": [text("x" * (size - 4)), image(10), text("yyyy")]})
+    assert mapped.whole_text == (("x" * (size - 4)) + "\nyyyy" if whole else None)
+
+
+def test_a_spilled_result_keeps_images_a_preview_and_the_files_path() -> None:
+    content = [text("a" * 60_000), image(10), text("b" * 60_000)]
+    mapped = spilled(map_result({"content": content}), "/s/project-doc-1.txt")
+    assert [b["type"] for b in mapped.blocks] == ["image", "text", "text"]
+    assert texts(mapped)[0] == "a" * PREVIEW_CHARS
+    assert "saved whole to /s/project-doc-1.txt (mode 0600)" in texts(mapped)[1]
+    assert "120,001 characters" in texts(mapped)[1]
+
+
+def test_a_result_within_the_cap_is_not_spilled() -> None:
+    mapped = map_result({"content": [text("x" * RESULT_MAX_CHARS)]})
+    assert spilled(mapped, "/s/f") is mapped
 
 
 def test_text_cap_spans_several_blocks_and_keeps_images() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -172,13 +173,17 @@ async def test_call_refuses_unknown_methods_and_arguments(make, fake, method, ar
 
 
 @pytest.mark.asyncio
-async def test_call_caps_the_result_at_300000_chars(make, fake) -> None:
+async def test_call_saves_a_result_over_300000_chars_whole(make, fake, tmp_path) -> None:
     for i in range(6000):
         fake.add_doc(f"a-very-long-document-name-number-{i:05}.md", "x")
     result = await make().call("project_info", {})
 
     assert len(json.dumps(result, ensure_ascii=False)) <= RESULT_MAX_CHARS
-    assert result["truncated"] is True and result["framing"] == FRAMING
+    assert result["spilled"] is True and result["framing"] == FRAMING
+    saved = Path(result["local_file"])
+    assert saved.parent == tmp_path / "downloads" and saved.suffix == ".json"
+    whole = json.loads(saved.read_text(encoding="utf-8"))
+    assert len(whole["docs"]) == 6000 and whole["method"] == "project_info"
 
 
 # ---------------------------------------------------------------- transport properties

@@ -33,8 +33,9 @@ class StagedFile:
 
 
 def checked_path(path: object, field: str = "path") -> str:
-    """The path in its normal form, when an approval card can show it exactly (printable
-    ASCII, at most MAX_PATH_CHARS characters, no `..`, nothing reserved)."""
+    """The path in its normal form, when an approval card can show it exactly (no
+    invisible or look-alike characters, at most MAX_PATH_CHARS characters, no `..`,
+    nothing reserved)."""
     rule = display.path_rule(path)
     normal = display.normal_form(path)
     if rule is not None or normal is None:

@@ -3,8 +3,10 @@ normal form (pure; no I/O)."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
+from ...core import letters
 from .errors import PathRefused, TooManyTargets
 
 #: at most this many entries (files, paths, writes, deletes) in one call
@@ -16,23 +18,24 @@ RESERVED_SEGMENTS = frozenset({"claude.md", ".claude"})
 
 
 def normalise(path: object) -> str:
-    """The normal form of `path` (`./a//` is refused, `./a/b` → `a/b`), or PathRefused.
+    """The normal form of `path` (`./a//` is refused, `./a/b` → `a/b`, NFC), or PathRefused.
 
-    Paths are printable ASCII: that refuses control characters and every invisible or
-    look-alike Unicode character (fullwidth dots and slashes, U+2215, ...) in one rule.
+    Beyond printable ASCII a segment may hold letters, marks and digits of any script
+    (`café.html`, `幻灯片/01.html`); the client's rule (`core/letters.py`) refuses control,
+    invisible and look-alike characters (fullwidth dots and slashes, U+2215, ...) and
+    confusable script mixes, here as there.
     """
     if not isinstance(path, str):
         raise PathRefused(repr(path), "not_a_string")
     if path == "":
         raise PathRefused(path, "empty")
+    path = unicodedata.normalize("NFC", path)
     if len(path) > MAX_PATH_CHARS:
         raise PathRefused(path, "too_long")
     for char in path:
         code = ord(char)
         if code < 0x20 or code == 0x7F or 0x80 <= code <= 0x9F:
             raise PathRefused(path, "control_character")
-        if code > 0x7E:
-            raise PathRefused(path, "non_ascii")
     if "\\" in path:
         raise PathRefused(path, "backslash")
     if path.startswith("/"):
@@ -45,6 +48,9 @@ def normalise(path: object) -> str:
             raise PathRefused(path, "traversal")
         if segment == ".":
             continue
+        foreign = letters.segment_rule(segment)
+        if foreign:
+            raise PathRefused(path, foreign)
         if segment.lower() in RESERVED_SEGMENTS:
             raise PathRefused(path, "reserved")
         kept.append(segment)
