@@ -8,6 +8,7 @@ import pytest
 from jupyter_design_projects.core.project_paths import (
     MAX_PATH_CHARS,
     RULE_CONTROL,
+    RULE_LETTERS,
     RULE_EMPTY,
     RULE_TOO_LONG,
     is_canonical_uuid,
@@ -122,3 +123,31 @@ def test_safe_file_name(name: str, expected: str) -> None:
 def test_safe_file_name_keeps_at_most_64_characters() -> None:
     assert len(safe_file_name("a" * 64)) == 64
     assert len(safe_file_name("a" * 65)) == 64
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ("caf\u00e9.md", ("claude/caf\u00e9.md", False)),
+    ("Cafe\u0301.md", ("claude/Caf\u00e9.md", False)),           # NFC
+    ("\u5e7b\u706f\u7247/01.md", ("\u5e7b\u706f\u7247/01.md", False)),
+])
+def test_new_paths_in_other_scripts_are_written_in_nfc(given, expected) -> None:
+    assert resolve_write_path(given, set()) == expected
+
+
+def test_a_decomposed_path_replaces_the_doc_of_its_nfc_form() -> None:
+    assert resolve_write_path("Cafe\u0301.md", {"Caf\u00e9.md"}) == ("Caf\u00e9.md", True)
+
+
+@pytest.mark.parametrize(("given", "rule"), [
+    ("p\u0430ypal.md", RULE_LETTERS["mixed_script"]),
+    ("\u0430\u0440\u0435.md", RULE_LETTERS["whole_script_confusable"]),
+    ("a\ue000.md", RULE_CONTROL),
+    ("a\u0378.md", RULE_CONTROL),
+    ("a\u3164b.md", RULE_CONTROL),
+    ("\uff21.md", RULE_LETTERS["not_normalised"]),
+    ("a\u2215b.md", RULE_LETTERS["not_a_letter"]),
+])
+def test_new_paths_that_hide_or_mix_scripts_are_refused(given, rule) -> None:
+    with pytest.raises(PathRejected) as caught:
+        resolve_write_path(given, set())
+    assert caught.value.rule == rule
