@@ -1,12 +1,16 @@
 """The two tools as a model sees them, for agent loops written in a notebook or a script.
 
     tools = AgentTools(session, approve=lambda request: "once" if ok(request) else None)
-    reply = client.messages.create(..., tools=tool_definitions())
+    reply = client.messages.create(..., tools=tools.tool_definitions())
     results = [tools.handle_tool_use(block) for block in reply.content
                if block.type == "tool_use"]
 
-`tool_definitions()` is what the Messages API takes: each tool's `name`, `description`
-and `input_schema`, and nothing else (the API refuses unknown keys). What the host must
+`tool_definitions(settings)` is what the Messages API takes: each tool's `name`,
+`description` and `input_schema`, and nothing else (the API refuses unknown keys). Only
+the tools whose gates are open are offered (spec §1, §10): Design when `allow_design_sync`,
+essential-traffic-only mode, a first-party service and the feature flag allow it; Projects
+when its gates are open and a Project is attached. `AgentTools.tool_definitions()` applies
+the session's settings. What the host must
 know besides — which methods are destructive, and that neither tool may run concurrently
 with itself — is the parallel structure `TOOL_TRAITS`, keyed by tool name.
 
@@ -29,6 +33,7 @@ before anything is sent.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -36,6 +41,7 @@ from typing import Any
 from .core.cards import APPROVE_FOR_PROJECT, ApprovalRequest
 from .core.results import MappedResult, from_error, to_tool_result
 from .errors import InvalidProjectsArgument, JdpError, PermissionDenied, ProjectsChangeDenied
+from .settings import Settings
 
 DESIGN_TOOL = "ClaudeDesign"
 PROJECTS_TOOL = "Projects"
@@ -72,45 +78,55 @@ _PROJECTS_DESCRIPTION = (
 )
 
 
-def tool_definitions() -> list[dict[str, Any]]:
-    """The Anthropic tool definitions of the two tools (name, description, input_schema)."""
-    return [
-        {
-            "name": DESIGN_TOOL,
-            "description": _DESIGN_DESCRIPTION,
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "operation": {"type": "string", "minLength": 1, "maxLength": 64,
-                                  "pattern": r"^[A-Za-z0-9_.-]+$",
-                                  "description": "an operation of the catalogue, or list"},
-                    "arguments": {"type": "object",
-                                  "description": "the operation's input, per its schema"},
-                },
-                "required": ["operation"],
-                "additionalProperties": False,
-            },
+_DESIGN_DEFINITION: dict[str, Any] = {
+    "name": DESIGN_TOOL,
+    "description": _DESIGN_DESCRIPTION,
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "operation": {"type": "string", "minLength": 1, "maxLength": 64,
+                          "pattern": r"^[A-Za-z0-9_.-]+$",
+                          "description": "an operation of the catalogue, or list"},
+            "arguments": {"type": "object",
+                          "description": "the operation's input, per its schema"},
         },
-        {
-            "name": PROJECTS_TOOL,
-            "description": _PROJECTS_DESCRIPTION,
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "method": {"type": "string", "enum": list(PROJECTS_METHODS)},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 255},
-                    "query": {"type": "string", "minLength": 1},
-                    "n": {"type": "integer", "minimum": 1, "maximum": 15, "default": 5},
-                    "content": {"type": "string"},
-                    "local_path": {"type": "string",
-                                   "description": "a UTF-8 text file in the working "
-                                                  "directory, uploaded instead of content"},
-                },
-                "required": ["method"],
-                "additionalProperties": False,
-            },
+        "required": ["operation"],
+        "additionalProperties": False,
+    },
+}
+_PROJECTS_DEFINITION: dict[str, Any] = {
+    "name": PROJECTS_TOOL,
+    "description": _PROJECTS_DESCRIPTION,
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "method": {"type": "string", "enum": list(PROJECTS_METHODS)},
+            "path": {"type": "string", "minLength": 1, "maxLength": 255},
+            "query": {"type": "string", "minLength": 1},
+            "n": {"type": "integer", "minimum": 1, "maximum": 15, "default": 5},
+            "content": {"type": "string"},
+            "local_path": {"type": "string",
+                           "description": "a UTF-8 text file in the working "
+                                          "directory, uploaded instead of content"},
         },
-    ]
+        "required": ["method"],
+        "additionalProperties": False,
+    },
+}
+#: the arguments a Projects tool_use block may carry besides `method`
+_PROJECTS_ARGUMENTS = frozenset(_PROJECTS_DEFINITION["input_schema"]["properties"]) - {"method"}
+
+
+def tool_definitions(settings: Settings) -> list[dict[str, Any]]:
+    """The Anthropic tool definitions (name, description, input_schema) of the tools these
+    settings enable: `ClaudeDesign` when every Design gate is open, `Projects` when its
+    gates are open and a Project is attached. Possibly empty; each a fresh copy."""
+    offered = []
+    if settings.design_enabled:
+        offered.append(_DESIGN_DEFINITION)
+    if settings.projects_enabled:
+        offered.append(_PROJECTS_DEFINITION)
+    return copy.deepcopy(offered)
 
 
 #: What the host needs beside the definitions (a parallel structure, keyed by tool name,
@@ -162,9 +178,10 @@ class AgentTools:
         self._session = session
         self._approve = approve
 
-    @staticmethod
-    def tool_definitions() -> list[dict[str, Any]]:
-        return tool_definitions()
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """The definitions of the tools the session's settings enable (read at each call,
+        so a gate closed by `%config` takes the tool out of the next turn)."""
+        return tool_definitions(self._session.settings)
 
     def handle_tool_use(self, block: Any) -> dict[str, Any]:
         """The `tool_result` block for one `tool_use` block."""
@@ -206,9 +223,8 @@ class AgentTools:
         if method not in PROJECTS_METHODS:
             raise InvalidProjectsArgument(str(method), "method",
                                           f"must be one of {', '.join(PROJECTS_METHODS)}")
-        allowed = set(tool_definitions()[1]["input_schema"]["properties"]) - {"method"}
         for key in tool_input:  # a project id, or anything else the schema does not list
-            if key not in allowed:
+            if key not in _PROJECTS_ARGUMENTS:
                 raise InvalidProjectsArgument(method, str(key),
                                               f"is not an argument of {method}")
         projects = self._session.projects

@@ -124,6 +124,17 @@ class Settings:
                 ("api_base_url", bool(self.api_base_url)),
                 ("essential_traffic_only", not self.essential_traffic_only))
 
+    @property
+    def design_enabled(self) -> bool:
+        """Every Design gate is open: the Design tool is offered to a model."""
+        return all(open_ for _, open_ in self.design_gates())
+
+    @property
+    def projects_enabled(self) -> bool:
+        """Every Projects gate is open and a Project is attached (spec §10): the Projects
+        tool is offered to a model."""
+        return all(open_ for _, open_ in self.projects_gates()) and bool(self.project_uuid)
+
     def using_service(self, service_env: Mapping[str, str]) -> Settings:
         """These settings pointed at a reference service given as its client environment
         (`EmbeddedService.client_env()`): its URLs; its org, project and credential file

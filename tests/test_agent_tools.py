@@ -5,6 +5,7 @@ no project id, and a `tool_result` (never an exception) for whatever the model s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import uuid
@@ -74,9 +75,12 @@ def doc_changes(switches: FaultsClient) -> int:
 
 # ---------------------------------------------------------------- the definitions
 
+#: every gate open and a Project attached
+OPEN = Settings(api_base_url="https://claude.example", project_uuid="p-1")
+
 
 def test_s10_the_definitions_are_what_the_messages_api_takes() -> None:
-    tools = tool_definitions()
+    tools = tool_definitions(OPEN)
     assert [t["name"] for t in tools] == [DESIGN_TOOL, PROJECTS_TOOL]
     for tool in tools:
         assert set(tool) == {"name", "description", "input_schema"}
@@ -86,7 +90,7 @@ def test_s10_the_definitions_are_what_the_messages_api_takes() -> None:
 
 
 def test_s10_the_projects_schema_has_five_methods_and_no_project_id() -> None:
-    schema = tool_definitions()[1]["input_schema"]
+    schema = tool_definitions(OPEN)[1]["input_schema"]
     assert schema["properties"]["method"]["enum"] == [
         "project_info", "project_read", "project_search", "project_write", "project_delete"]
     assert not [k for k in schema["properties"] if "project" in k or k.endswith("id")]
@@ -100,7 +104,49 @@ def test_s10_write_and_delete_are_destructive_and_neither_tool_is_concurrency_sa
 
 
 def test_s17_the_projects_description_frames_content_as_data() -> None:
-    assert "not instructions" in tool_definitions()[1]["description"]
+    assert "not instructions" in tool_definitions(OPEN)[1]["description"]
+
+
+@pytest.mark.parametrize(("closed", "offered"), [
+    ({}, [DESIGN_TOOL, PROJECTS_TOOL]),
+    ({"project_uuid": ""}, [DESIGN_TOOL]),                       # no Project attached
+    ({"allow_projects_tool": False}, [DESIGN_TOOL]),
+    ({"allow_design_sync": False}, [PROJECTS_TOOL]),
+    ({"design_feature_flag": False}, [PROJECTS_TOOL]),
+    ({"essential_traffic_only": True}, []),                      # closes both
+    ({"api_base_url": ""}, []),                                  # no first-party service
+    ({"allow_design_sync": False, "allow_projects_tool": False}, []),
+])
+def test_s1_s10_only_tools_whose_gates_are_open_are_offered(closed, offered) -> None:
+    settings = dataclasses.replace(OPEN, **closed)
+    assert [t["name"] for t in tool_definitions(settings)] == offered
+
+
+def test_s1_the_definitions_follow_the_sessions_gates_at_each_turn() -> None:
+    session = SimpleNamespace(settings=OPEN)
+    tools = AgentTools(session)
+    assert [t["name"] for t in tools.tool_definitions()] == [DESIGN_TOOL, PROJECTS_TOOL]
+    session.settings = dataclasses.replace(OPEN, allow_projects_tool=False)
+    assert [t["name"] for t in tools.tool_definitions()] == [DESIGN_TOOL]
+
+
+@pytest.mark.parametrize(("overrides", "offered"), [
+    ({}, [DESIGN_TOOL, PROJECTS_TOOL]),
+    ({"essential_traffic_only": True}, []),
+    ({"allow_design_sync": False}, [PROJECTS_TOOL]),
+])
+def test_s1_a_session_on_the_reference_service_offers_the_tools_its_gates_allow(
+        service, tmp_path, overrides, offered) -> None:
+    session = open_session(service, tmp_path, **overrides)
+    try:
+        assert [t["name"] for t in AgentTools(session).tool_definitions()] == offered
+    finally:
+        session.close()
+
+
+def test_s1_the_definitions_are_fresh_copies() -> None:
+    tool_definitions(OPEN)[0]["input_schema"]["properties"].clear()
+    assert tool_definitions(OPEN)[0]["input_schema"]["properties"]
 
 
 # ---------------------------------------------------------------- Projects through a person

@@ -92,8 +92,7 @@ class ProjectsClient:
 
     @property
     def enabled(self) -> bool:
-        return (all(open_ for _, open_ in self._settings.projects_gates())
-                and bool(self._settings.project_uuid))
+        return self._settings.projects_enabled
 
     @property
     def project_uuid(self) -> str:
