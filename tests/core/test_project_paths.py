@@ -8,8 +8,8 @@ import pytest
 from jupyter_design_projects.core.project_paths import (
     MAX_PATH_CHARS,
     RULE_CONTROL,
-    RULE_LETTERS,
     RULE_EMPTY,
+    RULE_LETTERS,
     RULE_TOO_LONG,
     is_canonical_uuid,
     normalize,
