@@ -40,8 +40,10 @@ a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its wor
     │   └── ApprovalClosed(operation)              a card that was already answered
     ├── ProjectsError                                                 projects.py
     │   ├── ProjectsApiError(action, status, body, route, retry_after)  a non-2xx answer
-    │   │   └── ProjectsTransportFailed(action, status, body, route, reason, detail)
-    │   │                                          no usable answer
+    │   │   ├── ProjectsTransportFailed(action, status, body, route, reason, detail)
+    │   │   │                                      no usable answer
+    │   │   ├── ProjectsAuthFailed(…, reason, cause)   no usable credential; also an AuthError
+    │   │   └── ProjectsOriginRefused(…, origin)       the allowlist kept the token back
     │   ├── ProjectsChangeDenied(method, reason)   a model's write/delete nobody approved
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set
     │   ├── PathRejected(path, rule)               a path broke a path rule
@@ -93,8 +95,10 @@ from .projects import (
     NoAttachedProject,
     PathRejected,
     ProjectsApiError,
+    ProjectsAuthFailed,
     ProjectsChangeDenied,
     ProjectsError,
+    ProjectsOriginRefused,
     ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
@@ -129,8 +133,8 @@ __all__ = [
     "InvalidProjectsArgument", "JdpError", "KnowledgeBudgetExceeded", "MalformedProjectsAnswer",
     "NeedsConsent", "NeedsProjectGrant", "NoAttachedProject", "OriginNotAllowed",
     "PathRejected", "PermissionDenied", "PermissionRefused", "ProjectsApiError",
-    "ProjectsChangeDenied", "ProjectsError", "ProjectsTransportFailed", "ReplaceIncomplete",
-    "ReplaceOutcomeUnknown", "ResponseTooLarge",
+    "ProjectsAuthFailed", "ProjectsChangeDenied", "ProjectsError", "ProjectsOriginRefused",
+    "ProjectsTransportFailed", "ReplaceIncomplete", "ReplaceOutcomeUnknown", "ResponseTooLarge",
     "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "SyncOverBudget",
     "SyncRefused", "TraceUnavailable", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",

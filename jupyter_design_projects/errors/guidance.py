@@ -263,6 +263,14 @@ GUIDANCE: Mapping[str, Guidance] = {
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
         f"{_words(e)}"
         + (f" (HTTP {e.status})" if e.status is not None else "") + ".", "retry"),
+    "ProjectsAuthFailed": Guidance(
+        lambda e: f"Projects {e.action} ({e.route} route) was not signed in ({e.reason})"
+        + (f" (HTTP {e.status})" if e.status is not None else "")
+        + ". Run `%design login` to sign in again.", LOGIN),
+    "ProjectsOriginRefused": Guidance(
+        lambda e: f"Projects {e.action} ({e.route} route): refused to send a token to "
+        f"{e.origin}: it is not one of the configured origins.",
+        "%config DesignProjects.web_base_url"),
     "NoAttachedProject": Guidance(
         lambda e: "No Project is attached to this session: set CLAUDE_PROJECT_UUID "
         "(the embedded reference service sets it for you).", "set CLAUDE_PROJECT_UUID"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .base import JdpError
+from .transport import AuthError
 
 
 class ProjectsError(JdpError):
@@ -47,6 +48,33 @@ class ProjectsTransportFailed(ProjectsApiError):
                  limit: int | None = None, *, detail: str = "") -> None:
         super().__init__(action, status, "", route, reason=reason, detail=detail,
                          limit=limit)
+
+
+class ProjectsAuthFailed(ProjectsApiError, AuthError):
+    """A Projects request that had no usable credential (spec §12: wrapped with the action,
+    the HTTP status and the route): a 401 after the one refresh (`status` 401), a failed
+    refresh, or the Projects scopes that could not be added. `reason` is the credential
+    error's reason and `cause` its kind; the credential error itself is `__cause__`. Still
+    an `AuthError`, so sign-in guidance that catches those catches it too."""
+
+    kind: ClassVar[str] = "projects_auth_failed"
+    cause: str
+
+    def __init__(self, action: str, route: str, reason: str, cause: str,
+                 status: int | None = None, message: str | None = None) -> None:
+        super().__init__(action, status, "", route, reason=reason, cause=cause,
+                         message=message)
+
+
+class ProjectsOriginRefused(ProjectsApiError):
+    """A Projects request the allowlist stopped before any token left (spec §12: wrapped
+    with the action and the route): `origin` is not one of the configured origins."""
+
+    kind: ClassVar[str] = "projects_origin_refused"
+    origin: str
+
+    def __init__(self, action: str, route: str, origin: str) -> None:
+        super().__init__(action, None, "", route, origin=origin)
 
 
 class ProjectsChangeDenied(ProjectsError):

@@ -17,6 +17,7 @@ from ..errors import (
     InvalidProjectsArgument,
     JdpError,
     NoAttachedProject,
+    ProjectsAuthFailed,
     ProjectsTransportFailed,
     ScopeExpansionFailed,
     ServiceStartFailed,
@@ -69,6 +70,8 @@ def http_status(part: dict[str, Any]) -> int:
 
 def failure(exc: BaseException, secrets: Iterable[Secret], base_url: str) -> dict[str, str]:
     """The failure object for an error met while reading from or acting on the service."""
+    if isinstance(exc, ProjectsAuthFailed) and isinstance(exc.__cause__, AuthError):
+        exc = exc.__cause__  # the sign-in guidance reads the credential error itself
     if isinstance(exc, NoAttachedProject):
         return fail(NO_PROJECT, "No Project is attached: set CLAUDE_PROJECT_UUID to the "
                                 "Project's UUID in the environment that starts JupyterLab, "

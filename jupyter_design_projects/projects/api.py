@@ -14,11 +14,14 @@ from ..core import budgets
 from ..core.project_paths import is_canonical_uuid
 from ..core.redaction import Secret
 from ..errors import (
+    AuthError,
     ConfigError,
     JdpError,
     MalformedProjectsAnswer,
     OriginNotAllowed,
     ProjectsApiError,
+    ProjectsAuthFailed,
+    ProjectsOriginRefused,
     ProjectsTransportFailed,
     ReplaceIncomplete,
     ReplaceOutcomeUnknown,
@@ -70,18 +73,29 @@ async def exchange(http: httpx.AsyncClient, method: str, url: str, *, action: st
     """One request of either route under its cap and the 30 s deadline. Every failure
     reaches the caller as a `ProjectsApiError` naming the action and the route: a non-2xx
     answer with its status, no usable answer (connect, read, cap, deadline) as
-    `ProjectsTransportFailed` with the status where one was read. A refusal to send a
-    token to an unlisted origin is not a transport failure and goes on as it is."""
+    `ProjectsTransportFailed` with the status where one was read, no usable credential (a
+    401 after the one refresh, a failed refresh) as `ProjectsAuthFailed`, and a token kept
+    back by the allowlist as `ProjectsOriginRefused`; the error underneath is `__cause__`."""
     try:
         answer = await send(http, method, url, action=action,
                             max_bytes=budgets.answer_max_bytes(action), deadline_s=DEADLINE_S,
                             **kwargs)
-    except OriginNotAllowed:
-        raise
+    except OriginNotAllowed as exc:
+        raise ProjectsOriginRefused(action, route, exc.origin) from exc
+    except AuthError as exc:
+        raise auth_failed(exc, action, route) from exc
     except TransportError as exc:
         raise ProjectsTransportFailed(action, exc.reason, route, exc.status,
                                       exc.fields.get("limit"), detail=exc.detail) from None
     return wire.check(answer, secrets, route)
+
+
+def auth_failed(exc: AuthError, action: str, route: str) -> ProjectsAuthFailed:
+    """A credential error met by a Projects action, wrapped (a second 401 keeps its 401).
+    Its message is the cause's own (already free of tokens) prefixed with the action."""
+    status = 401 if exc.reason == "unauthorized_after_refresh" else None
+    return ProjectsAuthFailed(action, route, exc.reason, exc.kind, status,
+                              message=f"Projects {action} ({route} route): {exc.message}")
 
 
 def _checked_id(value: str, action: str) -> str:
@@ -114,7 +128,10 @@ class OrgApi:
 
     async def _ready(self) -> str:
         if not self._scopes_ready:
-            self._notice = await self._ensure_scopes()
+            try:
+                self._notice = await self._ensure_scopes()
+            except AuthError as exc:  # the scopes could not be added (or no sign-in)
+                raise auth_failed(exc, "add the Projects scopes", self.route) from exc
             self._scopes_ready = True
         if self._prefix is None:
             org = self._settings.org_uuid or await self._first_org()

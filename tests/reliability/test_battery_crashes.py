@@ -20,7 +20,12 @@ from kernels import Kernel, wait_until
 
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.embedded import start_embedded
-from jupyter_design_projects.errors import JdpError, ProjectsTransportFailed, ScopeExpansionFailed
+from jupyter_design_projects.errors import (
+    JdpError,
+    ProjectsAuthFailed,
+    ProjectsTransportFailed,
+    ScopeExpansionFailed,
+)
 from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.transport.credentials import Credential
@@ -192,7 +197,8 @@ def test_kernel_killed_during_a_scope_expansion_leaves_the_credential_whole__spe
     with Session(settings_for(service, narrow), data_dir=tmp_path / "next") as session:
         try:
             info = session.run(session.projects.info(), timeout=60)
-        except ScopeExpansionFailed as exc:
+        except ProjectsAuthFailed as exc:  # spec §12: wrapped, the scope error underneath
+            assert isinstance(exc.__cause__, ScopeExpansionFailed)
             assert exc.reason == "refresh_refused"  # the service rotated the token it was sent
             Live(service, session, narrow, caplog, capsys).check(error=exc)
         else:
