@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
-from ...core import letters
+from ...core.letters import segment_rule
 from .errors import PathRefused, TooManyTargets
 
 #: at most this many entries (files, paths, writes, deletes) in one call
@@ -48,7 +48,7 @@ def normalise(path: object) -> str:
             raise PathRefused(path, "traversal")
         if segment == ".":
             continue
-        foreign = letters.segment_rule(segment)
+        foreign = segment_rule(segment)
         if foreign:
             raise PathRefused(path, foreign)
         if segment.lower() in RESERVED_SEGMENTS:
