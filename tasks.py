@@ -206,7 +206,8 @@ def lab_data_dir(args: list[str]) -> tuple[Path, list[str]]:
         del rest[at:at + 2]
     if named is not None:
         folder = Path(named).expanduser().resolve()
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.chmod(0o700)  # private data: a loose existing directory is tightened
         return folder, rest
     return Path(tempfile.mkdtemp(prefix="jdp-demo-")), rest
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from .errors import ServiceStartFailed
+from .server.private_files import private_dir, private_file
 
 STARTUP_DEADLINE_S = 60.0
 STOP_GRACE_S = 10.0
@@ -144,9 +145,8 @@ def start_embedded(data_dir: Path | None = None, *, faults: bool = False,
                    extra_args: Sequence[str] = (),
                    deadline_s: float = STARTUP_DEADLINE_S) -> EmbeddedService:
     """Start `python -m jupyter_design_projects.server --seed demo` on a free loopback port."""
-    data_dir = Path(data_dir or default_data_dir()).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log_file = data_dir / LOG_FILE
+    data_dir = private_dir(Path(data_dir or default_data_dir()).resolve())
+    log_file = private_file(data_dir / LOG_FILE)
     command = [sys.executable, "-m", "jupyter_design_projects.server", "--host", "127.0.0.1",
                "--port", "0", "--data-dir", str(data_dir), "--seed", "demo",
                "--parent-pid", str(os.getpid())]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,37 @@ def test_a_lab_run_on_a_fresh_demo_dir_removes_it_when_jupyterlab_stops(
     assert Path(data_dir).name.startswith("jdp-demo-")
     assert not Path(data_dir).exists()
     assert QUICKSTART_URL in args.split()
+
+
+def test_lab_data_dirs_are_private_and_a_loose_named_one_is_tightened(tasks, tmp_path):
+    fresh, _ = tasks.lab_data_dir([])
+    loose = tmp_path / "loose"
+    loose.mkdir(mode=0o755)
+    loose.chmod(0o755)
+    try:
+        named, _ = tasks.lab_data_dir(["--data-dir", str(tmp_path / "new" / "d")])
+        tightened, _ = tasks.lab_data_dir(["--data-dir", str(loose)])
+        for folder in (fresh, named, tightened):
+            assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    finally:
+        fresh.rmdir()
+
+
+def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, tmp_path):
+    """`tasks.py lab --data-dir DIR` sets JDP_DATA_DIR=DIR; the server extension starts the
+    reference service in DIR/reference-service (labserver/__init__.py): all of it private."""
+    from jupyter_design_projects.embedded import start_embedded
+
+    folder, _ = tasks.lab_data_dir(["--data-dir", str(tmp_path / "lab")])
+    previous = os.umask(0o022)
+    try:
+        service = start_embedded(folder / "reference-service")
+    finally:
+        os.umask(previous)
+    try:
+        for path in [folder, *folder.rglob("*")]:
+            wanted = 0o700 if path.is_dir() else 0o600
+            assert stat.S_IMODE(path.stat().st_mode) == wanted, path
+        assert (folder / "reference-service" / "reference-service.log").exists()
+    finally:
+        service.stop()

@@ -12,6 +12,7 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
       forms.py        same-origin check and bounded read of a posted form
       bodies.py, request_body.py, envelopes.py   body limits, body replay, error shapes
       database.py, timestamps.py, seed.py        SQLite, RFC 3339 times, the demo data
+      private_files.py  the data dir 0700 and every file in it 0600
       design/         gate, rest, mcp, operations, store, files, file_paths, plans,
                       preview, demo, errors (§2, §3)
       projects/       api, remote_session, store, search (§4, §5)

@@ -38,6 +38,7 @@ from .envelopes import (
 )
 from .faults import routes as fault_routes
 from .faults import switches as faults
+from .private_files import private_dir
 from .projects import api as projects_api
 from .projects import remote_session
 from .projects import store as projects_store
@@ -49,9 +50,9 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "testserver"})
 
 
 def build_context(config: ServiceConfig) -> ServiceContext:
-    """Open (or create) the data dir's database, install the token authority and the fault
-    switches, and seed once if asked."""
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    """Open (or create, owner-only) the data dir and its database, install the token
+    authority and the fault switches, and seed once if asked."""
+    private_dir(config.data_dir)  # 0700, a loose existing one tightened
     ctx = ServiceContext(config=config, db=Database(config.data_dir / DB_FILE))
     projects_store.migrate(ctx.db)
     ctx.db.migrate(design_store.SCHEMA)

@@ -1,4 +1,5 @@
-"""The reference service's SQLite database: one file under --data-dir, WAL mode.
+"""The reference service's SQLite database: one file under --data-dir, WAL mode, mode 0600
+(set before SQLite opens it, so its -wal and -shm files are 0600 too).
 
 Each storage module (`projects_store`, `design_store`, ...) owns its tables and passes
 its schema to `Database.migrate`. Connections are per thread; `transaction()` is the
@@ -13,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .private_files import private_database
+
 #: small key/value facts about this data dir (seed markers, signing keys)
 META_SCHEMA = """
 CREATE TABLE IF NOT EXISTS service_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -25,7 +28,7 @@ MMAP_BYTES = 1 << 30
 
 class Database:
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+        self.path = private_database(Path(path))
         self._local = threading.local()
         # outside a transaction: SQLite refuses to switch journal modes inside one
         self._conn().execute("PRAGMA journal_mode=WAL")

@@ -362,7 +362,9 @@ class CredentialManager:
 
         if self._file_lock is None:
             self._lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._file_lock = filelock.FileLock(str(self._lock_path), thread_local=False)
+            # 0600 whatever the umask: it sits beside the credential, often in a data dir
+            self._file_lock = filelock.FileLock(str(self._lock_path), mode=0o600,
+                                                thread_local=False)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
