@@ -368,3 +368,21 @@ def test_the_card_carries_its_stale_warning_hidden_until_disconnected():
     assert "re-run the cell" in STALE_LINE and "re-run the cell to be asked" in card.stale.value
     assert ".jdp-card-stale{display:none}" in STALE_CSS
     assert ".jupyter-widgets-disconnected.jdp-card-box" in STALE_CSS
+
+
+@pytest.mark.parametrize("path", ["caf\u00e9.html", "\u5e7b\u706f\u7247/01.html"])
+def test_a_non_ascii_path_is_shown_as_written_and_escaped_beside_it(path):
+    import dataclasses
+    import html as html_lib
+
+    from jupyter_design_projects.core.letters import escaped
+
+    req = dataclasses.replace(request(), writes=(path,))
+    body = card_html(req)
+    assert f"<code>{html_lib.escape(path)}</code>" in body
+    assert f"[{escaped(path)}]" in body and escaped(path).isascii()
+    assert f"  {path}  [{escaped(path)}]" in req.text.splitlines()
+
+
+def test_an_ascii_path_has_no_escaped_form_beside_it():
+    assert "[" not in card_html(request()).split("slides/04.html", 1)[1].split("</li>")[0]
