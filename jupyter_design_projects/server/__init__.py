@@ -21,5 +21,6 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
 
 __all__ = [
     "app", "authorize_page", "bodies", "cli", "context", "database", "design", "envelopes",
-    "faults", "forms", "oauth", "paths", "projects", "request_body", "seed", "timestamps"
+    "faults", "forms", "oauth", "paths", "private_files", "projects", "request_body", "seed",
+    "timestamps"
 ]
