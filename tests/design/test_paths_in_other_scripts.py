@@ -91,3 +91,19 @@ async def test_confusing_paths_are_refused_and_nothing_is_written(client, path, 
     assert isinstance(outcome, DesignOutcome) and isinstance(outcome.error, PermissionRefused)
     assert outcome.error.reason == reason
     assert path not in await paths_of(client)
+
+
+@pytest.mark.asyncio
+async def test_a_reserved_target_is_asked_as_one_call_not_denied_spec_s8(client):
+    tag = uuid.uuid4().hex[:6]
+    await client.consent()
+    granted = await client.resume(await client.call("write_files", write(f"g-{tag}.html")),
+                                  approved=True, durable=True)
+    assert not granted.is_error
+    card = await client.call("write_files", write(f"notes-{tag}/CLAUDE.md"))
+    assert isinstance(card, PendingApproval)  # a card even under the verified grant
+    assert (card.request.kind, card.request.reason) == ("operation", "over_limit_path_reserved")
+    assert not card.request.allows_durable
+    outcome = await client.resume(card, approved=True)
+    assert isinstance(outcome, DesignOutcome) and outcome.is_error  # the service's own rule
+    assert f"notes-{tag}/CLAUDE.md" not in await paths_of(client)
