@@ -8,6 +8,7 @@ A service another process started (the Jupyter server's, see `service_file`) is 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import json
 import os
@@ -21,7 +22,6 @@ from pathlib import Path
 import platformdirs
 
 from .errors import ServiceStartFailed
-from .server.private_files import private_dir, private_file
 
 STARTUP_DEADLINE_S = 60.0
 STOP_GRACE_S = 10.0
@@ -141,12 +141,36 @@ def _read_line(process: subprocess.Popen, deadline: float) -> bytes | None:
     return buffer.split(b"\n", 1)[0]
 
 
+def _owner_only_dir(path: Path) -> Path:
+    """The data dir 0700 (and each parent it has to make), before the log is opened in it.
+    The service itself tightens the dir and everything in it as it starts
+    (`server/private_files.py`, which client code may not import: it stays off the
+    `%load_ext` path and out of the client's import graph)."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o700)
+    for folder in {path, *missing}:
+        os.chmod(folder, 0o700)
+    return path
+
+
+def _owner_only_file(path: Path) -> Path:
+    """`path` 0600 whatever the umask (created if missing, never through a symlink)."""
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path
+
+
 def start_embedded(data_dir: Path | None = None, *, faults: bool = False,
                    extra_args: Sequence[str] = (),
                    deadline_s: float = STARTUP_DEADLINE_S) -> EmbeddedService:
     """Start `python -m jupyter_design_projects.server --seed demo` on a free loopback port."""
-    data_dir = private_dir(Path(data_dir or default_data_dir()).resolve())
-    log_file = private_file(data_dir / LOG_FILE)
+    data_dir = _owner_only_dir(Path(data_dir or default_data_dir()).resolve())
+    log_file = _owner_only_file(data_dir / LOG_FILE)
     command = [sys.executable, "-m", "jupyter_design_projects.server", "--host", "127.0.0.1",
                "--port", "0", "--data-dir", str(data_dir), "--seed", "demo",
                "--parent-pid", str(os.getpid())]
