@@ -42,7 +42,7 @@ a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its wor
     │   ├── ProjectsApiError(action, status, body, route, retry_after)  a non-2xx answer
     │   │   ├── ProjectsTransportFailed(action, status, body, route, reason, detail)
     │   │   │                                      no usable answer
-    │   │   ├── ProjectsAuthFailed(…, reason, cause)   no usable credential; also an AuthError
+    │   │   ├── ProjectsAuthFailed(…, reason, cause)   no usable credential (an AuthError under)
     │   │   └── ProjectsOriginRefused(…, origin)       the allowlist kept the token back
     │   ├── ProjectsChangeDenied(method, reason)   a model's write/delete nobody approved
     │   ├── NoAttachedProject()                    CLAUDE_PROJECT_UUID is not set

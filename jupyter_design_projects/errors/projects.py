@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .base import JdpError
-from .transport import AuthError
 
 
 class ProjectsError(JdpError):
@@ -50,14 +49,15 @@ class ProjectsTransportFailed(ProjectsApiError):
                          limit=limit)
 
 
-class ProjectsAuthFailed(ProjectsApiError, AuthError):
+class ProjectsAuthFailed(ProjectsApiError):
     """A Projects request that had no usable credential (spec §12: wrapped with the action,
     the HTTP status and the route): a 401 after the one refresh (`status` 401), a failed
     refresh, or the Projects scopes that could not be added. `reason` is the credential
-    error's reason and `cause` its kind; the credential error itself is `__cause__`. Still
-    an `AuthError`, so sign-in guidance that catches those catches it too."""
+    error's reason and `cause` its kind; the credential error itself (an `AuthError`) is
+    `__cause__`, which sign-in guidance reads (`labserver/failures.py`)."""
 
     kind: ClassVar[str] = "projects_auth_failed"
+    reason: str
     cause: str
 
     def __init__(self, action: str, route: str, reason: str, cause: str,
