@@ -227,4 +227,5 @@ class McpSession:
         return await send(
             self._http, "POST", self._endpoint, action=action, max_bytes=self._max_bytes,
             deadline_s=self._timeout_s, json=body, headers=self._headers(session_id),
+            refuse_content_type=wire.EVENT_STREAM,
         )

@@ -25,7 +25,7 @@ EVENT_STREAM = "text/event-stream"
 
 
 def refuse_event_stream(answer: Answer) -> None:
-    """An SSE answer is rejected before anything reads it."""
+    """An SSE answer is rejected (`send` refuses it from its headers, unread)."""
     if answer.content_type == EVENT_STREAM:
         raise UnexpectedContentType(answer.action, EVENT_STREAM, answer.status)
 

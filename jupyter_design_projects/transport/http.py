@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 
 from ..core.redaction import Secret, redact_body
-from ..errors import DeadlineExceeded, ResponseTooLarge, TransportError
+from ..errors import DeadlineExceeded, ResponseTooLarge, TransportError, UnexpectedContentType
 
 #: the request extension naming the action of an exchange (read by the HTTP trace)
 ACTION_EXTENSION = "jdp_action"
@@ -211,11 +211,14 @@ async def send(
     params: dict[str, Any] | None = None,
     authenticate: bool = True,
     sink: Callable[[bytes], None] | None = None,
+    refuse_content_type: str | None = None,
 ) -> Answer:
     """Send and read the answer under a byte cap and a total deadline (not a read timeout:
     a slow drip is cut at the deadline). With a `sink`, a 2xx body goes to it chunk by
     chunk as it arrives (the Answer's body is then empty), under the same cap; other
-    answers are read as usual, for their error."""
+    answers are read as usual, for their error. An answer of `refuse_content_type` (a
+    media type) is refused from its headers, its body never read (a stream that never
+    ends cannot hold the call)."""
     try:
         body_stream: JsonBody | bytes | None = content
         if content is not None:
@@ -238,6 +241,11 @@ async def send(
                     raise TransportError(
                         action, "encoding",
                         detail=f"the answer is {encoding[:40]}-encoded; asked for identity")
+                media_type = response.headers.get("content-type", "").split(";")[0]
+                if refuse_content_type is not None and \
+                        media_type.strip().lower() == refuse_content_type:
+                    raise UnexpectedContentType(action, refuse_content_type,
+                                                response.status_code)
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     raise ResponseTooLarge(action, max_bytes, response.status_code)

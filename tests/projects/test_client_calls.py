@@ -208,9 +208,23 @@ async def test_calls_run_one_at_a_time(make, fake) -> None:
     assert peak[0] == 1
 
 
-def test_each_projects_request_has_a_30_second_deadline() -> None:
-    # the test below shows the client reads DEADLINE_S at every request
-    assert api_module.DEADLINE_S == 30.0
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ["org", "remote-session"])
+@pytest.mark.parametrize("call", ["info", "read", "search", "write", "delete"])
+async def test_each_projects_request_is_sent_with_a_30_second_deadline(
+        make, fake, monkeypatch, route, call) -> None:
+    deadlines: list[float] = []
+    real_send = api_module.send
+
+    async def recorded(*args: Any, **kwargs: Any) -> Any:
+        deadlines.append(kwargs["deadline_s"])
+        return await real_send(*args, **kwargs)
+
+    monkeypatch.setattr(api_module, "send", recorded)
+    fake.add_doc("a.md", "x")
+    await _invoke(make(route), call)
+    assert deadlines and deadlines == [30.0] * len(deadlines)
+    assert len(deadlines) == len(fake.requests)
 
 
 @pytest.mark.asyncio

@@ -213,10 +213,21 @@ def test_a_rotated_refresh_token_used_twice_is_a_clear_auth_error__spec_s5_rotat
         live.sessions.append(b)
         a.run(a.credentials.access_token())
         b.run(b.credentials.access_token())
+        b_stored = second.read_text()
         faults(service).expire_tokens()
+        before = faults(service).counts()
         a.run(a.design.consent())  # a 401, then a refresh that rotates the shared token
+        assert faults(service).counts()["POST /v1/oauth/token"] == \
+            before.get("POST /v1/oauth/token", 0) + 1
         error = live.fails(b.design.consent())  # b refreshes with the spent one
-        assert isinstance(error, AuthError)
-        # b's file still holds a whole credential (nothing corrupted, nothing lost)
-        Credential.from_json(json.loads(second.read_text()))
-        live.check(error=error, extra=[second.read_text()[:0]])
+        assert isinstance(error, AuthError) and error.reason == "refresh_failed"
+        assert "invalid_grant" in str(error)
+        # b tried once with the spent refresh token and gave up: no second try, no loop
+        assert faults(service).counts()["POST /v1/oauth/token"] == \
+            before.get("POST /v1/oauth/token", 0) + 2
+        # b's file is left as it was (nothing corrupted, nothing half-written), and a's
+        # holds a's rotated credential
+        assert second.read_text() == b_stored
+        assert Credential.from_json(json.loads(first.read_text())).refresh_token != \
+            Credential.from_json(json.loads(b_stored)).refresh_token
+        live.check(error=error)

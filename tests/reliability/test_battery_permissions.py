@@ -72,9 +72,17 @@ def approved_plan(live, project: str, writes: list[str]) -> str:
     return outcome.data["plan_token"]
 
 
+def calls_sent(live, before: dict, operation: str) -> int:
+    """How many `operation` tool calls reached the service since `before` (its counts): a
+    refused write must be refused before it is sent, not only by the service."""
+    key = f"mcp:tools/call:{operation}"
+    return live.faults.counts().get(key, 0) - before.get(key, 0)
+
+
 def token_miss(live, args: dict):
     """A write whose token does not cover it: the card a person sees (and denies) says
-    why; where nobody can answer it is refused outright."""
+    why; where nobody can answer it is refused outright. Neither is sent."""
+    before = live.faults.counts()
     live.answerable["now"] = False
     headless = live.run(live.session.design.call("write_files", args))
     assert refusal(headless).reason == "nobody_can_approve"
@@ -84,6 +92,7 @@ def token_miss(live, args: dict):
                                        approve=lambda request: seen.append(request) or None)
     live.answerable["now"] = False
     assert refusal(outcome).reason == "denied_on_card"
+    assert calls_sent(live, before, "write_files") == 0
     return outcome, seen
 
 
@@ -211,10 +220,12 @@ def test_a_denied_grant_card_writes_nothing_through_the_magic__spec_s4_grants(sh
     live = shell_live.live
     target = path("denied")
     shell_live.shell.user_ns.update(deck=DECK, files=[{"path": target, "data": SLIDE}])
+    before = live.faults.counts()
     pending = shell_live.line("design", "write_files project_id=$deck files=$files")
     assert pending.card.pending.request.kind in ("grant", "plan")
     final = pending.card.deny()
     assert final.is_error and isinstance(final.error, PermissionRefused)
+    assert calls_sent(live, before, "write_files") == 0
     assert target not in live.state.design_files(DECK)
     live.check(final)
 
@@ -239,6 +250,7 @@ def projects_named(live, name: str) -> list[str]:
 def test_hostile_project_names_are_never_created_from_a_card__threat_display_spoofing(
         live, name):
     seen = []
+    before = live.faults.counts()
     live.answerable["now"] = True
     created = live.session.design_call("create_project", {"name": HOSTILE_NAMES[name]},
                                        approve=lambda request: seen.append(request) or "once")
@@ -247,6 +259,7 @@ def test_hostile_project_names_are_never_created_from_a_card__threat_display_spo
         assert isinstance(created.error, InvalidArguments) and created.error.field == "name"
     else:
         assert refusal(created).reason == "unsafe_detail"
+    assert calls_sent(live, before, "create_project") == 0
     assert projects_named(live, HOSTILE_NAMES[name]) == []
     live.check(created)
 
@@ -265,6 +278,7 @@ def test_a_project_with_a_hostile_name_gets_no_grant_card__threat_display_spoofi
     conn.close()
     target = path("spoof")
     seen = []
+    before = live.faults.counts()
     live.answerable["now"] = True
     outcome = live.session.design_call("write_files", write_args(project, target),
                                        approve=lambda request: seen.append(request) or None)
@@ -275,6 +289,7 @@ def test_a_project_with_a_hostile_name_gets_no_grant_card__threat_display_spoofi
         assert request.reason.startswith("grant_card_refused_")
         assert not request.allows_durable and request.kind != "grant"
     assert isinstance(outcome.error, PermissionRefused)
+    assert calls_sent(live, before, "write_files") == 0
     assert target not in live.state.design_files(project)
     assert project not in live.state.grants()
     live.check(outcome)
@@ -320,6 +335,7 @@ def test_a_service_that_lies_in_its_hints_still_gets_no_unapproved_write__spec_s
                                               can_ask=lambda: False)
     target = "slides/01-title.html" if operation == "delete_files" else path("lie")
     before = live.state.design_files(DECK)
+    counts = live.faults.counts()
     args = {"write_files": write_args(DECK, target),
             "delete_files": {"project_id": DECK, "paths": [target], "plan_token": "forged"},
             "update_sharing": {"project_id": DECK, "scope": "link",
@@ -331,5 +347,6 @@ def test_a_service_that_lies_in_its_hints_still_gets_no_unapproved_write__spec_s
         live.run(lying_http.aclose())
     assert lying.lied == 1
     assert isinstance(outcome.error, PermissionRefused)
+    assert calls_sent(live, counts, operation) == 0  # the client's floor, not the service
     assert live.state.design_files(DECK) == before
     live.check(outcome)

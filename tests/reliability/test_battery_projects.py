@@ -134,9 +134,13 @@ def test_knowledge_budget_boundary__spec_s6(live, spare_tokens):
         assert live.docs()[result["path"]] == content
         live.check(result)
     else:
+        docs_posted = f"POST {org_api(live)}/docs"
+        before = live.faults.counts()
         error = live.fails(live.session.projects.write(name, content=content))
         assert isinstance(error, KnowledgeBudgetExceeded)
         assert (error.knowledge_size, error.max_knowledge_size) == (size, maximum)
+        # refused by the client's pre-check: nothing was sent for the service to refuse
+        assert live.faults.counts().get(docs_posted, 0) == before.get(docs_posted, 0)
         assert not any(path.endswith(name) for path in live.docs())
         live.check(error=error)
 

@@ -137,13 +137,27 @@ def test_401_twice_is_a_clear_auth_error_for_design__spec_s5(live):
     live.check(error=error)
 
 
+def auth_reason(error: JdpError) -> str | None:
+    """Why a credential was refused, whether the error is the AuthError itself or the
+    Projects error that wraps it (spec §12)."""
+    reason = getattr(error, "reason", None)
+    if reason is None and isinstance(error.__cause__, AuthError):
+        reason = error.__cause__.reason
+    return reason
+
+
 def test_401_twice_is_a_clear_error_and_writes_nothing_for_projects__spec_s5(live):
     live.run(live.session.projects.info())
     name = unique_name()
+    docs = f"POST {org_api(live)}/docs"
+    before = live.faults.counts()
     live.faults.fail(org_api(live) + "/docs", status=401, count=2, method="POST")
     error = live.fails(live.session.projects.write(name, content="never stored"))
     assert isinstance(error, (AuthError, ProjectsApiError))
-    assert getattr(error, "status", 401) == 401
+    assert auth_reason(error) == "unauthorized_after_refresh"
+    # one refresh, one retry: the route saw the first try and the retry, nothing more
+    assert counts_delta(live, before, "POST /v1/oauth/token") == 1
+    assert counts_delta(live, before, docs) == 2
     assert name not in live.docs()
     live.check(error=error)
 
@@ -151,9 +165,14 @@ def test_401_twice_is_a_clear_error_and_writes_nothing_for_projects__spec_s5(liv
 def test_401_twice_through_the_magic_is_one_line__spec_s5(shell_live):
     live = shell_live.live
     shell_live.line("project", "info")
+    search = f"GET {org_api(live)}/kb/search"
+    before = live.faults.counts()
     live.faults.fail(org_api(live) + "/kb/search", status=401, count=2)
     error = shell_live.line("project", 'search "retention"')
     assert isinstance(error, (AuthError, ProjectsApiError))
+    assert auth_reason(error) == "unauthorized_after_refresh"
+    assert counts_delta(live, before, "POST /v1/oauth/token") == 1
+    assert counts_delta(live, before, search) == 2
 
 
 # ---------------------------------------------------------------- 429 / 5xx
@@ -246,11 +265,35 @@ def test_projects_content_length_over_the_cap__spec_s6(live):
 
 def test_sse_answer_is_refused_unread__spec_s3(live):
     assert not design_list(live).is_error
+    before = live.faults.counts()
     live.faults.sse(MCP, rpc_method="tools/call")
     error = design_error(design_list(live))
     assert isinstance(error, UnexpectedContentType)
     assert error.content_type == "text/event-stream"
+    # refused, not retried and not taken for a lost session: one call, no re-initialize
+    assert counts_delta(live, before, "mcp:tools/call:list_projects") == 1
+    assert counts_delta(live, before, "mcp:initialize") == 0
+    # and the session still works: the next call is answered as JSON
+    assert not design_list(live).is_error
+    assert counts_delta(live, before, "mcp:tools/call:list_projects") == 2
     live.check(error=error)
+
+
+def test_an_sse_stream_that_never_ends_is_refused_without_reading_it__spec_s3(scripted):
+    """Reading the body would wait on a stream that never ends (a deadline error); the
+    refusal comes from the headers alone."""
+    mcp = McpScript(scripted.tools)
+    mcp.override["tools/call"] = lambda request, rpc_id: [
+        ("send", chunked_head(content_type="text/event-stream")),
+        ("send", chunk(b"event: message\n")), ("sleep", 600)]
+    case = scripted(mcp)
+    outcome = case.live.run(case.session.design.call("list_projects", {}), timeout=90)
+    error = design_error(outcome)
+    assert type(error) is UnexpectedContentType
+    assert error.content_type == "text/event-stream"
+    calls = [r for r in case.server.requests if (r.json() or {}).get("method") == "tools/call"]
+    assert len(calls) == 1
+    case.live.check(outcome)
 
 
 def test_sse_answer_through_the_magic__spec_s3(shell_live):

@@ -47,18 +47,47 @@ def test_plan_never_lives_longer_than_fifteen_minutes(book: tuple[PlanBook, Cloc
     assert issue(book[0])["expires_at"] - START <= 900
 
 
-def test_covering_token_is_accepted(book: tuple[PlanBook, Clock]) -> None:
+@pytest.mark.parametrize(("writes", "deletes"), [
+    (["index.html"], []), (["slides/a.html"], ["old.html"]),
+    (["index.html", "slides/a.html"], ["old.html"]), ([], [])])
+def test_covering_token_is_accepted_for_its_paths_and_refused_one_path_beyond(
+        book: tuple[PlanBook, Clock], writes: list[str], deletes: list[str]) -> None:
     plans, _ = book
     token = issue(plans)["plan_token"]
-    plans.require(token, user_id="alice", project_id="p1", writes=["index.html"],
-                  deletes=["old.html"])
+    for _ in range(2):  # a plan covers its paths for its whole life, not once
+        assert plans.require(token, user_id="alice", project_id="p1", writes=writes,
+                             deletes=deletes) is None
+    with pytest.raises(PlanRefused) as refused:
+        plans.require(token, user_id="alice", project_id="p1",
+                      writes=[*writes, "beyond.html"], deletes=deletes)
+    assert refused.value.reason == "not_covered"
+    assert "beyond.html" in str(refused.value)
 
 
-def test_token_is_accepted_just_before_expiry(book: tuple[PlanBook, Clock]) -> None:
+def test_token_is_accepted_just_before_expiry_and_refused_at_it(
+        book: tuple[PlanBook, Clock]) -> None:
     plans, clock = book
     plan = issue(plans)
     clock.now = plan["expires_at"] - 0.001
-    plans.require(plan["plan_token"], user_id="alice", project_id="p1", writes=["index.html"])
+    assert plans.require(plan["plan_token"], user_id="alice", project_id="p1",
+                         writes=["index.html"]) is None
+    clock.now = plan["expires_at"]
+    with pytest.raises(PlanRefused) as refused:
+        plans.require(plan["plan_token"], user_id="alice", project_id="p1",
+                      writes=["index.html"])
+    assert refused.value.reason == "expired"
+
+
+def test_issuing_a_plan_forgets_the_expired_ones(book: tuple[PlanBook, Clock]) -> None:
+    plans, clock = book
+    old = issue(plans)
+    clock.now = old["expires_at"]
+    fresh = issue(plans)
+    rows = plans.db.read().execute("SELECT expires_at FROM design_plans").fetchall()
+    assert [row["expires_at"] for row in rows] == [fresh["expires_at"]]
+    with pytest.raises(PlanRefused) as refused:
+        plans.require(old["plan_token"], user_id="alice", project_id="p1")
+    assert refused.value.reason == "unknown"
 
 
 def test_token_is_refused_at_expiry(book: tuple[PlanBook, Clock]) -> None:

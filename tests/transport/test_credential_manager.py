@@ -27,8 +27,32 @@ NOW_MS = 1_700_000_000_000
 EXPANDED = BASE_SCOPES + DESIGN_SCOPES + PROJECT_SCOPES
 
 
-def test_the_refresh_race_is_bounded_by_5000_ms():
-    assert REFRESH_TIMEOUT_MS == 5_000
+@pytest.mark.asyncio
+async def test_a_stalled_refresh_is_given_up_after_5000_ms_by_default(tmp_path, monkeypatch):
+    """A manager built without a bound waits 5 s for a new token: the bound is what the
+    refresh hands to asyncio.timeout (shortened here so the test does not wait 5 s) and
+    what the error tells the person."""
+    rig = build_rig(tmp_path, make_cred())
+    bounds: list[float] = []
+    real_timeout = asyncio.timeout
+
+    def recorded(delay):  # the refresh's own bound is the first; the token request's next
+        bounds.append(delay)
+        return real_timeout(0.05 if len(bounds) == 1 else delay)
+
+    never = asyncio.Event()
+
+    async def stall(request):
+        await never.wait()
+
+    rig.service.token_override = stall
+    monkeypatch.setattr(asyncio, "timeout", recorded)
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert bounds[0] == REFRESH_TIMEOUT_MS / 1000 == 5.0
+    assert info.value.reason == "refresh_timeout"
+    assert "No new token within 5 s" in info.value.message
 
 
 # ---------------------------------------------------------------- access token and 401

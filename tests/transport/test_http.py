@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from transport_doubles import drip
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
-from jupyter_design_projects.errors import DeadlineExceeded, ResponseTooLarge, TransportError
+from jupyter_design_projects.errors import (
+    DeadlineExceeded,
+    ResponseTooLarge,
+    TransportError,
+    UnexpectedContentType,
+)
 from jupyter_design_projects.transport.http import make_client, retry_after_seconds, send
 
 URL = "http://127.0.0.1:8123/v1/design/mcp"
@@ -105,6 +110,42 @@ async def test_identity_encoding_is_asked_for_and_redirects_are_not_followed():
     assert answer.status == 307
     assert len(seen) == 1
     assert seen[0].headers["accept-encoding"] == "identity"
+
+
+def endless_events(read: list[int]):
+    async def chunks():
+        while True:  # a stream that never ends: reading it would hold the call forever
+            read.append(1)
+            yield b"event: message\ndata: {}\n\n"
+            await asyncio.sleep(0.01)
+
+    return chunks()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("content_type", ["text/event-stream", "Text/Event-Stream; charset=utf-8"])
+async def test_a_refused_content_type_is_refused_from_its_headers_unread(content_type):
+    read: list[int] = []
+
+    def handler(request):
+        return httpx.Response(200, headers={"content-type": content_type},
+                              content=endless_events(read))
+
+    with pytest.raises(UnexpectedContentType) as info:
+        await fetch(handler, deadline_s=30.0, refuse_content_type="text/event-stream")
+    assert info.value.content_type == "text/event-stream" and info.value.status == 200
+    assert read == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("refused", [None, "text/event-stream"])
+async def test_another_content_type_is_read_as_usual(refused):
+    def handler(request):
+        return httpx.Response(200, headers={"content-type": "application/json"},
+                              content=stream_of(b'{"ok": true}', chunk=4))
+
+    answer = await fetch(handler, refuse_content_type=refused)
+    assert answer.status == 200 and bytes(answer.body) == b'{"ok": true}'
 
 
 @pytest.mark.asyncio
