@@ -1,6 +1,11 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
-    python3 tasks.py test [pytest args]   install, run pytest
+    python3 tasks.py test [pytest args]   install, run pytest (prints the 15 slowest tests)
+    python3 tasks.py test --fast [args]   the edit-test loop: no browser, packaging, notebook
+                                          or kernel-in-a-subprocess tests (tests/conftest.py)
+    python3 tasks.py mutation [mutmut run args]   install mutmut, run it (pyproject's
+                                          [tool.mutmut]), write the scores to
+                                          docs/testing-mutation.md; not part of `test`
     python3 tasks.py lab  [--data-dir DIR] [lab args]   install, open JupyterLab on a fresh
                                           demo data dir (or DIR, kept across runs)
     python3 tasks.py bench [FIGURE ...] [--quick]   install, run the benchmarks (bench/README.md)
@@ -185,12 +190,39 @@ def build_needed(sources: list[Path], output: Path) -> bool:
 # ---------------------------------------------------------------- commands
 
 
+#: `test --fast`: pytest's own option (tests/conftest.py declares what it leaves out)
+FAST = "--fast"
+
+
+def pytest_arguments(args: list[str]) -> list[str]:
+    """pytest's arguments for `test`: a full run also prints the 15 slowest tests (unless
+    the caller asked for durations); `--fast` passes through to tests/conftest.py."""
+    if FAST in args or any(a.startswith("--durations") for a in args):
+        return list(args)
+    return ["--durations=15", *args]
+
+
 def test(args: list[str]) -> None:
     ensure_venv()
     install("test")
-    ensure_chromium()
+    if FAST not in args:  # the fast tier runs no browser
+        ensure_chromium()
     os.chdir(ROOT)
-    os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *args], tool_env())
+    os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *pytest_arguments(args)],
+              tool_env())
+
+
+def mutation(args: list[str]) -> None:
+    """mutmut over pyproject's [tool.mutmut] paths (in mutants/, a gitignored copy), then
+    the score per package into docs/testing-mutation.md (tests/mutation_score.py)."""
+    ensure_venv()
+    install("test,mutation")
+    os.chdir(ROOT)
+    env = tool_env()
+    children = "--max-children" in args or any(a.startswith("--max-children=") for a in args)
+    extra = [] if children else ["--max-children", str(os.cpu_count() or 1)]
+    run(BIN / "mutmut", "run", *extra, *args, env=env)
+    os.execve(str(PYTHON), [str(PYTHON), str(ROOT / "tests" / "mutation_score.py")], env)
 
 
 def lab_data_dir(args: list[str]) -> tuple[Path, list[str]]:
@@ -298,7 +330,7 @@ def docs(args: list[str]) -> None:
         os.execve(command[0], command, tool_env())
 
 
-COMMANDS = {"test": test, "lab": lab, "bench": bench, "docs": docs}
+COMMANDS = {"test": test, "lab": lab, "bench": bench, "docs": docs, "mutation": mutation}
 
 
 def main(argv: list[str]) -> None:

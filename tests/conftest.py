@@ -1,13 +1,17 @@
 """Fixtures every test package shares: the real reference service as a subprocess on
-loopback (a fresh one per test, or one per session)."""
+loopback (a fresh one per test, or one per session); and the fast tier (`--fast`), which
+leaves out the slow kinds of test declared in SLOW_KINDS."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+
+TESTS = Path(__file__).resolve().parent
 
 
 def _running(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[EmbeddedService]:
@@ -38,3 +42,48 @@ def shared_reference_service(
     """One reference service for the whole session; tests that switch faults on must call
     `faults(service).reset()` when done, and must not rely on the seeded docs being intact."""
     yield from _running(tmp_path_factory, "shared-reference-service")
+
+
+# ---------------------------------------------------------------- the fast tier
+
+#: the slow kinds of test, by where they live under tests/ (a folder ends with "/"); each
+#: gets its marker, and `pytest --fast` (`python3 tasks.py test --fast`) leaves them out.
+#: Declared here once: a test file of a slow kind is added to its line.
+SLOW_KINDS: dict[str, tuple[str, ...]] = {
+    "browser": ("browser/",),
+    "packaging": ("test_packaging.py", "test_labextension.py"),
+    "notebook": ("notebook/test_notebooks.py",),
+    "kernel": (),
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast", action="store_true", default=False,
+        help="the edit-test loop: leave out the tests marked " + ", ".join(SLOW_KINDS)
+        + " (tests/conftest.py SLOW_KINDS)")
+
+
+def slow_kind(relative: str) -> str | None:
+    """The slow kind of the test file at `relative` (a POSIX path under tests/), if any."""
+    for kind, places in SLOW_KINDS.items():
+        if any(relative.startswith(place) if place.endswith("/") else relative == place
+               for place in places):
+            return kind
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        kind = slow_kind(item.path.relative_to(TESTS).as_posix())
+        if kind is not None and item.get_closest_marker(kind) is None:
+            item.add_marker(kind)
+    if not config.getoption("fast"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        slow = any(item.get_closest_marker(kind) for kind in SLOW_KINDS)
+        (dropped if slow else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

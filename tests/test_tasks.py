@@ -279,3 +279,53 @@ def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, t
         assert (folder / "reference-service" / "reference-service.log").exists()
     finally:
         service.stop()
+
+
+# ---------------------------------------------------------------- test tiers and mutation
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    ([], ["--durations=15"]),
+    (["-x", "tests/core"], ["--durations=15", "-x", "tests/core"]),
+    (["--fast"], ["--fast"]),
+    (["--fast", "-x"], ["--fast", "-x"]),
+    (["--durations=5"], ["--durations=5"]),
+    (["--durations", "3"], ["--durations", "3"]),
+])
+def test_a_full_run_prints_the_15_slowest_tests_and_the_fast_tier_does_not(
+        tasks, args, expected):
+    assert tasks.pytest_arguments(args) == expected
+
+
+def test_the_fast_tier_leaves_out_the_slow_kinds_declared_in_conftest():
+    import subprocess
+    import sys
+
+    def collected(*extra: str) -> set[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *extra,
+             "tests/test_packaging.py", "tests/test_mutation_score.py"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return {line.split("::")[0] for line in done.stdout.splitlines() if "::" in line}
+
+    assert collected() == {"tests/test_packaging.py", "tests/test_mutation_score.py"}
+    assert collected("--fast") == {"tests/test_mutation_score.py"}
+    assert collected("-m", "packaging") == {"tests/test_packaging.py"}
+
+
+def test_mutation_runs_mutmut_then_writes_the_report(tasks, monkeypatch):
+    calls, execs = [], []
+    monkeypatch.setattr(tasks, "ensure_venv", lambda: None)
+    monkeypatch.setattr(tasks, "install", lambda extras: calls.append(("install", extras)))
+    monkeypatch.setattr(tasks, "run", lambda *args, **kwargs: calls.append(args))
+    monkeypatch.setattr(tasks.os, "chdir", lambda path: None)
+    monkeypatch.setattr(tasks.os, "execve", lambda path, argv, env: execs.append(argv))
+    tasks.mutation(["--max-children", "1"])
+    assert calls[0] == ("install", "test,mutation")
+    assert calls[1] == (tasks.BIN / "mutmut", "run", "--max-children", "1")
+    assert execs == [[str(tasks.PYTHON), str(tasks.ROOT / "tests" / "mutation_score.py")]]
+    calls.clear()
+    tasks.mutation([])
+    assert calls[1][:3] == (tasks.BIN / "mutmut", "run", "--max-children")
+    assert tasks.COMMANDS["mutation"] is tasks.mutation

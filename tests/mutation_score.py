@@ -1,0 +1,93 @@
+"""The mutation score per package from mutmut's results: `python3 tasks.py mutation` runs it
+after `mutmut run` and writes the table into docs/testing-mutation.md (stdlib only)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "docs" / "testing-mutation.md"
+START, END = "<!-- mutation-score:start -->", "<!-- mutation-score:end -->"
+#: the packages the report scores, with the share of mutants each must kill
+TARGETS: dict[str, float] = {
+    "core": 0.90,
+    "transport": 0.80,
+    "projects/client.py": 0.80,
+    "design/permissions.py": 0.80,
+}
+#: mutmut's verdicts that count as caught
+KILLED = frozenset({"killed", "timeout", "caught by type check"})
+#: verdicts that are no verdict yet: left out of the score, reported beside it
+UNTESTED = frozenset({"not checked", "skipped"})
+
+
+def package_of(mutant: str) -> str | None:
+    """The scored package of a mutant name (`jupyter_design_projects.core.pkce.x_f__mutmut_3`
+    -> "core"), None for one outside the targets."""
+    parts = mutant.split(".")
+    if len(parts) < 3 or parts[0] != "jupyter_design_projects":
+        return None
+    if parts[1] in ("core", "transport"):
+        return parts[1]
+    module = f"{parts[1]}/{parts[2]}.py"
+    return module if module in TARGETS else None
+
+
+def tally(lines: list[str]) -> dict[str, Counter[str]]:
+    """Verdicts per package from `mutmut results --all true` lines (`name: verdict`)."""
+    out: dict[str, Counter[str]] = {name: Counter() for name in TARGETS}
+    for line in lines:
+        name, sep, verdict = line.strip().partition(": ")
+        package = package_of(name) if sep else None
+        if package is not None:
+            out[package][verdict.strip()] += 1
+    return out
+
+
+def score(verdicts: Counter[str]) -> float | None:
+    """Killed over every mutant with a verdict (a survivor or a mutant no test runs counts
+    against); None when none has one yet."""
+    judged = sum(n for verdict, n in verdicts.items() if verdict not in UNTESTED)
+    if judged == 0:
+        return None
+    return sum(verdicts[v] for v in KILLED) / judged
+
+
+def table(tallies: dict[str, Counter[str]]) -> str:
+    rows = ["| package | mutants | killed | survived | no test runs it | not run yet | score "
+            "| target |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, verdicts in tallies.items():
+        value = score(verdicts)
+        shown = "—" if value is None else f"{value:.1%}"
+        rows.append(
+            f"| {name} | {sum(verdicts.values())} | {sum(verdicts[v] for v in KILLED)} "
+            f"| {verdicts['survived']} | {verdicts['no tests']} "
+            f"| {sum(verdicts[v] for v in UNTESTED)} | {shown} | {TARGETS[name]:.0%} |")
+    return "\n".join(rows)
+
+
+def replace_between_markers(text: str, body: str) -> str:
+    head, start, rest = text.partition(START)
+    _, end, tail = rest.partition(END)
+    if not start or not end:
+        raise ValueError(f"{REPORT.name} has no {START} ... {END} block")
+    return f"{head}{START}\n{body}\n{END}{tail}"
+
+
+def main() -> None:
+    mutmut = Path(sys.executable).with_name("mutmut")
+    results = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    body = f"Measured on commit `{commit}`.\n\n{table(tally(results.splitlines()))}"
+    print(body)
+    REPORT.write_text(replace_between_markers(REPORT.read_text(), body))
+    print(f"[mutation] wrote {REPORT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
