@@ -69,6 +69,38 @@ def table(tallies: dict[str, Counter[str]]) -> str:
     return "\n".join(rows)
 
 
+def function_of(mutant: str) -> tuple[str, str, int]:
+    """(module path, function, mutant number) of a mutant name:
+    `jupyter_design_projects.transport.auth.xǁBearerAuthǁflow__mutmut_3` ->
+    ("transport/auth.py", "BearerAuth.flow", 3)."""
+    qualified, _, number = mutant.rpartition("__mutmut_")
+    module, _, mangled = qualified.rpartition(".")
+    name = mangled.removeprefix("x").strip("ǁ").replace("ǁ", ".").removeprefix("_")
+    path = "/".join(module.split(".")[1:]) + ".py"
+    return path, name, int(number)
+
+
+def survivors(lines: list[str]) -> dict[str, dict[str, list[int]]]:
+    """The mutants not killed (survived, or run by no test), by module and function."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for line in lines:
+        mutant, sep, verdict = line.strip().partition(": ")
+        if not sep or verdict.strip() not in ("survived", "no tests") \
+                or package_of(mutant) is None:
+            continue
+        path, name, number = function_of(mutant)
+        out.setdefault(path, {}).setdefault(name, []).append(number)
+    return out
+
+
+def survivor_list(found: dict[str, dict[str, list[int]]]) -> str:
+    lines = []
+    for path in sorted(found):
+        lines.append(f"- `{path}`: " + "; ".join(
+            f"`{name}` ({len(numbers)})" for name, numbers in sorted(found[path].items())))
+    return "\n".join(lines) or "(none)"
+
+
 def replace_between_markers(text: str, body: str) -> str:
     head, start, rest = text.partition(START)
     _, end, tail = rest.partition(END)
@@ -83,7 +115,10 @@ def main() -> None:
                              capture_output=True, text=True, check=True).stdout
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip() or "unknown"
-    body = f"Measured on commit `{commit}`.\n\n{table(tally(results.splitlines()))}"
+    lines = results.splitlines()
+    body = (f"Measured on commit `{commit}`.\n\n{table(tally(lines))}\n\n"
+            "Mutants not killed, by function (how many; `mutmut results` names each, "
+            "`mutmut show NAME` shows its diff):\n\n" + survivor_list(survivors(lines)))
     print(body)
     REPORT.write_text(replace_between_markers(REPORT.read_text(), body))
     print(f"[mutation] wrote {REPORT.relative_to(ROOT)}")

@@ -64,3 +64,27 @@ def test_the_table_replaces_only_what_is_between_the_markers():
     assert out == f"# Title\n\nbefore\n{ms.START}\nnew table\n{ms.END}\nafter\n"
     with pytest.raises(ValueError):
         ms.replace_between_markers("no markers", "x")
+
+
+@pytest.mark.parametrize(("mutant", "expected"), [
+    ("jupyter_design_projects.transport.auth.xǁBearerAuthǁasync_auth_flow__mutmut_3",
+     ("transport/auth.py", "BearerAuth.async_auth_flow", 3)),
+    ("jupyter_design_projects.core.pkce.x_verifier__mutmut_12", ("core/pkce.py", "verifier", 12)),
+    ("jupyter_design_projects.core.design_operations.x__string__mutmut_1",
+     ("core/design_operations.py", "_string", 1)),
+])
+def test_a_mutant_name_gives_its_module_and_function(mutant, expected):
+    assert ms.function_of(mutant) == expected
+
+
+def test_survivors_are_listed_by_module_and_function():
+    lines = [
+        "    jupyter_design_projects.core.pkce.x_verifier__mutmut_1: survived",
+        "    jupyter_design_projects.core.pkce.x_verifier__mutmut_4: no tests",
+        "    jupyter_design_projects.core.pkce.x_verifier__mutmut_5: killed",
+        "    jupyter_design_projects.projects.api.x_exchange__mutmut_1: survived",
+    ]
+    found = ms.survivors(lines)
+    assert found == {"core/pkce.py": {"verifier": [1, 4]}}
+    assert ms.survivor_list(found) == "- `core/pkce.py`: `verifier` (2)"
+    assert ms.survivor_list({}) == "(none)"

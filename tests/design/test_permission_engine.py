@@ -280,3 +280,89 @@ async def test_consent_is_read_again_before_a_card(cached, service, given_elsewh
     assert await engine.refresh_consent() is given_elsewhere
     assert rest.calls == ["GET consent"]
     assert engine.consent is (True if given_elsewhere else cached)
+
+
+# ---------------------------------------------------------------- consent given, the watcher
+
+
+@pytest.mark.asyncio
+async def test_giving_consent_posts_it_and_caches_it_without_a_prefetch():
+    rest = FakeRest(consent=False)
+    engine = PermissionEngine(rest)
+    await engine.give_consent()
+    await engine.prefetch_consent()  # the cache is set: no GET follows
+    assert engine.consent is True and rest.calls == ["POST consent"]
+    assert engine.status(NOW)["consent"] is True
+
+
+@pytest.mark.asyncio
+async def test_revoke_without_consent_says_so_and_caches_false_without_a_prefetch():
+    rest = FakeRest(consent=None)
+    engine = PermissionEngine(rest)
+    assert await engine.revoke() is False
+    await engine.prefetch_consent()
+    assert engine.consent is False and rest.calls == ["DELETE consent"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("grants", "baseline", "appeared"), [
+    ({"p1": "2026-12-03T10:00:01Z"}, "2026-12-03T10:00:00Z", True),
+    ({"p1": "2026-12-03T10:00:00Z"}, "2026-12-03T10:00:00Z", False),
+    ({"p1": "2026-12-03T10:00:00Z"}, None, True),
+    ({"p2": "2026-12-03T10:00:01Z"}, None, False),
+])
+async def test_the_watcher_verifies_a_grant_newer_than_its_baseline_only(
+        grants, baseline, appeared):
+    class Timed(FakeRest):
+        async def list_grants(self):
+            self.calls.append("GET grants")
+            return dict(grants)
+
+    rest = Timed()
+    engine = PermissionEngine(rest)
+    assert await engine.watch_once("p1", baseline) is appeared
+    assert engine.is_verified("p1") is appeared
+    assert engine.grant_seen("p1") == grants.get("p1")
+    assert rest.calls == ["GET grants"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("failure", [NeedsConsent(), TransportError("design grants", "connect")])
+async def test_a_failed_look_of_the_watcher_is_not_yet(failure):
+    engine = PermissionEngine(FakeRest(fail_grants=failure))
+    assert await engine.watch_once("p1", None) is False
+    assert not engine.is_verified("p1") and engine.grant_seen("p1") is None
+
+
+@pytest.mark.asyncio
+async def test_a_grant_ineligible_project_loses_its_verified_grant():
+    engine = PermissionEngine(FakeRest(grants=["p2"], ineligible=["p2"]))
+    assert await engine.probe_grant("p2") is True
+    with pytest.raises(GrantIneligible):
+        await engine.mint_grant("p2")
+    assert not engine.is_verified("p2")
+    assert engine.status(NOW)["grant_ineligible"] == ["p2"]
+
+
+@pytest.mark.asyncio
+async def test_status_lists_live_plans_by_expiry_and_every_grant_sorted():
+    engine = PermissionEngine(FakeRest(grants=["p9", "p1"], ineligible=["p7", "p3"]))
+    await engine.probe_grant("p9")
+    for project in ("p7", "p3"):
+        with pytest.raises(GrantIneligible):
+            await engine.mint_grant(project)
+    engine.register(ApprovedPlan("late", "p2", frozenset({"b.html", "a.html"}),
+                                 frozenset({"z.html", "y.html"}), NOW + 5_000))
+    engine.register(ApprovedPlan("early", "p5", frozenset({"c.html"}), frozenset(),
+                                 NOW + 999))
+    engine.register(ApprovedPlan("same-b", "p4", frozenset({"d.html"}), frozenset(),
+                                 NOW + 5_000))
+    engine.register(ApprovedPlan("gone", "p6", frozenset({"e.html"}), frozenset(), NOW))
+    status = engine.status(NOW)
+    assert status["consent"] is None
+    assert [(p["project_id"], p["expires_in_s"]) for p in status["approved_plans"]] == \
+        [("p5", 0), ("p2", 5), ("p4", 5)]
+    assert status["approved_plans"][1]["writes"] == ["a.html", "b.html"]
+    assert status["approved_plans"][1]["deletes"] == ["y.html", "z.html"]
+    assert status["verified_grants"] == ["p1", "p9"]
+    assert status["grant_ineligible"] == ["p3", "p7"]
