@@ -46,15 +46,22 @@ def shared_reference_service(
 
 # ---------------------------------------------------------------- the fast tier
 
-#: the slow kinds of test, by where they live under tests/ (a folder ends with "/"); each
-#: gets its marker, and `pytest --fast` (`python3 tasks.py test --fast`) leaves them out.
-#: Declared here once: a test file of a slow kind is added to its line.
+#: the slow kinds of test, by where they live under tests/ (a folder ends with "/"), and
+#: by a fixture that makes a test one: each gets its marker, and `pytest --fast`
+#: (`python3 tasks.py test --fast`) leaves them out. Declared here once: a slow test file
+#: or fixture is added to its line.
 SLOW_KINDS: dict[str, tuple[str, ...]] = {
-    "browser": ("browser/",),
+    # JupyterLab in Chromium, and the reference service's previews rendered in it
+    "browser": ("browser/", "server/test_design_preview.py"),
     "packaging": ("test_packaging.py", "test_labextension.py"),
     "notebook": ("notebook/test_notebooks.py",),
-    "kernel": (),
+    # kernels and Jupyter servers in subprocesses
+    "kernel": ("labserver/", "reliability/test_battery_crashes.py",
+               "reliability/test_battery_server_extension.py"),
+    # a reference service started for the test (the battery: one per module)
+    "service": ("reliability/", "server/test_cli.py"),
 }
+SLOW_FIXTURES: dict[str, str] = {"reference_service": "service"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,20 +71,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         + " (tests/conftest.py SLOW_KINDS)")
 
 
-def slow_kind(relative: str) -> str | None:
-    """The slow kind of the test file at `relative` (a POSIX path under tests/), if any."""
-    for kind, places in SLOW_KINDS.items():
-        if any(relative.startswith(place) if place.endswith("/") else relative == place
-               for place in places):
-            return kind
-    return None
+def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:
+    """The slow kinds of a test in the file at `relative` (a POSIX path under tests/) that
+    uses `fixtures`."""
+    kinds = [kind for kind, places in SLOW_KINDS.items()
+             if any(relative.startswith(place) if place.endswith("/") else relative == place
+                    for place in places)]
+    return kinds + [SLOW_FIXTURES[f] for f in fixtures
+                    if f in SLOW_FIXTURES and SLOW_FIXTURES[f] not in kinds]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        kind = slow_kind(item.path.relative_to(TESTS).as_posix())
-        if kind is not None and item.get_closest_marker(kind) is None:
-            item.add_marker(kind)
+        relative = item.path.relative_to(TESTS).as_posix()
+        for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
+            if item.get_closest_marker(kind) is None:
+                item.add_marker(kind)
     if not config.getoption("fast"):
         return
     kept, dropped = [], []

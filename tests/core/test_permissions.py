@@ -1,6 +1,10 @@
 """The permission decision table, one row per case of spec §6–8."""
 
+import datetime
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jupyter_design_projects.core import display
 from jupyter_design_projects.core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY
@@ -402,3 +406,53 @@ def test_grant_watcher_counts_only_a_newer_grant_spec_s8(created, baseline, appe
 
     assert grant_appeared({"p1": created}, "p1", baseline) is appeared
     assert grant_appeared({"p2": created}, "p1", baseline) is False
+
+
+EARLIEST, LATEST = datetime.datetime(1601, 1, 2), datetime.datetime(2399, 12, 30)
+
+
+def _rfc3339(moment, offset_minutes: int, *, fraction: bool, zulu: str) -> str:
+    zone = datetime.timezone(datetime.timedelta(minutes=offset_minutes))
+    local = moment.astimezone(zone)
+    text = local.strftime("%Y-%m-%dT%H:%M:%S")
+    if fraction:
+        text += f".{local.microsecond:06d}"
+    if offset_minutes == 0 and zulu:
+        return text + zulu
+    sign = "+" if offset_minutes >= 0 else "-"
+    return text + f"{sign}{abs(offset_minutes) // 60:02d}:{abs(offset_minutes) % 60:02d}"
+
+
+@given(st.datetimes(min_value=EARLIEST,
+                    max_value=LATEST),
+       st.datetimes(min_value=EARLIEST,
+                    max_value=LATEST),
+       st.integers(-14 * 60, 14 * 60), st.integers(-14 * 60, 14 * 60),
+       st.booleans(), st.sampled_from(["Z", "z", ""]))
+def test_grant_watcher_orders_any_two_rfc3339_instants_as_the_clock_does(
+        created, baseline, created_offset, baseline_offset, fraction, zulu):
+    from jupyter_design_projects.core.permissions import grant_appeared
+
+    utc = datetime.UTC
+    created, baseline = created.replace(tzinfo=utc), baseline.replace(tzinfo=utc)
+    if not fraction:
+        created, baseline = created.replace(microsecond=0), baseline.replace(microsecond=0)
+    later = grant_appeared(
+        {"p1": _rfc3339(created, created_offset, fraction=fraction, zulu=zulu)}, "p1",
+        _rfc3339(baseline, baseline_offset, fraction=fraction, zulu=zulu))
+    assert later is (created > baseline)
+
+
+@pytest.mark.parametrize(("created", "readable"), [
+    ("2024-02-29T12:00:00Z", True), ("2000-02-29T12:00:00Z", True),
+    ("2026-12-31T23:59:60Z", True),                      # a leap second
+    ("2026-00-10T00:00:00Z", False), ("2026-12-32T00:00:00Z", False),
+    ("2026-12-10T24:00:00Z", False), ("2026-12-10T23:60:00Z", False),
+    ("2026-12-10T23:59:61Z", False), ("2026-12-10T23:59:59", False),
+    ("2026-12-10 23:59:59Z", True), ("2026-12-10t23:59:59Z", True),
+])
+def test_grant_watcher_reads_a_timestamp_only_within_rfc3339s_ranges(created, readable):
+    from jupyter_design_projects.core.permissions import grant_appeared
+
+    # any readable stamp is newer than one from 1601; an unreadable one never is
+    assert grant_appeared({"p1": created}, "p1", "1601-01-02T00:00:00Z") is readable
