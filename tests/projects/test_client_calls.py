@@ -261,3 +261,80 @@ async def test_secrets_from_the_provider_are_redacted_on_the_org_route(make, fak
         await client.info()
     assert "oauth-access-123456" not in caught.value.body
     assert caught.value.status == 403
+
+
+# ---------------------------------------------------------------- refused arguments, exactly
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("call", "args", "refusal"), [
+    ("search", {"query": ""}, ("search", "query", "must be a non-empty string")),
+    ("search", {"query": " \t"}, ("search", "query", "must be a non-empty string")),
+    ("search", {"query": 7}, ("search", "query", "must be a non-empty string")),
+    ("search", {"query": "q", "n": 0}, ("search", "n", "must be an integer from 1 to 15")),
+    ("search", {"query": "q", "n": 16}, ("search", "n", "must be an integer from 1 to 15")),
+    ("write", {"path": "a.md"},
+     ("write", "content/local_path", "needs exactly one of content and local_path")),
+    ("write", {"path": "a.md", "content": "x", "local_path": "a.md"},
+     ("write", "content/local_path", "needs exactly one of content and local_path")),
+    ("write", {"path": "a.md", "content": "x", "encoding": "latin-1"},
+     ("write", "encoding", "applies only to local_path")),
+    ("write", {"path": "a.md", "content": b"x"}, ("write", "content", "must be a string")),
+])
+async def test_each_refused_argument_names_its_method_field_and_rule(
+        make, fake, call, args, refusal) -> None:
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await getattr(make(), call)(**args)
+    assert (caught.value.method, caught.value.field, caught.value.rule) == refusal
+    assert fake.requests == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("method", "args", "refusal"), [
+    ("project_nope", {}, ("project_nope", "method",
+                          "must be one of project_info, project_read, project_search, "
+                          "project_write, project_delete")),
+    (None, {}, ("None", "method", "must be one of project_info, project_read, "
+                                  "project_search, project_write, project_delete")),
+    ("project_search", [], ("search", "args", "must be an object")),
+    ("project_search", {"query": "q", "limit": 3},
+     ("search", "limit", "is not an argument of project_search")),
+    ("project_read", {}, ("read", "path", "is required")),
+])
+async def test_the_dispatcher_names_each_refusal_exactly(make, fake, method, args,
+                                                         refusal) -> None:
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await make().call(method, args)
+    assert (caught.value.method, caught.value.field, caught.value.rule) == refusal
+    assert fake.requests == []
+
+
+@pytest.mark.asyncio
+async def test_info_answers_every_field_by_its_protocol_name(make, fake) -> None:
+    doc = fake.add_doc("notes/a.md", "12345")
+    upload = fake.add_file("deck.pdf", "document", b"%PDF-1.4")
+    info = await make().info()
+    assert info["project"] == {"uuid": PROJECT, "name": "Fake", "description": "d"}
+    assert (info["route"], info["instructions"]) == ("org", "be kind")
+    [listed] = info["docs"]
+    assert set(listed) == {"path", "doc_uuid", "created_at", "estimated_token_count"}
+    assert (listed["path"], listed["doc_uuid"], listed["estimated_token_count"]) == \
+        ("notes/a.md", doc, 2)
+    assert info["uploads"] == [{"path": "deck.pdf", "file_uuid": upload,
+                                "file_kind": "document", "file_size_bytes": 8,
+                                "mime_type": "application/octet-stream", "created_at": "x"}]
+    assert info["sync_sources"] == [{"type": "github", "config": {}}]
+    assert info["knowledge_stats"]["knowledge_size"] == 2
+
+
+@pytest.mark.asyncio
+async def test_info_without_instructions_or_sources_answers_empty_ones(make, fake,
+                                                                       monkeypatch) -> None:
+    plain = fake.detail
+
+    def bare() -> dict[str, Any]:
+        return {**plain(), "prompt_template": None, "sync_sources": None}
+
+    monkeypatch.setattr(fake, "detail", bare)
+    info = await make().info()
+    assert (info["instructions"], info["sync_sources"]) == ("", [])
