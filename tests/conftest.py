@@ -55,11 +55,13 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
     "browser": ("browser/", "server/test_design_preview.py"),
     "packaging": ("test_packaging.py", "test_labextension.py"),
     "notebook": ("notebook/test_notebooks.py",),
-    # kernels and Jupyter servers in subprocesses
+    # kernels, Jupyter servers and other Python processes the test starts
     "kernel": ("labserver/", "reliability/test_battery_crashes.py",
-               "reliability/test_battery_server_extension.py"),
+               "reliability/test_battery_server_extension.py", "test_load_time.py",
+               "test_bench_harness.py"),
     # a reference service started for the test (the battery: one per module)
-    "service": ("reliability/", "server/test_cli.py"),
+    "service": ("reliability/", "server/test_cli.py", "test_embedded.py",
+                "test_session_lifecycle.py"),
 }
 SLOW_FIXTURES: dict[str, str] = {"reference_service": "service"}
 
