@@ -456,3 +456,16 @@ def test_grant_watcher_reads_a_timestamp_only_within_rfc3339s_ranges(created, re
 
     # any readable stamp is newer than one from 1601; an unreadable one never is
     assert grant_appeared({"p1": created}, "p1", "1601-01-02T00:00:00Z") is readable
+
+
+@given(st.datetimes(min_value=EARLIEST, max_value=LATEST), st.integers(-14 * 60, 14 * 60),
+       st.booleans())
+def test_an_rfc3339_stamp_reads_as_the_clocks_seconds_since_the_epoch(moment, offset,
+                                                                       fraction):
+    from jupyter_design_projects.core.permissions import _instant
+
+    moment = moment.replace(tzinfo=datetime.UTC)
+    if not fraction:
+        moment = moment.replace(microsecond=0)
+    stamp = _rfc3339(moment, offset, fraction=fraction, zulu="Z")
+    assert _instant(stamp) == pytest.approx(moment.timestamp(), abs=1e-5)
