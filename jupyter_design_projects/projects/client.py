@@ -30,7 +30,7 @@ from ..settings import Settings
 from . import wire
 from .api import ProjectsApi, open_api
 from .downloads import DownloadDir
-from .journal import HISTORY_DEFAULT, Journal
+from .journal import HISTORY_DEFAULT, RESTORE_CREATED, RESTORE_WRITE_BACK, Journal
 from .reading import AVAILABLE_LISTED, Progress, read_path
 from .searching import fallback_result, project_hits
 from .uploads import DEFAULT_ENCODING, read_local_text, text_codec
@@ -402,13 +402,21 @@ class ProjectsClient:
 
     async def restore(self, entry_id: int) -> dict[str, Any]:
         """Write back the content a recorded replace or delete removed (through the same
-        path, budget and journal rules as a write)."""
+        path, budget and journal rules as a write). The entry's restore rule
+        (`journal.restore_kind`) decides: an entry that created its doc has nothing before
+        it, so restoring it is refused (that would be a delete), as is one with nothing kept."""
         api = self._begin()
         entry = self._journal.get(entry_id) if self._journal is not None else None
         if entry is None or entry["project_uuid"] != self._settings.project_uuid:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "is not an entry of this project's journal")
-        if entry["previous_content"] is None:
+        if entry["restore_kind"] == RESTORE_CREATED:  # restoring it would mean a delete
+            path = entry["path"]
+            raise InvalidProjectsArgument(
+                "restore", "entry_id", f"{entry_id} recorded the creation of {path!r} with "
+                f"nothing before it, so restoring it would delete {path!r}; to do that, run "
+                f"`%project delete {path}`")
+        if entry["restore_kind"] != RESTORE_WRITE_BACK:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "recorded no previous content to restore")
         async with self._lock:
