@@ -400,17 +400,16 @@ class ProjectsClient:
             return []
         return self._journal.entries(self._settings.project_uuid, limit)
 
-    async def restore(self, entry_id: int) -> dict[str, Any]:
-        """Write back the content a recorded replace or delete removed (through the same
-        path, budget and journal rules as a write). The entry's restore rule
-        (`journal.restore_kind`) decides: an entry that created its doc has nothing before
-        it, so restoring it is refused (that would be a delete), as is one with nothing kept."""
-        api = self._begin()
+    def restorable_entry(self, entry_id: int) -> dict[str, Any]:
+        """The journal entry `entry_id` of this project (with its previous content) when
+        its restore rule (`journal.restore_kind`) allows a restore; else the refusal. An
+        entry that created its doc has nothing before it: restoring it would be a delete."""
+        self._begin()
         entry = self._journal.get(entry_id) if self._journal is not None else None
         if entry is None or entry["project_uuid"] != self._settings.project_uuid:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "is not an entry of this project's journal")
-        if entry["restore_kind"] == RESTORE_CREATED:  # restoring it would mean a delete
+        if entry["restore_kind"] == RESTORE_CREATED:
             path = entry["path"]
             raise InvalidProjectsArgument(
                 "restore", "entry_id", f"{entry_id} recorded the creation of {path!r} with "
@@ -419,6 +418,14 @@ class ProjectsClient:
         if entry["restore_kind"] != RESTORE_WRITE_BACK:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "recorded no previous content to restore")
+        return entry
+
+    async def restore(self, entry_id: int) -> dict[str, Any]:
+        """Write back the content a recorded replace or delete removed (through the same
+        path, budget and journal rules as a write), when the entry's restore rule allows
+        it (`restorable_entry`)."""
+        api = self._begin()
+        entry = self.restorable_entry(entry_id)
         async with self._lock:
             result = await self._write_text(api, entry["path"], entry["previous_content"],
                                             exact=True, restored_from=entry_id)
