@@ -21,9 +21,12 @@ loads neither httpx, pandas nor ipywidgets, and `%load_ext` stays light.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+#: False at run time, read by type checkers (which follow the imports under it): importing
+#: typing.TYPE_CHECKING would load typing and re, most of a script's bare import
+_TYPE_CHECKING = False
+if _TYPE_CHECKING:
+    from typing import Any
 
-if TYPE_CHECKING:
     from .agent_tools import AgentTools, tool_definitions
     from .core.cards import ApprovalRequest
     from .design.approval import DesignOutcome, PendingApproval
