@@ -285,6 +285,8 @@ class DesignClient:
             request = change_request(decision.card, facts, decision.reason)
         else:
             identity = await self._identity(facts.project_id)
+            if isinstance(identity, display.ProjectIdentity):  # it exists: no second look
+                self.projects_seen[identity.project_id] = identity.name
             request = (grant_request(facts, identity)
                        if isinstance(identity, display.ProjectIdentity) else None)
             if request is None:
