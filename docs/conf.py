@@ -60,7 +60,7 @@ nitpick_ignore_regex = [
     ("py:.*", r"(httpx|pandas|pd|ipywidgets|traitlets|collections\.abc|typing|asyncio"
               r"|concurrent|os|pathlib)\..*"),
     ("py:.*", r"(Any|Callable|Awaitable|Mapping|Iterator|Iterable|Sequence|Coroutine|T|Path"
-              r"|DataFrame|datetime|Self|Approve)"),
+              r"|DataFrame|datetime|Self|Approve|ProjectsClient|MappedResult)"),
     ("py:class", r"jupyter_design_projects\..*"),
 ]
 

@@ -35,27 +35,22 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from .core.cards import APPROVE_FOR_PROJECT, ApprovalRequest
 from .core.results import MappedResult, from_error, to_tool_result
-from .errors import InvalidProjectsArgument, JdpError, PermissionDenied, ProjectsChangeDenied
+from .errors import InvalidProjectsArgument, JdpError, PermissionDenied
+from .projects.approval import CONTENT_PREVIEW_CHARS as CONTENT_PREVIEW_CHARS
+from .projects.approval import PROJECTS_DESTRUCTIVE as PROJECTS_DESTRUCTIVE
+from .projects.approval import Approve, ask_first
+from .projects.approval import projects_request as projects_request
 from .settings import Settings
 
 DESIGN_TOOL = "ClaudeDesign"
 PROJECTS_TOOL = "Projects"
 
-#: one approval answer per card: "once", "project" or None (deny)
-Approve = Callable[[ApprovalRequest], "str | None"]
-APPROVING = frozenset({"once", "project"})
-
 PROJECTS_METHODS = ("project_info", "project_read", "project_search", "project_write",
                     "project_delete")
-#: the Projects methods that change the Project, each put to a person first
-PROJECTS_DESTRUCTIVE = ("project_write", "project_delete")
-#: a card quotes this much of the content a write would upload
-CONTENT_PREVIEW_CHARS = 400
 
 _DESIGN_DESCRIPTION = (
     "Claude Design: read and change the person's design canvas projects through the Design "
@@ -142,35 +137,6 @@ TOOL_TRAITS: dict[str, dict[str, Any]] = {
 }
 
 
-def projects_request(method: str, args: Mapping[str, Any], project_uuid: str, *,
-                     replaces: bool = False) -> ApprovalRequest:
-    """The card a Projects write or delete puts to a person (Approve or Deny only); `path`
-    is where the change lands (a write's resolved path), `replaces` says a doc is there."""
-    path = str(args.get("path", ""))
-    if method == "project_delete":
-        return ApprovalRequest(
-            kind="operation", operation=method,
-            title="Delete this doc from the attached Project? Other people and sessions "
-            "see the change at once; the journal keeps its content (%project history).",
-            project_id=project_uuid, deletes=(path,),
-            withheld=((APPROVE_FOR_PROJECT, "Projects deletes ask every time."),),
-            reason="project_delete")
-    if "local_path" in args:
-        details: tuple[str, ...] = (f"content: the local file {args['local_path']}",)
-    else:
-        content = str(args.get("content", ""))
-        preview = content[:CONTENT_PREVIEW_CHARS]
-        more = "" if len(content) <= CONTENT_PREVIEW_CHARS else " …"
-        details = (f"content ({len(content):,} characters): {preview}{more}",)
-    verb = "Replace this doc in" if replaces else "Create this doc in"
-    return ApprovalRequest(
-        kind="operation", operation=method,
-        title=f"{verb} the attached Project? Other people and sessions see it at once.",
-        project_id=project_uuid, writes=(path,), details=details,
-        withheld=((APPROVE_FOR_PROJECT, "Projects writes ask every time."),),
-        reason="project_write")
-
-
 class AgentTools:
     """Runs the model's `tool_use` blocks through a `Session`'s two pipelines."""
 
@@ -228,18 +194,8 @@ class AgentTools:
                 raise InvalidProjectsArgument(method, str(key),
                                               f"is not an argument of {method}")
         projects = self._session.projects
-        if method in PROJECTS_DESTRUCTIVE:
-            projects.check_ready()  # the gates and the attached project before any card
-            shown, replaces = dict(tool_input), False
-            if method == "project_write" and isinstance(tool_input.get("path"), str):
-                shown["path"], replaces = self._session.run(
-                    projects.write_target(tool_input["path"]))
-            request = projects_request(method, shown, projects.project_uuid,
-                                       replaces=replaces)
-            answer = self._approve(request) if self._approve is not None else None
-            if answer not in APPROVING:
-                reason = "denied_on_card" if self._approve is not None else "nobody_can_approve"
-                raise ProjectsChangeDenied(method, reason)
+        if method in PROJECTS_DESTRUCTIVE:  # a person first (the gates before any card)
+            ask_first(self._session.run, projects, method, tool_input, self._approve)
         result = self._session.run(projects.call(method, tool_input))
         text = json.dumps(result, ensure_ascii=False)
         return to_tool_result(tool_use_id, MappedResult([{"type": "text", "text": text}],

@@ -1,9 +1,8 @@
 """A Session: the one background event loop, the one httpx client, the credential manager,
 and the Design and Projects clients of one notebook (or script), opened and closed together.
 
-    session = Session.open(Settings.resolve(os.environ))
-    info = session.run(session.projects.info())
-    session.close()
+    with Session.open() as session:          # the settings from the environment
+        info = session.project.info()        # or: session.run(session.projects.info())
 
 With no service configured, `open` uses the reference service of the Jupyter server this
 process runs under (named by `JDP_SERVICE_FILE`, waiting a bounded time while it starts),
@@ -117,14 +116,18 @@ class Session:
     @classmethod
     def open(
         cls,
-        settings: Settings,
+        settings: Settings | None = None,
         *,
         data_dir: Path | None = None,
         can_ask: Callable[[], bool] = lambda: False,
         progress: Callable[[str, int, int | None], None] | None = None,
     ) -> Session:
-        """Open a session. With no service configured: the Jupyter server's reference
-        service when `settings.service_file` names one, else a newly started one."""
+        """Open a session. Without `settings`, they come from the environment, as the
+        magics read it (`Settings.resolve(os.environ)`). With no service configured: the
+        Jupyter server's reference service when `settings.service_file` names one, else
+        a newly started one."""
+        if settings is None:
+            settings = Settings.resolve(os.environ)
         data_dir = data_dir or user_data_dir()
         embedded = None
         if settings.embedded:
@@ -288,7 +291,16 @@ class Session:
             secrets=self._secrets,
         )
 
-    # ------------------------------------------------------------------ sync facade
+    # ------------------------------------------------------------------ sync facades
+
+    @cached_property
+    def project(self):
+        """The attached Project for plain Python: `session.project.search(...)`, `.read`,
+        `.info`, `.history`, and `.write` / `.delete` / `.restore` once an `approve`
+        callback approves (see `projects.facade`)."""
+        from .projects.facade import ProjectFacade
+
+        return ProjectFacade(self.projects, self.run)
 
     def design_call(
         self,

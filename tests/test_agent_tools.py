@@ -286,3 +286,30 @@ def test_design_calls_take_the_magics_permission_path(reference_service, tmp_pat
         assert "write_files" in catalogue["content"][0]["text"]
     finally:
         s.close()
+
+
+def test_a_write_to_a_missing_project_fails_in_the_client_before_any_card(
+        reference_service, tmp_path) -> None:
+    """The existence check lives in the Design client: a script (and the model) gets it
+    too, and no write card is put to the person for a project that is not there."""
+    s = open_session(reference_service, tmp_path)
+    try:
+        kinds: list[str] = []
+        approve = lambda request: kinds.append(request.kind) or "once"  # noqa: E731
+        s.design_call("list_projects", approve=approve)  # consent, once
+        files = [{"path": "slides/x.html", "data": "<p>x</p>"}]
+        missing = s.design_call("write_files", {"project_id": "nope", "files": files},
+                                approve=approve)
+        assert kinds == ["consent"]
+        assert missing.is_error and missing.error.kind == "invalid_arguments"
+        assert (missing.error.operation, missing.error.field) == ("write_files", "project_id")
+        assert s.design.projects_seen == {}
+
+        deck = next(p["id"] for p in s.design_call("list_projects").data
+                    if p["name"] == "Quarterly Review Deck")
+        written = s.design_call("write_files", {"project_id": deck, "files": files},
+                                approve=approve)
+        assert not written.is_error and kinds == ["consent", "grant"]
+        assert s.design.projects_seen == {deck: "Quarterly Review Deck"}
+    finally:
+        s.close()

@@ -223,6 +223,8 @@ def _public_names(init: Path) -> tuple[list[str] | None, set[str]]:
     folder = init.parent
     modules = {p.stem for p in folder.glob("*.py")} | {
         p.name for p in folder.iterdir() if (p / "__init__.py").exists()}
+    if folder == PACKAGE:  # its `__all__` is the curated public API: names, not modules
+        modules = set()
     wanted = {n for n in defined | modules if not n.startswith("_")}
     if folder == PACKAGE:
         # the service is a separate program: `from jupyter_design_projects import *` must

@@ -113,3 +113,36 @@ def test_the_main_thread_probe_would_see_a_pipeline_import(tmp_path):
     """The check above can fail: the Design client (and the HTTP stack under it) is seen."""
     found = _main_thread_imports(tmp_path, "import jupyter_design_projects.design.client")
     assert "jupyter_design_projects.design.client" in found and "httpx" in found
+
+
+#: `import jupyter_design_projects` alone (a script's first line): the public names load
+#: on first use, so none of this is imported yet
+BARE_IMPORT_PROBE = """
+import json, sys
+before = set(sys.modules)
+import jupyter_design_projects
+assert "Session" in jupyter_design_projects.__all__ and "Session" in dir(jupyter_design_projects)
+%s
+unwanted = %r
+print(json.dumps(sorted(m for m in set(sys.modules) - before
+                        if any(m == u or m.startswith(u + ".") for u in unwanted))))
+"""
+
+
+def _bare_import_loads(tmp_path, extra: str = "") -> list[str]:
+    probe = BARE_IMPORT_PROBE % (extra, NOT_ON_THE_LOAD_PATH)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=False, env=private_data(tmp_path))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_bare_import_loads_neither_httpx_pandas_ipywidgets_nor_a_pipeline(tmp_path):
+    assert _bare_import_loads(tmp_path) == []
+
+
+def test_the_bare_import_probe_would_see_a_public_name_that_loads_a_pipeline(tmp_path):
+    """The check above can fail: using the Projects facade loads its client and httpx."""
+    found = _bare_import_loads(tmp_path, "jupyter_design_projects.ProjectFacade")
+    assert "jupyter_design_projects.projects.client" in found and "httpx" in found
+

@@ -1,9 +1,12 @@
 """The wheel as users install it: built by pip through the build hook, installed into a
 fresh venv with JupyterLab and no Node.js on PATH, and reported enabled and OK by both
-`jupyter labextension list` and `jupyter server extension list`."""
+`jupyter labextension list` and `jupyter server extension list`; and a plain script in that
+venv using only the public names (the README's "From Python" among them) against the
+embedded reference service."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -22,10 +25,10 @@ PIP_QUIET = ["--quiet", "--disable-pip-version-check"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def run(*command: str | Path, env: dict[str, str] | None = None, timeout: float = 240
-        ) -> subprocess.CompletedProcess[str]:
+def run(*command: str | Path, env: dict[str, str] | None = None, timeout: float = 240,
+        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env,
-                          timeout=timeout, check=False)
+                          timeout=timeout, check=False, input=stdin)
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
@@ -50,7 +53,11 @@ def test_the_wheel_carries_the_labextension_and_the_server_extension_config(whee
     assert in_package == []  # shipped once, where JupyterLab looks for it
 
 
-def test_a_fresh_venv_without_node_lists_both_extensions_enabled_and_ok(wheel, tmp_path):
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A fresh venv with the wheel and JupyterLab (no Node.js on PATH), and the environment
+    its commands run in (a private home and Jupyter dirs)."""
+    tmp_path = tmp_path_factory.mktemp("installed")
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv)
     python = venv / "bin" / "python"
@@ -65,6 +72,11 @@ def test_a_fresh_venv_without_node_lists_both_extensions_enabled_and_ok(wheel, t
         "JUPYTER_DATA_DIR": str(tmp_path / "data"),
         "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
     }
+    return venv, env
+
+
+def test_a_fresh_venv_without_node_lists_both_extensions_enabled_and_ok(installed):
+    venv, env = installed
     assert shutil.which("node", path=env["PATH"]) is None
 
     lab = run(venv / "bin" / "jupyter", "labextension", "list", env=env)
@@ -80,3 +92,84 @@ def test_a_fresh_venv_without_node_lists_both_extensions_enabled_and_ok(wheel, t
     validated = server_text.split("Validating jupyter_design_projects...", 1)[1].splitlines()
     assert "OK" in validated[0] or "OK" in validated[1], server_text
     assert os.path.isfile(venv / LABEXTENSION / "install.json")
+
+
+#: a user's script in the fresh venv: only public names; each write's callback looks at
+#: the Project first, so "written only after approval" is seen, not inferred
+PUBLIC_API_SCRIPT = """
+import json, sys
+import jupyter_design_projects
+bare = sorted(m for m in ("httpx", "pandas", "ipywidgets") if m in sys.modules)
+from jupyter_design_projects import ApprovalRequest, ProjectsChangeDenied, Session
+
+PATH = "claude/from-a-script.md"
+asked = []
+with Session.open() as session:
+    def docs():
+        return [d["path"] for d in session.project.info()["docs"]]
+
+    def callback(answer):
+        def approve(request):
+            assert isinstance(request, ApprovalRequest)
+            asked.append({"answer": answer, "writes": list(request.writes),
+                          "there_when_asked": PATH in docs()})
+            return answer
+        return approve
+
+    hits = session.project.search("onboarding", n=3)
+    onboarding = session.project.read("onboarding.md")["content"]
+    try:
+        session.project.write(PATH, content="denied text", approve=callback(None))
+        denied = None
+    except ProjectsChangeDenied as refusal:
+        denied = refusal.reason
+    after_denial = PATH in docs()
+    written = session.project.write(PATH, content="approved text", approve=callback("once"))
+    read_back = session.project.read(PATH)["content"]
+    history = session.project.history(5)
+print(json.dumps({"bare": bare, "rag": hits["rag"], "hits": [h["name"] for h in hits["hits"]],
+                  "onboarding": onboarding.splitlines()[0], "denied": denied,
+                  "after_denial": after_denial, "asked": asked, "written": written["path"],
+                  "read_back": read_back,
+                  "history": [[e["action"], e["path"], e["restore_kind"]] for e in history]}))
+"""
+
+
+def readme_script() -> str:
+    """The Python block of the README's "From Python" section."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_a_script_in_a_fresh_venv_searches_reads_and_writes_only_when_approved(
+        installed, tmp_path):
+    venv, base = installed
+    env = {**base, "JDP_DATA_DIR": str(tmp_path / "jdp")}  # a fresh embedded demo service
+    script = tmp_path / "script.py"
+    script.write_text(PUBLIC_API_SCRIPT)
+    found = json.loads(run(venv / "bin" / "python", script, env=env, timeout=180)
+                       .stdout.strip().splitlines()[-1])
+    assert found["bare"] == []  # the bare import loaded no heavy dependency
+    assert found["rag"] is True and "onboarding.md" in found["hits"]
+    assert found["onboarding"].startswith("# Onboarding")
+    assert (found["denied"], found["after_denial"]) == ("denied_on_card", False)
+    assert found["asked"] == [
+        {"answer": None, "writes": ["claude/from-a-script.md"], "there_when_asked": False},
+        {"answer": "once", "writes": ["claude/from-a-script.md"], "there_when_asked": False}]
+    assert (found["written"], found["read_back"]) == ("claude/from-a-script.md",
+                                                      "approved text")
+    assert found["history"] == [["create", "claude/from-a-script.md", "created"]]
+
+
+def test_the_readme_script_runs_in_a_fresh_venv_and_writes_only_when_approved(
+        installed, tmp_path):
+    venv, base = installed
+    env = {**base, "JDP_DATA_DIR": str(tmp_path / "jdp")}
+    script = tmp_path / "from_python.py"
+    script.write_text(readme_script())
+    denied = run(venv / "bin" / "python", script, env=env, timeout=180, stdin="n\n").stdout
+    approved = run(venv / "bin" / "python", script, env=env, timeout=180, stdin="y\n").stdout
+    assert "hits: ['onboarding.md'" in denied and "not written: denied_on_card" in denied
+    assert "claude/reading-notes.md" in denied  # the card showed where it would land
+    assert "wrote claude/reading-notes.md - journal entry 1" in approved

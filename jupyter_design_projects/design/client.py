@@ -42,6 +42,7 @@ from ..core.validation import validate
 from ..errors import (
     GateClosed,
     GrantIneligible,
+    InvalidArguments,
     JdpError,
     NeedsConsent,
     NeedsProjectGrant,
@@ -110,6 +111,9 @@ class DesignClient:
         #: the Design operations this client knows (core.design_operations)
         self.catalogue = Catalogue(self.session, operations)
         self.engine = PermissionEngine(DesignRest(http, base, platform=platform))
+        #: Design project id -> its display-safe name (None when it has none), for each
+        #: project the existence check before a write card found (cards show the name)
+        self.projects_seen: dict[str, str | None] = {}
 
     # ------------------------------------------------------------ public API
 
@@ -281,6 +285,8 @@ class DesignClient:
             request = change_request(decision.card, facts, decision.reason)
         else:
             identity = await self._identity(facts.project_id)
+            if isinstance(identity, display.ProjectIdentity):  # it exists: no second look
+                self.projects_seen[identity.project_id] = identity.name
             request = (grant_request(facts, identity)
                        if isinstance(identity, display.ProjectIdentity) else None)
             if request is None:
@@ -290,11 +296,38 @@ class DesignClient:
                     return _refused(call.operation, fallback.reason, prefix=(
                         f"the project's grant card cannot be shown safely ({refused}), and "))
                 request = change_request(fallback.card, facts, fallback.reason)
+        if request.kind != "consent":
+            missing = await self._missing_project(call)
+            if missing is not None:
+                return missing
         baseline = (self.engine.grant_seen(facts.project_id)
                     if request.kind == "grant" and isinstance(facts.project_id, str) else None)
         return PendingApproval.seal(request, call.operation, call.arguments,
                                     agent_key=call.agent_key, consent_asked=call.consent_asked,
                                     grant_baseline=baseline)
+
+    async def _missing_project(self, call: _Call) -> DesignOutcome | None:
+        """Before a card for a write: a read-only get_project (never a card of its own)
+        says whether the project exists; for one that does not, the call fails here (the
+        outcome returned) instead of asking a person about a change that cannot land. An
+        unanswered lookup leaves it to the card."""
+        project_id = call.arguments.get("project_id")
+        if not isinstance(project_id, str) or project_id in self.projects_seen:
+            return None
+        try:
+            found = DesignOutcome("get_project", map_result(
+                await self.session.call_tool("get_project", {"project_id": project_id})))
+        except JdpError:
+            return None
+        if found.is_error:
+            said = found.data if isinstance(found.data, str) else "not found"
+            return DesignOutcome.failed(call.operation, InvalidArguments(
+                call.operation, "project_id", f"{project_id!r} names no Design project the "
+                f"service knows ({said}); `%design list_projects` lists them"))
+        identity = display.project_identity(project_id, found.data)
+        self.projects_seen[project_id] = (identity.name if isinstance(
+            identity, display.ProjectIdentity) else None)
+        return None
 
     async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
         """The project as get_project describes it, strictly checked for display."""

@@ -322,11 +322,13 @@ async def _journal(session: Session, n: int) -> dict[str, Any]:
     return {"entries": [{
         "id": row["id"], "time": row["at"], "action": row["action"],
         "project_uuid": row["project_uuid"], "path": shown(row["path"], PATH_CHARS),
-        "bytes": row["bytes"], "restore": _restore_sentence(row)} for row in rows]}
+        "bytes": row["bytes"], "restore_kind": row["restore_kind"],
+        "restore": _restore_sentence(row)} for row in rows]}
 
 
 def _restore_sentence(row: dict[str, Any]) -> str | None:
-    if not row["has_previous"]:
+    """What Restore will do; None when the entry's restore rule says it cannot be restored."""
+    if not row["restorable"]:
         return None
     size = row["previous_bytes"]
     return (f"Write back the {size:,} bytes this {row['action'].replace('_', ' ')} removed "

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import base64
 import html
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from ..design.approval import DesignOutcome, PendingApproval
 from ..design.deck import Deck
@@ -27,11 +28,28 @@ NO_DECK = ("no deck yet: run `deck = %design deck open NAME_OR_ID` (or `%design 
 PREVIEW_WIDTH = 320
 
 
-def deck_command(magics: Any, command: grammar.Command) -> Any:
-    """Run `%design deck …` or `%%design slide …` for this magics instance."""
+class DeckHost(Protocol):
+    """What a deck needs from the notebook it lives in (the magics are one): the session,
+    whether a person can answer a card now, the continuation of an answered card, and the
+    notebook's variables (for `$name` in a slide)."""
+
+    @property
+    def session(self) -> Any: ...
+
+    def can_ask(self) -> bool: ...
+
+    def resume(self, pending: Any, approved: bool, durable: bool) -> Any: ...
+
+    def user_namespace(self) -> Mapping[str, Any]: ...
+
+
+def deck_command(host: DeckHost, command: grammar.Command,
+                 current: NotebookDeck | None) -> Any:
+    """Run `%design deck …` or `%%design slide …` on the notebook's `current` deck (None:
+    none yet); a `NotebookDeck` returned is the notebook's deck from now on."""
     args = command.args
     if command.action == "slide":
-        deck = _current(magics, "design slide")
+        deck = _current(current, "design slide")
         if args.get("drop"):
             deck.deck.stage.remove(args["path"])
             return deck
@@ -45,17 +63,13 @@ def deck_command(magics: Any, command: grammar.Command) -> Any:
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a project name" + (
                 " or id" if verb == "open" else ""))
-        opened = NotebookDeck.open(magics, target) if verb == "open" else NotebookDeck.create(
-            magics, target)
-        if isinstance(opened, NotebookDeck):
-            magics._deck = opened
-        return opened
-    deck = _current(magics, f"design deck {verb}")
+        return (NotebookDeck.open(host, target) if verb == "open"
+                else NotebookDeck.create(host, target))
+    deck = _current(current, f"design deck {verb}")
     return deck.push() if verb == "push" else deck
 
 
-def _current(magics: Any, command: str) -> NotebookDeck:
-    deck = getattr(magics, "_deck", None)
+def _current(deck: NotebookDeck | None, command: str) -> NotebookDeck:
     if deck is None:
         raise BadCommand(command, NO_DECK)
     return deck
@@ -65,8 +79,8 @@ class NotebookDeck:
     """A deck in a notebook: stage with `add_markdown`, `add_figure`, `add_table` (or
     `%%design slide PATH`), look at `.staged`, then `%design deck push` (or `.push()`)."""
 
-    def __init__(self, magics: Any, deck: Deck) -> None:
-        self._magics = magics
+    def __init__(self, host: DeckHost, deck: Deck) -> None:
+        self._host = host
         self.deck = deck
         #: the create_project card of `%design deck new`, until it is answered
         self.create_card: Any = None
@@ -74,33 +88,33 @@ class NotebookDeck:
     # ------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, magics: Any, name_or_id: str) -> NotebookDeck:
-        session = magics.session
+    def open(cls, host: DeckHost, name_or_id: str) -> NotebookDeck:
+        session = host.session
         deck = Deck(session.design, records=session.deck_records)
         project = session.run(deck.find_project(name_or_id))
         session.run(deck.bind(project["id"], project.get("name")))
-        return cls(magics, deck)
+        return cls(host, deck)
 
     @classmethod
-    def create(cls, magics: Any, name: str) -> NotebookDeck | Outcome:
+    def create(cls, host: DeckHost, name: str) -> NotebookDeck | Outcome:
         """Create the project through the normal permission path (its card asks first)."""
-        session = magics.session
+        session = host.session
         deck = Deck(session.design, records=session.deck_records)
-        made = cls(magics, deck)
+        made = cls(host, deck)
         result = session.run(session.design.call("create_project", {"name": name}))
         if isinstance(result, DesignOutcome):
             if result.is_error:
                 return views.design_outcome(result)
             made._bind_created(result, name)
             return made
-        if not magics.can_ask():
+        if not host.can_ask():
             return views.failed_outcome("design deck new", _nobody("create_project"))
         from IPython.display import display
 
         from .cards import ApprovalCard
 
         def resume(pending: Any, approved: bool, durable: bool) -> Any:
-            answer = magics._resume(pending, approved, durable)
+            answer = host.resume(pending, approved, durable)
             if isinstance(answer, DesignOutcome) and not answer.is_error:
                 made._bind_created(answer, name)
             return answer
@@ -112,7 +126,7 @@ class NotebookDeck:
     def _bind_created(self, outcome: DesignOutcome, name: str) -> None:
         data = outcome.data if isinstance(outcome.data, dict) else {}
         if isinstance(data.get("project_id"), str):
-            self._magics.session.run(self.deck.bind(data["project_id"], name))
+            self._host.session.run(self.deck.bind(data["project_id"], name))
 
     # ------------------------------------------------------------ staging
 
@@ -120,8 +134,7 @@ class NotebookDeck:
         """Stage a slide from Markdown; `$name` takes `values[name]`, else the notebook's
         variable `name` (a figure, a DataFrame or a string)."""
         if values is None:
-            shell = getattr(self._magics, "shell", None)
-            values = dict(getattr(shell, "user_ns", None) or {})
+            values = dict(self._host.user_namespace())
         return self.deck.add_markdown(path, markdown, values)
 
     def add_figure(self, path: str, figure: Any, title: str | None = None,
@@ -154,7 +167,7 @@ class NotebookDeck:
 
     def push(self) -> Any:
         """Plan, approve and write the missing files; see `DeckPush`."""
-        return DeckPush(self._magics, self.deck).start()
+        return DeckPush(self._host, self.deck).start()
 
     # ------------------------------------------------------------ display
 
@@ -187,10 +200,10 @@ class DeckPush:
     plan token; when every batch is written, previews of the slides it wrote (`.previews`,
     also shown as a grid). `.approve()` answers every open card, as clicking each would."""
 
-    def __init__(self, magics: Any, deck: Deck) -> None:
+    def __init__(self, host: DeckHost, deck: Deck) -> None:
         import ipywidgets as w
 
-        self._magics = magics
+        self._host = host
         self.deck = deck
         self.batches: list[tuple[str, ...]] = []
         self.cards: list[Any] = []
@@ -205,7 +218,7 @@ class DeckPush:
     # ------------------------------------------------------------ running
 
     def start(self) -> Any:
-        session = self._magics.session
+        session = self._host.session
         self.deck.client = session.design  # the session may have been reopened since
         session.run(self.deck.refresh())
         self.batches = self.deck.batches()
@@ -220,7 +233,7 @@ class DeckPush:
                     return views.design_outcome(result)  # refused: nothing was written
                 self._write(batch, result)
                 continue
-            if not self._magics.can_ask():
+            if not self._host.can_ask():
                 return views.failed_outcome("design deck push", _nobody("finalize_plan"))
             cards.append(self._card(batch, result))
         self.cards = cards
@@ -232,7 +245,7 @@ class DeckPush:
         from .cards import ApprovalCard
 
         def resume(answered: Any, approved: bool, durable: bool) -> Any:
-            result = self._magics._resume(answered, approved, durable)
+            result = self._host.resume(answered, approved, durable)
             if isinstance(result, DesignOutcome) and result.operation == "finalize_plan":
                 return self._write(batch, result)
             return result
@@ -242,7 +255,7 @@ class DeckPush:
     def _write(self, batch: tuple[str, ...], plan: DesignOutcome) -> DesignOutcome:
         if plan.is_error or not isinstance(plan.data, dict):
             return plan
-        session = self._magics.session
+        session = self._host.session
         result = session.run(self.deck.write(batch, plan.data["plan_token"]))
         if result.is_error:
             self.failures.append(views.design_outcome(result))
@@ -264,7 +277,7 @@ class DeckPush:
                       f"{len(self.written)} written so far.")
 
     def _show_previews(self) -> None:
-        session = self._magics.session
+        session = self._host.session
         self.previews = []
         written = set(self.written)
         slides = {f.slide for f in self.deck.stage.files if f.path in written}

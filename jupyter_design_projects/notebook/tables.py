@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.catalogue import first_sentence
+from ..projects.journal import RESTORE_WRITE_BACK, restore_kind
 
 #: the columns of each table, in display order
 COLUMNS: Mapping[str, tuple[str, ...]] = {
@@ -98,8 +99,7 @@ def catalogue_rows(view: Any) -> list[dict[str, Any]]:
 def history_rows(entries: Any) -> list[dict[str, Any]]:
     rows = project_rows("history", entries)
     for row, entry in zip(rows, entries, strict=False):
-        row["restorable"] = bool(entry.get("has_previous")
-                                 or entry.get("previous_content") is not None)
+        row["restorable"] = restore_kind(entry) == RESTORE_WRITE_BACK
     return rows
 
 

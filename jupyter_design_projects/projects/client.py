@@ -30,7 +30,7 @@ from ..settings import Settings
 from . import wire
 from .api import ProjectsApi, open_api
 from .downloads import DownloadDir
-from .journal import HISTORY_DEFAULT, Journal
+from .journal import HISTORY_DEFAULT, RESTORE_CREATED, RESTORE_WRITE_BACK, Journal
 from .reading import AVAILABLE_LISTED, Progress, read_path
 from .searching import fallback_result, project_hits
 from .uploads import DEFAULT_ENCODING, read_local_text, text_codec
@@ -400,17 +400,32 @@ class ProjectsClient:
             return []
         return self._journal.entries(self._settings.project_uuid, limit)
 
-    async def restore(self, entry_id: int) -> dict[str, Any]:
-        """Write back the content a recorded replace or delete removed (through the same
-        path, budget and journal rules as a write)."""
-        api = self._begin()
+    def restorable_entry(self, entry_id: int) -> dict[str, Any]:
+        """The journal entry `entry_id` of this project (with its previous content) when
+        its restore rule (`journal.restore_kind`) allows a restore; else the refusal. An
+        entry that created its doc has nothing before it: restoring it would be a delete."""
+        self._begin()
         entry = self._journal.get(entry_id) if self._journal is not None else None
         if entry is None or entry["project_uuid"] != self._settings.project_uuid:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "is not an entry of this project's journal")
-        if entry["previous_content"] is None:
+        if entry["restore_kind"] == RESTORE_CREATED:
+            path = entry["path"]
+            raise InvalidProjectsArgument(
+                "restore", "entry_id", f"{entry_id} recorded the creation of {path!r} with "
+                f"nothing before it, so restoring it would delete {path!r}; to do that, run "
+                f"`%project delete {path}`")
+        if entry["restore_kind"] != RESTORE_WRITE_BACK:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "recorded no previous content to restore")
+        return entry
+
+    async def restore(self, entry_id: int) -> dict[str, Any]:
+        """Write back the content a recorded replace or delete removed (through the same
+        path, budget and journal rules as a write), when the entry's restore rule allows
+        it (`restorable_entry`)."""
+        api = self._begin()
+        entry = self.restorable_entry(entry_id)
         async with self._lock:
             result = await self._write_text(api, entry["path"], entry["previous_content"],
                                             exact=True, restored_from=entry_id)

@@ -17,7 +17,7 @@ import contextlib
 import datetime
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,32 @@ CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project_uuid, id);
 #: what `entries()` lists; `get()` adds the previous content itself
 LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sha256",
           "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from")
+
+
+#: how a journal entry can be restored, declared here once (`restore_kind`): the entries
+#: carry it, `ProjectsClient.restore` enforces it, and the magics, the side panel and its
+#: TypeScript read it. WRITE_BACK: the content the change replaced or deleted was kept,
+#: and restoring writes it back; CREATED: the change created the doc, so nothing came
+#: before it (undoing it would be a delete); NOTHING_KEPT: no earlier content was kept.
+RESTORE_WRITE_BACK = "write_back"
+RESTORE_CREATED = "created"
+RESTORE_NOTHING_KEPT = "nothing_kept"
+
+
+def restore_kind(entry: Mapping[str, Any]) -> str:
+    """How `entry` (a listed one with `has_previous`, or a full one with
+    `previous_content`) can be restored: one of the RESTORE_* kinds."""
+    if entry.get("has_previous") or entry.get("previous_content") is not None:
+        return RESTORE_WRITE_BACK
+    if str(entry.get("action") or "").startswith("create"):
+        return RESTORE_CREATED
+    return RESTORE_NOTHING_KEPT
+
+
+def with_restore_rule(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its `restore_kind` and `restorable` (only a write-back restores)."""
+    kind = restore_kind(entry)
+    return {**entry, "restore_kind": kind, "restorable": kind == RESTORE_WRITE_BACK}
 
 
 #: the digest encodes this many characters at a time (a 25 MiB doc is not copied whole)
@@ -121,19 +147,21 @@ class Journal:
             return int(cursor.lastrowid or 0)
 
     def entries(self, project_uuid: str, limit: int = HISTORY_DEFAULT) -> list[dict[str, Any]]:
-        """Newest first, without the previous content (`has_previous` says if there is one)."""
+        """Newest first, without the previous content (`has_previous` says if there is one),
+        each with its restore rule (`restore_kind`, `restorable`)."""
         with self._connect() as db:
             rows = db.execute(
                 f"SELECT {', '.join(LISTED)}, previous_content IS NOT NULL AS has_previous"
                 " FROM entries WHERE project_uuid = ? ORDER BY id DESC LIMIT ?",
                 (project_uuid, max(0, int(limit))),
             ).fetchall()
-        return [{**dict(row), "has_previous": bool(row["has_previous"])} for row in rows]
+        return [with_restore_rule({**dict(row), "has_previous": bool(row["has_previous"])})
+                for row in rows]
 
     def get(self, entry_id: int) -> dict[str, Any] | None:
         with self._connect() as db:
             row = db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
-        return dict(row) if row else None
+        return with_restore_rule(dict(row)) if row else None
 
     def settle(self, entry_id: int, action: str, doc_uuid: str | None) -> None:
         """A written-ahead entry's outcome: `action` (create, replace, delete,

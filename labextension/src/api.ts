@@ -105,9 +105,17 @@ export interface IJournalEntry {
   project_uuid: string;
   path: string;
   bytes: number | null;
+  /** the entry's restore rule, declared once by the journal (projects/journal.py) */
+  restore_kind: RestoreKind;
   /** what Restore will do, or null when the entry cannot be restored */
   restore: string | null;
 }
+
+/**
+ * How a journal entry can be restored: write_back (the earlier content was kept),
+ * created (the write created the doc: nothing came before it), nothing_kept.
+ */
+export type RestoreKind = 'write_back' | 'created' | 'nothing_kept';
 
 export interface IJournal {
   entries: IJournalEntry[];

@@ -564,9 +564,9 @@ export function renderGrants(
   return box;
 }
 
-/** Why an entry has no Restore button. */
+/** Why an entry has no Restore button (its restore rule, as the journal declares it). */
 export function whyNoRestore(entry: IJournalEntry): string {
-  return entry.action.startsWith('create')
+  return entry.restore_kind === 'created'
     ? 'Nothing to restore: this write created the doc.'
     : 'Nothing to restore: no earlier content was kept for this entry.';
 }

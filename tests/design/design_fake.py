@@ -114,6 +114,8 @@ class FakeDesign:
             raise PermissionError("plan token does not cover")
 
     def op_get_project(self, project_id):
+        if project_id not in self.names:
+            raise PermissionError(f"no project {project_id}")
         return {**IDENTITY, "id": project_id, "name": self.names[project_id],
                 "url": f"https://design.example/p/{project_id}"}
 

@@ -4,7 +4,7 @@ service: expiry, coverage, cards wider than shown, and one-off plans."""
 import pytest
 from design_fake import NOW, P1, Clock, FakeDesign, client_for, write
 
-from jupyter_design_projects.design.approval import PendingApproval
+from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.errors import InvalidArguments, PermissionRefused
 
 # --------------------------------------------------------------------- plans
@@ -76,10 +76,11 @@ async def test_batch_over_the_review_limits_is_asked_and_sent_once_spec_s7():
     assert pending.request.reason == "over_limit_too_many_writes"
     assert not pending.request.allows_durable
     assert "more than 20 writes" in pending.request.text
-    assert service.calls() == []  # no grant offered: no identity to look up
+    # before the card only the existence check looked (no grant offered: no identity)
+    assert service.calls() == ["get_project"]
     outcome = await client.resume(pending, approved=True)
     assert not outcome.is_error, outcome.blocks
-    assert service.calls() == ["finalize_plan", "write_files"]
+    assert service.calls() == ["get_project", "finalize_plan", "write_files"]
     assert (await client.status())["approved_plans"] == []
 
 
@@ -126,3 +127,25 @@ async def test_membership_change_asks_every_time_and_uses_a_one_off_plan():
     assert not client.engine.is_verified(P1)
     assert (await client.status())["approved_plans"] == []
     assert isinstance(await client.call("add_member", args), PendingApproval)
+
+
+@pytest.mark.asyncio
+async def test_a_write_card_for_a_project_the_service_does_not_know_is_never_shown():
+    service = FakeDesign()
+    client = client_for(service)
+    outcome = await client.call("finalize_plan", {"project_id": "gone", "writes": ["a.html"]})
+    assert isinstance(outcome, DesignOutcome) and outcome.error is not None
+    assert (outcome.error.kind, outcome.error.field) == ("invalid_arguments", "project_id")
+    assert "no project gone" in outcome.error.rule
+    assert service.calls() == ["get_project"] and client.projects_seen == {}
+
+
+@pytest.mark.asyncio
+async def test_a_project_found_once_is_not_looked_up_again_before_its_next_card():
+    service = FakeDesign()
+    client = client_for(service)
+    for path in ("a.html", "b.html"):
+        pending = await client.call("finalize_plan", {"project_id": P1, "writes": [path]})
+        assert isinstance(pending, PendingApproval)
+    assert service.calls() == ["get_project"]
+    assert client.projects_seen == {P1: "Quarterly Review Deck"}

@@ -221,6 +221,7 @@ async def test_the_journal_lists_writes_and_restores_them(module_reference_servi
     newest, oldest = journal["entries"][0], journal["entries"][1]
     restored = await panel.restore(newest["id"])
     unknown = await panel.restore(999_999)
+    a_create = await panel.restore(oldest["id"])  # the client's rule: that would delete
     content = session.run(session.projects.read("notes/j.md"))["content"]
     session.run(session.projects.delete("notes/j.md"))
 
@@ -228,9 +229,11 @@ async def test_the_journal_lists_writes_and_restores_them(module_reference_servi
     assert (newest["action"], newest["path"], newest["bytes"]) == ("replace", "notes/j.md", 6)
     assert "5 bytes" in newest["restore"]
     assert oldest["action"] == "create" and oldest["restore"] is None
+    assert (newest["restore_kind"], oldest["restore_kind"]) == ("write_back", "created")
     assert "notes/j.md" in restored["message"]
     assert content == "first"
     assert unknown["error"] == "invalid_argument"
+    assert a_create["error"] == "invalid_argument"
 
 
 @pytest.mark.asyncio

@@ -77,6 +77,8 @@ class FakeDesign:
         self.resumes: list[tuple[str, bool, bool]] = []
         self.asked: list[bool] = []
         self.consented = None
+        #: the client's existence check finds nothing here (cards show ids)
+        self.projects_seen: dict[str, str | None] = {}
 
     async def list(self, *, full: bool = False, agent_key: str = "notebook"):
         return outcome("list", CATALOGUE)

@@ -243,3 +243,34 @@ def test_opening_a_deck_without_consent_names_the_consent_command(shell, live):
     shell.run_line_magic("design", "revoke")
     with pytest.raises(UsageError, match="%design consent"):
         shell.run_line_magic("design", f'deck open "{DECK}"')
+
+
+class ScriptHost:
+    """A deck host that is not the magics: only what `DeckHost` names."""
+
+    def __init__(self, session: Any, names: dict[str, Any]) -> None:
+        self.session = session
+        self.names = names
+        self.resumed: list[str] = []
+
+    def can_ask(self) -> bool:
+        return True
+
+    def resume(self, pending: Any, approved: bool, durable: bool) -> Any:
+        self.resumed.append(pending.operation)
+        return self.session.run(self.session.design.resume(pending, approved=approved,
+                                                           durable=durable))
+
+    def user_namespace(self) -> dict[str, Any]:
+        return self.names
+
+
+def test_a_deck_needs_only_its_host_protocol_not_the_magics(shell, live):
+    host = ScriptHost(live.session, {"headline": "From a plain host"})
+    deck = NotebookDeck.open(host, DECK)
+    deck.add_markdown("slides/08-host.html", "# $headline\n")
+    pushed = deck.push()
+    assert len(pushed.cards) == 1 and not files_of(shell, deck).keys() & {"slides/08-host.html"}
+    pushed.approve()
+    assert pushed.done and host.resumed == ["finalize_plan"]
+    assert "From a plain host" in read(shell, deck, "slides/08-host.html")

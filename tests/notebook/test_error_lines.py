@@ -48,7 +48,7 @@ def test_a_write_to_a_missing_project_fails_before_any_card(shell, live):
     shell.run_line_magic("design", "consent")
     text = failure(shell, "design", "write_files project_id=nope files=[]")
     assert "'nope' names no Design project" in text and "%design list_projects" in text
-    assert live._projects_seen == {}
+    assert live.session.design.projects_seen == {}
 
 
 def test_a_write_to_an_existing_project_still_shows_its_card(shell, live):
@@ -58,7 +58,7 @@ def test_a_write_to_an_existing_project_still_shows_its_card(shell, live):
     shell.user_ns["files"] = [{"path": "slides/x.html", "data": "<p>x</p>"}]
     pending = shell.run_line_magic("design", "write_files project_id=$pid files=$files")
     assert not pending.done and pending.card.pending.request.kind == "grant"
-    assert shell.user_ns["pid"] in live._projects_seen
+    assert shell.user_ns["pid"] in live.session.design.projects_seen
 
 
 def test_a_plan_card_names_the_project_not_just_its_id(shell, live):

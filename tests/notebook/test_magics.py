@@ -282,7 +282,7 @@ def test_a_first_call_whose_background_start_settles_within_the_quiet_wait_shows
     import threading
     from concurrent.futures import Future
 
-    from jupyter_design_projects.notebook import magics as module
+    from jupyter_design_projects.notebook import lifecycle as module
 
     kernel(allow_stdin=False)
     monkeypatch.setattr(module, "QUIET_WAIT_S", 60.0)
@@ -302,7 +302,7 @@ def test_a_first_call_whose_background_start_is_not_done_within_the_quiet_wait_s
         shell, magics, kernel, capsys, monkeypatch):
     from concurrent.futures import Future
 
-    from jupyter_design_projects.notebook import magics as module
+    from jupyter_design_projects.notebook import lifecycle as module
 
     class SettlesWhenWaitedFor(Future):
         """Not done when the call looks; done once the call waits on it."""

@@ -116,3 +116,15 @@ def test_sync_force_keeps_its_paths_apart():
     assert (args["directory"], args["force"], args["dry_run"]) == ("notes", ["a b.md", "c.md"],
                                                                   True)
     assert parse_project("sync notes", None, {}).args["force"] is None
+
+
+def test_every_subcommand_has_a_handler_in_its_dispatch_table():
+    """A subcommand plugs in as a row of `subcommands` plus a row of its action table;
+    `last` (and `--help`) are answered before dispatch, any other word is `call`."""
+    from jupyter_design_projects.notebook.design_actions import DESIGN_ACTIONS
+    from jupyter_design_projects.notebook.project_actions import PROJECT_ACTIONS
+
+    tables = {"project": PROJECT_ACTIONS, "design": DESIGN_ACTIONS}
+    for tool, table in tables.items():
+        declared = set(subcommands.SUBCOMMANDS[tool]) - {"last"}
+        assert declared | ({"call"} if tool == "design" else set()) == set(table), tool

@@ -376,6 +376,34 @@ async def test_an_entry_without_previous_content_cannot_be_restored(make, fake) 
 
 
 @pytest.mark.asyncio
+async def test_restoring_a_create_is_refused_by_the_client_with_nothing_sent(make, fake) -> None:
+    client = make()
+    await client.write("a.md", content="x")
+    entry = client.history()[0]
+    assert entry["restore_kind"] == "created"
+    sent = len(fake.requests)
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await client.restore(entry["id"])
+    assert (caught.value.method, caught.value.field) == ("restore", "entry_id")
+    assert "would delete 'claude/a.md'" in caught.value.rule
+    assert "%project delete claude/a.md" in caught.value.rule
+    assert len(fake.requests) == sent
+    assert [d["content"] for d in fake.docs.values()] == ["x"]
+
+
+@pytest.mark.asyncio
+async def test_an_entry_with_nothing_kept_is_refused_without_the_create_wording(
+        make, fake, tmp_path) -> None:
+    client = make()
+    entry_id = Journal(tmp_path / "journal.db").record(
+        project_uuid=client.project_uuid, action="delete_unknown", path="a.md",
+        doc_uuid=None)
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await client.restore(entry_id)
+    assert caught.value.rule == "recorded no previous content to restore"
+
+
+@pytest.mark.asyncio
 async def test_another_projects_entry_cannot_be_restored(make, fake, tmp_path) -> None:
     other = Journal(tmp_path / "journal.db").record(
         project_uuid="99999999-2222-4333-8444-555555555555", action="delete", path="a.md",

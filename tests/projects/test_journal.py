@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_design_projects.projects.journal import Journal
+from jupyter_design_projects.projects.journal import (
+    RESTORE_CREATED,
+    RESTORE_NOTHING_KEPT,
+    RESTORE_WRITE_BACK,
+    Journal,
+    restore_kind,
+)
 
 A = "0f8fad5b-d9cb-469f-a165-70867728950e"
 B = "11111111-2222-4333-8444-555555555555"
@@ -94,3 +100,28 @@ def test_a_written_ahead_entry_is_settled_or_withdrawn(journal: Journal) -> None
     assert journal.revision(B) == (0, 0, 0)
     assert [(e["id"], e["action"], e["doc_uuid"], e["bytes"]) for e in journal.entries(A)] == [
         (kept, "create", "d9", 1)]
+
+
+@pytest.mark.parametrize(("entry", "kind"), [
+    ({"action": "replace", "has_previous": True}, RESTORE_WRITE_BACK),
+    ({"action": "delete", "previous_content": ""}, RESTORE_WRITE_BACK),
+    ({"action": "replace_incomplete", "has_previous": True}, RESTORE_WRITE_BACK),
+    ({"action": "create", "has_previous": False}, RESTORE_CREATED),
+    ({"action": "create_unknown", "previous_content": None}, RESTORE_CREATED),
+    ({"action": "delete_unknown", "has_previous": False}, RESTORE_NOTHING_KEPT),
+    ({"action": "replace_unknown", "previous_content": None}, RESTORE_NOTHING_KEPT),
+])
+def test_the_restore_rule_of_an_entry(entry: dict, kind: str) -> None:
+    assert restore_kind(entry) == kind
+
+
+def test_listed_and_fetched_entries_carry_their_restore_rule(journal: Journal) -> None:
+    created = journal.record(project_uuid=A, action="create", path="a.md", doc_uuid="d1",
+                             content="x")
+    replaced = journal.record(project_uuid=A, action="replace", path="a.md", doc_uuid="d2",
+                              content="y", previous_doc_uuid="d1", previous_content="x")
+    listed = {e["id"]: (e["restore_kind"], e["restorable"]) for e in journal.entries(A)}
+    assert listed == {created: (RESTORE_CREATED, False), replaced: (RESTORE_WRITE_BACK, True)}
+    fetched = journal.get(replaced)
+    assert fetched is not None and (fetched["restore_kind"], fetched["restorable"]) == (
+        RESTORE_WRITE_BACK, True)

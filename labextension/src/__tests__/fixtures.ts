@@ -78,6 +78,7 @@ export const JOURNAL: IJournal = {
       project_uuid: PROJECT.uuid,
       path: 'guides/onboarding.md',
       bytes: 2048,
+      restore_kind: 'write_back',
       restore:
         'Write back the 1.9 KiB that entry #7 replaced in guides/onboarding.md.'
     },
@@ -88,6 +89,7 @@ export const JOURNAL: IJournal = {
       project_uuid: PROJECT.uuid,
       path: 'notes/new.md',
       bytes: 5,
+      restore_kind: 'created',
       restore: null
     }
   ]

@@ -284,6 +284,20 @@ describe('renderJournal', () => {
     const entry: IJournalEntry = {
       ...JOURNAL.entries[0],
       action: 'delete_unknown',
+      restore_kind: 'nothing_kept',
+      restore: null
+    };
+    const box = renderJournal({ entries: [entry] }, { restore: jest.fn() });
+    expect(text(box, 'no-restore')).toBe(
+      'Nothing to restore: no earlier content was kept for this entry.'
+    );
+  });
+
+  it('reads the restore rule the journal declares, not the action', () => {
+    const entry: IJournalEntry = {
+      ...JOURNAL.entries[0],
+      action: 'create_unknown',
+      restore_kind: 'nothing_kept',
       restore: null
     };
     const box = renderJournal({ entries: [entry] }, { restore: jest.fn() });

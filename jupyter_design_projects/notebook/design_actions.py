@@ -1,0 +1,136 @@
+"""The `%design` actions: one handler per subcommand (and `call`, any other word: a Design
+operation), the table (`DESIGN_ACTIONS`) the magics dispatch through, and the catalogue
+lookups `--help` and the did-you-mean line use. A new subcommand is a row in
+`subcommands.DESIGN` (its grammar and help) and a row here (its handler)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import JdpError, PermissionRefused
+from . import views
+from .grammar import Command
+
+if TYPE_CHECKING:
+    from .magics import DesignProjects
+
+#: a handler: the magics instance and the parsed line → what the cell returns
+Handler = Callable[["DesignProjects", Command], Any]
+
+
+def catalogue_list(magics: DesignProjects, command: Command) -> Any:
+    from .catalogue import CatalogueView
+
+    session = magics.session
+    result = session.run(session.design.list(full=command.args["full"]))
+    return views.design_outcome(result, catalogue_widget=CatalogueView)
+
+
+def consent_or_revoke(magics: DesignProjects, command: Command) -> Any:
+    action = command.action
+    session = magics.session
+    data = session.run(getattr(session.design, action)())
+    status = {"consent": action == "consent"} if data is None else data
+    return views.status_outcome(status, label=f"design {action}")
+
+
+def status(magics: DesignProjects, command: Command) -> Any:
+    session = magics.session
+    return views.status_outcome(session.run(session.design.status()))
+
+
+def trace(magics: DesignProjects, command: Command) -> Any:
+    """The HTTP trace (its table), on|off, --clear, --har, --curl (`trace`)."""
+    from .trace import trace_command
+
+    return trace_command(magics.session.trace, command.args)
+
+
+def login(magics: DesignProjects, command: Command) -> Any:
+    return magics._login(command.args.get("code"), paste=command.args.get("paste", False))
+
+
+def deck(magics: DesignProjects, command: Command) -> Any:
+    """`%design deck …` and `%%design slide …`: the notebook's deck lives on the magics."""
+    from .deck import NotebookDeck, deck_command
+
+    result = deck_command(magics, command, magics._deck)
+    if isinstance(result, NotebookDeck):
+        magics._deck = result
+    return result
+
+
+def call(magics: DesignProjects, command: Command) -> Any:
+    """One Design operation; a call that needs a person shows its approval card (where
+    nobody can click, it fails closed)."""
+    operation, arguments = command.args["operation"], command.args["arguments"]
+    session = magics.session
+    result = session.run(session.design.call(operation, arguments))
+    from ..design.approval import PendingApproval
+
+    if not isinstance(result, PendingApproval):
+        return views.design_outcome(result)
+    if not magics.can_ask():  # fail closed
+        from ..core.permissions import explain
+
+        raise PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
+    from IPython.display import display
+
+    from .cards import ApprovalCard
+    from .outcome import PendingOutcome
+
+    def watch(pending: Any, claim: Any) -> Any:
+        """The grant watcher of a waiting grant card, on the session's loop (spec §8)."""
+        return session.submit(session.design.watch_grant(pending, claim=claim))
+
+    card = ApprovalCard(result, resume=magics.resume, present=views.design_outcome,
+                        watch=watch, project_names=session.design.projects_seen)
+    display(card.widget)
+    return PendingOutcome(operation, card)
+
+
+#: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
+#: word that is not a subcommand parses as `call`)
+DESIGN_ACTIONS: Mapping[str, Handler] = {
+    "list": catalogue_list,
+    "consent": consent_or_revoke,
+    "revoke": consent_or_revoke,
+    "status": status,
+    "trace": trace,
+    "login": login,
+    "deck": deck,
+    "slide": deck,
+    "call": call,
+}
+
+
+# ------------------------------------------------------------ the catalogue, for words
+
+def help_text(session: Any, command: Command) -> str:
+    """--help text; for a Design operation, its fields from the catalogue's schema."""
+    if command.tool != "design" or command.action != "call":
+        return command.help or ""
+    schema = known_schema(session, command.args["operation"])
+    return (command.help or "") + views.schema_fields(command.args["operation"], schema)
+
+
+def known_schema(session: Any, operation: str) -> dict | None:
+    """The input schema of `operation`: the client's declared floor, else the service's
+    once the catalogue is known in this session (no call is made for --help)."""
+    from ..core.design_operations import BY_NAME
+
+    if operation in BY_NAME:
+        return BY_NAME[operation].schema
+    entry = next((e for e in catalogue_entries(session) if e.name == operation), None)
+    return entry.input_schema if entry is not None else None
+
+
+def catalogue_entries(session: Any) -> list:
+    """The live catalogue's entries when `session` has already listed it, else []."""
+    if session is None or not session.design.session.state.discovered:
+        return []
+    try:
+        return session.run(session.design.catalogue.entries())
+    except JdpError:
+        return []

@@ -1,0 +1,81 @@
+"""The Projects tool for plain Python: `session.project.search(...)` and the rest, each
+method run on the session's loop and waited for, as `Session.design_call` does for Design.
+
+    with Session.open() as session:
+        hits = session.project.search("onboarding", n=3)["hits"]
+        doc = session.project.read("guides/onboarding.md")["content"]
+        session.project.write("claude/notes.md", content="…", approve=ask_me)
+
+Reads need no person. A write, delete or restore changes data other people see, so it is
+put to a person first, on the same `ApprovalRequest` a notebook card shows:
+`approve(request)` answers "once" (approve) or None (deny). Without `approve`, nothing is
+approved and nothing is sent (`ProjectsChangeDenied`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from ..core import budgets
+from .approval import Approve, ask_first
+from .client import ProjectsClient
+from .journal import HISTORY_DEFAULT
+
+
+class ProjectFacade:
+    """The attached Project, call by call; results are the tool's dicts (as `.data` of a
+    `%project` outcome)."""
+
+    def __init__(self, projects: ProjectsClient,
+                 run: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+        self._projects = projects
+        self._run = run
+
+    # ------------------------------------------------------------ reading
+
+    def info(self) -> dict[str, Any]:
+        """The Project: name, instructions, docs, uploads, sync sources, knowledge stats."""
+        return self._run(self._projects.info())
+
+    def read(self, path: str) -> dict[str, Any]:
+        """A doc or upload by its exact path (large content lands in a local file)."""
+        return self._run(self._projects.read(path))
+
+    def search(self, query: str, n: int = budgets.SEARCH_N_DEFAULT) -> dict[str, Any]:
+        """Knowledge search: `hits` (or, with search off for the Project, `rag: False` and
+        the doc list)."""
+        return self._run(self._projects.search(query, n))
+
+    def history(self, limit: int = HISTORY_DEFAULT) -> list[dict[str, Any]]:
+        """This machine's journal of writes to the Project, newest first; each entry says
+        whether and how it can be restored (`restore_kind`, `restorable`)."""
+        return self._projects.history(limit)
+
+    # ------------------------------------------------------------ changing (a person first)
+
+    def write(self, path: str, *, content: str | None = None, local_path: str | None = None,
+              encoding: str | None = None, approve: Approve | None = None) -> dict[str, Any]:
+        """Create or replace a text doc from `content` or a local file, once `approve`
+        approves the card that shows where it lands."""
+        args: dict[str, Any] = {"path": path}
+        for key, value in (("content", content), ("local_path", local_path),
+                           ("encoding", encoding)):
+            if value is not None:
+                args[key] = value
+        ask_first(self._run, self._projects, "project_write", args, approve)
+        return self._run(self._projects.write(path, content=content, local_path=local_path,
+                                              encoding=encoding))
+
+    def delete(self, path: str, *, approve: Approve | None = None) -> dict[str, Any]:
+        """Delete a text doc (its content stays in the journal), once `approve` approves."""
+        ask_first(self._run, self._projects, "project_delete", {"path": path}, approve)
+        return self._run(self._projects.delete(path))
+
+    def restore(self, entry_id: int, *, approve: Approve | None = None) -> dict[str, Any]:
+        """Write back the content a journal entry replaced or deleted, once `approve`
+        approves the card (a write of that path with the kept content). An entry whose
+        restore rule does not allow it is refused before any card."""
+        entry = self._projects.restorable_entry(entry_id)
+        ask_first(self._run, self._projects, "project_write",
+                  {"path": entry["path"], "content": entry["previous_content"]}, approve)
+        return self._run(self._projects.restore(entry_id))
