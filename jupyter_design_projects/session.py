@@ -20,7 +20,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from functools import cached_property
 from pathlib import Path
@@ -300,7 +300,8 @@ class Session:
         callback approves (see `projects.facade`)."""
         from .projects.facade import ProjectFacade
 
-        return ProjectFacade(self.projects, self.run)
+        return ProjectFacade(self.projects, self.run, sync_state=lambda: self.sync_state,
+                             progress=self._progress)
 
     def design_call(
         self,
@@ -326,26 +327,6 @@ class Session:
         return result
 
     # ------------------------------------------------------------------ login
-
-    def project_sync(
-        self,
-        directory: str | os.PathLike[str],
-        *,
-        to: str | None = None,
-        delete: bool = False,
-        force: Sequence[str] = (),
-        pull: bool = False,
-        dry_run: bool = False,
-        approve: Callable[[Any], bool] | None = None,
-    ):
-        """`%project sync` from a script: the plan (`SyncPlan`: `.summary`, `.table()`), and
-        unless `dry_run`, its writes once `approve(plan)` says True (without `approve`
-        nothing is written). After a run `plan.report` says what was written."""
-        from .projects.sync import run_sync
-
-        return self.run(run_sync(self.projects, self.sync_state, directory, to=to,
-                                 delete=delete, force=force, pull=pull, dry_run=dry_run,
-                                 approve=approve, progress=self._progress))
 
     def login_begin(self):
         """Start the paste-the-code sign-in: returns (url to open, attempt). After the

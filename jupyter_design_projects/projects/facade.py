@@ -13,7 +13,8 @@ approved and nothing is sent (`ProjectsChangeDenied`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+import os
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from ..core import budgets
@@ -27,9 +28,14 @@ class ProjectFacade:
     `%project` outcome)."""
 
     def __init__(self, projects: ProjectsClient,
-                 run: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+                 run: Callable[[Coroutine[Any, Any, Any]], Any],
+                 sync_state: Callable[[], Any] | None = None,
+                 progress: Any = None) -> None:
         self._projects = projects
         self._run = run
+        #: opens the last-sync records (in the data dir) when a sync first needs them
+        self._sync_state = sync_state
+        self._progress = progress
 
     # ------------------------------------------------------------ reading
 
@@ -79,3 +85,19 @@ class ProjectFacade:
         ask_first(self._run, self._projects, "project_write",
                   {"path": entry["path"], "content": entry["previous_content"]}, approve)
         return self._run(self._projects.restore(entry_id))
+
+    def sync(self, directory: str | os.PathLike[str], *, to: str | None = None,
+             delete: bool = False, force: Sequence[str] = (), pull: bool = False,
+             dry_run: bool = False, approve: Callable[[Any], Any] | None = None):
+        """`%project sync DIR` from a script: the plan (`SyncPlan`: `.summary`, `.table()`,
+        `pandas.DataFrame(plan.table())`), and unless `dry_run`, its writes (and deletes,
+        with `delete`) once `approve(plan)` approves the whole batch ("once" or True;
+        without `approve` nothing is written). After a run `plan.report` says what was
+        written. `pull` writes the Project's docs into `directory` instead."""
+        from .sync import run_sync
+
+        if self._sync_state is None:
+            raise RuntimeError("this facade was built without the session's sync state")
+        return self._run(run_sync(self._projects, self._sync_state(), directory, to=to,
+                                  delete=delete, force=force, pull=pull, dry_run=dry_run,
+                                  approve=approve, progress=self._progress))

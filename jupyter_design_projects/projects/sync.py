@@ -291,7 +291,7 @@ async def run_sync(
     force: Collection[str] = (),
     pull: bool = False,
     dry_run: bool = False,
-    approve: Callable[[SyncPlan], bool] | None = None,
+    approve: Callable[[SyncPlan], Any] | None = None,
     progress: Progress | None = None,
 ) -> SyncPlan:
     """The whole sync for scripts: plan; unless `dry_run`, refuse a plan over the budget,

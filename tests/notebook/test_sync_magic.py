@@ -1,7 +1,7 @@
 """`%project sync` in an IPython shell against a real reference service: the dry run's
 plan outcome, one card for the batch (approved and denied from code), the progress bar,
 the rerun with no card, a card too large for its size shown as a summary and a
-collapsible list, the same sync from Python (`Session.project_sync`), and the line that
+collapsible list, the same sync from Python (`session.project.sync`), and the line that
 fails the cell where nobody can click."""
 
 from __future__ import annotations
@@ -111,11 +111,11 @@ def test_a_small_batch_lists_every_write_without_a_collapsible_list(shell, live,
 
 def test_the_same_sync_from_python(shell, live, notes) -> None:
     session = live.session
-    plan = session.project_sync(notes, to="py", dry_run=True)
+    plan = session.project.sync(notes, to="py", dry_run=True)
     assert plan.report is None and len(plan.writes) == 2
-    plan = session.project_sync(notes, to="py")  # no approve: nothing is written
+    plan = session.project.sync(notes, to="py")  # no approve: nothing is written
     assert plan.report is None and synced_docs(live, "py") == set()
-    plan = session.project_sync(notes, to="py", approve=lambda p: len(p.writes) == 2)
+    plan = session.project.sync(notes, to="py", approve=lambda p: len(p.writes) == 2)
     assert plan.report is not None and len(plan.report.written) == 2
     assert synced_docs(live, "py") == {"py/a.md", "py/team/b.md"}
 
