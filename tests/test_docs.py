@@ -106,3 +106,23 @@ def test_a_broken_internal_link_fails_the_strict_build(tmp_path):
     broken = build(source, tmp_path / "broken", "-D", "nb_execution_mode=off")
     assert broken.returncode != 0
     assert "nowhere.md" in broken.stderr
+
+
+README = ROOT / "README.md"
+MAX_README_LINES = 300
+
+
+def test_the_readme_is_a_front_door_of_at_most_300_lines():
+    assert len(README.read_text().splitlines()) <= MAX_README_LINES
+
+
+def test_every_link_in_the_readme_resolves_inside_the_clone():
+    """Relative links and images point at files of this repository (none outside it, so a
+    clone has no broken link); the docs pages it names exist."""
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README.read_text())
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 20
+    for link in local:
+        target = (ROOT / link).resolve()
+        assert target.is_relative_to(ROOT), link
+        assert target.exists(), link
