@@ -51,6 +51,14 @@ def deck_command(magics: Any, command: grammar.Command) -> Any:
             magics._deck = opened
         return opened
     deck = _current(magics, f"design deck {verb}")
+    if verb in ("from-notebook", "export"):
+        if not target:
+            raise BadCommand(f"design deck {verb}", "needs a path: " + (
+                "%design deck from-notebook PATH.ipynb [--code]" if verb == "from-notebook"
+                else "%design deck export PATH.pdf|PATH.html [--notes]"))
+        if verb == "from-notebook":
+            return deck.from_notebook(target, code=bool(args.get("code")))
+        return deck.export(target, notes=bool(args.get("notes")))
     return deck.push() if verb == "push" else deck
 
 
@@ -58,6 +66,8 @@ def _current(magics: Any, command: str) -> NotebookDeck:
     deck = getattr(magics, "_deck", None)
     if deck is None:
         raise BadCommand(command, NO_DECK)
+    if deck.ended is not None:
+        raise BadCommand(command, deck.ended)
     return deck
 
 
@@ -70,6 +80,8 @@ class NotebookDeck:
         self.deck = deck
         #: the create_project card of `%design deck new`, until it is answered
         self.create_card: Any = None
+        #: why this deck can no longer be used (its create card was denied), else None
+        self.ended: str | None = None
 
     # ------------------------------------------------------------ opening
 
@@ -103,6 +115,12 @@ class NotebookDeck:
             answer = magics._resume(pending, approved, durable)
             if isinstance(answer, DesignOutcome) and not answer.is_error:
                 made._bind_created(answer, name)
+            elif made.project_id is None:  # denied, or the create failed: the deck ends
+                made.ended = (f"the deck for {name!r} ended: its create_project card was "
+                              f"{'denied' if not approved else 'not carried out'}. Run "
+                              f"`%design deck new {name}` again to create it.")
+                if getattr(magics, "_deck", None) is made:
+                    magics._deck = None
             return answer
 
         made.create_card = ApprovalCard(result, resume=resume, present=views.design_outcome)
@@ -134,6 +152,70 @@ class NotebookDeck:
             return self.deck.add_table(path, frame, title)
         return self.deck.add_table(path, frame, title, max_rows)
 
+    def from_notebook(self, path: str, code: bool = False) -> Outcome:
+        """Stage the slides of a notebook (see `Deck.add_notebook`); nothing is sent."""
+        reading = self.deck.add_notebook(path, code)
+        rows = self.deck.staged_rows()
+        mine = {s.path for s in reading.slides}
+        changed = sum(1 for f in self.deck.missing() if f.slide in mine)
+        lines = [f"Staged {len(reading.slides)} slide(s) from {path} (by its "
+                 f"{reading.rule}); {changed} file(s) differ from what the project holds; "
+                 "nothing sent: %design deck push writes them."]
+        if reading.skipped:
+            lines.append("Skipped: " + "; ".join(reading.skipped) + ".")
+        if reading.left_out:
+            lines.append("Left out: " + "; ".join(reading.left_out) + ".")
+        return Outcome("design deck from-notebook",
+                       {"slides": [s.path for s in reading.slides],
+                        "skipped": reading.skipped, "left_out": reading.left_out,
+                        "rule": reading.rule},
+                       notice=" ".join(lines),
+                       tables={"staged": [r for r in rows if r["slide"] in mine]})
+
+    def export(self, path: str, notes: bool = False) -> Outcome:
+        """Write the deck as the project holds it to PATH.pdf or PATH.html (see
+        `design.deck.export`); `notes` adds the speaker notes."""
+        from ..design.deck import export as exporting
+
+        target, kind = exporting.checked_target(path)
+        session = self._magics.session
+        self.deck.client = session.design
+        read = session.run(self.deck.read_export())
+        title = self.deck.project_name or self.deck.project_id or "deck"
+        if kind == "pdf":
+            data = session.run(exporting.pdf_bytes(read, notes))
+        else:
+            data = exporting.html_file(read, title, notes).encode("utf-8")
+        exporting.write_export(target, data)
+        notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
+                  f"{title} as the project holds them"
+                  + (", with speaker notes" if notes else "") + ".")
+        if read.missing:
+            notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
+                       f" (shown as their alt text): {'; '.join(read.missing)}.")
+        return Outcome("design deck export", {"path": str(target), "bytes": len(data),
+                                              "slides": [s.path for s in read.slides],
+                                              "missing": read.missing}, notice=notice)
+
+    # ------------------------------------------------------------ what a user reaches for
+
+    @property
+    def project_id(self) -> str | None:
+        return self.deck.project_id
+
+    @property
+    def project_name(self) -> str | None:
+        return self.deck.project_name
+
+    @property
+    def theme(self) -> Any:
+        return self.deck.theme
+
+    @property
+    def slides(self) -> list[str]:
+        """The staged slide pages, in deck order."""
+        return list(self.deck.stage.slides)
+
     @property
     def staged(self):
         """What a push would write: path, kind, bytes, new or replace, and its slide."""
@@ -161,7 +243,8 @@ class NotebookDeck:
     def _summary(self) -> str:
         deck = self.deck
         project = (f"{deck.project_name} ({deck.project_id})" if deck.project_id
-                   else "(project awaiting its create card)")
+                   else "(project awaiting its create card)" if self.ended is None
+                   else "(ended: its create card was denied)")
         return (f"Deck for {project} · design system: {deck.theme.name} · "
                 f"{len(deck.stage.slides)} slide(s), {len(deck.stage.files)} file(s) staged")
 
