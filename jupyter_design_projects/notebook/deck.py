@@ -119,8 +119,6 @@ class NotebookDeck:
                 made.ended = (f"the deck for {name!r} ended: its create_project card was "
                               f"{'denied' if not approved else 'not carried out'}. Run "
                               f"`%design deck new {name}` again to create it.")
-                if getattr(magics, "_deck", None) is made:
-                    magics._deck = None
             return answer
 
         made.create_card = ApprovalCard(result, resume=resume, present=views.design_outcome)
@@ -236,6 +234,8 @@ class NotebookDeck:
 
     def push(self) -> Any:
         """Plan, approve and write the missing files; see `DeckPush`."""
+        if self.ended is not None:
+            raise BadCommand("design deck push", self.ended)
         return DeckPush(self._magics, self.deck).start()
 
     # ------------------------------------------------------------ display
