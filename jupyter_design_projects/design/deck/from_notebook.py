@@ -26,9 +26,10 @@ import binascii
 import dataclasses
 import html
 import json
+import os
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -85,7 +86,7 @@ def _refuse(field: str, rule: str) -> InvalidArguments:
     return InvalidArguments(OPERATION, field, rule)
 
 
-def load(path: str | Path) -> Any:
+def load(path: str | os.PathLike[str]) -> Any:
     """The notebook at `path` as an nbformat 4 node, or a clear InvalidArguments."""
     import nbformat
 
@@ -200,13 +201,13 @@ class _Cells:
             self.reading.skipped.append(f"{where}: {src} (remote; not fetched)")
             return None
         relative = unquote(urlsplit(src).path)
-        extension = EXTENSION_TYPES.get(relative.rsplit(".", 1)[-1].lower())
+        kind = EXTENSION_TYPES.get(relative.rsplit(".", 1)[-1].lower())
         root = self.folder.resolve()
         target = (root / relative).resolve()
         if relative.startswith("/") or not target.is_relative_to(root):
             raise _refuse("image", f"{src!r} ({where}) leaves the notebook's folder "
                                    f"{str(root)!r}: copy the image beside the notebook")
-        if extension is None:
+        if kind is None:
             self.reading.skipped.append(f"{where}: {src} (not a PNG, JPEG, GIF, WebP or "
                                         "SVG image)")
             return None
@@ -215,7 +216,7 @@ class _Cells:
         except OSError:
             self.reading.skipped.append(f"{where}: {src} (no such file)")
             return None
-        return self._asset(data, extension)
+        return self._asset(data, kind)
 
     # ------------------------------------------------------------ cells
 
@@ -331,8 +332,7 @@ def title_for(cells: Sequence[CellView], indexes: Sequence[int], number: int) ->
     return f"Slide {number}"
 
 
-def read(path: str | Path, code: bool = False,
-         page: Callable[[str, str], str] | None = None) -> NotebookReading:
+def read(path: str | os.PathLike[str], code: bool = False) -> NotebookReading:
     """The slides of the notebook at `path` (see the module's docstring)."""
     notebook = load(path)
     cells = [cell_view(c) for c in notebook.cells]
