@@ -320,7 +320,19 @@ class DeckPush:
                 return self._write(batch, result)
             return result
 
-        return ApprovalCard(pending, resume=resume, present=views.design_outcome)
+        return ApprovalCard(pending, resume=resume, present=views.design_outcome,
+                            project_names=self._project_names())
+
+    def _project_names(self) -> dict[str, str | None]:
+        """Names for the plan cards: every card names the project by name and id. The
+        deck's name is shown only when it is display-safe, as every name on a card is."""
+        from ..core.display import text_rule
+
+        names = dict(getattr(self._magics, "_projects_seen", None) or {})
+        deck = self.deck
+        if deck.project_id and deck.project_name and not text_rule(deck.project_name):
+            names.setdefault(deck.project_id, deck.project_name)
+        return names
 
     def _write(self, batch: tuple[str, ...], plan: DesignOutcome) -> DesignOutcome:
         if plan.is_error or not isinstance(plan.data, dict):

@@ -64,6 +64,8 @@ def test_from_notebook_then_push_approve_and_previews(shell, live):
     assert "error output KeyError" in staged.notice
     assert not files_of(shell, deck).keys() & set(SLIDES)  # nothing sent before push
     pushed = shell.run_line_magic("design", "deck push")
+    # the plan card names the project by name and id, as the grant card does
+    assert f"{DECK} ({deck.project_id})" in pushed.cards[0].header.value
     pushed.approve()
     remote = files_of(shell, deck)
     assert set(SLIDES) <= remote.keys()

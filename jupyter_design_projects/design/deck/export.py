@@ -174,21 +174,26 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
 # ---------------------------------------------------------------- HTML
 
 _VIEWER_CSS = (
-    "html,body{margin:0;height:100%;background:#1b1f24;font-family:sans-serif}"
+    "html,body{margin:0;height:100%;background:#1b1f24;font-family:sans-serif;"
+    "overflow:hidden}"
     ".deck{position:relative;width:100vw;height:100vh}"
-    "iframe{position:absolute;inset:0;margin:auto;border:0;background:#fff;"
-    "width:min(100vw,calc(100vh*16/9));height:min(100vh,calc(100vw*9/16));"
-    "pointer-events:none;display:none}"
+    "body.with-notes .deck{height:72vh}"
+    f"iframe{{position:absolute;left:50%;top:50%;width:{PAGE_WIDTH}px;height:{PAGE_HEIGHT}px;"
+    "border:0;background:#fff;pointer-events:none;display:none;"
+    "transform:translate(-50%,-50%) scale(var(--fit,1))}"
     "iframe.current{display:block}"
     ".count{position:fixed;right:12px;bottom:8px;color:#ddd;font-size:14px}"
-    "body.with-notes .deck{height:72vh}"
     ".notes{display:none;color:#eee;padding:8px 24px;height:28vh;overflow:auto;"
     "font-size:18px;box-sizing:border-box}"
     ".notes.current{display:block}"
 )
+#: one slide at a time, drawn at PAGE_WIDTH x PAGE_HEIGHT and scaled to fit the window
 _VIEWER_JS = (
     "(function(){var s=document.querySelectorAll('iframe'),"
-    "n=document.querySelectorAll('.notes'),c=document.querySelector('.count'),i=0;"
+    "n=document.querySelectorAll('.notes'),c=document.querySelector('.count'),"
+    "d=document.querySelector('.deck'),i=0;"
+    f"function fit(){{d.style.setProperty('--fit',Math.min(d.clientWidth/{PAGE_WIDTH},"
+    f"d.clientHeight/{PAGE_HEIGHT}))}}"
     "function go(k){i=Math.max(0,Math.min(s.length-1,k));"
     "s.forEach(function(f,j){f.classList.toggle('current',j===i)});"
     "n.forEach(function(f,j){f.classList.toggle('current',j===i)});"
@@ -196,7 +201,8 @@ _VIEWER_JS = (
     "document.addEventListener('keydown',function(e){"
     "if(e.key==='ArrowRight'||e.key==='PageDown'||e.key===' '){go(i+1);e.preventDefault()}"
     "if(e.key==='ArrowLeft'||e.key==='PageUp'){go(i-1);e.preventDefault()}"
-    "if(e.key==='Home'){go(0)}if(e.key==='End'){go(s.length-1)}});go(0)})();"
+    "if(e.key==='Home'){go(0)}if(e.key==='End'){go(s.length-1)}});"
+    "window.addEventListener('resize',fit);fit();go(0)})();"
 )
 
 
