@@ -251,10 +251,10 @@ async def pdf_bytes(export: Export, notes: bool = False, browser: str | None = N
         if notes and slide.notes:
             documents.append(_notes_page(slide))
     if context is not None:
-        parts = [await _pdf_page(context, doc) for doc in documents]
+        parts = await _pdf_pages(context, documents)
     else:
         async with _browser_context(browser) as opened:
-            parts = [await _pdf_page(opened, doc) for doc in documents]
+            parts = await _pdf_pages(opened, documents)
     writer = PdfWriter()
     for part in parts:
         writer.append(io.BytesIO(part))
@@ -263,13 +263,18 @@ async def pdf_bytes(export: Export, notes: bool = False, browser: str | None = N
     return out.getvalue()
 
 
-async def _pdf_page(context: Any, document: str) -> bytes:
+async def _pdf_pages(context: Any, documents: list[str]) -> list[bytes]:
+    """Each document's first page as a PDF, drawn one after another in one page."""
     page = await context.new_page()
     try:
         await page.emulate_media(media="screen")
-        await page.set_content(document, wait_until="load")
-        return bytes(await page.pdf(width=f"{PAGE_WIDTH}px", height=f"{PAGE_HEIGHT}px",
-                                    print_background=True, page_ranges="1"))
+        parts = []
+        for document in documents:
+            await page.set_content(document, wait_until="load")
+            parts.append(bytes(await page.pdf(width=f"{PAGE_WIDTH}px",
+                                              height=f"{PAGE_HEIGHT}px",
+                                              print_background=True, page_ranges="1")))
+        return parts
     finally:
         await page.close()
 
