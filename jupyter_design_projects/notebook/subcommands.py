@@ -223,7 +223,7 @@ DESIGN = (
         "design", "deck",
         "[open|new|push|show|from-notebook|export] [NAME_OR_ID | PATH] [--code] [--notes]",
         "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default), "
-        "from-notebook PATH.ipynb, export PATH.pdf|PATH.html",
+        "from-notebook PATH.ipynb, export PATH.pdf or PATH.html",
         "The notebook's deck of slides. open NAME_OR_ID binds it to a Design project (by id, "
         "or by exact name) and takes the project's design system; new NAME creates a project "
         "(its approval card asks first); show (the default) lists what is staged; push turns "
