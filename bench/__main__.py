@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import (
     figures_client,
+    figures_deck,
     figures_mcp,
     figures_service,
     figures_startup,
@@ -33,6 +34,7 @@ FIGURES: dict[str, Figure] = {
     **figures_transfer.FIGURES,
     **figures_service.FIGURES,
     **figures_sync.FIGURES,
+    **figures_deck.FIGURES,
 }
 
 

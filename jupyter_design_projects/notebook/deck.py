@@ -66,12 +66,22 @@ def deck_command(host: DeckHost, command: grammar.Command,
         return (NotebookDeck.open(host, target) if verb == "open"
                 else NotebookDeck.create(host, target))
     deck = _current(current, f"design deck {verb}")
+    if verb in ("from-notebook", "export"):
+        if not target:
+            raise BadCommand(f"design deck {verb}", "needs a path: " + (
+                "%design deck from-notebook PATH.ipynb [--code]" if verb == "from-notebook"
+                else "%design deck export PATH.pdf|PATH.html [--notes]"))
+        if verb == "from-notebook":
+            return deck.from_notebook(target, code=bool(args.get("code")))
+        return deck.export(target, notes=bool(args.get("notes")))
     return deck.push() if verb == "push" else deck
 
 
 def _current(deck: NotebookDeck | None, command: str) -> NotebookDeck:
     if deck is None:
         raise BadCommand(command, NO_DECK)
+    if deck.ended is not None:
+        raise BadCommand(command, deck.ended)
     return deck
 
 
@@ -84,6 +94,8 @@ class NotebookDeck:
         self.deck = deck
         #: the create_project card of `%design deck new`, until it is answered
         self.create_card: Any = None
+        #: why this deck can no longer be used (its create card was denied), else None
+        self.ended: str | None = None
 
     # ------------------------------------------------------------ opening
 
@@ -117,6 +129,10 @@ class NotebookDeck:
             answer = host.resume(pending, approved, durable)
             if isinstance(answer, DesignOutcome) and not answer.is_error:
                 made._bind_created(answer, name)
+            elif made.project_id is None:  # denied, or the create failed: the deck ends
+                made.ended = (f"the deck for {name!r} ended: its create_project card was "
+                              f"{'denied' if not approved else 'not carried out'}. Run "
+                              f"`%design deck new {name}` again to create it.")
             return answer
 
         made.create_card = ApprovalCard(result, resume=resume, present=views.design_outcome)
@@ -147,6 +163,70 @@ class NotebookDeck:
             return self.deck.add_table(path, frame, title)
         return self.deck.add_table(path, frame, title, max_rows)
 
+    def from_notebook(self, path: str, code: bool = False) -> Outcome:
+        """Stage the slides of a notebook (see `Deck.add_notebook`); nothing is sent."""
+        reading = self.deck.add_notebook(path, code)
+        rows = self.deck.staged_rows()
+        mine = {s.path for s in reading.slides}
+        changed = sum(1 for f in self.deck.missing() if f.slide in mine)
+        lines = [f"Staged {len(reading.slides)} slide(s) from {path} (by its "
+                 f"{reading.rule}); {changed} file(s) differ from what the project holds; "
+                 "nothing sent: %design deck push writes them."]
+        if reading.skipped:
+            lines.append("Skipped: " + "; ".join(reading.skipped) + ".")
+        if reading.left_out:
+            lines.append("Left out: " + "; ".join(reading.left_out) + ".")
+        return Outcome("design deck from-notebook",
+                       {"slides": [s.path for s in reading.slides],
+                        "skipped": reading.skipped, "left_out": reading.left_out,
+                        "rule": reading.rule},
+                       notice=" ".join(lines),
+                       tables={"staged": [r for r in rows if r["slide"] in mine]})
+
+    def export(self, path: str, notes: bool = False) -> Outcome:
+        """Write the deck as the project holds it to PATH.pdf or PATH.html (see
+        `design.deck.export`); `notes` adds the speaker notes."""
+        from ..design.deck import export as exporting
+
+        target, kind = exporting.checked_target(path)
+        session = self._host.session
+        self.deck.client = session.design
+        read = session.run(self.deck.read_export())
+        title = self.deck.project_name or self.deck.project_id or "deck"
+        if kind == "pdf":
+            data = session.run(exporting.pdf_bytes(read, notes))
+        else:
+            data = exporting.html_file(read, title, notes).encode("utf-8")
+        exporting.write_export(target, data)
+        notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
+                  f"{title} as the project holds them"
+                  + (", with speaker notes" if notes else "") + ".")
+        if read.missing:
+            notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
+                       f" (shown as their alt text): {'; '.join(read.missing)}.")
+        return Outcome("design deck export", {"path": str(target), "bytes": len(data),
+                                              "slides": [s.path for s in read.slides],
+                                              "missing": read.missing}, notice=notice)
+
+    # ------------------------------------------------------------ what a user reaches for
+
+    @property
+    def project_id(self) -> str | None:
+        return self.deck.project_id
+
+    @property
+    def project_name(self) -> str | None:
+        return self.deck.project_name
+
+    @property
+    def theme(self) -> Any:
+        return self.deck.theme
+
+    @property
+    def slides(self) -> list[str]:
+        """The staged slide pages, in deck order."""
+        return list(self.deck.stage.slides)
+
     @property
     def staged(self):
         """What a push would write: path, kind, bytes, new or replace, and its slide."""
@@ -167,6 +247,8 @@ class NotebookDeck:
 
     def push(self) -> Any:
         """Plan, approve and write the missing files; see `DeckPush`."""
+        if self.ended is not None:
+            raise BadCommand("design deck push", self.ended)
         return DeckPush(self._host, self.deck).start()
 
     # ------------------------------------------------------------ display
@@ -174,7 +256,8 @@ class NotebookDeck:
     def _summary(self) -> str:
         deck = self.deck
         project = (f"{deck.project_name} ({deck.project_id})" if deck.project_id
-                   else "(project awaiting its create card)")
+                   else "(project awaiting its create card)" if self.ended is None
+                   else "(ended: its create card was denied)")
         return (f"Deck for {project} · design system: {deck.theme.name} · "
                 f"{len(deck.stage.slides)} slide(s), {len(deck.stage.files)} file(s) staged")
 
@@ -250,7 +333,19 @@ class DeckPush:
                 return self._write(batch, result)
             return result
 
-        return ApprovalCard(pending, resume=resume, present=views.design_outcome)
+        return ApprovalCard(pending, resume=resume, present=views.design_outcome,
+                            project_names=self._project_names())
+
+    def _project_names(self) -> dict[str, str | None]:
+        """Names for the plan cards: every card names the project by name and id. The
+        deck's name is shown only when it is display-safe, as every name on a card is."""
+        from ..core.display import text_rule
+
+        names = dict(self._host.session.design.projects_seen)
+        deck = self.deck
+        if deck.project_id and deck.project_name and not text_rule(deck.project_name):
+            names.setdefault(deck.project_id, deck.project_name)
+        return names
 
     def _write(self, batch: tuple[str, ...], plan: DesignOutcome) -> DesignOutcome:
         if plan.is_error or not isinstance(plan.data, dict):

@@ -296,7 +296,10 @@ def parse_design(line: str, cell: str | None, namespace: Mapping[str, Any]) -> C
             raise BadCommand(command, f"only {subcommands.OPERATION.cell_usage} and "
                                       f"{_cell_forms('design')} take a cell body")
         ns = _parse_declared("design", action, words[1:])
-        parsed = {k: resolve(v, values) if isinstance(v, str) else v for k, v in ns.items()}
+        parsed = {k: resolve(v, values) if isinstance(v, str)
+                  else [_text(command, k, resolve(w, values)) if isinstance(w, str) else w
+                        for w in v] if isinstance(v, list) else v
+                  for k, v in ns.items()}
         for key in known.path_names:
             if parsed[key] is not None:  # an optional path left out
                 parsed[key] = _text(command, key, parsed[key])

@@ -220,18 +220,32 @@ DESIGN = (
         (Arg(("code",), {"nargs": "?", "default": None}),
          Arg(("--paste",), {"action": "store_true"}))),
     Subcommand(
-        "design", "deck", "[open|new|push|show] [NAME_OR_ID]",
-        "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default)",
+        "design", "deck",
+        "[open|new|push|show|from-notebook|export] [NAME_OR_ID | PATH] [--code] [--notes]",
+        "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default), "
+        "from-notebook PATH.ipynb, export PATH.pdf or PATH.html",
         "The notebook's deck of slides. open NAME_OR_ID binds it to a Design project (by id, "
         "or by exact name) and takes the project's design system; new NAME creates a project "
         "(its approval card asks first); show (the default) lists what is staged; push turns "
         f"the staged files into plans, one finalize_plan card each (at most {MAX_PLAN_PATHS} "
         f"paths and {CARD_LIMIT:,} characters per card), writes each approved plan with its "
         "token and shows previews of the slides. A push again after a failure writes only "
-        "what the project does not hold yet. Nothing is sent before push.",
-        (Arg(("verb",), {"nargs": "?", "default": "show", "metavar": "open|new|push|show",
-                         "choices": ("open", "new", "push", "show")}),
-         Arg(("target",), {"nargs": "*", "metavar": "NAME_OR_ID"}))),
+        "what the project does not hold yet. Nothing is sent before push. "
+        "from-notebook PATH.ipynb stages one slide page per slide of a notebook (its "
+        "slideshow metadata: slide and subslide start a page, fragment and - join it, skip "
+        "is left out, notes become speaker notes; without metadata each level-1 or level-2 "
+        "Markdown heading starts a page) as slides/NN-slug.html, with math, figures, tables "
+        "and text outputs; --code shows the code cells' inputs too. export PATH.pdf writes "
+        "one 16:9 page per slide through a local Chromium; export PATH.html one "
+        "self-contained file (arrow keys move); --notes adds the speaker notes. Export "
+        "reads the deck as the project holds it (what was pushed).",
+        (Arg(("verb",), {"nargs": "?", "default": "show",
+                         "metavar": "open|new|push|show|from-notebook|export",
+                         "choices": ("open", "new", "push", "show", "from-notebook",
+                                     "export")}),
+         Arg(("target",), {"nargs": "*", "metavar": "NAME_OR_ID"}),
+         Arg(("--code",), {"action": "store_true"}),
+         Arg(("--notes",), {"action": "store_true"}))),
     Subcommand(
         "design", "slide", "PATH --drop",
         "remove a staged slide from the deck",

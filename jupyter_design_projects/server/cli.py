@@ -59,7 +59,7 @@ def config_from(args: argparse.Namespace) -> ServiceConfig:
                          host=args.host, port=args.port, seed=args.seed, faults=args.faults,
                          session_idle_timeout=args.session_idle_timeout,
                          preview_browser=None if args.preview_browser == "none"
-                         else Path(args.preview_browser))
+                         else Path(args.preview_browser), warm_browser=True)
 
 
 def startup_info(ctx: ServiceContext, base_url: str) -> dict[str, Any]:

@@ -41,6 +41,9 @@ class ServiceConfig:
     max_body_bytes: int = 32 * 1024 * 1024
     #: the chromium render_preview drives; None draws the fallback picture only
     preview_browser: Path | None = DEFAULT_PREVIEW_BROWSER
+    #: launch the preview browser in the background as the service starts (the command
+    #: line does; apps built in-process for tests launch it on the first preview)
+    warm_browser: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

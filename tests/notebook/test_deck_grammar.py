@@ -50,3 +50,15 @@ def test_an_unknown_deck_verb_is_refused():
 def test_other_subcommands_still_refuse_a_cell_body(line):
     with pytest.raises(BadCommand, match="take a cell body"):
         parse_design(line, "body", {})
+
+
+def test_from_notebook_and_export_take_a_path_from_a_variable_and_their_flags():
+    from pathlib import Path
+
+    command = parse_design("deck from-notebook $p --code", None, {"p": Path("talk.ipynb")})
+    assert (command.args["verb"], command.args["target"], command.args["code"]) == (
+        "from-notebook", ["talk.ipynb"], True)
+    command = parse_design("deck export out/$name.pdf --notes", None, {"name": "talk"})
+    assert (command.args["target"], command.args["notes"]) == (["out/talk.pdf"], True)
+    with pytest.raises(BadCommand):
+        parse_design("deck export $p", None, {"p": 3.5})

@@ -62,6 +62,10 @@ def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
         assert path in staged
     pushed = text_of(outputs(book, "pushed = %design deck push"))
     assert "nobody_can_approve" in pushed
+    talk = text_of(outputs(book, "talk = %design deck from-notebook"))
+    assert "Staged 2 slide(s)" in talk and "slides/02-usage-by-quarter.html" in talk
+    exported = text_of(outputs(book, "exported = %design deck export"))
+    assert "Wrote" in exported and "with speaker notes" in exported
     assert "slides/04-usage-chart.html" not in text_of(outputs(book, "%design status"))
 
 

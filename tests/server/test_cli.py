@@ -134,6 +134,7 @@ def test_flags_become_the_config(tmp_path) -> None:
         "--session-idle-timeout", "5"]))
     assert (config.data_dir, config.seed, config.faults, config.port,
             config.session_idle_timeout) == (tmp_path.resolve(), "demo", True, 8123, 5.0)
+    assert config.warm_browser  # the service started from the command line warms it
 
 
 def test_the_faults_client_drives_a_service(reference_service) -> None:

@@ -132,6 +132,26 @@ def test_the_browser_is_launched_once_and_reused(browser_previewer) -> None:
     assert thread is not None and browser_previewer.browser._thread is thread
 
 
+def test_the_browser_starts_in_the_background_before_the_first_preview() -> None:
+    browser = preview.Browser()
+    try:
+        browser.start()  # returns at once; the launch runs on the browser's thread
+        thread = browser._thread
+        assert thread is not None and thread.is_alive()
+        browser.start()  # a second start is the same browser
+        assert browser._thread is thread
+        shot = browser.render("slides/deck.html", FILES.get, (400, 300), 0.5)
+        assert shot.text.startswith("Chart of the week") and browser._thread is thread
+    finally:
+        browser.close()
+
+
+def test_an_unavailable_browser_does_not_start(tmp_path) -> None:
+    browser = preview.Browser(tmp_path / "no-chromium")
+    browser.start()
+    assert browser._thread is None and browser.unavailable is not None
+
+
 def test_without_a_browser_the_result_says_so_and_uses_a_real_font(tmp_path) -> None:
     previewer = preview.Previewer(preview.Browser(tmp_path / "no-chromium"))
     shown = previewer.render("slides/deck.html", DECK_PAGE, FILES.get, None)

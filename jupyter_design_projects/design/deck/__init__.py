@@ -1,7 +1,8 @@
 """Decks built from notebook cells: slides staged from Markdown, figures and tables
-(`slides`, `staging`), in the project's design system (`theme`), cut into plans at the card
-limits (`batches`) and pushed through the Design client's permission path (`deck`), which
-remembers what it pushed across kernels (`records`).
+(`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`), in the
+project's design system (`theme`), cut into plans at the card limits (`batches`) and pushed
+through the Design client's permission path (`deck`), which remembers what it pushed across
+kernels (`records`); and the deck out of the project again as PDF or HTML (`export`).
 
 The names below load with their module on first use, so a module that needs one constant
 of `slides` (the magics' usage text does, at `%load_ext`) does not load the whole
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from .theme import DEFAULT_THEME, Theme
 
 __all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "batches", "deck",
-           "records", "slides", "staging", "theme"]
+           "export", "from_notebook", "records", "slides", "staging", "theme"]
 
 #: each lazily loaded name and the module that declares it
 _HOMES = {"Deck": "deck", "PushRecords": "records", "TABLE_MAX_ROWS": "slides",

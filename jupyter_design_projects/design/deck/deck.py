@@ -13,7 +13,9 @@ a new kernel does not rewrite files the project still holds as a deck wrote them
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
@@ -63,6 +65,8 @@ class Deck:
         self.pushed: dict[str, tuple[str, str]] = {}
         #: slide path -> how to stage it again (after the theme changed)
         self._recipes: dict[str, Callable[[], StagedFile]] = {}
+        #: notebook file -> the slide paths its last `add_notebook` staged
+        self._notebooks: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------ staging (nothing sent)
 
@@ -111,6 +115,36 @@ class Deck:
         heading = f"<h2>{html.escape(title)}</h2>\n" if title else ""
         return self.stage.add_slide(path, page(title or _stem(path), heading + body,
                                                self.theme), assets)
+
+    def add_notebook(self, path: str | os.PathLike[str], code: bool = False) -> Any:
+        """Stage one slide page per slide of a notebook (`from_notebook`: its slideshow
+        metadata, else its headings); `code` also shows the code cells' inputs. Run again on
+        the edited notebook, it stages the same paths again (a push then writes only what
+        changed) and unstages the slides the notebook no longer has. The notebook is read
+        whole before anything is staged: bad input leaves the deck as it was."""
+        from .from_notebook import NOTEBOOK_CSS, NotebookSlide, read
+
+        reading = read(path, code)
+        key = str(Path(path).resolve())
+
+        def recipe(slide: NotebookSlide) -> Callable[[], StagedFile]:
+            return lambda: self.stage.add_slide(
+                slide.path, page(slide.title, slide.body + slide.notes, self.theme,
+                                 NOTEBOOK_CSS), slide.assets)
+
+        for slide in reading.slides:  # a path staged for another slide is refused first
+            taken = next((f for f in self.stage.files if f.path == slide.path), None)
+            mine = self._notebooks.get(key, [])
+            if taken is not None and taken.slide not in mine:
+                raise InvalidArguments("deck", "path", f"{slide.path!r} is already staged by "
+                                       "another slide: drop it first (%design slide PATH "
+                                       "--drop)")
+        paths = [self._staged(slide.path, recipe(slide)).path for slide in reading.slides]
+        for gone in set(self._notebooks.get(key, [])) - set(paths):
+            self.stage.remove(gone)
+            self._recipes.pop(gone, None)
+        self._notebooks[key] = paths
+        return reading
 
     def staged_rows(self) -> list[dict[str, object]]:
         return self.stage.rows(self.remote)
@@ -223,6 +257,24 @@ class Deck:
             if self.records is not None and written:
                 self.records.save(self._bound(), written)
         return result
+
+    # ------------------------------------------------------------ exporting
+
+    async def _outcome(self, operation: str, arguments: dict) -> Any:
+        result = await self.client.call(operation, arguments)
+        if isinstance(result, PendingApproval):
+            raise PermissionRefused(operation, result.request.reason or "consent_not_given",
+                                    CONSENT_FIRST, "%design consent")
+        return result
+
+    async def read_export(self) -> Any:
+        """The deck's slides as the project holds them, assets inlined (`export`)."""
+        from .export import read_deck
+
+        listing = await self.refresh()
+        local = {f.path: f.data for f in self.stage.files
+                 if self.pushed.get(f.path) == (f.sha256, listing.get(f.path))}
+        return await read_deck(self._outcome, self._bound(), listing, local)
 
     async def preview(self, path: str) -> DesignOutcome:
         return await self.client.call("render_preview",

@@ -142,9 +142,10 @@ def title_of(markdown: str, fallback: str) -> str:
     return fallback
 
 
-def page(title: str, body: str, theme: Theme) -> str:
-    """A self-contained slide page."""
+def page(title: str, body: str, theme: Theme, extra_css: str = "") -> str:
+    """A self-contained slide page (`extra_css` follows the deck's stylesheet)."""
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{stylesheet(theme)}</style></head>\n"
+            f"<title>{html.escape(title)}</title><style>{stylesheet(theme)}{extra_css}"
+            "</style></head>\n"
             f"<body><main class=\"slide\">\n{body}</main></body></html>\n")

@@ -87,10 +87,7 @@ class Browser:
         with self._lock:
             if self._failure is not None:
                 raise BrowserUnavailable(self._failure)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="jdp-preview-browser",
-                                                daemon=True)
-                self._thread.start()
+            self._start()
             future: concurrent.futures.Future = concurrent.futures.Future()
             self._jobs.put((future, (path, fetch, viewport, scale)))
         try:
@@ -99,6 +96,19 @@ class Browser:
             future.cancel()
             raise BrowserUnavailable(
                 f"the browser did not finish within {RENDER_DEADLINE_S:g} s") from None
+
+    def start(self) -> None:
+        """Launch the browser in the background now (the service does as it starts), so
+        the first preview does not wait for it; returns at once. No-op when unavailable."""
+        with self._lock:
+            if self._failure is None:
+                self._start()
+
+    def _start(self) -> None:  # holding the lock
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="jdp-preview-browser",
+                                            daemon=True)
+            self._thread.start()
 
     def close(self) -> None:
         """Stop the browser (if it ever started) and wait for its thread, boundedly."""

@@ -230,6 +230,8 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
 
     @contextlib.asynccontextmanager
     async def lifespan() -> AsyncIterator[None]:
+        if ctx.config.warm_browser:  # in the background: startup does not wait for it
+            operations.previews.browser.start()
         try:
             async with manager.run():
                 yield

@@ -1,0 +1,319 @@
+"""A deck out of the project: its slide pages as the Design project holds them (what was
+pushed, from this notebook or another), written as one self-contained HTML file (every
+slide, assets inlined as data: URIs, arrow keys to move, opens offline) or as a PDF of one
+16:9 page per slide drawn by a local Chromium through Playwright.
+
+The pages are read with `list_files` and `read_file` (text, so SVG assets come back whole);
+a binary asset (PNG, JPEG) comes from the deck's own staged bytes when the project still
+holds exactly what this deck pushed, since `read_file` answers text only. An asset that
+cannot be had either way is listed, and the slide shows its alt text.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import html
+import os
+import posixpath
+import re
+import shutil
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ...core import slideshow
+from ...errors import ConfigError, InvalidArguments
+
+OPERATION = "deck export"
+#: the PDF page and the viewport a slide is drawn in (16:9)
+PAGE_WIDTH, PAGE_HEIGHT = 1280, 720
+#: where a Chromium is looked for, in order (PATH names, then JDP_CHROMIUM)
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+NO_BROWSER = ("needs Playwright and a Chromium: pip install 'jupyter-design-projects[export]' "
+              "and a chromium from your system's packages (e.g. apt-get install chromium); "
+              "the HTML export (PATH.html) needs neither")
+READ_PAGES_MAX = 64
+_WRAPPED = re.compile(r"^<untrusted-project-content [^>]*>(.*)</untrusted-project-content>$",
+                      re.DOTALL)
+_PARTIAL = re.compile(r"continue with offset=([0-9]+)")
+_SRC = re.compile(r'(<img\b[^>]*?\bsrc=")([^"]*)(")', re.IGNORECASE)
+_NOTES = re.compile(r'<aside class="jdp-notes"[^>]*>(.*?)</aside>', re.DOTALL)
+_TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
+MIME_OF = {"png": "image/png", "jpeg": "image/jpeg", "jpg": "image/jpeg", "gif": "image/gif",
+           "webp": "image/webp", "svg": "image/svg+xml"}
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportedSlide:
+    path: str
+    title: str
+    html: str  # the page with its assets inlined
+    notes: str  # the speaker notes' HTML ("" when none)
+
+
+@dataclasses.dataclass
+class Export:
+    """What an export read: the slides in order, and the assets it could not inline."""
+
+    slides: list[ExportedSlide]
+    missing: list[str] = dataclasses.field(default_factory=list)
+
+
+def checked_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """The export file and its kind ("pdf" or "html"), or a clear InvalidArguments before
+    anything is read."""
+    target = Path(path).expanduser()
+    kind = target.suffix.lower().lstrip(".")
+    if kind not in ("pdf", "html"):
+        raise InvalidArguments(OPERATION, "path", f"{str(path)!r} must end in .pdf or .html")
+    folder = target.parent
+    if not folder.is_dir():
+        raise InvalidArguments(OPERATION, "path", f"the folder {str(folder)!r} does not "
+                                                  "exist: create it, or export elsewhere")
+    if target.is_dir():
+        raise InvalidArguments(OPERATION, "path", f"{str(path)!r} is a folder")
+    return target, kind
+
+
+def find_browser() -> str | None:
+    """A Chromium executable: JDP_CHROMIUM, else the first of BROWSER_NAMES on PATH."""
+    named = os.environ.get("JDP_CHROMIUM")
+    if named:
+        return named if Path(named).is_file() else None
+    return next((found for name in BROWSER_NAMES if (found := shutil.which(name))), None)
+
+
+def unwrap(text: str) -> str:
+    """read_file's answer, unwrapped and unescaped."""
+    match = _WRAPPED.match(text.strip())
+    return html.unescape(match.group(1) if match else text)
+
+
+Read = Callable[[str, dict], Awaitable[Any]]
+
+
+async def read_text(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
+                    path: str) -> str:
+    """A file's whole text, following read_file's `[partial …]` notes."""
+    parts, offset = [], 0
+    for _ in range(READ_PAGES_MAX):
+        outcome = await call("read_file", {"project_id": project_id, "path": path,
+                                           **({"offset": offset} if offset else {})})
+        texts = [b.get("text", "") for b in getattr(outcome, "blocks", [])
+                 if b.get("type") == "text"]
+        if getattr(outcome, "is_error", False) or not texts:
+            raise InvalidArguments(OPERATION, "path", f"{path!r} could not be read from the "
+                                                      "project")
+        parts.append(unwrap(texts[0]))
+        more = next((m for t in texts[1:] if (m := _PARTIAL.search(t))), None)
+        if more is None:
+            break
+        offset = int(more.group(1))
+    return "".join(parts)
+
+
+def slide_pages(listing: Mapping[str, str | None], folder: str = slideshow.FOLDER) -> list[str]:
+    """The deck's slide pages in the project: the HTML files directly in `folder`, by path
+    (the `NN-` prefix orders them)."""
+    return sorted(p for p in listing if posixpath.dirname(p) == folder
+                  and p.lower().endswith((".html", ".htm")))
+
+
+async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
+                    listing: Mapping[str, str | None],
+                    local: Mapping[str, bytes] | None = None,
+                    folder: str = slideshow.FOLDER) -> Export:
+    """Every slide page of the project with its assets inlined. `listing` is path -> etag
+    as the project holds it; `local` is path -> bytes the caller knows the project holds
+    (this deck's pushed files whose etag still matches)."""
+    local = local or {}
+    pages = slide_pages(listing, folder)
+    if not pages:
+        raise InvalidArguments(OPERATION, "deck", f"the project has no slide pages under "
+                                                  f"{folder}/: push the deck first")
+    export = Export([])
+    cache: dict[str, str | None] = {}
+
+    async def data_uri(page: str, src: str) -> str | None:
+        if src.startswith(("data:", "#")) or re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
+            return src
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(page), src.split("#")[0]))
+        if path in cache:
+            return cache[path]
+        extension = path.rsplit(".", 1)[-1].lower()
+        mime = MIME_OF.get(extension)
+        data: bytes | None = None
+        if path in local:
+            data = local[path]
+        elif path in listing and extension == "svg":
+            data = (await read_text(call, project_id, path)).encode("utf-8")
+        if data is None or mime is None:
+            export.missing.append(f"{page}: {src}")
+            cache[path] = None
+            return None
+        cache[path] = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+        return cache[path]
+
+    for page in pages:
+        text = await read_text(call, project_id, page)
+        pieces, last = [], 0
+        for match in _SRC.finditer(text):
+            uri = await data_uri(page, html.unescape(match.group(2)))
+            pieces += [text[last:match.start(2)], html.escape(uri or "", quote=True)]
+            last = match.end(2)
+        pieces.append(text[last:])
+        inlined = "".join(pieces)
+        notes = "".join(_NOTES.findall(inlined))
+        title = _TITLE.search(inlined)
+        export.slides.append(ExportedSlide(page, html.unescape(title.group(1)) if title
+                                           else posixpath.basename(page), inlined, notes))
+    return export
+
+
+# ---------------------------------------------------------------- HTML
+
+_VIEWER_CSS = (
+    "html,body{margin:0;height:100%;background:#1b1f24;font-family:sans-serif;"
+    "overflow:hidden}"
+    ".deck{position:relative;width:100vw;height:100vh}"
+    "body.with-notes .deck{height:72vh}"
+    f"iframe{{position:absolute;left:50%;top:50%;width:{PAGE_WIDTH}px;height:{PAGE_HEIGHT}px;"
+    "border:0;background:#fff;pointer-events:none;display:none;"
+    "transform:translate(-50%,-50%) scale(var(--fit,1))}"
+    "iframe.current{display:block}"
+    ".count{position:fixed;right:12px;bottom:8px;color:#ddd;font-size:14px}"
+    ".notes{display:none;color:#eee;padding:8px 24px;height:28vh;overflow:auto;"
+    "font-size:18px;box-sizing:border-box}"
+    ".notes.current{display:block}"
+)
+#: one slide at a time, drawn at PAGE_WIDTH x PAGE_HEIGHT and scaled to fit the window
+_VIEWER_JS = (
+    "(function(){var s=document.querySelectorAll('iframe'),"
+    "n=document.querySelectorAll('.notes'),c=document.querySelector('.count'),"
+    "d=document.querySelector('.deck'),i=0;"
+    f"function fit(){{d.style.setProperty('--fit',Math.min(d.clientWidth/{PAGE_WIDTH},"
+    f"d.clientHeight/{PAGE_HEIGHT}))}}"
+    "function go(k){i=Math.max(0,Math.min(s.length-1,k));"
+    "s.forEach(function(f,j){f.classList.toggle('current',j===i)});"
+    "n.forEach(function(f,j){f.classList.toggle('current',j===i)});"
+    "c.textContent=(i+1)+' / '+s.length;document.body.dataset.slide=String(i+1)}"
+    "document.addEventListener('keydown',function(e){"
+    "if(e.key==='ArrowRight'||e.key==='PageDown'||e.key===' '){go(i+1);e.preventDefault()}"
+    "if(e.key==='ArrowLeft'||e.key==='PageUp'){go(i-1);e.preventDefault()}"
+    "if(e.key==='Home'){go(0)}if(e.key==='End'){go(s.length-1)}});"
+    "window.addEventListener('resize',fit);fit();go(0)})();"
+)
+
+
+def html_file(export: Export, title: str, notes: bool = False) -> str:
+    """One self-contained file: each slide in a sandboxed frame (no script of a page runs),
+    one shown at a time; arrow keys, Page Up/Down, Home and End move."""
+    frames, notes_html = [], []
+    for number, slide in enumerate(export.slides, start=1):
+        frames.append(f'<iframe sandbox="" title="{html.escape(slide.title, quote=True)}" '
+                      f'data-path="{html.escape(slide.path, quote=True)}" '
+                      f'srcdoc="{html.escape(slide.html, quote=True)}"></iframe>')
+        if notes:
+            notes_html.append(f'<section class="notes" data-slide="{number}">'
+                              f"{slide.notes or '<p><i>No notes.</i></p>'}</section>")
+    body_class = ' class="with-notes"' if notes else ""
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_VIEWER_CSS}</style></head>"
+            f"<body{body_class}>"
+            f'<div class="deck">{"".join(frames)}</div>{"".join(notes_html)}'
+            f'<div class="count"></div><script>{_VIEWER_JS}</script></body></html>\n')
+
+
+# ---------------------------------------------------------------- PDF
+
+
+def _notes_page(slide: ExportedSlide) -> str:
+    return ("<!doctype html><html><head><meta charset=\"utf-8\"><style>"
+            "body{margin:0;padding:48px 64px;font-family:DejaVu Sans,sans-serif;"
+            "font-size:24px;line-height:1.4}h2{font-size:28px;margin:0 0 16px}"
+            f"</style></head><body><h2>Notes: {html.escape(slide.title)}</h2>"
+            f"{slide.notes}</body></html>")
+
+
+async def pdf_bytes(export: Export, notes: bool = False, browser: str | None = None,
+                    context: Any = None) -> bytes:
+    """The PDF: one PAGE_WIDTH x PAGE_HEIGHT page per slide (and, with `notes`, a notes page
+    after each slide that has notes), fonts and images embedded by Chromium. `context` is
+    an open Playwright browser context to draw in (the bench keeps one warm)."""
+    import io
+
+    from pypdf import PdfWriter
+
+    documents = []
+    for slide in export.slides:
+        documents.append(slide.html)
+        if notes and slide.notes:
+            documents.append(_notes_page(slide))
+    if context is not None:
+        parts = await _pdf_pages(context, documents)
+    else:
+        async with _browser_context(browser) as opened:
+            parts = await _pdf_pages(opened, documents)
+    writer = PdfWriter()
+    for part in parts:
+        writer.append(io.BytesIO(part))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+async def _pdf_pages(context: Any, documents: list[str]) -> list[bytes]:
+    """Each document's first page as a PDF, drawn one after another in one page."""
+    page = await context.new_page()
+    try:
+        await page.emulate_media(media="screen")
+        parts = []
+        for document in documents:
+            await page.set_content(document, wait_until="load")
+            parts.append(bytes(await page.pdf(width=f"{PAGE_WIDTH}px",
+                                              height=f"{PAGE_HEIGHT}px",
+                                              print_background=True, page_ranges="1")))
+        return parts
+    finally:
+        await page.close()
+
+
+class _browser_context:  # noqa: N801 - used as `async with`, like a function
+    """A headless Chromium and a 16:9 context, closed on leaving."""
+
+    def __init__(self, browser: str | None) -> None:
+        self.executable = browser or find_browser()
+        self._playwright: Any = None
+        self._browser: Any = None
+
+    async def __aenter__(self) -> Any:
+        try:
+            from playwright.async_api import async_playwright
+        except ImportError:
+            raise ConfigError("PDF export", NO_BROWSER) from None
+        if self.executable is None:
+            raise ConfigError("PDF export", NO_BROWSER)
+        self._playwright = await async_playwright().start()
+        try:
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=self.executable,
+                args=["--no-sandbox", "--disable-dev-shm-usage"])
+        except Exception as exc:  # Playwright's own Error: the executable did not start
+            await self._playwright.stop()
+            raise ConfigError("PDF export", f"Chromium at {self.executable!r} did not start "
+                                            f"({type(exc).__name__}); {NO_BROWSER}") from None
+        return await self._browser.new_context(
+            viewport={"width": PAGE_WIDTH, "height": PAGE_HEIGHT})
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._browser.close()
+        await self._playwright.stop()
+
+
+def write_export(target: Path, data: bytes) -> None:
+    """Write the export next to its final name, then move it there: a failure never leaves
+    half a file, and never loses the one that was there."""
+    temporary = target.with_name(f".{target.name}.part")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
