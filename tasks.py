@@ -194,10 +194,20 @@ def build_needed(sources: list[Path], output: Path) -> bool:
 FAST = "--fast"
 
 
+#: the fast tier's tests share no process state, so it runs them on both cores
+#: (pytest-xdist); the full run stays in one process (its browser and Jupyter tests start
+#: servers of their own and are timed against each other's load)
+FAST_WORKERS = ["-n", "2"]
+
+
 def pytest_arguments(args: list[str]) -> list[str]:
     """pytest's arguments for `test`: a full run also prints the 15 slowest tests (unless
-    the caller asked for durations); `--fast` passes through to tests/conftest.py."""
-    if FAST in args or any(a.startswith("--durations") for a in args):
+    the caller asked for durations); `--fast` passes through to tests/conftest.py and runs
+    on two workers unless the caller chose (`-n`)."""
+    if FAST in args:
+        chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in args)
+        return list(args) if chosen else [*FAST_WORKERS, *args]
+    if any(a.startswith("--durations") for a in args):
         return list(args)
     return ["--durations=15", *args]
 

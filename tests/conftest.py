@@ -54,7 +54,8 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
     # JupyterLab in Chromium, and the reference service's previews rendered in it
     "browser": ("browser/", "server/test_design_preview.py"),
     "packaging": ("test_packaging.py", "test_labextension.py"),
-    "notebook": ("notebook/test_notebooks.py",),
+    # the example notebooks executed (the docs build runs them too)
+    "notebook": ("notebook/test_notebooks.py", "test_docs.py"),
     # kernels, Jupyter servers and other Python processes the test starts
     "kernel": ("labserver/", "reliability/test_battery_crashes.py",
                "reliability/test_battery_server_extension.py", "test_load_time.py",

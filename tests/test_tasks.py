@@ -287,8 +287,9 @@ def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, t
 @pytest.mark.parametrize(("args", "expected"), [
     ([], ["--durations=15"]),
     (["-x", "tests/core"], ["--durations=15", "-x", "tests/core"]),
-    (["--fast"], ["--fast"]),
-    (["--fast", "-x"], ["--fast", "-x"]),
+    (["--fast"], ["-n", "2", "--fast"]),
+    (["--fast", "-x"], ["-n", "2", "--fast", "-x"]),
+    (["--fast", "-n", "0"], ["--fast", "-n", "0"]),
     (["--durations=5"], ["--durations=5"]),
     (["--durations", "3"], ["--durations", "3"]),
 ])
