@@ -323,7 +323,7 @@ class DesignClient:
             said = found.data if isinstance(found.data, str) else "not found"
             return DesignOutcome.failed(call.operation, InvalidArguments(
                 call.operation, "project_id", f"{project_id!r} names no Design project the "
-                f"service knows ({said}); `%design list_projects` lists them"))
+                f"service knows ({said})"))
         identity = display.project_identity(project_id, found.data)
         self.projects_seen[project_id] = (identity.name if isinstance(
             identity, display.ProjectIdentity) else None)

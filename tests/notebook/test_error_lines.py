@@ -87,8 +87,15 @@ def test_operation_help_lists_the_fields_of_its_schema(shell, live, capsys):
     assert shell.run_line_magic("design", "write_files --help") is None
     shown = capsys.readouterr().out
     assert "Fields of write_files (from its input schema):" in shown
-    assert "project_id  string, required" in shown
-    assert "plan_token  string, optional" in shown
+    rows = {line.split()[0]: " ".join(line.split()[1:]) for line in shown.splitlines()
+            if line.startswith("  ")}
+    assert rows["project_id"] == "string, required"
+    assert rows["plan_token"] == "string, optional"
+    # the objects of an array show their own fields
+    assert rows["files"].startswith("array of object, required")
+    assert rows["files[].path"] == "string, required"
+    assert rows["files[].data"] == "string, required"
+    assert rows["files[].if_match"] == "string, optional"
     shell.run_line_magic("design", "no_such_op --help")
     assert "not a known operation here" in capsys.readouterr().out
 
