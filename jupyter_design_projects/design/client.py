@@ -13,7 +13,7 @@ import dataclasses
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import httpx
 
@@ -328,6 +328,24 @@ class DesignClient:
         self.projects_seen[project_id] = (identity.name if isinstance(
             identity, display.ProjectIdentity) else None)
         return None
+
+    async def project_names(self, project_ids: Iterable[str]) -> Mapping[str, str | None]:
+        """The display-safe names of these projects (`%design status` shows them beside
+        their ids): one read-only get_project for each not seen before; a lookup that fails
+        leaves the id unnamed."""
+        for project_id in project_ids:
+            if project_id in self.projects_seen:
+                continue
+            try:
+                found = DesignOutcome("get_project", map_result(
+                    await self.session.call_tool("get_project", {"project_id": project_id})))
+            except JdpError:
+                continue
+            if not found.is_error:
+                identity = display.project_identity(project_id, found.data)
+                self.projects_seen[project_id] = (identity.name if isinstance(
+                    identity, display.ProjectIdentity) else None)
+        return self.projects_seen
 
     async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
         """The project as get_project describes it, strictly checked for display."""

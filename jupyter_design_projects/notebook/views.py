@@ -325,6 +325,13 @@ def project_name(project_id: Any, names: Mapping[str, str | None]) -> str:
     return f"{name} ({project_id})" if name else str(project_id)
 
 
+def status_projects(status: Mapping[str, Any]) -> list[str]:
+    """The project ids a status names (plans, grants), each once, for their names."""
+    ids = [plan.get("project_id") for plan in status.get("approved_plans") or ()]
+    ids += [*(status.get("verified_grants") or ()), *(status.get("grant_ineligible") or ())]
+    return list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+
+
 def status_summary(status: Mapping[str, Any],
                    names: Mapping[str, str | None] | None = None) -> str:
     """Consent, plans and grants in a few lines a person reads; a project is named by
