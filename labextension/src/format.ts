@@ -137,7 +137,6 @@ const MARKDOWN_LINES: [RegExp, string][] = [
   [/^\s*(```|~~~).*$/gm, ''], // code fences
   [/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ''], // table rules
   [/^\s*([-*_]\s*){3,}$/gm, ''], // horizontal rules
-  [/^\s{0,3}#{1,6}\s+/gm, ''], // headings
   [/^\s*(>\s?)+/gm, ''], // block quotes
   [/^\s*([-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?/gm, ''] // list items, task boxes
 ];
@@ -158,7 +157,12 @@ const MARKDOWN_INLINE: [RegExp, string][] = [
  * as one space. Text only: nothing is parsed as HTML (a `<b>` stays the characters it is).
  */
 export function markdownToText(markdown: string): string {
-  let text = markdown;
+  // a heading reads as a sentence of its own before the text that follows it
+  let text = markdown.replace(
+    /^\s{0,3}#{1,6}\s+(.*?)[\s#]*$/gm,
+    (_line, heading: string) =>
+      /[.:!?]$/.test(heading) ? heading : `${heading}.`
+  );
   for (const [pattern, kept] of [...MARKDOWN_LINES, ...MARKDOWN_INLINE]) {
     text = text.replace(pattern, kept);
   }

@@ -105,11 +105,11 @@ describe('markdownToText', () => {
   it.each([
     [
       '# Onboarding\n\nDay **one**: read the _style guide_.',
-      'Onboarding Day one: read the style guide.'
+      'Onboarding. Day one: read the style guide.'
     ],
     [
       '## Steps\n- first\n* second\n1. third\n- [x] done',
-      'Steps first second third done'
+      'Steps. first second third done'
     ],
     ['> quoted `code` and ~~old~~ text', 'quoted code and old text'],
     [
@@ -160,7 +160,7 @@ describe('snippetText', () => {
 
   it('strips Markdown before measuring', () => {
     expect(snippetText('## Release\n\n**Freeze** on `main`')).toBe(
-      'Release Freeze on main'
+      'Release. Freeze on main'
     );
   });
 });

@@ -219,9 +219,9 @@ describe('renderHits', () => {
       canInsert
     );
     const shown = text(box, 'hit-text');
-    expect(shown.startsWith('On-call The pager rotates weekly. <script>')).toBe(
-      true
-    );
+    expect(
+      shown.startsWith('On-call. The pager rotates weekly. <script>')
+    ).toBe(true);
     expect(shown.endsWith('word…')).toBe(true);
     expect(q(box, 'hit-text')[0].querySelector('script')).toBeNull();
   });
