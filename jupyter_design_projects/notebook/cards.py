@@ -210,7 +210,8 @@ class ApprovalCard:
     def _claim(self, pending: Any, choice: str | None) -> bool:
         """Answer `pending` once, whoever answers first: a click (`choice`) or the grant
         watcher (None: approved elsewhere). False when it was already answered."""
-        kind = pending.request.kind
+        request: ApprovalRequest = pending.request
+        kind = request.kind
         with self._lock:
             if self.pending is not pending:
                 return False
@@ -220,7 +221,7 @@ class ApprovalCard:
             watching.cancel()
         self._disable()
         self.history.append(f"{kind}: {choice or APPROVED_ELSEWHERE}")
-        self.said.append(answer_line(pending.request, choice or APPROVED_ELSEWHERE))
+        self.said.append(answer_line(request, choice or APPROVED_ELSEWHERE))
         self._say()
         return True
 
