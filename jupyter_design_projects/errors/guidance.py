@@ -377,6 +377,22 @@ GUIDANCE: Mapping[str, Guidance] = {
 }
 
 
+#: the ends of a sentence (a line gets a full stop before "Next:" unless it has one)
+SENTENCE_ENDS = (".", "?", "!")
+
+
+def with_next(text: str, step: str | None) -> str:
+    """A failure's line and its next step as "<line>. Next: <step>." (each one sentence):
+    what a failed cell, a refusal's notice and the side panel say."""
+    text = text.rstrip()
+    if not step:
+        return text
+    if not text.endswith(SENTENCE_ENDS):
+        text += "."
+    step = step.rstrip()
+    return f"{text} Next: {step}{'' if step.endswith(SENTENCE_ENDS) else '.'}"
+
+
 def _row(error: BaseException) -> Guidance:
     """The row of the error's class, else of its nearest ancestor that has one (the
     root's row, `JdpError`, catches a class defined outside the tree)."""

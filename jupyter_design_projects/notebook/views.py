@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.results import MappedResult, to_tool_result
 from ..errors import JdpError
+from ..errors.guidance import with_next
 from . import tables
 from .budget import budget_of
 from .outcome import Outcome
@@ -24,21 +25,6 @@ def one_line(error: JdpError) -> str:
 NAMED_PATHS = 5
 #: characters of a service's error text quoted in a failure line
 FAILURE_TEXT = 300
-
-
-#: the ends of a sentence (a line gets a full stop before "Next:" unless it has one)
-SENTENCE_ENDS = (".", "?", "!")
-
-
-def with_next(text: str, step: str | None) -> str:
-    """A failure's line and its next step as "<line>. Next: <step>." (each one sentence)."""
-    text = text.rstrip()
-    if not step:
-        return text
-    if not text.endswith(SENTENCE_ENDS):
-        text += "."
-    step = step.rstrip()
-    return f"{text} Next: {step}{'' if step.endswith(SENTENCE_ENDS) else '.'}"
 
 
 def error_text(error: JdpError) -> str:
