@@ -55,7 +55,7 @@ PLACEHOLDER_FIT = """(input, longer) => {
 CONSENT_ASKED = re.compile(r"Allow agents to use your .*Design projects")
 #: the call that met the service's needs_consent fails with one line naming the command
 NEEDS_CONSENT = re.compile(r"UsageError: The Design service needs your consent .*"
-                           r"`%design consent`")
+                           r"Next: %design consent\.")
 
 
 @pytest.fixture(scope="module")
