@@ -28,9 +28,14 @@ FAILURE_TEXT = 300
 
 
 def error_text(error: JdpError) -> str:
-    """An error on one line with its next step: what a failed cell and a refusal's notice
-    say."""
+    """An error on one line with its next step: what a failed cell says."""
     return with_next(one_line(error), error.next_step)
+
+
+def error_notice(error: JdpError) -> str:
+    """An error with its next step, as a refusal's or failure's notice shows it (its
+    message as it is: a service's log tail keeps its lines)."""
+    return with_next(str(error), error.next_step)
 
 
 def tool_error_step(label: str) -> str:
@@ -262,7 +267,7 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     elif not result.is_error:
         body = design_summary(operation, data)
     error = getattr(result, "error", None)
-    notice = error_text(error) if error is not None else None
+    notice = error_notice(error) if error is not None else None
     if operation == "list" and isinstance(data, Mapping) and data.get("catalog_unchanged"):
         notice = str(data.get("hint") or "The catalogue is unchanged: %design list --full "
                      "shows every schema again.")
@@ -296,7 +301,7 @@ def _design_tables(operation: str, data: Any) -> dict[str, list[dict[str, Any]]]
 def failed_outcome(label: str, error: JdpError) -> Outcome:
     """A refusal shown in place of a result (e.g. fail-closed approval): is_error, no raise."""
     return Outcome(label, error.to_dict(), is_error=True, error=error,
-                   notice=error_text(error))
+                   notice=error_notice(error))
 
 
 #: what `%design revoke` did, by whether there was a consent to withdraw
