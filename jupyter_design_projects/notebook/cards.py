@@ -66,8 +66,8 @@ DENIED = "Denied: nothing was sent."
 CONSENT_GIVEN = ("Consent given: agents may use your Design projects (`%design revoke` "
                  "withdraws it).")
 ONCE = "Approved this call only: nothing lasting was granted, so the next change asks again."
-BATCH_ONCE = ("Approved this batch only: no lasting grant, so the next write to this project "
-              "asks again.")
+BATCH_ONCE = ("Approved this batch only (no lasting grant): other writes to this project ask "
+              "again.")
 GRANTED = ("Approved for this project: its ordinary files may be written until you revoke "
            "the grant in Design settings.")
 GRANTED_ELSEWHERE = "Approved elsewhere: a grant given in Design settings let this call go on."
