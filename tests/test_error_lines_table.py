@@ -100,6 +100,8 @@ def test_a_failure_line_names_one_next_step_after_a_full_stop(cls, fields):
     said, _, step = line.partition(" Next: ")
     assert said.endswith((".", "?")), line
     assert step.endswith("."), line
+    # an agent reads the error as its dict (the tool_result): the step is in it too
+    assert error.to_dict()["next_step"] == error.next_step
     subject = f"%{error.command}: " if cls is errors.BadCommand else ""
     assert not COMMAND.search(said.removeprefix(subject)), f"a command before Next: {line}"
 

@@ -127,7 +127,7 @@ class Outcome:
         """The error's fields on one line (its message is the notice, shown once above)."""
         fields = self.error.to_dict() if self.error is not None else {}
         return " · ".join(f"{k}: {v}" for k, v in fields.items()
-                          if k != "message" and v not in (None, "", [], {}))
+                          if k not in ("message", "next_step") and v not in (None, "", [], {}))
 
     def _text(self) -> str:
         lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
