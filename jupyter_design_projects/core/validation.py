@@ -21,6 +21,8 @@ STRING_MAX_BYTES = 4_096
 PLAN_TOKEN_MAX_BYTES = 65_536
 #: field names longer than this are shown cut, and get no did-you-mean
 FIELD_SHOWN_MAX = 100
+#: an unknown-field refusal names at most this many of the valid fields
+FIELDS_NAMED = 12
 
 _OPERATION_NAME = re.compile(r"[\w.-]+", re.ASCII)
 
@@ -76,6 +78,16 @@ def suggest(name: str, candidates: list[str]) -> str | None:
     return lowered[close[0]] if close else None
 
 
+def unknown_field(prefix: str, known: list[str]) -> str:
+    """The rule an unknown field breaks, naming the fields its object takes (for a nested
+    one, `files[0].content`, where the schema is not at hand, that is the useful part)."""
+    where = f"{prefix.rstrip('.')}'s" if prefix else "the operation's"
+    names = [_shown(str(name)) for name in known[:FIELDS_NAMED]]
+    more = f" and {len(known) - FIELDS_NAMED} more" if len(known) > FIELDS_NAMED else ""
+    listing = ", ".join(names) + more if names else "none"
+    return f"is not a known field ({where} fields: {listing})"
+
+
 def utf8_length(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
@@ -101,7 +113,8 @@ class _Walker:
             if not isinstance(key, str):
                 self.fail(prefix + "?", "field names must be strings")
             if isinstance(properties, Mapping) and key not in properties:
-                self.fail(prefix + key, "is not a known field", suggest(key, list(properties)))
+                self.fail(prefix + key, unknown_field(prefix, list(properties)),
+                          suggest(key, list(properties)))
         # a schema is the service's: a part of the wrong shape is ignored, never a crash
         required = schema.get("required")
         for name in required if isinstance(required, list) else ():

@@ -13,7 +13,7 @@ import dataclasses
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import httpx
 
@@ -323,11 +323,29 @@ class DesignClient:
             said = found.data if isinstance(found.data, str) else "not found"
             return DesignOutcome.failed(call.operation, InvalidArguments(
                 call.operation, "project_id", f"{project_id!r} names no Design project the "
-                f"service knows ({said}); `%design list_projects` lists them"))
+                f"service knows ({said})"))
         identity = display.project_identity(project_id, found.data)
         self.projects_seen[project_id] = (identity.name if isinstance(
             identity, display.ProjectIdentity) else None)
         return None
+
+    async def project_names(self, project_ids: Iterable[str]) -> Mapping[str, str | None]:
+        """The display-safe names of these projects (`%design status` shows them beside
+        their ids): one read-only get_project for each not seen before; a lookup that fails
+        leaves the id unnamed."""
+        for project_id in project_ids:
+            if project_id in self.projects_seen:
+                continue
+            try:
+                found = DesignOutcome("get_project", map_result(
+                    await self.session.call_tool("get_project", {"project_id": project_id})))
+            except JdpError:
+                continue
+            if not found.is_error:
+                identity = display.project_identity(project_id, found.data)
+                self.projects_seen[project_id] = (identity.name if isinstance(
+                    identity, display.ProjectIdentity) else None)
+        return self.projects_seen
 
     async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
         """The project as get_project describes it, strictly checked for display."""

@@ -74,6 +74,9 @@ class JdpError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"error": self.kind, "message": self.message}
+        step = self.next_step
+        if step:  # an agent reads this dict as the tool_result: it gets the step too
+            out["next_step"] = step
         for k, v in self.fields.items():
             if isinstance(v, (str, int, float, bool, type(None), list, tuple, dict)):
                 out[k] = v

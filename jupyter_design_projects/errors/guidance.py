@@ -16,32 +16,41 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 LOGIN = "%design login"
-#: how to open each gate; a gate not listed opens with `= True`
+#: A failure's line says what went wrong; its next step (`Guidance.next_step`) says what to
+#: do, once: the notebook shows them as "<line>. Next: <step>." (`notebook.views`), so a
+#: line names no command of its own (tests/test_error_lines_table.py walks every row).
+#: why each gate is closed, and the command that opens it; a gate not listed opens with
+#: `= True`
 GATE_OPENERS = {
-    "essential_traffic_only": "essential-traffic-only mode is on "
-    "(%config DesignProjects.essential_traffic_only = False)",
-    "api_base_url": "no first-party service is configured "
-    "(%config DesignProjects.api_base_url, or unset it for the reference service)",
+    "essential_traffic_only": ("essential-traffic-only mode is on",
+                               "%config DesignProjects.essential_traffic_only = False"),
+    "api_base_url": ("no first-party service is configured",
+                     "%config DesignProjects.api_base_url (or unset it for the reference "
+                     "service)"),
 }
+#: why the Projects scopes could not be added, and what to do about it
 SCOPE_EXPANSION_REASONS = {
-    "policy_disabled": "the allow_projects_tool policy is off",
-    "no_token": "there is no signed-in credential; run `%design login`",
-    "custom_oauth_client": "the credential belongs to a custom OAuth client and cannot be "
-    "expanded; sign in with the first-party client (`%design login`)",
-    "no_refresh_token": "the credential has no refresh token; sign in again (`%design login`)",
-    "lock_contended": "another process holds the credential lock; try again in a moment",
-    "refreshed_elsewhere": "another process refreshed the credential without the project "
-    "scopes; try again",
-    "save_failed": "the expanded credential could not be saved",
-    "scopes_not_granted": "refresh succeeded but project scopes were not granted",
-    "refresh_refused": "the token endpoint refused the refresh; sign in again "
-    "(`%design login`)",
+    "policy_disabled": ("the allow_projects_tool policy is off",
+                        "%config DesignProjects.allow_projects_tool = True"),
+    "no_token": ("there is no signed-in credential", LOGIN),
+    "custom_oauth_client": ("the credential belongs to a custom OAuth client and cannot be "
+                            "expanded", f"{LOGIN} (with the first-party client)"),
+    "no_refresh_token": ("the credential has no refresh token", LOGIN),
+    "lock_contended": ("another process holds the credential lock",
+                       "run the cell again in a moment"),
+    "refreshed_elsewhere": ("another process refreshed the credential without the project "
+                            "scopes", "run the cell again"),
+    "save_failed": ("the expanded credential could not be saved",
+                    "%config DesignProjects.credentials_file"),
+    "scopes_not_granted": ("refresh succeeded but project scopes were not granted", LOGIN),
+    "refresh_refused": ("the token endpoint refused the refresh", LOGIN),
 }
+#: why an operation is unknown, and what to do about it
 UNKNOWN_OPERATION_REASONS = {
-    "call_list_first": "is not known yet; run `%design list` first to discover the catalogue",
-    "upgrade_client": "is a write operation this client has no local schema for; upgrade "
-    "jupyter-design-projects to use it",
-    "not_in_catalogue": "is not in the service's catalogue",
+    "call_list_first": ("is not known yet (the catalogue has not been read)", "%design list"),
+    "upgrade_client": ("is a write operation this client has no local schema for",
+                       "pip install --upgrade jupyter-design-projects"),
+    "not_in_catalogue": ("is not in the service's catalogue", "%design list"),
 }
 #: the words of each SyncRefused rule
 SYNC_RULES = {
@@ -58,7 +67,7 @@ UPLOAD_RULES = {
     "symlink_loop": "is a symlink loop",
     "replaced": "was replaced during the upload",
     "too_large": "is larger than 26,214,400 bytes (25 MiB)",
-    "not_utf8": "is not UTF-8 text (name its encoding with --encoding, or encoding=)",
+    "not_utf8": "is not UTF-8 text",
     "undecodable": "is not valid text in the encoding given",
 }
 #: what a transport failure's reason code means, in words, for the codes whose error
@@ -76,6 +85,9 @@ APPROVAL_MODE_DENY = (
 CONNECTION_FAILURES = frozenset({"connect"})
 #: a Projects API body is quoted up to this many characters
 BODY_SHOWN = 500
+#: the `%project` subcommands a Projects method is named after (their --help)
+PROJECT_SUBCOMMANDS = frozenset({"info", "read", "search", "write", "delete", "history",
+                                 "restore"})
 
 
 #: each way `%design trace` can fail: its line (from `detail`) and its next step
@@ -103,15 +115,55 @@ class Guidance:
     next_step: str | Callable[[Any], str] | None
 
 
+def _gate_row(gate: str) -> tuple[str, str]:
+    return GATE_OPENERS.get(gate, (f"the gate {gate!r} is off",
+                                   f"%config DesignProjects.{gate} = True"))
+
+
 def _gate(e: Any) -> str:
-    why = GATE_OPENERS.get(e.gate, f"the gate {e.gate!r} is off "
-                           f"(%config DesignProjects.{e.gate} = True)")
-    return f"{e.tool} is not available: {why}."
+    return f"{e.tool} is not available: {_gate_row(e.gate)[0]}."
 
 
 def _scopes(e: Any) -> str:
-    text = SCOPE_EXPANSION_REASONS.get(e.reason, e.reason)
-    return f"Could not add the Projects scopes: {text}" + (f" ({e.detail})" if e.detail else "")
+    text = SCOPE_EXPANSION_REASONS.get(e.reason, (e.reason, LOGIN))[0]
+    return (f"Could not add the Projects scopes: {text}" + (f" ({e.detail})" if e.detail else "")
+            + ".")
+
+
+def _unknown_operation(e: Any) -> tuple[str, str]:
+    return UNKNOWN_OPERATION_REASONS.get(e.reason, (e.reason, "%design list"))
+
+
+def _invalid_arguments_step(e: Any) -> str:
+    """Where the valid values are: the project ids, finalize_plan for a plan token, the
+    catalogue for an operation name, else the operation's own fields."""
+    if e.field in ("project_id", "project"):
+        return "%design list_projects (the projects and their ids)"
+    if e.field == "plan_token":  # only finalize_plan mints one
+        return ("%design finalize_plan project_id=… deletes=[…] (or writes=[…]), approve its "
+                "card, then pass its plan_token")
+    if e.field == "operation":
+        return "%design list"
+    if e.operation == "deck":
+        return "%design deck --help"
+    return f"%design {e.operation} --help (its fields)"
+
+
+def _denied_step(e: Any) -> str:
+    if e.reason == "denied_on_card":
+        return "run the call again to be asked again"
+    if e.reason == "nobody_can_click":
+        return "run it in a live notebook, or see the plan with --dry-run"
+    return "give AgentTools an approve callback"
+
+
+def _refusal(explanation: str) -> tuple[str, str]:
+    """A refusal's explanation (`core.permissions.explain`: "<why>. <What to do>.") as its
+    line and its next step."""
+    head, sep, step = explanation.rstrip().rpartition(". ")
+    if not sep:
+        return explanation, "run the call again"
+    return head + ".", step[:1].lower() + step[1:].rstrip(".")
 
 
 def _shown(body: str) -> str:
@@ -127,10 +179,6 @@ def _log(tail: str) -> str:
 
 
 def _suggestion(e: Any) -> str:
-    if e.field == "plan_token":  # only finalize_plan mints one
-        return (" A plan token comes from finalize_plan: run `%design finalize_plan "
-                "project_id=… deletes=[…]` (or writes=[…]), approve its card, then pass its "
-                "plan_token.")
     return f" Did you mean {e.suggestion!r}?" if e.suggestion else ""
 
 
@@ -152,10 +200,13 @@ def _words(e: Any) -> str:
 def connection_line(error: Any, url: str) -> str:
     """A connection failure, naming the URL and what to do."""
     where = url or "the offline reference service"
-    return (f"{error.action}: could not connect to {where}. Check that the service is "
-            "running and the URL is right (`%config DesignProjects.api_base_url` / "
-            "`web_base_url`; empty means the built-in reference service), then run the "
-            "cell again.")
+    return f"{error.action}: could not connect to {where}."
+
+
+#: what to do when no connection was made (`connection_line` says where it went)
+CONNECT_STEP = ("check that the service is running and the URL is right (%config "
+                "DesignProjects.api_base_url / web_base_url; empty means the built-in "
+                "reference service), then run the cell again")
 
 
 class _Rewordable(Protocol):
@@ -173,7 +224,7 @@ def reworded(error: _E, message: str) -> _E:
     return twin
 
 
-_REREAD = "Re-read the project (`%project info`); the previous content is in `%project history`."
+_REREAD = "The previous content is kept in the project's history."
 
 #: error class name -> its line and next step; every class of the tree has a row
 GUIDANCE: Mapping[str, Guidance] = {
@@ -181,10 +232,10 @@ GUIDANCE: Mapping[str, Guidance] = {
     # -- session and notebook
     "ConfigError": Guidance(lambda e: f"Setting {e.setting}: {e.reason}",
                           "%config DesignProjects"),
-    "GateClosed": Guidance(_gate, "%config DesignProjects"),
+    "GateClosed": Guidance(_gate, lambda e: _gate_row(e.gate)[1]),
     "SessionClosed": Guidance(
-        lambda e: f"The {e.what} is closed (the extension was unloaded); run `%load_ext "
-        "jupyter_design_projects` again.", "%load_ext jupyter_design_projects"),
+        lambda e: f"The {e.what} is closed (the extension was unloaded).",
+        "%load_ext jupyter_design_projects"),
     "ServiceStartFailed": Guidance(
         lambda e: f"The offline reference service did not start ({e.reason}).{_log(e.log_tail)}",
         "read the service log above"),
@@ -192,125 +243,154 @@ GUIDANCE: Mapping[str, Guidance] = {
         lambda e: TRACE_REASONS[e.reason][0].format(detail=e.detail),
         lambda e: TRACE_REASONS[e.reason][1]),
     "BadCommand": Guidance(
-        lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason} "
-        "(add --help for usage).", "--help"),
+        lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason}.",
+        lambda e: f"%{e.command} --help" if e.command else "%design --help"),
     # -- transport
-    "TransportError": Guidance(lambda e: f"{e.action}: {_words(e)}", "retry"),
+    "TransportError": Guidance(
+        lambda e: f"{e.action}: {_words(e)}",
+        lambda e: CONNECT_STEP if is_connection_failure(e) else "retry"),
     "OriginNotAllowed": Guidance(
         lambda e: f"Refused to send a token to {e.origin}: it is not one of the configured "
         "origins.", "%config DesignProjects.api_base_url"),
     "ResponseTooLarge": Guidance(
         lambda e: f"{e.action}: the answer is larger than {e.limit:,} bytes; stopped reading.",
-        None),
+        "ask for a smaller part (a limit or a narrower path)"),
     "DeadlineExceeded": Guidance(
         lambda e: f"{e.action}: no complete answer within {e.seconds:g} s.", "retry"),
     "UnexpectedContentType": Guidance(
         lambda e: f"{e.action}: the service answered {e.content_type!r}; this client reads "
         "JSON answers only and did not parse it. Whether the service acted on the request "
         "is unknown.", "check the service's state before retrying"),
-    "AuthError": Guidance(
-        lambda e: f"Not signed in ({e.reason}). Run `%design login` to sign in again.", LOGIN),
-    "ScopeExpansionFailed": Guidance(_scopes, LOGIN),
+    "AuthError": Guidance(lambda e: f"Not signed in ({e.reason}).", LOGIN),
+    "ScopeExpansionFailed": Guidance(
+        _scopes, lambda e: SCOPE_EXPANSION_REASONS.get(e.reason, ("", LOGIN))[1]),
     "CredentialStoreError": Guidance(lambda e: f"Credential store {e.store}: {e.reason}",
                                    "%config DesignProjects.credentials_file"),
     # -- Design
     "DesignError": Guidance(lambda e: e.kind, None),
     "DesignRpcError": Guidance(
-        lambda e: f"Design {e.operation}: JSON-RPC error {e.code}: {e.rpc_message}", None),
+        lambda e: f"Design {e.operation}: JSON-RPC error {e.code}: {e.rpc_message}",
+        lambda e: f"%design {e.operation} --help (its fields), then run the call again"),
     "HandshakeCancelled": Guidance(
         lambda e: "The shared Design handshake was cancelled by another call; retry this "
         "call.", "retry"),
     "UnknownOperation": Guidance(
-        lambda e: f"Design operation {e.operation!r} "
-        f"{UNKNOWN_OPERATION_REASONS.get(e.reason, e.reason)}.", "%design list"),
+        lambda e: f"Design operation {e.operation!r} {_unknown_operation(e)[0]}.",
+        lambda e: _unknown_operation(e)[1]),
     "InvalidArguments": Guidance(
         lambda e: f"Design {e.operation}: argument {e.field!r} {e.rule}.{_suggestion(e)}",
-        "%design list --full"),
+        _invalid_arguments_step),
     "NeedsConsent": Guidance(
         lambda e: "The Design service needs your consent before agents may use Design "
-        "projects (`%design consent`).", "%design consent"),
+        "projects.", "%design consent"),
     "NeedsProjectGrant": Guidance(
         lambda e: f"Design project {e.project_id} needs a write grant or a finalized plan.",
         "approve the card, or finalize_plan first"),
     "GrantIneligible": Guidance(
-        lambda e: f"Design project {e.project_id} cannot hold a durable grant; use "
-        "finalize_plan for each batch of writes.", "finalize_plan"),
+        lambda e: f"Design project {e.project_id} cannot hold a durable grant.",
+        "%design finalize_plan for each batch of writes"),
     "DesignApiError": Guidance(
         lambda e: f"Design {e.action} failed with HTTP {e.status}"
         + (f" (retry after {e.retry_after} s)." if e.retry_after is not None else "."),
         "retry"),
     "PermissionDenied": Guidance(
-        lambda e: f"Design {e.operation} was not run: {e.reason}", None),
+        lambda e: f"Design {e.operation} was not run: {e.reason}",
+        "run the call again to be asked again"),
     "PermissionRefused": Guidance(
-        lambda e: f"Design {e.operation} was not run: {e.explanation}", None),
+        lambda e: f"Design {e.operation} was not run: {_refusal(e.explanation)[0]}",
+        lambda e: _refusal(e.explanation)[1]),
     "AwaitingApproval": Guidance(
-        lambda e: f"Design {e.operation} is awaiting approval: click Approve or Deny on its "
-        "card (or call .card.approve() / .card.deny()).", "answer the card"),
+        lambda e: f"Design {e.operation} is awaiting approval on its card.",
+        "click Approve or Deny on the card (from code: .card.approve() / .card.deny())"),
     "ApprovalClosed": Guidance(
-        lambda e: f"The approval card for Design {e.operation} was already answered.", None),
+        lambda e: f"The approval card for Design {e.operation} was already answered.",
+        "run the cell again for a new card"),
     # -- Projects
     "ProjectsError": Guidance(lambda e: e.kind, None),
     "ProjectsApiError": Guidance(
         lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}"
-        + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), None),
+        + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), "retry"),
     "ProjectsChangeDenied": Guidance(
         lambda e: f"Projects {e.method} was not run: "
         + ("the person denied it." if e.reason == "denied_on_card" else
-           "nobody can click its card here (run it in a live notebook, or see the plan "
-           "with --dry-run); nothing was sent." if e.reason == "nobody_can_click" else
-           "nobody can approve it here (give AgentTools an approve callback)."), None),
+           "nobody can click its card here; nothing was sent." if e.reason == "nobody_can_click"
+           else "nobody can approve it here."), _denied_step),
     "ProjectsTransportFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
         f"{_words(e)}"
-        + (f" (HTTP {e.status})" if e.status is not None else "") + ".", "retry"),
+        + (f" (HTTP {e.status})" if e.status is not None else "") + ".",
+        lambda e: CONNECT_STEP if is_connection_failure(e) else "retry"),
     "ProjectsAuthFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) was not signed in ({e.reason})"
-        + (f" (HTTP {e.status})" if e.status is not None else "")
-        + ". Run `%design login` to sign in again.", LOGIN),
+        + (f" (HTTP {e.status})" if e.status is not None else "") + ".", LOGIN),
     "ProjectsOriginRefused": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route): refused to send a token to "
         f"{e.origin}: it is not one of the configured origins.",
         "%config DesignProjects.web_base_url"),
     "NoAttachedProject": Guidance(
-        lambda e: "No Project is attached to this session: set CLAUDE_PROJECT_UUID "
-        "(the embedded reference service sets it for you).", "set CLAUDE_PROJECT_UUID"),
+        lambda e: "No Project is attached to this session (CLAUDE_PROJECT_UUID is not set).",
+        "set CLAUDE_PROJECT_UUID (the embedded reference service sets it for you)"),
     "PathRejected": Guidance(lambda e: f"Path {e.path!r} rejected: {e.rule}.", "%project info"),
     "DocNotFound": Guidance(
-        lambda e: f"No doc or upload at {e.path!r}. Available: {_listing(e.available)}",
+        lambda e: f"No doc or upload at {e.path!r}. Available: {_listing(e.available)}.",
         "%project info"),
     "KnowledgeBudgetExceeded": Guidance(
         lambda e: f"Writing this would add ~{e.estimate:,} tokens to {e.knowledge_size:,} of "
-        f"{e.max_knowledge_size:,}: delete unused docs or split the write. Nothing was sent.",
-        "%project delete PATH"),
+        f"{e.max_knowledge_size:,}. Nothing was sent.",
+        "delete unused docs (%project delete PATH) or split the write"),
     "UploadRejected": Guidance(
         lambda e: f"local_path {e.local_path!r} {UPLOAD_RULES.get(e.rule, e.rule)}; nothing "
-        "was uploaded.", None),
+        "was uploaded.",
+        lambda e: ("name its encoding (--encoding, or encoding=)" if e.rule == "not_utf8"
+                   else "give a readable file inside the working directory")),
     "DownloadFailed": Guidance(lambda e: f"Download of {e.file_uuid} failed: {e.reason}", "retry"),
     "DownloadSizeMismatch": Guidance(
         lambda e: f"Download of {e.file_uuid} failed: {e.reason}. Nothing was saved.",
         "retry when the upload is saved"),
     "ReplaceIncomplete": Guidance(
         lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
-        f"deleted but the new one was not created ({e.cause}). {_REREAD}", "%project history"),
+        f"deleted but the new one was not created ({e.cause}). {_REREAD}",
+        "%project history (then %project restore ENTRY)"),
     "ReplaceOutcomeUnknown": Guidance(
         lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
         f"deleted and the create got no usable answer ({e.cause}), so the new doc may or may "
-        f"not exist. {_REREAD}", "%project info"),
+        f"not exist. {_REREAD}", "%project info (to see whether the new doc exists)"),
     "InvalidProjectsArgument": Guidance(
-        lambda e: f"Projects {e.method}: argument {e.field!r} {e.rule}.", None),
+        lambda e: f"Projects {e.method}: argument {e.field!r} {e.rule}.",
+        lambda e: ("%project history (the entries and their ids)" if e.field == "entry_id"
+                   else f"%project {e.method} --help" if e.method in PROJECT_SUBCOMMANDS
+                   else "%project --help")),
     "MalformedProjectsAnswer": Guidance(
         lambda e: f"Projects {e.action}: the service's answer {e.reason}; nothing was saved "
-        "locally.", None),
+        "locally.", "retry"),
     "SyncRefused": Guidance(
         lambda e: f"Cannot sync {e.directory!r}: {SYNC_RULES.get(e.rule, e.rule)}"
         + ("; the run stopped there." if e.rule == "unwritable"
-           else "; nothing was read or sent."), None),
+           else "; nothing was read or sent."),
+        lambda e: ("make its files writable, then run the sync again" if e.rule == "unwritable"
+                   else "give a folder that exists and can be read")),
     "SyncOverBudget": Guidance(
         lambda e: f"This sync would bring the knowledge to ~{e.knowledge_after:,} of "
         f"{e.max_knowledge_size:,} estimated tokens: remove at least {e.over:,} tokens "
         f"(~{4 * e.over:,} bytes) from the folder or the Project, or add ignore rules. "
         "Nothing was sent.", "%project sync DIR --dry-run"),
 }
+
+
+#: the ends of a sentence (a line gets a full stop before "Next:" unless it has one)
+SENTENCE_ENDS = (".", "?", "!")
+
+
+def with_next(text: str, step: str | None) -> str:
+    """A failure's line and its next step as "<line>. Next: <step>." (each one sentence):
+    what a failed cell, a refusal's notice and the side panel say."""
+    text = text.rstrip()
+    if not step:
+        return text
+    if not text.endswith(SENTENCE_ENDS):
+        text += "."
+    step = step.rstrip()
+    return f"{text} Next: {step}{'' if step.endswith(SENTENCE_ENDS) else '.'}"
 
 
 def _row(error: BaseException) -> Guidance:

@@ -86,15 +86,16 @@ def failure(exc: BaseException, secrets: Iterable[Secret], base_url: str) -> dic
         return fail(UNREACHABLE, f"No answer from {base_url}: is the service running?")
     if isinstance(exc, ScopeExpansionFailed):
         # "no_token" with a detail is a store that could not be read, not a missing sign-in
+        said = redact(guidance.with_next(exc.message, exc.next_step), secrets)
         if exc.reason in _SIGN_IN_AGAIN and (not exc.detail or exc.reason != "no_token"):
-            return fail(NOT_SIGNED_IN, redact(exc.message, secrets))
-        return fail(exc.kind, redact(exc.message, secrets))
+            return fail(NOT_SIGNED_IN, said)
+        return fail(exc.kind, said)
     if isinstance(exc, AuthError):
         return fail(NOT_SIGNED_IN, "Not signed in, or the sign-in has expired: use Sign in.")
     if isinstance(exc, InvalidProjectsArgument):
         return fail("invalid_argument", redact(exc.message, secrets))
     if isinstance(exc, (JdpError, CredentialStoreError)):
-        return fail(exc.kind, redact(exc.message, secrets))
+        return fail(exc.kind, redact(guidance.with_next(exc.message, exc.next_step), secrets))
     log.error("jupyter-design-projects panel: unexpected %s", type(exc).__name__)
     return fail("internal_error", f"Unexpected {type(exc).__name__} in the Jupyter server "
                                   "extension: see the Jupyter server's log.")

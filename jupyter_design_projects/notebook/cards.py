@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, ApprovalRequest
+from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, OVER_LIMIT, ApprovalRequest
 from ..core.letters import escaped
+from ..core.plans import PLAN_TTL_MS
 from ..design.approval import PendingApproval
 from ..errors import ApprovalClosed, JdpError, PermissionDenied
 from .outcome import Outcome
@@ -42,10 +43,15 @@ STALE_CSS = (
     ".jdp-card-buttons.jupyter-widgets-disconnected button,"
     ".jdp-card-buttons button.jupyter-widgets-disconnected"
     "{pointer-events:none;opacity:.45;cursor:not-allowed}"
+    # ipywidgets draws a broken-link icon before every disconnected view (seven in a card):
+    # the stale line says it once, in words
+    ".jupyter-widgets-disconnected.jdp-card-box::before,"
+    ".jdp-card-box .jupyter-widgets-disconnected::before{content:none;display:none}"
 )
 
 #: the status line after "Approve for this project" met a project that cannot hold a grant
-GRANT_REFUSED = "this project cannot hold a grant; approve this batch only?"
+GRANT_REFUSED = ("This project cannot hold a grant (the service refused one): approve this "
+                 "batch only?")
 
 #: resume(pending, approved, durable) → a DesignOutcome or a follow-up PendingApproval
 Resume = Callable[[Any, bool, bool], Any]
@@ -54,6 +60,34 @@ Resume = Callable[[Any, bool, bool], Any]
 Watch = Callable[[Any, Callable[[], bool]], "Future[Any] | None"]
 #: the status line of a grant card answered by a grant given outside the notebook
 APPROVED_ELSEWHERE = "approved elsewhere"
+#: what each answer did, said on the card's status line (`history` keeps the short
+#: `kind: answer` codes): a plain Approve grants nothing lasting, and says so
+DENIED = "Denied: nothing was sent."
+CONSENT_GIVEN = ("Consent given: agents may use your Design projects (`%design revoke` "
+                 "withdraws it).")
+ONCE = "Approved this call only: nothing lasting was granted, so the next change asks again."
+BATCH_ONCE = ("Approved this batch only (no lasting grant): other writes to this project ask "
+              "again.")
+GRANTED = ("Approved for this project: its ordinary files may be written until you revoke "
+           "the grant in Design settings.")
+GRANTED_ELSEWHERE = "Approved elsewhere: a grant given in Design settings let this call go on."
+PLAN_APPROVED = (f"Approved the plan: the changes it lists may run without asking again for "
+                 f"up to {PLAN_TTL_MS // 60_000} minutes.")
+
+
+def answer_line(request: ApprovalRequest, choice: str) -> str:
+    """What answering `request` with `choice` did, as a sentence for the status line."""
+    if choice == "denied":
+        return DENIED
+    if choice == APPROVED_ELSEWHERE:
+        return GRANTED_ELSEWHERE
+    if choice == "approved for this project":
+        return GRANTED
+    if request.kind == "consent":
+        return CONSENT_GIVEN
+    if request.operation == "finalize_plan" and not request.reason.startswith(OVER_LIMIT):
+        return PLAN_APPROVED
+    return BATCH_ONCE if request.kind in ("grant", "plan") else ONCE
 
 
 def _paths(title: str, paths: Sequence[str]) -> str:
@@ -130,7 +164,10 @@ class ApprovalCard:
         self.operation = pending.operation
         self.pending: Any | None = None
         self.outcome: Outcome | None = None
+        #: each answer as `kind: answer` (e.g. "grant: approved"), oldest first
         self.history: list[str] = []
+        #: each answer as the sentence the status line shows
+        self.said: list[str] = []
         self.header = w.HTML()
         self.status = w.HTML()
         self.buttons = w.HBox()
@@ -173,7 +210,8 @@ class ApprovalCard:
     def _claim(self, pending: Any, choice: str | None) -> bool:
         """Answer `pending` once, whoever answers first: a click (`choice`) or the grant
         watcher (None: approved elsewhere). False when it was already answered."""
-        kind = pending.request.kind
+        request: ApprovalRequest = pending.request
+        kind = request.kind
         with self._lock:
             if self.pending is not pending:
                 return False
@@ -183,8 +221,12 @@ class ApprovalCard:
             watching.cancel()
         self._disable()
         self.history.append(f"{kind}: {choice or APPROVED_ELSEWHERE}")
-        self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
+        self.said.append(answer_line(request, choice or APPROVED_ELSEWHERE))
+        self._say()
         return True
+
+    def _say(self) -> None:
+        self.status.value = f"<em>{html.escape(' → '.join(self.said))}</em>"
 
     def _watched(self, future: Future[Any]) -> None:
         """The watcher ended: show the continued call's result, if it continued one."""
@@ -232,8 +274,9 @@ class ApprovalCard:
         if (durable and isinstance(result, PendingApproval)
                 and result.request.reason == "grant_ineligible"):
             # the grant POST answered 404: say so, rather than "approved for this project"
-            self.history[-1] = f"{pending.request.kind}: {GRANT_REFUSED}"
-            self.status.value = f"<em>{html.escape(' → '.join(self.history))}</em>"
+            self.history[-1] = f"{pending.request.kind}: grant refused"
+            self.said[-1] = GRANT_REFUSED
+            self._say()
         return shown
 
     def _show(self, result: Any) -> Outcome | None:

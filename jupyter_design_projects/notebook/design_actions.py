@@ -37,7 +37,9 @@ def consent_or_revoke(magics: DesignProjects, command: Command) -> Any:
 
 def status(magics: DesignProjects, command: Command) -> Any:
     session = magics.session
-    return views.status_outcome(session.run(session.design.status()))
+    found = session.run(session.design.status())
+    names = session.run(session.design.project_names(views.status_projects(found)))
+    return views.status_outcome(found, names=names)
 
 
 def trace(magics: DesignProjects, command: Command) -> Any:

@@ -117,11 +117,17 @@ class Outcome:
 
     # ------------------------------------------------------------ rendering
 
+    @property
+    def notice_role(self) -> str:
+        """The notice's colour role: a warning's ("notice") only when the outcome failed
+        or was refused; a routine note ("info") otherwise."""
+        return "notice" if self.is_error or self.error is not None else "info"
+
     def error_fields(self) -> str:
         """The error's fields on one line (its message is the notice, shown once above)."""
         fields = self.error.to_dict() if self.error is not None else {}
         return " · ".join(f"{k}: {v}" for k, v in fields.items()
-                          if k != "message" and v not in (None, "", [], {}))
+                          if k not in ("message", "next_step") and v not in (None, "", [], {}))
 
     def _text(self) -> str:
         lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
@@ -148,7 +154,8 @@ class Outcome:
         parts = [f'<div class="jdp-outcome"><div style="font-weight:bold;color:{colour}">'
                  f"{html.escape(self.label)}{' — error' if self.is_error else ''}</div>"]
         if self.notice:
-            parts.append(f'<div style="color:{theme.colour("notice")}">'
+            parts.append(f'<div class="jdp-{self.notice_role}" '
+                         f'style="color:{theme.colour(self.notice_role)}">'
                          f"{html.escape(self.notice)}</div>")
         if self.budget:
             parts.append(meter_html(self.budget))

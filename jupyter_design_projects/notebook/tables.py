@@ -34,7 +34,7 @@ INT_COLUMNS = frozenset({"estimated_token_count", "file_size_bytes", "id", "byte
 #: columns of true/false (a nullable boolean column)
 BOOL_COLUMNS = frozenset({"read_only", "destructive", "needs_approval", "restorable"})
 #: columns of ISO 8601 times (a UTC datetime column; shown to the second in HTML)
-TIME_COLUMNS = frozenset({"created_at", "time"})
+TIME_COLUMNS = frozenset({"created_at", "updated_at", "time"})
 
 #: an HTML table shows at most this many rows (the DataFrame has them all)
 HTML_ROW_LIMIT = 50

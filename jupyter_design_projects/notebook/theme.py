@@ -8,7 +8,10 @@ from __future__ import annotations
 COLOURS = {
     "error": "var(--jp-error-color1, #c62828)",
     "title": "var(--jp-brand-color1, #1f4e79)",
+    #: a refusal or a failure's message: a warning
     "notice": "var(--jp-warn-color0, #6d4c41)",
+    #: a routine note (a staged slide, an extended sign-in, a fallback): not a warning
+    "info": "var(--jp-ui-font-color1, #424242)",
     "muted": "var(--jp-ui-font-color2, #757575)",
     "ok": "var(--jp-success-color1, #2e7d32)",
     "warn": "var(--jp-warn-color1, #f9a825)",

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.results import MappedResult, to_tool_result
 from ..errors import JdpError
+from ..errors.guidance import with_next
 from . import tables
 from .budget import budget_of
 from .outcome import Outcome
@@ -26,20 +27,36 @@ NAMED_PATHS = 5
 FAILURE_TEXT = 300
 
 
+def error_text(error: JdpError) -> str:
+    """An error on one line with its next step: what a failed cell says."""
+    return with_next(one_line(error), error.next_step)
+
+
+def error_notice(error: JdpError) -> str:
+    """An error with its next step, as a refusal's or failure's notice shows it (its
+    message as it is: a service's log tail keeps its lines)."""
+    return with_next(str(error), error.next_step)
+
+
+def tool_error_step(label: str) -> str:
+    """The next step after the service's own tool error: the operation's fields."""
+    operation = label.removeprefix("design ")
+    return f"%design {operation} --help (its fields), then run the call again"
+
+
 def failure_line(failed: JdpError | Outcome, tool: str) -> str:
     """The one line a failed cell shows: what went wrong and the next step; for a call
     that ran, where its outcome is kept (`%design last`)."""
     error = failed if isinstance(failed, JdpError) else failed.error
     if error is not None:
-        text = one_line(error)
-        step = error.next_step
-        if step and step not in text:
-            text = f"{text} Next: {step}."
+        text = error_text(error)
     else:  # the service's own tool error: its text is the message
         assert isinstance(failed, Outcome)
         said = failed.data if isinstance(failed.data, str) else _json_line(failed.data)
         said = _clipped(" ".join(said.split()))
-        text = f"{failed.label.capitalize()} failed: {said}"
+        step = (tool_error_step(failed.label) if failed.label.startswith("design ")
+                else "retry")
+        text = with_next(f"{failed.label.capitalize()} failed: {said}", step)
     if isinstance(failed, Outcome):
         text = f"{text} (The failed outcome: `%{tool} last`.)"
     return text
@@ -53,27 +70,52 @@ def _json_line(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
+#: `--help` lists nested fields this many levels below the operation's own
+NESTED_DEPTH = 3
+
+
 def schema_fields(operation: str, schema: Mapping[str, Any] | None) -> str:
-    """`%design OP --help`'s list of the operation's fields, from its input schema."""
+    """`%design OP --help`'s list of the operation's fields, from its input schema; the
+    fields of an object (or of an array's objects) follow it, as `files[].path`."""
     if not isinstance(schema, Mapping):
         return (f"\n{operation!r} is not a known operation here: `%design list` shows the "
                 "catalogue.")
-    properties = schema.get("properties")
-    properties = properties if isinstance(properties, Mapping) else {}
-    required = set(schema.get("required") or ())
-    if not properties:
+    rows = list(_field_rows(schema, "", 0))
+    if not rows:
         return f"\nFields of {operation}: none."
     lines = [f"\nFields of {operation} (from its input schema):"]
-    width = max(len(name) for name in properties) + 2
+    width = max(len(name) for name, _ in rows) + 2
+    lines += [f"  {name:<{width}}{about}" for name, about in rows]
+    return "\n".join(lines)
+
+
+def _field_rows(schema: Mapping[str, Any], prefix: str, depth: int):
+    """(name, "type, required — description") for each field of an object schema, each
+    followed by its own nested fields."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
     for name, spec in properties.items():
         spec = spec if isinstance(spec, Mapping) else {}
         kind = str(spec.get("type", "any"))
+        inner: Mapping[str, Any] = spec
+        path = f"{prefix}{name}"
         if kind == "array" and isinstance(spec.get("items"), Mapping):
-            kind = f"array of {spec['items'].get('type', 'any')}"
+            inner = spec["items"]
+            kind = f"array of {inner.get('type', 'any')}"
+            path_inside = f"{path}[]."
+        else:
+            path_inside = f"{path}."
+        enum = spec.get("enum")
+        if isinstance(enum, list) and enum:
+            kind += " (" + " or ".join(map(repr, enum)) + ")"
         need = "required" if name in required else "optional"
         about = spec.get("description")
-        lines.append(f"  {name:<{width}}{kind}, {need}" + (f" — {about}" if about else ""))
-    return "\n".join(lines)
+        yield path, f"{kind}, {need}" + (f" — {about}" if about else "")
+        if depth + 1 < NESTED_DEPTH:
+            yield from _field_rows(inner, path_inside, depth + 1)
 
 
 def _notice(data: Any) -> str | None:
@@ -196,6 +238,9 @@ def design_summary(operation: str, data: Any) -> str | None:
         named = ", ".join(paths[:NAMED_PATHS]) + (" …" if len(paths) > NAMED_PATHS else "")
         return (f"Wrote {data['written']} file(s)" + (f": {named}" if named else "")
                 + (f" · open: {data['url']}" if data.get("url") else ""))
+    if operation == "create_project" and isinstance(data.get("project_id"), str):
+        return (f"Created Design project {data['project_id']}"
+                + (f" · open: {data['url']}" if data.get("url") else ""))
     if operation == "delete_files" and "deleted" in data:
         return f"Deleted {data['deleted']} file(s)"
     if operation == "finalize_plan" and isinstance(data.get("plan_token"), str):
@@ -222,8 +267,7 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     elif not result.is_error:
         body = design_summary(operation, data)
     error = getattr(result, "error", None)
-    # a refusal's message already names the next step (core.permissions.explain)
-    notice = str(error) if error is not None else None
+    notice = error_notice(error) if error is not None else None
     if operation == "list" and isinstance(data, Mapping) and data.get("catalog_unchanged"):
         notice = str(data.get("hint") or "The catalogue is unchanged: %design list --full "
                      "shows every schema again.")
@@ -257,12 +301,36 @@ def _design_tables(operation: str, data: Any) -> dict[str, list[dict[str, Any]]]
 def failed_outcome(label: str, error: JdpError) -> Outcome:
     """A refusal shown in place of a result (e.g. fail-closed approval): is_error, no raise."""
     return Outcome(label, error.to_dict(), is_error=True, error=error,
-                   notice=str(error))
+                   notice=error_notice(error))
 
 
-def status_summary(status: Mapping[str, Any]) -> str:
-    """Consent, plans and grants in a few lines a person reads."""
+#: what `%design revoke` did, by whether there was a consent to withdraw
+REVOKED = {True: "Consent withdrawn; approved plans and grants are forgotten in this session.",
+           False: "There was no consent to withdraw; approved plans and grants are forgotten "
+                  "in this session."}
+
+
+def project_name(project_id: Any, names: Mapping[str, str | None]) -> str:
+    """A project as a person reads it: "name (id)" when its name is known, else the id."""
+    name = names.get(project_id) if isinstance(project_id, str) else None
+    return f"{name} ({project_id})" if name else str(project_id)
+
+
+def status_projects(status: Mapping[str, Any]) -> list[str]:
+    """The project ids a status names (plans, grants), each once, for their names."""
+    ids = [plan.get("project_id") for plan in status.get("approved_plans") or ()]
+    ids += [*(status.get("verified_grants") or ()), *(status.get("grant_ineligible") or ())]
+    return list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+
+
+def status_summary(status: Mapping[str, Any],
+                   names: Mapping[str, str | None] | None = None) -> str:
+    """Consent, plans and grants in a few lines a person reads; a project is named by
+    `names` (id → display-safe name) where its name is known."""
+    names = names or {}
     lines = []
+    if "revoked" in status:
+        lines.append(REVOKED[bool(status["revoked"])])
     if "consent" in status:
         consent = status["consent"]
         lines.append("Consent: " + ("given" if consent is True else "not given"
@@ -271,14 +339,19 @@ def status_summary(status: Mapping[str, Any]) -> str:
         changes = [f"{verb} {', '.join(plan.get(key) or ())}"
                    for verb, key in (("writes", "writes"), ("deletes", "deletes"))
                    if plan.get(key)]
-        lines.append(f"Plan for {plan.get('project_id')}: {'; '.join(changes) or 'no paths'}"
+        lines.append(f"Plan for {project_name(plan.get('project_id'), names)}: "
+                     f"{'; '.join(changes) or 'no paths'}"
                      f" (expires in {_duration(plan.get('expires_in_s'))})")
     for key, words in (("verified_grants", "Projects approved for ordinary writes"),
                        ("grant_ineligible", "Projects that cannot hold a grant")):
         if key in status:
-            lines.append(f"{words}: {', '.join(status[key]) or 'none'}")
+            shown = [project_name(p, names) for p in status[key]]
+            lines.append(f"{words}: {', '.join(shown) or 'none'}")
+    if status.get("signed_in") is True:
+        lines.append("Signed in.")
     for key, value in status.items():
-        if key not in ("consent", "approved_plans", "verified_grants", "grant_ineligible"):
+        if key not in ("consent", "approved_plans", "verified_grants", "grant_ineligible",
+                       "revoked", "signed_in"):
             lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
     return "\n".join(lines)
 
@@ -289,8 +362,9 @@ def _duration(seconds: Any) -> str:
     return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
 
 
-def status_outcome(status: Mapping[str, Any], *, label: str = "design status") -> Outcome:
-    return Outcome(label, dict(status), body=status_summary(status))
+def status_outcome(status: Mapping[str, Any], *, label: str = "design status",
+                   names: Mapping[str, str | None] | None = None) -> Outcome:
+    return Outcome(label, dict(status), body=status_summary(status, names))
 
 
 def login_outcome(url: str) -> Outcome:

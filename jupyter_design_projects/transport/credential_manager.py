@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import pkce
 from ..core.redaction import Secret, as_secret
-from ..core.scopes import LOGIN_SCOPES, PROJECT_SCOPES, expansion_scopes, missing_project_scopes
+from ..core.scopes import LOGIN_SCOPES, expansion_scopes, missing_project_scopes
 from ..errors import (
     AuthError,
     CredentialStoreError,
@@ -64,10 +64,11 @@ EXPIRY_SKEW_MS = 30_000
 LOCK_POLL_S = 0.02
 #: how many past tokens (rotated ones, login codes) are still redacted
 KNOWN_SECRETS_KEPT = 32
+#: said once, beside the first Projects result, in plain words (no scope names): nothing
+#: went wrong and there is nothing to do
 SCOPE_UPGRADE_NOTICE = (
-    "Your sign-in now includes the Projects scopes ("
-    + " ".join(PROJECT_SCOPES)
-    + "); the stored credential was updated."
+    "Your sign-in now also covers this notebook's Project (reading and changing its "
+    "knowledge); the saved sign-in was updated. Nothing to do."
 )
 
 

@@ -128,3 +128,62 @@ export function formatPercent(fraction: number): string {
     ? `${percent.toFixed(1)}%`
     : `${Math.round(percent)}%`;
 }
+
+/** A search hit's snippet is cut to at most this many characters (then `…`). */
+export const SNIPPET_CHARS = 220;
+
+/** Markdown syntax, each rule with what it leaves of the text (line rules first). */
+const MARKDOWN_LINES: [RegExp, string][] = [
+  [/^\s*(```|~~~).*$/gm, ''], // code fences
+  [/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ''], // table rules
+  [/^\s*([-*_]\s*){3,}$/gm, ''], // horizontal rules
+  [/^\s*(>\s?)+/gm, ''], // block quotes
+  [/^\s*([-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?/gm, ''] // list items, task boxes
+];
+const MARKDOWN_INLINE: [RegExp, string][] = [
+  [/!\[([^\]]*)\]\([^)]*\)/g, '$1'], // images: their alt text
+  [/\[([^\]]+)\]\([^)]*\)/g, '$1'], // links: their text
+  [/\[([^\]]+)\]\[[^\]]*\]/g, '$1'], // reference links
+  [/`+([^`]+)`+/g, '$1'], // inline code
+  [/(\*\*|__)(?=\S)([^*_]*?\S)\1/g, '$2'], // bold
+  [/(^|[^\w*])\*(?=\S)([^*]*?\S)\*(?!\*)/g, '$1$2'], // italic with *
+  [/(^|[^\w_])_(?=\S)([^_]*?\S)_(?!\w)/g, '$1$2'], // italic with _ (not snake_case)
+  [/~~(?=\S)([^~]*?\S)~~/g, '$1'], // strikethrough
+  [/\s*\|\s*/g, ' '] // table cells
+];
+
+/**
+ * Markdown as the plain text it reads as: syntax removed, line breaks and runs of spaces
+ * as one space. Text only: nothing is parsed as HTML (a `<b>` stays the characters it is).
+ */
+export function markdownToText(markdown: string): string {
+  // a heading reads as a sentence of its own before the text that follows it
+  let text = markdown.replace(
+    /^\s{0,3}#{1,6}\s+(.*?)[\s#]*$/gm,
+    (_line, heading: string) =>
+      /[.:!?]$/.test(heading) ? heading : `${heading}.`
+  );
+  for (const [pattern, kept] of [...MARKDOWN_LINES, ...MARKDOWN_INLINE]) {
+    text = text.replace(pattern, kept);
+  }
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A search hit's text as a snippet: plain text (`markdownToText`), at most `max`
+ * characters, cut at the last word boundary before the limit (a single word longer than
+ * that is cut where it must be), with `…` when anything was cut.
+ */
+export function snippetText(
+  markdown: string,
+  max: number = SNIPPET_CHARS
+): string {
+  const text = markdownToText(markdown);
+  if (text.length <= max) {
+    return text;
+  }
+  const room = text.slice(0, max); // the ellipsis takes the place of the cut space
+  const space = room.lastIndexOf(' ');
+  const cut = space > 0 ? room.slice(0, space) : room.slice(0, max - 1);
+  return `${cut.replace(/[\s,;:–—-]+$/, '')}…`;
+}

@@ -34,6 +34,9 @@ import {
   renderService
 } from './render';
 
+/** The search box's placeholder: it fits the default sidebar width beside the button. */
+export const SEARCH_PLACEHOLDER = 'Search docs';
+
 /** What the plugin gives the panels: the JupyterLab side of their buttons. */
 export interface IPanelHost {
   /** open a doc read-only in the main area */
@@ -260,7 +263,8 @@ export class ProjectPanel extends SidePanel {
       'search-input'
     );
     input.type = 'search';
-    input.placeholder = 'Search the Project’s knowledge';
+    // short enough for the default sidebar width; the label says it in full
+    input.placeholder = SEARCH_PLACEHOLDER;
     input.setAttribute('aria-label', 'Search the Project’s knowledge');
     form.appendChild(input);
     const go = el(

@@ -25,7 +25,8 @@ import {
   formatCount,
   formatDate,
   formatPercent,
-  formatSize
+  formatSize,
+  snippetText
 } from './format';
 
 /** What the rendered buttons do; each returns when its work is done. */
@@ -457,7 +458,9 @@ export function renderHits(
     const item = el('li', 'jdp-Hit', undefined, 'hit');
     item.dataset.path = hit.name;
     item.appendChild(docLink(hit.name, handlers));
-    item.appendChild(el('div', 'jdp-HitText', hit.text, 'hit-text'));
+    item.appendChild(
+      el('div', 'jdp-HitText', snippetText(hit.text), 'hit-text')
+    );
     item.appendChild(insertButton(hit.name, handlers, insert));
     list.appendChild(item);
   }

@@ -38,11 +38,24 @@ UPLOAD_WITH_SPACES = "Q3 Research Review.pdf"
 LIVE_DOC = "notes/written-in-a-kernel.md"
 FIRST_TEXT = "Written in a kernel.\n"
 SECOND_TEXT = "Replaced in a kernel.\n"
+#: what labextension/src/format.ts cuts a snippet to (SNIPPET_CHARS)
+SNIPPET_CHARS = 220
+#: Markdown syntax a snippet must not show: headings, emphasis, code, links, list marks
+MARKDOWN = re.compile(r"(^|\s)#{1,6}\s|\*\*|__|`|\]\(|(^|\s)[-*+]\s")
+#: the placeholder's text width and the input's room for it (px), and a longer text's
+PLACEHOLDER_FIT = """(input, longer) => {
+  const style = getComputedStyle(input);
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = input.clientWidth - parseFloat(style.paddingLeft)
+    - parseFloat(style.paddingRight);
+  return [ctx.measureText(input.placeholder).width, room, ctx.measureText(longer).width];
+}"""
 #: the kernel asks again: the consent card's question, or the refusal naming consent
 CONSENT_ASKED = re.compile(r"Allow agents to use your .*Design projects")
 #: the call that met the service's needs_consent fails with one line naming the command
 NEEDS_CONSENT = re.compile(r"UsageError: The Design service needs your consent .*"
-                           r"`%design consent`")
+                           r"Next: %design consent\.")
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +110,20 @@ def test_search_shows_hits(page):
     assert hits.count() >= 1
     expect(role(hits.first, "hit-text")).not_to_be_empty()
     expect(role(panel, "search-fallback")).to_have_count(0)
+    # each snippet is plain text, whole (not clipped mid-line), cut at a word
+    for text, clipped in role(panel, "hit-text").evaluate_all(
+            "els => els.map(e => [e.textContent, e.scrollHeight > e.clientHeight + 1])"):
+        assert not clipped, text
+        assert not MARKDOWN.search(text), text
+        assert len(text) <= SNIPPET_CHARS and (text.endswith("…") or len(text) < SNIPPET_CHARS)
+    panel.screenshot(path="/tmp/jdp-search-hits.png")
+
+
+def test_the_search_placeholder_fits_the_default_sidebar_width(page):
+    panel = open_panel(page, PROJECT)
+    box = role(panel, "search-input")
+    shown, room, full = box.evaluate(PLACEHOLDER_FIT, "Search the Project’s knowledge")
+    assert shown <= room, f"placeholder {shown:.0f}px in {room:.0f}px (the long one: {full:.0f})"
 
 
 def test_a_doc_opens_read_only_in_the_main_area(page):

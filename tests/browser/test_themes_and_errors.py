@@ -29,6 +29,16 @@ RUN_ALL_SETTLED = """() => {
   return prompts.length > 0 && prompts.every(p => !p.textContent.includes('*'));
 }"""
 
+#: a card has at least this many widget views (box, header, stale line, button row, its
+#: buttons, status, output): a new user saw seven broken-link icons on a stale one
+CARD_VIEWS = 7
+#: how many disconnected views in an element draw ipywidgets' broken-link icon (::before)
+BROKEN_LINK_ICONS = """el => [...el.querySelectorAll('.jupyter-widgets-disconnected')]
+  .filter(view => {
+    const icon = getComputedStyle(view, '::before');
+    return icon.display !== 'none' && icon.content !== 'none' && icon.content !== 'normal';
+  }).length"""
+
 
 def notebook(lab, name: str, sources: list[str]) -> str:
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
@@ -104,6 +114,9 @@ def test_a_card_whose_kernel_restarted_is_inert_and_says_rerun(lab_page, lab):
     expect(stale).to_contain_text("re-run the cell")
     assert approve.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
     assert card.locator(".jdp-card-box.jupyter-widgets-disconnected").count() == 1
+    # every view of the card is disconnected, and none draws ipywidgets' broken-link icon
+    assert card.locator(".jupyter-widgets-disconnected").count() >= CARD_VIEWS
+    assert card.evaluate(BROKEN_LINK_ICONS) == 0
     card.screenshot(path=str(SCREENSHOTS / "jdp-stale-card.png"))
 
 
@@ -197,4 +210,5 @@ def test_a_card_reloaded_into_a_new_kernel_is_inert_and_says_rerun(
     expect(stale).to_contain_text("re-run the cell")
     button = card.locator(".jdp-card-buttons button").first
     assert button.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
+    assert card.evaluate(BROKEN_LINK_ICONS) == 0
     card.screenshot(path=str(SCREENSHOTS / "jdp-reloaded-card.png"))

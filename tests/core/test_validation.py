@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from jupyter_design_projects.core.validation import (
+    FIELDS_NAMED,
     PLAN_TOKEN_MAX_BYTES,
     STRING_MAX_BYTES,
     check_operation_name,
     suggest,
+    unknown_field,
     validate,
 )
 from jupyter_design_projects.design.schemas import local_schema
@@ -145,6 +147,26 @@ def test_caps_apply_without_a_schema(size: int, valid: bool) -> None:
 def test_unknown_fields_are_refused_with_a_did_you_mean(arguments, field, suggestion) -> None:
     error = refusal("write_files", arguments, WRITE)
     assert (error.field, error.suggestion) == (field, suggestion)
+
+
+def test_a_nested_unknown_field_names_the_fields_of_its_object() -> None:
+    error = refusal("write_files", files({"path": "a", "content": "x"}), WRITE)
+    assert error.field == "files[0].content"
+    assert error.rule == ("is not a known field (files[0]'s fields: path, data, encoding, "
+                          "if_match)")
+
+
+def test_a_top_level_unknown_field_names_the_operations_fields() -> None:
+    error = refusal("write_files", {"project_id": "p", "files": [], "zzz": 1}, WRITE)
+    assert error.rule == ("is not a known field (the operation's fields: project_id, files, "
+                          "plan_token)")
+
+
+@pytest.mark.parametrize(("count", "named", "more"), [
+    (FIELDS_NAMED, FIELDS_NAMED, ""), (FIELDS_NAMED + 1, FIELDS_NAMED, " and 1 more")])
+def test_an_unknown_field_names_at_most_so_many_fields(count, named, more) -> None:
+    rule = unknown_field("", [f"f{i}" for i in range(count)])
+    assert rule.count(", ") == named - 1 and rule.endswith(f"f{named - 1}{more})")
 
 
 def test_suggest_prefers_an_exact_case_insensitive_match() -> None:

@@ -14,7 +14,13 @@ import pytest
 from faults_client import faults
 
 from jupyter_design_projects import service_file
-from jupyter_design_projects.errors import ServiceStartFailed
+from jupyter_design_projects.errors import (
+    NeedsConsent,
+    ScopeExpansionFailed,
+    ServiceStartFailed,
+    guidance,
+)
+from jupyter_design_projects.labserver.failures import failure
 from jupyter_design_projects.labserver.panel import DOC_MAX_BYTES, Panel
 
 PROJECT = "0b6f4f0e-3c2a-4d8e-9f10-7a1b2c3d4e5f"
@@ -375,3 +381,11 @@ async def test_a_group_readable_credential_file_is_refused_and_reported(tmp_path
     assert report["project"]["error"] == "scope_expansion_failed"
     assert report["design"]["error"] == "credential_store_error"
     assert TOKEN not in json.dumps(report)
+
+
+@pytest.mark.parametrize("error", [NeedsConsent(), ScopeExpansionFailed("lock_contended")],
+                         ids=["needs_consent", "scope_expansion_failed"])
+def test_a_panel_failure_says_its_next_step_as_the_notebook_does(error):
+    said = failure(error, (), "http://127.0.0.1:1")["message"]
+    assert said == guidance.with_next(error.message, error.next_step)
+    assert said.count("Next:") == 1

@@ -93,6 +93,10 @@ class FakeDesign:
             raise PermissionDenied(operation, "nobody can answer; run `%design consent`")
         return answer
 
+    async def project_names(self, project_ids):
+        """As the client: the names seen so far (a fake looks nothing up)."""
+        return self.projects_seen
+
     async def watch_grant(self, pending: PendingApproval, *, claim):
         """No grant is ever given elsewhere here: the watch ends at once."""
         return None

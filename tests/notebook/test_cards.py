@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import html
+
 import pytest
 from nb_fakes import outcome, pending, request
 
@@ -13,7 +16,20 @@ from jupyter_design_projects.errors import (
     PermissionDenied,
 )
 from jupyter_design_projects.notebook import views
-from jupyter_design_projects.notebook.cards import ApprovalCard, card_html, card_parts
+from jupyter_design_projects.notebook.cards import (
+    APPROVED_ELSEWHERE,
+    BATCH_ONCE,
+    CONSENT_GIVEN,
+    DENIED,
+    GRANTED,
+    GRANTED_ELSEWHERE,
+    ONCE,
+    PLAN_APPROVED,
+    ApprovalCard,
+    answer_line,
+    card_html,
+    card_parts,
+)
 from jupyter_design_projects.notebook.outcome import PendingOutcome
 
 
@@ -281,7 +297,8 @@ def test_the_card_status_keeps_every_answer_of_a_follow_up_chain():
     card.approve()
     card.approve(durable=True)
     assert card.history == ["consent: approved", "grant: approved for this project"]
-    assert all(step in card.status.value for step in card.history)
+    assert card.said == [CONSENT_GIVEN, GRANTED]
+    assert card.status.value == f"<em>{html.escape(' → '.join(card.said))}</em>"
 
 
 class Watcher:
@@ -308,7 +325,7 @@ def test_grant_card_approved_elsewhere_continues_and_says_so_spec_s8():
     (claim,) = watcher.claims
     assert claim() is True  # the watcher found a grant before anyone clicked
     assert card.history == [f"grant: {APPROVED_ELSEWHERE}"]
-    assert APPROVED_ELSEWHERE in card.status.value
+    assert GRANTED_ELSEWHERE in card.status.value
     assert all(button.disabled for button in card.buttons.children)
     watcher.future.set_result(outcome("write_files", {"written": 1}))
     assert card.outcome is not None and not card.outcome.is_error
@@ -325,6 +342,7 @@ def test_a_click_first_stops_the_watcher_and_its_claim_fails_spec_s8():
     assert watcher.future.cancelled()
     assert watcher.claims[0]() is False
     assert card.history == ["grant: approved"]
+    assert card.said == [BATCH_ONCE]
 
 
 def test_only_grant_cards_are_watched_spec_s8():
@@ -336,8 +354,6 @@ def test_only_grant_cards_are_watched_spec_s8():
 def test_a_grant_refused_with_404_says_so_on_the_status_line():
     """Approve for this project met a project that cannot hold a grant: the follow-up plan
     card's status line tells the truth instead of "approved for this project"."""
-    import dataclasses
-
     from jupyter_design_projects.notebook.cards import GRANT_REFUSED
 
     follow_up = pending("plan", durable=False)
@@ -347,7 +363,8 @@ def test_a_grant_refused_with_404_says_so_on_the_status_line():
                         present=views.design_outcome)
     assert card.approve(durable=True) is None
     assert GRANT_REFUSED in card.status.value
-    assert "approved for this project" not in card.status.value
+    assert GRANTED not in card.status.value
+    assert card.history == ["grant: grant refused"]
     assert card.pending is follow_up and card.durable_button is None
 
 
@@ -355,7 +372,7 @@ def test_a_durable_approval_that_is_granted_keeps_its_status():
     card = ApprovalCard(pending("grant"), resume=Resumer(pending("plan", durable=False)),
                         present=views.design_outcome)
     card.approve(durable=True)
-    assert "approved for this project" in card.status.value
+    assert GRANTED in card.status.value
 
 
 def test_the_card_carries_its_stale_warning_hidden_until_disconnected():
@@ -386,3 +403,28 @@ def test_a_non_ascii_path_is_shown_as_written_and_escaped_beside_it(path):
 
 def test_an_ascii_path_has_no_escaped_form_beside_it():
     assert "[" not in card_html(request()).split("slides/04.html", 1)[1].split("</li>")[0]
+
+
+@pytest.mark.parametrize(("kind", "operation", "reason", "choice", "said"), [
+    ("consent", "write_files", "consent_not_given", "approved", CONSENT_GIVEN),
+    ("consent", "write_files", "consent_not_given", "denied", DENIED),
+    ("grant", "write_files", "no_grant", "approved", BATCH_ONCE),
+    ("grant", "write_files", "no_grant", "approved for this project", GRANTED),
+    ("grant", "write_files", "no_grant", APPROVED_ELSEWHERE, GRANTED_ELSEWHERE),
+    ("grant", "write_files", "no_grant", "denied", DENIED),
+    ("plan", "finalize_plan", "finalize_plan", "approved", PLAN_APPROVED),
+    ("plan", "finalize_plan", "over_limit_too_many_writes", "approved", BATCH_ONCE),
+    ("plan", "write_files", "grant_ineligible", "approved", BATCH_ONCE),
+    ("operation", "delete_files", "no_plan_token", "approved", ONCE),
+    ("operation", "delete_files", "no_plan_token", "denied", DENIED),
+])
+def test_the_status_line_says_what_each_answer_did(kind, operation, reason, choice, said):
+    asked = dataclasses.replace(request(), kind=kind, operation=operation, reason=reason)
+    assert answer_line(asked, choice) == said
+
+
+def test_a_plain_approve_of_a_grant_card_never_reads_as_a_grant():
+    card, _ = make("grant", outcome("write_files", {"written": 1}))
+    card.approve()
+    shown = html.unescape(card.status.value)
+    assert "no lasting grant" in shown and "grant: approved" not in shown

@@ -87,8 +87,15 @@ def test_operation_help_lists_the_fields_of_its_schema(shell, live, capsys):
     assert shell.run_line_magic("design", "write_files --help") is None
     shown = capsys.readouterr().out
     assert "Fields of write_files (from its input schema):" in shown
-    assert "project_id  string, required" in shown
-    assert "plan_token  string, optional" in shown
+    rows = {line.split()[0]: " ".join(line.split()[1:]) for line in shown.splitlines()
+            if line.startswith("  ")}
+    assert rows["project_id"] == "string, required"
+    assert rows["plan_token"] == "string, optional"
+    # the objects of an array show their own fields
+    assert rows["files"].startswith("array of object, required")
+    assert rows["files[].path"] == "string, required"
+    assert rows["files[].data"] == "string, required"
+    assert rows["files[].if_match"] == "string, optional"
     shell.run_line_magic("design", "no_such_op --help")
     assert "not a known operation here" in capsys.readouterr().out
 
@@ -120,3 +127,29 @@ def test_the_outcome_flag_and_setting_return_outcomes(shell, live):
     out = shell.run_line_magic("project", "read no-such-doc.md")
     assert out.is_error and out.error.kind == "doc_not_found"
     assert shell.run_line_magic("project", "last") is out
+
+
+def test_status_names_the_projects_of_its_plans(shell, live):
+    shell.run_line_magic("design", "consent")
+    projects = shell.run_line_magic("design", "list_projects")
+    deck = next(p for p in projects.data if p["name"] == "Quarterly Review Deck")
+    shell.user_ns["pid"] = deck["id"]
+    plan = shell.run_line_magic(
+        "design", "finalize_plan project_id=$pid writes='[\"slides/x.html\"]'")
+    assert not plan.card.approve().is_error
+    live.session.design.projects_seen.clear()  # a name not known yet is looked up (read-only)
+    status = shell.run_line_magic("design", "status")
+    assert f"Plan for Quarterly Review Deck ({deck['id']}): writes slides/x.html" in status.body
+    assert live.session.design.projects_seen == {deck["id"]: "Quarterly Review Deck"}
+
+
+def test_a_missing_project_and_a_deck_name_each_name_one_next_step(shell, live):
+    shell.run_line_magic("design", "consent")
+    for tool, line in (("design", "get_project project_id=nope"), ("project", 'search ""'),
+                       ("design", 'deck open "No Such Deck"'),
+                       ("design", "write_files project_id=nope files=[]"),
+                       ("project", "read no-such-doc.md"), ("project", "restore 99999")):
+        text = failure(shell, tool, line)
+        said, _, step = text.partition(" Next: ")
+        assert text.count("Next:") == 1 and said.endswith("."), text
+        assert "%design" not in said and "%project" not in said, text

@@ -10,10 +10,11 @@ from nb_fakes import CATALOGUE, PNG, image_outcome, outcome
 from jupyter_design_projects.errors import (
     DocNotFound,
     PermissionDenied,
+    PermissionRefused,
     ProjectsApiError,
     ServiceStartFailed,
 )
-from jupyter_design_projects.notebook import views
+from jupyter_design_projects.notebook import theme, views
 from jupyter_design_projects.notebook.budget import Budget, budget_of, meter_html
 from jupyter_design_projects.notebook.catalogue import CatalogueView, matches
 from jupyter_design_projects.notebook.outcome import Outcome
@@ -136,6 +137,51 @@ def test_delete_and_status_read_as_sentences():
         "Consent: given", "Plan for p1: writes a (expires in 12 min 34 s)",
         "Projects approved for ordinary writes: none",
         "Projects that cannot hold a grant: p2"]
+
+
+def test_status_names_each_project_it_knows_beside_its_id():
+    status = views.status_outcome({"consent": True, "approved_plans": [
+        {"project_id": "p1", "writes": ["a"], "deletes": [], "expires_in_s": 5}],
+        "verified_grants": ["p1", "p3"], "grant_ineligible": []},
+        names={"p1": "Quarterly Review Deck", "p3": None})
+    assert status.body.splitlines() == [
+        "Consent: given", "Plan for Quarterly Review Deck (p1): writes a (expires in 5 s)",
+        "Projects approved for ordinary writes: Quarterly Review Deck (p1), p3",
+        "Projects that cannot hold a grant: none"]
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_revoke_says_what_it_did_in_a_sentence(existed):
+    out = views.status_outcome({"revoked": existed, "consent": False, "approved_plans": [],
+                                "verified_grants": [], "grant_ineligible": []},
+                               label="design revoke")
+    assert out.body.splitlines()[0] == views.REVOKED[existed]
+    assert "Revoked:" not in out.body and "True" not in out.body
+
+
+def test_a_routine_notice_is_plain_and_a_refusal_is_a_warning():
+    routine = Outcome("design slide", {}, notice="Staged slides/01.html (10 bytes, new)")
+    refused = views.failed_outcome("design write_files",
+                                   PermissionRefused("write_files", "denied_on_card",
+                                                     "you chose Deny. Run it again.", ""))
+    assert routine.notice_role == "info" and refused.notice_role == "notice"
+    assert f'color:{theme.colour("info")}' in routine._repr_mimebundle_()["text/html"]
+    assert "warn" not in theme.colour("info")
+    assert f'color:{theme.colour("notice")}' in refused._repr_mimebundle_()["text/html"]
+
+
+def test_list_projects_times_read_as_the_other_tables():
+    out = views.design_outcome(outcome("list_projects", [
+        {"id": "p", "name": "Deck", "updated_at": "2026-12-03T09:41:30.123456+00:00"}]))
+    assert "<td>2026-12-03 09:41:30 UTC</td>" in out._repr_mimebundle_()["text/html"]
+    assert str(out.df["updated_at"].dt.tz) == "UTC"
+
+
+def test_create_project_is_a_sentence_not_json():
+    out = views.design_outcome(outcome("create_project", {
+        "project_id": "p-9", "url": "https://design.example/p/p-9"}))
+    assert out.body == "Created Design project p-9 · open: https://design.example/p/p-9"
+    assert '"project_id"' not in out._repr_mimebundle_()["text/html"]
 
 
 def test_projects_tool_result_carries_the_json_and_is_error():

@@ -335,3 +335,11 @@ async def test_a_store_another_process_rewrote_is_still_adopted_after_a_failed_s
     token = await rig.manager.refresh_after_401(Secret("at-issued-0002"))
     assert token == Secret("at-other-process")
     assert len(rig.service.token_requests) == 1
+
+
+def test_the_scope_upgrade_notice_is_plain_words():
+    """A new user's first Projects call shows it: no scope names, nothing to act on."""
+    from jupyter_design_projects.core.scopes import PROJECT_SCOPES
+
+    assert not any(scope in SCOPE_UPGRADE_NOTICE for scope in PROJECT_SCOPES)
+    assert SCOPE_UPGRADE_NOTICE.endswith("Nothing to do.")

@@ -182,7 +182,7 @@ class Deck:
         if len(named) == 1:
             return named[0]
         why = ("matches several Design projects: give its id" if named
-               else "matches no Design project's name or id (see %design list_projects)")
+               else "matches no Design project's name or id")
         raise InvalidArguments("deck", "project", f"{name_or_id!r} {why}")
 
     async def bind(self, project_id: str, project_name: str | None = None) -> None:

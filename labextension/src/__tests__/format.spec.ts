@@ -5,8 +5,11 @@ import {
   formatDate,
   formatPercent,
   formatSize,
+  markdownToText,
   readCellSource,
-  shellQuote
+  shellQuote,
+  SNIPPET_CHARS,
+  snippetText
 } from '../format';
 
 describe('formatBytes', () => {
@@ -95,5 +98,69 @@ describe('shellQuote and readCellSource', () => {
 
   it('puts -- before a path that would read as an option', () => {
     expect(readCellSource('-draft.md')).toBe('%project read -- -draft.md');
+  });
+});
+
+describe('markdownToText', () => {
+  it.each([
+    [
+      '# Onboarding\n\nDay **one**: read the _style guide_.',
+      'Onboarding. Day one: read the style guide.'
+    ],
+    [
+      '## Steps\n- first\n* second\n1. third\n- [x] done',
+      'Steps. first second third done'
+    ],
+    ['> quoted `code` and ~~old~~ text', 'quoted code and old text'],
+    [
+      'See [the runbook](https://x.example/r) and ![a chart](c.png).',
+      'See the runbook and a chart.'
+    ],
+    ['| a | b |\n|---|:---:|\n| 1 | 2 |', 'a b 1 2'],
+    ['```python\nprint(1)\n```', 'print(1)'],
+    ['snake_case_name and 2*3*4 stay', 'snake_case_name and 2*3*4 stay'],
+    ['---\ntext', 'text']
+  ])('%j reads as %j', (markdown, text) => {
+    expect(markdownToText(markdown)).toBe(text);
+  });
+
+  it('keeps HTML as the characters it is (never parsed)', () => {
+    expect(markdownToText('<img src=x onerror=alert(1)> <b>bold</b>')).toBe(
+      '<img src=x onerror=alert(1)> <b>bold</b>'
+    );
+  });
+});
+
+describe('snippetText', () => {
+  const words = (n: number) =>
+    Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+
+  it('keeps a text that fits whole, at the limit exactly', () => {
+    const text = 'a'.repeat(SNIPPET_CHARS);
+    expect(snippetText(text)).toBe(text);
+    expect(snippetText('Day one')).toBe('Day one');
+  });
+
+  it('cuts one character over the limit at a word boundary, with an ellipsis', () => {
+    const text = `${'a'.repeat(SNIPPET_CHARS - 5)} bcdef`; // SNIPPET_CHARS + 1
+    expect(snippetText(text)).toBe(`${'a'.repeat(SNIPPET_CHARS - 5)}…`);
+  });
+
+  it('never ends mid-word and stays within the limit', () => {
+    const cut = snippetText(words(200), 50);
+    expect(cut.length).toBeLessThanOrEqual(50);
+    expect(cut.endsWith('…')).toBe(true);
+    const last = cut.slice(0, -1).split(' ').pop() as string;
+    expect(words(200).split(' ')).toContain(last);
+  });
+
+  it('cuts a single overlong word where it must', () => {
+    expect(snippetText('x'.repeat(30), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+
+  it('strips Markdown before measuring', () => {
+    expect(snippetText('## Release\n\n**Freeze** on `main`')).toBe(
+      'Release. Freeze on main'
+    );
   });
 });

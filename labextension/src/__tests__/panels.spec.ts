@@ -8,6 +8,7 @@ import {
   DocView,
   IPanelHost,
   ProjectPanel,
+  SEARCH_PLACEHOLDER,
   statusFailure
 } from '../panels';
 import { answer, fakeSend, FILES, JOURNAL, q, status } from './fixtures';
@@ -97,6 +98,19 @@ describe('ProjectPanel', () => {
     );
     expect(q(t.project.node, 'doc')).toHaveLength(2);
     expect(q(t.project.node, 'reference')).toHaveLength(1);
+    t.dispose();
+  });
+
+  it('gives the search box a short placeholder and a full label', async () => {
+    const t = setup();
+    await t.model.refresh();
+    t.flush();
+    const input = q(t.project.node, 'search-input')[0] as HTMLInputElement;
+    expect(input.placeholder).toBe(SEARCH_PLACEHOLDER);
+    expect(SEARCH_PLACEHOLDER.length).toBeLessThanOrEqual(12);
+    expect(input.getAttribute('aria-label')).toBe(
+      'Search the Project’s knowledge'
+    );
     t.dispose();
   });
 

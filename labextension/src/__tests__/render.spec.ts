@@ -206,6 +206,26 @@ describe('renderHits', () => {
     expect(q(box, 'search-fallback')).toHaveLength(0);
   });
 
+  it('shows a snippet as plain text cut at a word, never Markdown or HTML', () => {
+    const chunk =
+      '# On-call\n\nThe **pager** rotates weekly. <script>alert(1)</script> ' +
+      'word '.repeat(80);
+    const box = renderHits(
+      {
+        rag: true,
+        hits: [{ name: 'on-call.md', doc_uuid: 'd2', text: chunk }]
+      },
+      noop,
+      canInsert
+    );
+    const shown = text(box, 'hit-text');
+    expect(
+      shown.startsWith('On-call. The pager rotates weekly. <script>')
+    ).toBe(true);
+    expect(shown.endsWith('word…')).toBe(true);
+    expect(q(box, 'hit-text')[0].querySelector('script')).toBeNull();
+  });
+
   it('says honestly when search is off and there are no hits', () => {
     const box = renderHits({ rag: false, hits: [] }, noop, canInsert);
     expect(text(box, 'search-fallback')).toContain('Knowledge search is off');
