@@ -23,6 +23,7 @@ from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.errors import (
     AuthError,
     CredentialStoreError,
+    ProjectsAuthFailed,
     ScopeExpansionFailed,
 )
 from jupyter_design_projects.session import Session
@@ -83,7 +84,9 @@ def test_lock_held_by_another_process_is_a_clear_try_again__spec_s11(
         with Session(settings_for(service, path), data_dir=tmp_path / "client") as session:
             live = Live(service, session, tmp_path / "held" / "credentials.json", caplog, capsys)
             error = live.fails(session.projects.info(), timeout=60)
-            assert isinstance(error, ScopeExpansionFailed) and error.reason == "lock_contended"
+            # spec §12: wrapped as a Projects failure, the credential error as its cause
+            assert isinstance(error, ProjectsAuthFailed) and error.reason == "lock_contended"
+            assert isinstance(error.__cause__, ScopeExpansionFailed)
             assert faults(service).counts().get("POST /v1/oauth/token", 0) == 0
             holder.stdin.close()
             holder.wait(30)
@@ -107,8 +110,9 @@ def test_a_credential_file_others_can_read_is_refused_with_the_fix__threat_leake
         fresh.close()
         os.chmod(live.credentials_file, 0o600)
     # the Projects call needs the scopes first: the store's refusal is its detail
-    assert isinstance(error, ScopeExpansionFailed) and error.reason == "no_token"
-    assert "chmod 600" in error.detail
+    assert isinstance(error, ProjectsAuthFailed) and error.reason == "no_token"
+    assert isinstance(error.__cause__, ScopeExpansionFailed)
+    assert "chmod 600" in error.__cause__.detail
     live.check(error=error)
 
 
