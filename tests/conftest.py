@@ -1,6 +1,7 @@
 """Fixtures every test package shares: the real reference service as a subprocess on
-loopback (a fresh one per test, or one per session); and the fast tier (`--fast`), which
-leaves out the slow kinds of test declared in SLOW_KINDS."""
+loopback (a fresh one per test, or one per session); the fast tier (`--fast`), which
+leaves out the slow kinds of test declared in SLOW_KINDS; and the one xdist group the
+heavy kinds (SERIAL_KINDS) run in."""
 
 from __future__ import annotations
 
@@ -12,10 +13,15 @@ import pytest
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 
 TESTS = Path(__file__).resolve().parent
+#: the tests' services launch the preview browser on the first preview only: warming it
+#: at start costs each short-lived service a Playwright driver and a chromium (~1 s of
+#: CPU to start and to stop) that most never use
+NO_WARM_BROWSER = ("--no-warm-browser",)
 
 
 def _running(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[EmbeddedService]:
-    service = start_embedded(tmp_path_factory.mktemp(name), faults=True)
+    service = start_embedded(tmp_path_factory.mktemp(name), faults=True,
+                             extra_args=NO_WARM_BROWSER)
     try:
         yield service
     finally:
@@ -65,6 +71,12 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
                 "test_session_lifecycle.py"),
 }
 SLOW_FIXTURES: dict[str, str] = {"reference_service": "service"}
+#: the kinds whose tests start JupyterLab, a browser, kernels or builds of their own, or
+#: are timed against each other's load: under pytest-xdist's `--dist loadgroup` (what
+#: `python3 tasks.py test` runs) they form one group, which one worker runs one test after
+#: another while the other worker takes every other test
+SERIAL_KINDS = ("browser", "kernel", "notebook", "packaging")
+SERIAL_GROUP = "one-at-a-time"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,12 +96,15 @@ def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:
                     if f in SLOW_FIXTURES and SLOW_FIXTURES[f] not in kinds]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         relative = item.path.relative_to(TESTS).as_posix()
         for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
             if item.get_closest_marker(kind) is None:
                 item.add_marker(kind)
+        if any(item.get_closest_marker(kind) for kind in SERIAL_KINDS):
+            item.add_marker(pytest.mark.xdist_group(SERIAL_GROUP))
     if not config.getoption("fast"):
         return
     kept, dropped = [], []

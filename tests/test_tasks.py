@@ -284,18 +284,39 @@ def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, t
 # ---------------------------------------------------------------- test tiers and mutation
 
 
+TWO = ["-n", "2", "--dist", "loadgroup"]
+
+
 @pytest.mark.parametrize(("args", "expected"), [
-    ([], ["--durations=15"]),
-    (["-x", "tests/core"], ["--durations=15", "-x", "tests/core"]),
-    (["--fast"], ["-n", "2", "--fast"]),
-    (["--fast", "-x"], ["-n", "2", "--fast", "-x"]),
+    ([], [*TWO, "--durations=15"]),
+    (["-x", "tests/core"], [*TWO, "--durations=15", "-x", "tests/core"]),
+    (["-n", "0"], ["--durations=15", "-n", "0"]),
+    (["-n0", "tests/core"], ["--durations=15", "-n0", "tests/core"]),
+    (["--numprocesses=1"], ["--durations=15", "--numprocesses=1"]),
+    (["--fast"], [*TWO, "--fast"]),
+    (["--fast", "-x"], [*TWO, "--fast", "-x"]),
     (["--fast", "-n", "0"], ["--fast", "-n", "0"]),
-    (["--durations=5"], ["--durations=5"]),
-    (["--durations", "3"], ["--durations", "3"]),
+    (["--durations=5"], [*TWO, "--durations=5"]),
+    (["--durations", "3"], [*TWO, "--durations", "3"]),
 ])
-def test_a_full_run_prints_the_15_slowest_tests_and_the_fast_tier_does_not(
+def test_both_tiers_run_on_two_workers_and_a_full_run_prints_the_15_slowest_tests(
         tasks, args, expected):
     assert tasks.pytest_arguments(args) == expected
+
+
+def test_the_heavy_kinds_run_in_one_xdist_group_and_the_rest_in_none():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "-n", "2",
+         "--dist", "loadgroup", "tests/test_packaging.py", "tests/test_mutation_score.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    grouped = {line.split("::")[0] for line in ids if line.endswith("@one-at-a-time")}
+    assert grouped == {"tests/test_packaging.py"}
+    assert any(line.startswith("tests/test_mutation_score.py") for line in ids)
 
 
 def test_the_fast_tier_leaves_out_the_slow_kinds_declared_in_conftest():

@@ -46,6 +46,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--preview-browser", default=str(DEFAULT_PREVIEW_BROWSER),
                         help="the chromium render_preview drives ('none': the fallback "
                              "drawing only)")
+    parser.add_argument("--no-warm-browser", dest="warm_browser", action="store_false",
+                        help="launch the preview browser on the first preview, not as the "
+                             "service starts (the tests' many short-lived services)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error("--port must be 0-65535")
@@ -59,7 +62,7 @@ def config_from(args: argparse.Namespace) -> ServiceConfig:
                          host=args.host, port=args.port, seed=args.seed, faults=args.faults,
                          session_idle_timeout=args.session_idle_timeout,
                          preview_browser=None if args.preview_browser == "none"
-                         else Path(args.preview_browser), warm_browser=True)
+                         else Path(args.preview_browser), warm_browser=args.warm_browser)
 
 
 def startup_info(ctx: ServiceContext, base_url: str) -> dict[str, Any]:

@@ -4,6 +4,7 @@ source), plus the Design demo; seeded once per data dir."""
 
 from __future__ import annotations
 
+import functools
 import random
 import struct
 import zlib
@@ -181,8 +182,11 @@ def parquet_table(rows: int, columns: list[tuple[str, int, bytes]], *, pad_to: i
     return data
 
 
+@functools.cache
 def churn_parquet() -> bytes:
-    """The demo upload churn-features-sample.parquet: 4 columns, exactly PARQUET_BYTES."""
+    """The demo upload churn-features-sample.parquet: 4 columns, exactly PARQUET_BYTES.
+    Made once per process (the same bytes every time: a fixed random seed): drawing its
+    107,000 rows is most of what seeding a data dir costs, and tests seed one per test."""
     rows = 107_000  # ~29.3 bytes a row: just under PARQUET_BYTES, the footer pads the rest
     return parquet_table(rows, _churn_columns(rows), pad_to=PARQUET_BYTES)
 

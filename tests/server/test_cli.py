@@ -137,6 +137,12 @@ def test_flags_become_the_config(tmp_path) -> None:
     assert config.warm_browser  # the service started from the command line warms it
 
 
+def test_no_warm_browser_leaves_the_launch_to_the_first_preview(tmp_path) -> None:
+    config = cli.config_from(cli.parse_args(["--data-dir", str(tmp_path), "--no-warm-browser"]))
+    assert not config.warm_browser
+    assert config.preview_browser is not None  # previews still use the browser
+
+
 def test_the_faults_client_drives_a_service(reference_service) -> None:
     # its own service: expiring every token and dropping every MCP session would make
     # the next test on a shared service pay a refresh it did not ask for

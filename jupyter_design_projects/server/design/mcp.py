@@ -7,6 +7,7 @@ Streamable HTTP with JSON answers at POST /v1/design/mcp."""
 
 import base64
 import contextlib
+import functools
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -86,10 +87,14 @@ def _fields(inputs: tuple[Input, ...]) -> dict[str, Any]:
     return fields
 
 
-def _argument_model(operation: DesignOperation) -> type[ArgModelBase]:
-    """The tool's argument model, named as the SDK names one (`<tool>Arguments`)."""
-    return create_model(f"{operation.name}Arguments", __base__=ArgModelBase,
-                        **_fields(operation.inputs))
+@functools.cache
+def _arguments(name: str, inputs: tuple[Input, ...]) -> tuple[type[ArgModelBase], str]:
+    """The tool's argument model, named as the SDK names one (`<tool>Arguments`), and its
+    JSON schema as text. Made once per process (models and schemas are pydantic's slowest
+    work, half of building an app, and the tests build one per test); each tool parses
+    the schema afresh, so no two apps share a mutable dict."""
+    model = create_model(f"{name}Arguments", __base__=ArgModelBase, **_fields(inputs))
+    return model, json.dumps(model.model_json_schema(by_alias=True))
 
 
 def _plain(value: Any) -> Any:
@@ -143,7 +148,7 @@ def tools(table: Mapping[str, DesignOperation], ops: DesignOperations) -> list[T
 def _tool(operation: DesignOperation, ops: DesignOperations) -> Tool:
     name = operation.name
     implementation = getattr(ops, name)
-    model = _argument_model(operation)
+    model, schema = _arguments(name, operation.inputs)
 
     def run(**arguments: Any) -> CallToolResult:
         principal = _principal(arguments.pop(_CONTEXT))
@@ -158,7 +163,7 @@ def _tool(operation: DesignOperation, ops: DesignOperations) -> Tool:
             return _text(failure.text(), True)
 
     return Tool(fn=run, name=name, title=None, description=operation.description,
-                parameters=model.model_json_schema(by_alias=True),
+                parameters=json.loads(schema),
                 fn_metadata=FuncMetadata(arg_model=model), is_async=False,
                 context_kwarg=_CONTEXT, annotations=_annotations(operation))
 
