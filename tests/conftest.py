@@ -74,9 +74,22 @@ SLOW_FIXTURES: dict[str, str] = {"reference_service": "service"}
 #: the kinds whose tests start JupyterLab, a browser, kernels or builds of their own, or
 #: are timed against each other's load: under pytest-xdist's `--dist loadgroup` (what
 #: `python3 tasks.py test` runs) they form one group, which one worker runs one test after
-#: another while the other worker takes every other test
+#: another while the other worker takes the rest
 SERIAL_KINDS = ("browser", "kernel", "notebook", "packaging")
 SERIAL_GROUP = "one-at-a-time"
+
+
+def xdist_group(item: pytest.Item, relative: str) -> str | None:
+    """The xdist group of a test: SERIAL_GROUP for the heavy kinds; its module's for a test
+    that uses a module-scoped fixture (a reference service per module: split across two
+    workers, each would start one); None, a unit of its own, for the rest."""
+    if any(item.get_closest_marker(kind) for kind in SERIAL_KINDS):
+        return SERIAL_GROUP
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = getattr(info, "name2fixturedefs", {})
+    if any(defs and defs[-1].scope == "module" for defs in definitions.values()):
+        return relative
+    return None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -103,8 +116,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
             if item.get_closest_marker(kind) is None:
                 item.add_marker(kind)
-        if any(item.get_closest_marker(kind) for kind in SERIAL_KINDS):
-            item.add_marker(pytest.mark.xdist_group(SERIAL_GROUP))
+        group = xdist_group(item, relative)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
     if not config.getoption("fast"):
         return
     kept, dropped = [], []
