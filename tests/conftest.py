@@ -5,6 +5,8 @@ heavy kinds (SERIAL_KINDS) run in."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +21,39 @@ TESTS = Path(__file__).resolve().parent
 NO_WARM_BROWSER = ("--no-warm-browser",)
 
 
-def _running(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[EmbeddedService]:
-    service = start_embedded(tmp_path_factory.mktemp(name), faults=True,
-                             extra_args=NO_WARM_BROWSER)
+@pytest.fixture(scope="session")
+def seeded_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A service database holding the demo seed and nothing else (no token, no signing
+    key, no credential), made once per session (per xdist worker): each fresh service
+    starts on a copy of it, its own, instead of seeding again (the seed writes a 3 MiB
+    table and indexes the docs)."""
+    from jupyter_design_projects.server.app import build_context
+    from jupyter_design_projects.server.context import ServiceConfig
+
+    folder = tmp_path_factory.mktemp("seeded-database")
+    ctx = build_context(ServiceConfig(data_dir=folder / "seeding", seed="demo"))
+    template = folder / "service.sqlite3"
+    copy = sqlite3.connect(template)
+    try:
+        ctx.db.read().backup(copy)  # one self-contained file, whatever is still in the WAL
+    finally:
+        copy.close()
+    return template
+
+
+def seeded_data_dir(folder: Path, template: Path) -> Path:
+    """`folder` holding its own copy of the seeded database, as the service names it."""
+    from jupyter_design_projects.server.app import DB_FILE
+
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    shutil.copyfile(template, folder / DB_FILE)
+    return folder
+
+
+def _running(tmp_path_factory: pytest.TempPathFactory, name: str,
+             template: Path) -> Iterator[EmbeddedService]:
+    folder = seeded_data_dir(tmp_path_factory.mktemp(name), template)
+    service = start_embedded(folder, faults=True, extra_args=NO_WARM_BROWSER)
     try:
         yield service
     finally:
@@ -29,25 +61,26 @@ def _running(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Em
 
 
 @pytest.fixture
-def reference_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedService]:
+def reference_service(tmp_path_factory: pytest.TempPathFactory,
+                      seeded_database: Path) -> Iterator[EmbeddedService]:
     """A fresh reference service (seeded demo data, faults on) for this test only."""
-    yield from _running(tmp_path_factory, "reference-service")
+    yield from _running(tmp_path_factory, "reference-service", seeded_database)
 
 
 @pytest.fixture(scope="module")
-def module_reference_service(
-        tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedService]:
+def module_reference_service(tmp_path_factory: pytest.TempPathFactory,
+                             seeded_database: Path) -> Iterator[EmbeddedService]:
     """One reference service for a test module whose tests change its state (consent,
     grants, docs) and reset what they rely on."""
-    yield from _running(tmp_path_factory, "module-reference-service")
+    yield from _running(tmp_path_factory, "module-reference-service", seeded_database)
 
 
 @pytest.fixture(scope="session")
-def shared_reference_service(
-        tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedService]:
+def shared_reference_service(tmp_path_factory: pytest.TempPathFactory,
+                             seeded_database: Path) -> Iterator[EmbeddedService]:
     """One reference service for the whole session; tests that switch faults on must call
     `faults(service).reset()` when done, and must not rely on the seeded docs being intact."""
-    yield from _running(tmp_path_factory, "shared-reference-service")
+    yield from _running(tmp_path_factory, "shared-reference-service", seeded_database)
 
 
 # ---------------------------------------------------------------- the fast tier

@@ -4,6 +4,7 @@ TestClient with the lifespan running, bearer tokens and the demo ids."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from jupyter_design_projects.server import oauth
-from jupyter_design_projects.server.app import create_app
+from jupyter_design_projects.server.app import DB_FILE, create_app
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
 
 ALL_SCOPES = tuple(sorted(oauth.KNOWN_SCOPES))
@@ -31,7 +32,10 @@ class Demo:
 
 
 @pytest.fixture
-def service_config(tmp_path: Path) -> ServiceConfig:
+def service_config(tmp_path: Path, seeded_database: Path) -> ServiceConfig:
+    """A data dir of its own, starting on a copy of the session's seeded database
+    (tests/conftest.py)."""
+    shutil.copyfile(seeded_database, tmp_path / DB_FILE)
     return ServiceConfig(data_dir=tmp_path, seed="demo", faults=True, session_idle_timeout=60.0)
 
 
