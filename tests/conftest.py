@@ -142,16 +142,19 @@ def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:
                     if f in SLOW_FIXTURES and SLOW_FIXTURES[f] not in kinds]
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group markers
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Each test's slow kinds and xdist group as markers, as it is collected (before any
+    pytest_collection_modifyitems: xdist's reads the groups in its own)."""
+    relative = item.path.relative_to(TESTS).as_posix()
+    for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
+        if item.get_closest_marker(kind) is None:
+            item.add_marker(kind)
+    group = xdist_group(item, relative)
+    if group is not None:
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        relative = item.path.relative_to(TESTS).as_posix()
-        for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
-            if item.get_closest_marker(kind) is None:
-                item.add_marker(kind)
-        group = xdist_group(item, relative)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     if not config.getoption("fast"):
         return
     kept, dropped = [], []
