@@ -146,14 +146,6 @@ def test_the_main_thread_probe_would_see_a_pipeline_import(tmp_path):
         found, NOT_ON_THE_LOAD_PATH)
 
 
-def test_the_main_thread_probe_would_see_the_call_path(tmp_path):
-    """A first call on the main thread loads the grammar, the dispatch and the error tree."""
-    found = _main_thread_imports(tmp_path, 'shell.run_line_magic("project", "--help")')
-    assert {"jupyter_design_projects.notebook.grammar",
-            "jupyter_design_projects.notebook.dispatch",
-            "jupyter_design_projects.errors"} <= _among(found, NOT_ON_THE_LOAD_PATH)
-
-
 #: `import jupyter_design_projects` alone (a script's first line): the public names load
 #: on first use, so none of this is imported yet
 BARE_IMPORT_PROBE = """

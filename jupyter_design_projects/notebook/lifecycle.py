@@ -93,9 +93,12 @@ class SessionLifecycle:
         self._starting = started
 
     def _begin(self, started: Future[Any], traits: dict[str, Any]) -> None:
-        """The background start's thread: `Session.begin` resolves, opens and warms."""
+        """The background start's thread: it loads the magics' call path (`dispatch`: the
+        grammar, views and errors) for the first call, then `Session.begin` resolves,
+        opens and warms."""
         try:
             from ..session import Session
+            from . import dispatch  # noqa: F401 - loaded here, not in the first call
         except BaseException as exc:  # never leave the first call waiting on it
             started.set_exception(exc)
             return
