@@ -144,6 +144,24 @@ class Session:
                    embedded=embedded)
 
     @classmethod
+    def start(
+        cls,
+        settings: Settings,
+        *,
+        data_dir: Path | None = None,
+        can_ask: Callable[[], bool] = lambda: False,
+        progress: Callable[[str, int, int | None], None] | None = None,
+    ) -> Future[Session]:
+        """`begin` on a daemon thread of its own; the future holds the warmed session (or
+        the error `open` raised)."""
+        started: Future[Session] = Future()
+        threading.Thread(target=cls.begin, args=(started, lambda: settings),
+                         kwargs={"data_dir": data_dir, "can_ask": can_ask,
+                                 "progress": progress},
+                         name="jdp-session-start", daemon=True).start()
+        return started
+
+    @classmethod
     def begin(
         cls,
         started: Future[Session],
