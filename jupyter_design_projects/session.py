@@ -6,7 +6,7 @@ and the Design and Projects clients of one notebook (or script), opened and clos
 
 With no service configured, `open` uses the reference service of the Jupyter server this
 process runs under (named by `JDP_SERVICE_FILE`, waiting a bounded time while it starts),
-or else starts its own embedded one, and says so in `banner`. `Session.start` opens one on
+or else starts its own embedded one, and says so in `banner`. `Session.begin` opens one on
 a background thread and warms it (imports, the httpx client and its TLS context, the
 stored credential), so `%load_ext` can begin it and the first call finds it ready.
 """
@@ -152,26 +152,41 @@ class Session:
         can_ask: Callable[[], bool] = lambda: False,
         progress: Callable[[str, int, int | None], None] | None = None,
     ) -> Future[Session]:
-        """`open` and `warm` on a daemon thread; the future holds the warmed session (or
-        the error `open` raised), and the Design pipeline is warmed a little later.
-        Warming failures are left for the first call to meet."""
+        """`begin` on a daemon thread of its own; the future holds the warmed session (or
+        the error `open` raised)."""
         started: Future[Session] = Future()
-
-        def opening() -> None:
-            try:
-                session = cls.open(settings, data_dir=data_dir, can_ask=can_ask,
-                                   progress=progress)
-            except BaseException as exc:
-                started.set_exception(exc)
-                return
-            session.warm()
-            started.set_result(session)
-            # the Design pipeline waits, so a first call made now has the CPU to itself
-            if not session._closing.wait(DESIGN_WARM_DELAY_S):
-                session.warm_design()
-
-        threading.Thread(target=opening, name="jdp-session-start", daemon=True).start()
+        threading.Thread(target=cls.begin, args=(started, lambda: settings),
+                         kwargs={"data_dir": data_dir, "can_ask": can_ask,
+                                 "progress": progress},
+                         name="jdp-session-start", daemon=True).start()
         return started
+
+    @classmethod
+    def begin(
+        cls,
+        started: Future[Session],
+        settings: Callable[[], Settings],
+        *,
+        data_dir: Path | None = None,
+        can_ask: Callable[[], bool] = lambda: False,
+        progress: Callable[[str, int, int | None], None] | None = None,
+    ) -> None:
+        """`open` and `warm` into `started`, on the calling thread: a background one (the
+        magics' `%load_ext` begins the session on theirs, so this module and the settings
+        load there too, `settings` being resolved here). The future holds the warmed
+        session (or the error resolving or opening raised); the Design pipeline is warmed
+        a little later. Warming failures are left for the first call to meet."""
+        try:
+            session = cls.open(settings(), data_dir=data_dir, can_ask=can_ask,
+                               progress=progress)
+        except BaseException as exc:
+            started.set_exception(exc)
+            return
+        session.warm()
+        started.set_result(session)
+        # the Design pipeline waits, so a first call made now has the CPU to itself
+        if not session._closing.wait(DESIGN_WARM_DELAY_S):
+            session.warm_design()
 
     def warm(self) -> None:
         """Do ahead what a first call pays for: the httpx client (its TLS context), the

@@ -2,8 +2,9 @@
 ipywidgets, the reference service's mcp / starlette / uvicorn and its package, the server
 extension's jupyter_server and tornado and its package) load only on first use — neither
 `%load_ext` itself nor the session it begins opening in the background imports them. And
-`%load_ext` itself (the main thread) imports only the magics and their grammar: the HTTP
-stack and the pipelines load in the background."""
+`%load_ext` itself (the main thread) imports only the magics class: the session, the HTTP
+stack and the pipelines load in the background, and the call path (grammar, dispatch,
+views, errors) with the first call."""
 
 from __future__ import annotations
 
@@ -60,59 +61,89 @@ def test_the_probe_would_see_a_heavy_import(tmp_path):
 
 
 #: what `%load_ext` itself (the main thread: registering the magics, beginning the start)
-#: must not load: the heavy dependencies, the HTTP stack and the pipelines, which the
-#: background start and the first call load
+#: must not load: the heavy dependencies, the HTTP stack, the pipelines and the session
+#: (the background start loads them), and the call path: the grammar and its subcommand
+#: table, the dispatch and action tables, the views, the error tree and the settings (the
+#: first call loads them)
 NOT_ON_THE_LOAD_PATH = HEAVY + (
     "httpx", "httpcore", "anyio", "platformdirs", "jupyter_design_projects.server",
     "jupyter_design_projects.labserver", "jupyter_design_projects.transport",
-    "jupyter_design_projects.embedded", "jupyter_design_projects.projects.client",
-    "jupyter_design_projects.design.client", "jupyter_design_projects.design.deck.deck",
-    "jupyter_design_projects.design.deck.staging", "jupyter_design_projects.core.permissions",
-    "jupyter_design_projects.notebook.progress", "jupyter_design_projects.notebook.cards",
-    "sqlite3", "hashlib",
+    "jupyter_design_projects.embedded", "jupyter_design_projects.projects",
+    "jupyter_design_projects.design", "jupyter_design_projects.core.permissions",
+    "jupyter_design_projects.core.plans", "jupyter_design_projects.core.budgets",
+    "jupyter_design_projects.core.validation", "jupyter_design_projects.core.display",
+    "jupyter_design_projects.core.results", "jupyter_design_projects.notebook.progress",
+    "jupyter_design_projects.notebook.cards", "jupyter_design_projects.notebook.grammar",
+    "jupyter_design_projects.notebook.subcommands", "jupyter_design_projects.notebook.plain_lines",
+    "jupyter_design_projects.notebook.dispatch", "jupyter_design_projects.notebook.views",
+    "jupyter_design_projects.notebook.outcome", "jupyter_design_projects.notebook.tables",
+    "jupyter_design_projects.notebook.design_actions",
+    "jupyter_design_projects.notebook.project_actions", "jupyter_design_projects.errors",
+    "jupyter_design_projects.settings", "jupyter_design_projects.session",
+    "sqlite3", "hashlib", "html", "difflib", "base64",
 )
 
-#: `%load_ext` with the background start held at its first step until the main thread's
-#: imports are recorded, so only what the load path itself imports is seen
+#: the whole of this package that `%load_ext` itself imports: the magics class and what it
+#: is built from (a new module here is a new cost on every `%load_ext`)
+ON_THE_LOAD_PATH = {
+    "jupyter_design_projects", "jupyter_design_projects.core",
+    "jupyter_design_projects.core.trace_limits", "jupyter_design_projects.notebook",
+    "jupyter_design_projects.notebook.lifecycle", "jupyter_design_projects.notebook.login",
+    "jupyter_design_projects.notebook.magics",
+}
+
+#: `%load_ext`, noting each module the main thread imports (a finder that finds nothing
+#: sees every first import, and the thread asking). The background start meets a bad
+#: setting and ends at once: it starts no service
 MAIN_THREAD_PROBE = """
 import json, sys, threading
 from IPython.core.interactiveshell import InteractiveShell
 shell = InteractiveShell.instance()
-from jupyter_design_projects import session
-gate = threading.Event()
-opening = session.Session.open.__func__
-def held(cls, *args, **kwargs):
-    gate.wait(60)
-    return opening(cls, *args, **kwargs)
-session.Session.open = classmethod(held)
-before = set(sys.modules)
+
+class Seen:
+    def __init__(self):
+        self.names = []
+
+    def find_spec(self, name, path=None, target=None):
+        if threading.current_thread() is threading.main_thread():
+            self.names.append(name)
+        return None
+
+seen = Seen()
+sys.meta_path.insert(0, seen)
 shell.run_line_magic("load_ext", "jupyter_design_projects")
 %s
-loaded = set(sys.modules) - before
-gate.set()
-assert shell.magics_manager.registry["DesignProjects"]._starting is not None
-unwanted = %r
-print(json.dumps(sorted(m for m in loaded
-                        if any(m == u or m.startswith(u + ".") for u in unwanted))))
+sys.meta_path.remove(seen)
+starting = shell.magics_manager.registry["DesignProjects"]._starting
+assert starting is not None and starting.exception(timeout=60) is not None
+print(json.dumps(seen.names))
 """
 
 
 def _main_thread_imports(tmp_path, extra: str = "") -> list[str]:
-    probe = MAIN_THREAD_PROBE % (extra, NOT_ON_THE_LOAD_PATH)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120, check=False, env=private_data(tmp_path))
+    """Every module `%load_ext` (and `extra` after it) imports on the main thread."""
+    env = {**private_data(tmp_path), "JDP_API_BASE_URL": "http://example.com"}
+    done = subprocess.run([sys.executable, "-c", MAIN_THREAD_PROBE % extra],
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_load_ext_itself_imports_only_the_magics_and_their_grammar(tmp_path):
-    assert _main_thread_imports(tmp_path) == []
+def _among(names: list[str], prefixes: tuple[str, ...] | set[str]) -> set[str]:
+    return {m for m in names if any(m == p or m.startswith(p + ".") for p in prefixes)}
+
+
+def test_load_ext_itself_imports_only_the_magics_class(tmp_path):
+    imported = _main_thread_imports(tmp_path)
+    assert _among(imported, NOT_ON_THE_LOAD_PATH) == set()
+    assert _among(imported, ("jupyter_design_projects",)) == ON_THE_LOAD_PATH
 
 
 def test_the_main_thread_probe_would_see_a_pipeline_import(tmp_path):
     """The check above can fail: the Design client (and the HTTP stack under it) is seen."""
     found = _main_thread_imports(tmp_path, "import jupyter_design_projects.design.client")
-    assert "jupyter_design_projects.design.client" in found and "httpx" in found
+    assert {"jupyter_design_projects.design.client", "httpx"} <= _among(
+        found, NOT_ON_THE_LOAD_PATH)
 
 
 #: `import jupyter_design_projects` alone (a script's first line): the public names load

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-from ..errors import JdpError
-from ..settings import Settings, trait_overrides
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ..settings import Settings
 
 #: traits that are passed to Settings.resolve as overrides (never a secret among them)
 SETTING_TRAITS = (
@@ -27,6 +30,13 @@ SETTING_TRAITS = (
 #: how long a first call waits for the session begun at `%load_ext` before it shows a
 #: "connecting" bar (building one imports ipywidgets, which costs more than a short wait)
 QUIET_WAIT_S = 0.5
+
+
+def _resolved(traits: Mapping[str, Any]) -> Settings:
+    """The settings: the environment, with the setting traits' values as overrides."""
+    from ..settings import Settings, trait_overrides
+
+    return Settings.resolve(os.environ, trait_overrides(traits))
 
 
 def _settles(started: Any, timeout: float) -> bool:
@@ -63,21 +73,37 @@ class SessionLifecycle:
     # ------------------------------------------------------------ session
 
     def settings(self) -> Settings:
-        overrides = {name: getattr(self, name) for name in SETTING_TRAITS}
-        return Settings.resolve(os.environ, trait_overrides(overrides))
+        return _resolved(self._setting_values())
+
+    def _setting_values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in SETTING_TRAITS}
 
     def start_session(self) -> None:
-        """Begin opening the session on a background thread (what `%load_ext` does)."""
+        """Begin opening the session on a background thread (what `%load_ext` does). Only
+        the setting traits are read here: that thread imports the session's modules and
+        resolves the settings (a bad setting is reported by the first call), so
+        `%load_ext` costs little more than registering the magics."""
         if self._session is not None or self._starting is not None:
             return
-        from ..session import Session
+        from concurrent.futures import Future
 
+        started: Future[Any] = Future()
+        threading.Thread(target=self._begin, args=(started, self._setting_values()),
+                         name="jdp-session-start", daemon=True).start()
+        self._starting = started
+
+    def _begin(self, started: Future[Any], traits: dict[str, Any]) -> None:
+        """The background start's thread: it loads the magics' call path (`dispatch`: the
+        grammar, views and errors) for the first call, then `Session.begin` resolves,
+        opens and warms."""
         try:
-            settings = self.settings()
-        except JdpError:  # a bad setting is reported by the first call
+            from ..session import Session
+            from . import dispatch  # noqa: F401 - loaded here, not in the first call
+        except BaseException as exc:  # never leave the first call waiting on it
+            started.set_exception(exc)
             return
-        self._starting = Session.start(settings, can_ask=self.can_ask,
-                                       progress=self.report_progress)
+        Session.begin(started, lambda: _resolved(traits), can_ask=self.can_ask,
+                      progress=self.report_progress)
 
     def _discard_started(self) -> None:
         starting, self._starting = self._starting, None

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BadCommand
-from . import views
 from .lifecycle import SessionLifecycle
 
 
@@ -41,7 +39,13 @@ class SignIn(SessionLifecycle):
         """Sign in. The usual way: a one-time listener on 127.0.0.1 receives the sign-in
         page's redirect and finishes in the background (the card shows how it went);
         `--paste`, or a loopback port that cannot be bound, falls back to pasting the
-        `code#state` the page shows."""
+        `code#state` the page shows. (Its modules load when it runs: the magics class,
+        and so `%load_ext`, needs only the state above.)"""
+        from IPython.display import display
+
+        from ..errors import BadCommand
+        from . import views
+
         session = self.session
         if code is not None:
             if self._login_attempt is None:
@@ -53,8 +57,6 @@ class SignIn(SessionLifecycle):
         if self._sign_in is not None:
             self._sign_in.cancel()  # one sign-in at a time: the newer link wins
             self._sign_in = None
-        from IPython.display import display
-
         note = None
         if not paste:
             try:

@@ -14,18 +14,19 @@ stays reachable with `%design last` / `%project last`. `%config DesignProjects.e
 'outcome'`, or `--outcome` as the first word of one line, returns error outcomes instead
 (for notebooks that debug the API). A pending approval card is not a failure.
 
-This module holds the magics class and its settling of outcomes; each subcommand's handler
-is a row of `project_actions.PROJECT_ACTIONS` or `design_actions.DESIGN_ACTIONS`, the
-session's lifecycle is in `lifecycle`, and sign-in in `login`.
+This module holds the magics class: its traits, the two magics and their help. What a
+line does (parse, dispatch through `project_actions.PROJECT_ACTIONS` or
+`design_actions.DESIGN_ACTIONS`, settle) is `dispatch`, loaded by the first call so that
+`%load_ext` stays light; the session's lifecycle is in `lifecycle`, and sign-in in `login`.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections import ChainMap
 from collections.abc import Mapping
 from typing import Any
 
-from IPython.core.error import UsageError
 from IPython.core.magic import (
     Magics,
     line_cell_magic,
@@ -36,21 +37,23 @@ from IPython.core.magic import (
 from traitlets import Bool, Enum, Float, Int, Unicode, observe
 
 from ..core.trace_limits import TRACE_LIMIT, TRACE_LIMIT_MAX, TRACE_LIMIT_MIN
-from ..errors import (
-    BadCommand,
-    JdpError,
-    PermissionDenied,
-    PermissionRefused,
-    TransportError,
-    UnknownOperation,
-    guidance,
-)
-from . import grammar, subcommands, views
-from .design_actions import DESIGN_ACTIONS, catalogue_entries, help_text
 from .lifecycle import SETTING_TRAITS
 from .login import SignIn
-from .outcome import Outcome
-from .project_actions import PROJECT_ACTIONS
+
+
+def with_usage(tool: str):
+    """Decorator: the magic's help (`%tool?`) ends with the usage listing. IPython asks a
+    magic's `getdoc()` before its docstring, so the listing, and the subcommand table it is
+    built from, is made when help is asked for rather than at `%load_ext`."""
+    def decorate(func):
+        def getdoc() -> str:
+            from .subcommands import usage
+
+            return f"{inspect.cleandoc(func.__doc__ or '')}\n\n{usage(tool)}"
+
+        func.getdoc = getdoc
+        return func
+    return decorate
 
 
 @magics_class
@@ -58,8 +61,9 @@ class DesignProjects(SignIn, Magics):
     """%design and %project. Options: %config DesignProjects.<trait> = value.
 
     Each line is parsed (`grammar`), dispatched through the action tables
-    (`project_actions.PROJECT_ACTIONS`, `design_actions.DESIGN_ACTIONS`) and settled here;
-    the session's lifecycle is `lifecycle.SessionLifecycle`, sign-in `login.SignIn`."""
+    (`project_actions.PROJECT_ACTIONS`, `design_actions.DESIGN_ACTIONS`) and settled by
+    `dispatch`; the session's lifecycle is `lifecycle.SessionLifecycle`, sign-in
+    `login.SignIn`."""
 
     approval_mode = Enum(
         ("auto", "widget", "deny"), "auto", config=True,
@@ -132,7 +136,7 @@ class DesignProjects(SignIn, Magics):
     @no_var_expand
     @needs_local_scope
     @line_cell_magic
-    @subcommands.with_usage("project")
+    @with_usage("project")
     def project(self, line: str, cell: str | None = None, local_ns: Any = None):
         """The attached claude.ai Project (its knowledge, docs and uploads).
 
@@ -145,7 +149,7 @@ class DesignProjects(SignIn, Magics):
     @no_var_expand
     @needs_local_scope
     @line_cell_magic
-    @subcommands.with_usage("design")
+    @with_usage("design")
     def design(self, line: str, cell: str | None = None, local_ns: Any = None):
         """The remote Design canvas (its operations come from the service's catalogue).
 
@@ -156,86 +160,11 @@ class DesignProjects(SignIn, Magics):
         return self._run("design", line, cell, local_ns)
 
     def _run(self, tool: str, line: str, cell: str | None, local_ns: Any):
-        """Parse, run and settle one magic: a failure raises one `UsageError` line (or, with
-        errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
-        as_outcome, line = _outcome_flag(line, self.errors == "outcome")
-        try:
-            if tool == "project":
-                command = grammar.parse_project(line, cell, self._namespace(local_ns))
-            else:
-                command = grammar.parse_design(line, cell, self._namespace(local_ns))
-            if command.help is not None:
-                print(help_text(self._session, command))
-                return None
-            if command.action == "last":
-                return self._last_outcome(tool)
-            if tool == "project":
-                outcome = PROJECT_ACTIONS[command.action](self, command)
-            else:
-                with self._answering(self._live_can_ask()), \
-                        self._first_handshake() as panel:
-                    if panel is not None:
-                        panel.report("Design handshake (initialize, tools/list)", 0, 1)
-                    outcome = DESIGN_ACTIONS[command.action](self, command)
-        except BadCommand as exc:  # a mistyped line: nothing ran, nothing to keep
-            raise UsageError(views.failure_line(exc, tool)) from None
-        except JdpError as exc:
-            error = self._reworded(exc)
-            outcome = views.failed_outcome(f"{tool} {_label(line)}", error)
-        return self._settle(tool, outcome, as_outcome)
+        """One line through `dispatch.run` (parse, run, settle), imported on the first call
+        so that `%load_ext` registers the magics without loading the call path."""
+        from .dispatch import run
 
-    def _settle(self, tool: str, outcome: Any, as_outcome: bool):
-        if isinstance(outcome, Outcome) and outcome.error is not None:
-            error = self._reworded(outcome.error)
-            if error is not outcome.error:
-                outcome.error, outcome.notice = error, str(error)
-        self._last[tool] = outcome
-        if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
-            return outcome  # a pending card is not a failure
-        raise UsageError(views.failure_line(outcome, tool)) from None
-
-    def _last_outcome(self, tool: str):
-        if tool not in self._last:
-            raise UsageError(f"%{tool} last: no %{tool} call has finished in this session yet.")
-        return self._last[tool]
-
-    def _reworded(self, error: JdpError) -> JdpError:
-        """The few failures whose line needs what only the magic knows: the approval_mode
-        setting, the catalogue (did-you-mean) and the configured URL."""
-        if (isinstance(error, PermissionDenied) and error.reason == "nobody_can_approve"
-                and self.approval_mode == "deny"):
-            return PermissionRefused(error.operation, "approval_mode_deny",
-                                     guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
-        if isinstance(error, UnknownOperation):
-            import difflib
-
-            from ..core.design_operations import BY_NAME
-
-            names = sorted({*BY_NAME, *(e.name for e in catalogue_entries(self._session))})
-            close = difflib.get_close_matches(error.operation, names, n=1, cutoff=0.6)
-            if close:
-                return guidance.reworded(error, f"{error} Did you mean {close[0]!r}?")
-        if isinstance(error, TransportError) and guidance.is_connection_failure(error):
-            settings = self.settings()
-            url = (settings.web_base_url if error.action.startswith("project")
-                   else settings.api_base_url)
-            return guidance.reworded(error, guidance.connection_line(error, url))
-        return error
-
-
-OUTCOME_FLAG = "--outcome"
-
-
-def _outcome_flag(line: str, default: bool) -> tuple[bool, str]:
-    """`--outcome` as the line's first word returns error outcomes for this call."""
-    head, _, rest = line.strip().partition(" ")
-    if head == OUTCOME_FLAG:
-        return True, rest
-    return default, line
-
-
-def _label(line: str) -> str:
-    return line.strip().partition(" ")[0] or "call"
+        return run(self, tool, line, cell, local_ns)
 
 
 def load(ipython) -> None:

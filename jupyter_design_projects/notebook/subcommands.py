@@ -1,13 +1,12 @@
 """The `%project` / `%design` subcommands as data: each one's synopsis, one-line summary,
 `--help` text and arguments, declared once. The parser, `--help`, the usage listing, the
-magics' docstrings and the README's table of magics are all built from this table; every
-limit in it is a core constant, never a literal."""
+magics' help (`%project?`) and the README's table of magics are all built from this
+table; every limit in it is a core constant, never a literal."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -326,10 +325,3 @@ def readme_table() -> str:
             lines.append(f"| `{cell}` | {s} |")
     return "\n".join(lines)
 
-
-def with_usage(tool: str):
-    """Decorator: the magic's docstring (its `%tool?` help) ends with the usage listing."""
-    def decorate(func):
-        func.__doc__ = f"{inspect.cleandoc(func.__doc__ or '')}\n\n{usage(tool)}"
-        return func
-    return decorate

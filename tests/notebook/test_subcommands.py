@@ -1,5 +1,5 @@
 """The subcommand table is the one declaration of the magic grammar: the parser, --help,
-the usage listing, the magics' docstrings and the README's table all follow it, and its
+the usage listing, the magics' help and the README's table all follow it, and its
 limits are the core constants."""
 
 from __future__ import annotations
@@ -69,11 +69,14 @@ def test_the_operation_form_runs_any_other_word_and_has_its_help():
 
 
 @pytest.mark.parametrize("tool", ["project", "design"])
-def test_the_magic_docstring_ends_with_the_declared_usage(tool):
-    from jupyter_design_projects.notebook.magics import DesignProjects
+def test_the_magic_help_ends_with_the_declared_usage(shell, tool):
+    """What `%project?` shows (IPython's `getdoc`, as a frontend's inspector reads it)."""
+    from IPython.core.oinspect import getdoc
 
-    doc = getattr(DesignProjects, tool).__doc__
-    assert doc.endswith(subcommands.usage(tool))
+    magic = shell.find_line_magic(tool)
+    assert getdoc(magic).endswith(subcommands.usage(tool))
+    assert getdoc(magic).startswith(magic.__doc__.strip().splitlines()[0])
+    assert subcommands.usage(tool).splitlines()[-2] in shell.object_inspect_text(f"%{tool}")
 
 
 def test_the_search_count_is_the_core_range_and_default():
