@@ -7,6 +7,7 @@ umask 022, the common default that leaves new directories 0755."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import logging
 import os
@@ -180,10 +181,14 @@ def test_tasks_lab_data_dir_refuses_one_of_another_user(tasks, tmp_path, someone
 def test_the_services_data_dir_of_another_user_is_refused(tmp_path, someone_else) -> None:
     """`python -m jupyter_design_projects.server --data-dir DIR` makes DIR private through
     `server/private_files.private_dir` (a loose existing one tightened:
-    tests/server/test_private_data.py runs the CLI); one of another user is refused."""
-    from jupyter_design_projects.server.private_files import private_dir
+    tests/server/test_private_data.py runs the CLI); one of another user stops it with a
+    sentence before anything is written."""
+    from jupyter_design_projects.server.cli import config_from, parse_args, serve
 
     folder = loose(tmp_path / "service")
-    with pytest.raises(PermissionError, match="not a directory owned by this user"):
-        private_dir(folder)
-    assert mode(folder) == 0o755
+    args = parse_args(["--data-dir", str(folder), "--port", "0", "--preview-browser", "none"])
+    with pytest.raises(SystemExit) as stopped:
+        asyncio.run(serve(config_from(args)))
+    assert stopped.value.code == (f"jdp-server: {folder} is not a directory owned by this "
+                                  "user")
+    assert mode(folder) == 0o755 and list(folder.iterdir()) == []
