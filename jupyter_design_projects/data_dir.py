@@ -5,8 +5,10 @@ reference service's data).
 
 A missing one is created 0700, with each parent it has to make 0700 too. An existing one
 is tightened to 0700 when this user owns it (as the downloads directory is,
-`projects/downloads.py`): a `JDP_DATA_DIR` or `tasks.py lab --data-dir` that an earlier
-run or a shell left 0755 would otherwise let every local user list it. One owned by
+`projects/downloads.py`), and so are the files directly in it (0600: the journal, the
+records and SQLite's side files, should an earlier run have left one loose): a
+`JDP_DATA_DIR` or `tasks.py lab --data-dir` that an earlier run or a shell left 0755
+would otherwise let every local user list it. One owned by
 another user is refused, not tightened and not used (written choice, docs/choices.md):
 private data must not live where someone else controls the directory. A symlink is
 followed (a data dir may live on another disk); it is the directory it names that must be
@@ -26,6 +28,7 @@ from .errors import ConfigError
 #: names another per-user data directory (`tasks.py lab` gives each demo a fresh one)
 DATA_DIR_ENV = "JDP_DATA_DIR"
 DIR_MODE = 0o700
+FILE_MODE = 0o600
 
 
 def user_data_dir() -> Path:
@@ -61,4 +64,17 @@ def private_data_dir(path: Path, setting: str = DATA_DIR_ENV) -> Path:
     for folder in (path, *missing):
         if stat.S_IMODE(os.stat(folder).st_mode) != DIR_MODE:
             os.chmod(folder, DIR_MODE)
+    with os.scandir(path) as entries:
+        for entry in entries:
+            _tighten_file(entry)
     return path
+
+
+def _tighten_file(entry: os.DirEntry) -> None:
+    """A regular file of this user's 0600 (a symlink, a directory or another user's file
+    is left as it is; the service's own directory tightens itself)."""
+    with contextlib.suppress(FileNotFoundError):
+        info = entry.stat(follow_symlinks=False)
+        if (stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
+                and stat.S_IMODE(info.st_mode) != FILE_MODE):
+            os.chmod(entry.path, FILE_MODE)

@@ -70,6 +70,23 @@ def test_a_loose_existing_data_dir_is_tightened_and_its_parent_left_alone(tmp_pa
     assert (mode(parent), mode(folder)) == (0o755, 0o700)
 
 
+def test_loose_files_directly_in_it_are_tightened_links_and_folders_left(tmp_path) -> None:
+    folder = loose(tmp_path / "jdp")
+    for name in ("journal.sqlite3", "journal.sqlite3-wal", "sync_state.sqlite3"):
+        (folder / name).write_text("x")
+        (folder / name).chmod(0o644)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("x")
+    elsewhere.chmod(0o644)
+    (folder / "link").symlink_to(elsewhere)
+    inner = loose(folder / "reference-service")
+    private_data_dir(folder)
+    assert {p.name: mode(p) for p in folder.iterdir() if not p.is_symlink()} == {
+        "journal.sqlite3": 0o600, "journal.sqlite3-wal": 0o600, "sync_state.sqlite3": 0o600,
+        "reference-service": 0o755}  # (the service tightens its own dir as it starts)
+    assert mode(elsewhere) == 0o644 and mode(inner) == 0o755
+
+
 def test_a_symlink_is_followed_to_a_directory_of_ours(tmp_path) -> None:
     target = loose(tmp_path / "disk" / "jdp")
     (tmp_path / "link").symlink_to(target)
