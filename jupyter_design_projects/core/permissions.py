@@ -246,6 +246,11 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
         return Deny("consent_not_given", CONSENT_COMMAND)
     if facts.read_only:
         return Allow("read_only")
+    # PROTOCOL §3: at most 256 entries per list in one call; the service refuses more, so
+    # no card could offer an action that works
+    if facts.touches_paths and targets is not None and max(
+            len(targets.writes), len(targets.deletes)) > MAX_TARGETS:
+        return Deny("too_many_targets")
     # a plan is shown to a person every time; a project-wide scope is never registered
     if approval is Approval.PLAN:
         return _ask(snapshot, "plan", "finalize_plan", facts)
@@ -378,6 +383,8 @@ REFUSALS = {
     "batches of at most 20 writes.",
     "too_many_deletes": "an approval card lists at most 20 deletes. Split the change into "
     "batches of at most 20 deletes.",
+    "too_many_targets": f"a call names at most {MAX_TARGETS} paths in each list (the "
+    f"service refuses more). Split the change into batches of at most {MAX_TARGETS}.",
     "card_too_long": f"its approval card would be longer than {CARD_LIMIT:,} characters, and "
     "cards are never truncated. Split the change into smaller batches or use shorter paths.",
     "reserved_target": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "

@@ -144,3 +144,21 @@ async def test_traversal_beside_a_reserved_name_is_refused_outright(service, gra
     assert isinstance(outcome, DesignOutcome) and isinstance(outcome.error, PermissionRefused)
     assert outcome.error.reason == "path_traversal"
     assert sent_since(service, before) == {SENT[0]: 0, SENT[1]: 0}
+
+
+@pytest.mark.asyncio
+async def test_257_files_are_refused_before_sending_and_256_ride_on_the_grant(service, granted):
+    """PROTOCOL §3: at most 256 entries a call. Past that no card could offer an action
+    that works (the service refuses the call), so nothing is asked and nothing sent."""
+    client, _ = granted
+    folder = f"many-{tag()}"
+    files = [{"path": f"{folder}/{i:03d}.txt", "data": "x"} for i in range(257)]
+    before = faults(service).counts()
+    refused = await client.call("write_files", {"project_id": DECK, "files": files})
+    assert isinstance(refused, DesignOutcome) and isinstance(refused.error, PermissionRefused)
+    assert refused.error.reason == "too_many_targets"
+    assert sent_since(service, before) == {SENT[0]: 0, SENT[1]: 0}
+    written = await client.call("write_files", {"project_id": DECK, "files": files[:256]})
+    assert isinstance(written, DesignOutcome) and not written.is_error, written.error
+    assert written.data["written"] == 256
+    assert sent_since(service, before) == {SENT[0]: 1, SENT[1]: 0}
