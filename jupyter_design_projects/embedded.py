@@ -21,7 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from .data_dir import private_data_dir
-from .errors import ServiceStartFailed
+from .errors import ConfigError, ServiceStartFailed
 
 STARTUP_DEADLINE_S = 60.0
 STOP_GRACE_S = 10.0
@@ -145,8 +145,12 @@ def _owner_only_dir(path: Path) -> Path:
     """The data dir 0700 (and each parent it has to make; `data_dir.private_data_dir`),
     before the log is opened in it. The service itself tightens the dir and everything in
     it as it starts (`server/private_files.py`, which client code may not import: it stays
-    off the `%load_ext` path and out of the client's import graph)."""
-    return private_data_dir(path)
+    off the `%load_ext` path and out of the client's import graph). One that is not a
+    directory of this user's is a ServiceStartFailed (`cannot_start`) saying why."""
+    try:
+        return private_data_dir(path)
+    except ConfigError as error:
+        raise ServiceStartFailed("cannot_start", error.reason) from None
 
 
 def _owner_only_file(path: Path) -> Path:

@@ -209,3 +209,18 @@ def test_the_services_data_dir_of_another_user_is_refused(tmp_path, someone_else
     assert stopped.value.code == (f"jdp-server: {folder} is not a directory owned by this "
                                   "user")
     assert mode(folder) == 0o755 and list(folder.iterdir()) == []
+
+
+def test_the_embedded_services_dir_of_another_user_is_a_start_failure(tmp_path,
+                                                                     someone_else) -> None:
+    """A session's or the server extension's own service: refused before anything starts,
+    as the ServiceStartFailed the launcher writes to its runtime file and a cell shows."""
+    from jupyter_design_projects.embedded import start_embedded
+    from jupyter_design_projects.errors import ServiceStartFailed
+
+    folder = loose(tmp_path / "reference-service")
+    with pytest.raises(ServiceStartFailed) as failed:
+        start_embedded(folder)
+    assert failed.value.reason == "cannot_start"
+    assert "belongs to another user" in failed.value.log_tail
+    assert mode(folder) == 0o755 and list(folder.iterdir()) == []
