@@ -260,6 +260,10 @@ def lab_data_dir(args: list[str]) -> tuple[Path, list[str]]:
         del rest[at:at + 2]
     if named is not None:
         folder = Path(named).expanduser().resolve()
+        if folder.exists() and (not folder.is_dir() or folder.stat().st_uid != os.geteuid()):
+            # private data (credentials, every Project) is kept only in a directory of yours
+            sys.exit(f"[tasks] --data-dir {folder} is not a directory you own: give one of "
+                     "yours (or a new path)")
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.chmod(0o700)  # private data: a loose existing directory is tightened
         return folder, rest

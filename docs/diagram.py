@@ -38,6 +38,7 @@ ROLES = {
     "transport": "HTTP only",
     "embedded": "starts the reference service as a subprocess",
     "settings": "defaults, then environment, then traits",
+    "data_dir": "the per-user data dir, kept private",
     "core": "pure rules: no I/O, no clock, no randomness",
     "errors": "the one error tree and its guidance table",
     "server": "the service's app, CLI, OAuth, routes",

@@ -8,7 +8,6 @@ A service another process started (the Jupyter server's, see `service_file`) is 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import dataclasses
 import json
 import os
@@ -21,7 +20,8 @@ from pathlib import Path
 
 import platformdirs
 
-from .errors import ServiceStartFailed
+from .data_dir import private_data_dir
+from .errors import ConfigError, ServiceStartFailed
 
 STARTUP_DEADLINE_S = 60.0
 STOP_GRACE_S = 10.0
@@ -142,17 +142,15 @@ def _read_line(process: subprocess.Popen, deadline: float) -> bytes | None:
 
 
 def _owner_only_dir(path: Path) -> Path:
-    """The data dir 0700 (and each parent it has to make), before the log is opened in it.
-    The service itself tightens the dir and everything in it as it starts
-    (`server/private_files.py`, which client code may not import: it stays off the
-    `%load_ext` path and out of the client's import graph)."""
-    missing = [p for p in (path, *path.parents) if not p.exists()]
-    for folder in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(folder, 0o700)
-    for folder in {path, *missing}:
-        os.chmod(folder, 0o700)
-    return path
+    """The data dir 0700 (and each parent it has to make; `data_dir.private_data_dir`),
+    before the log is opened in it. The service itself tightens the dir and everything in
+    it as it starts (`server/private_files.py`, which client code may not import: it stays
+    off the `%load_ext` path and out of the client's import graph). One that is not a
+    directory of this user's is a ServiceStartFailed (`cannot_start`) saying why."""
+    try:
+        return private_data_dir(path)
+    except ConfigError as error:
+        raise ServiceStartFailed("cannot_start", error.reason) from None
 
 
 def _owner_only_file(path: Path) -> Path:

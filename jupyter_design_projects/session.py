@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .core.redaction import Secret
+from .data_dir import DATA_DIR_ENV, private_data_dir, user_data_dir
 from .errors import AuthError
 from .settings import Settings
 
@@ -47,19 +48,7 @@ SHARED_BANNER = (
 #: Design pipeline (its imports would otherwise compete with a first `%project` call)
 DESIGN_WARM_DELAY_S = 1.0
 
-#: names another per-user data directory (`tasks.py lab` gives each demo a fresh one)
-DATA_DIR_ENV = "JDP_DATA_DIR"
-
-
-def user_data_dir() -> Path:
-    """The journal, the fallback credential file and the embedded service's data live
-    here: `JDP_DATA_DIR` when set, else the platform's per-user data directory."""
-    named = os.environ.get(DATA_DIR_ENV)
-    if named:
-        return Path(named)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("jupyter-design-projects"))
+__all__ = ["DATA_DIR_ENV", "Session", "user_data_dir"]
 
 
 def tls_context(settings: Settings) -> Any:
@@ -128,7 +117,8 @@ class Session:
         a newly started one."""
         if settings is None:
             settings = Settings.resolve(os.environ)
-        data_dir = data_dir or user_data_dir()
+        # private before anything is kept in it: a loose existing one is tightened
+        data_dir = private_data_dir(data_dir or user_data_dir())
         embedded = None
         if settings.embedded:
             if settings.service_file:

@@ -43,6 +43,11 @@ NEW_PROJECT = "(new project)"
 #: core.design_operations)
 PER_BATCH_HEADING = "Write these files (this batch only: the project cannot hold a grant)."
 
+#: why a card is asked for a batch naming CLAUDE.md or .claude/ (spec §8: never on a grant)
+RESERVED_TARGET = "reserved_target"
+#: why a card is asked for a call whose targets cannot be listed (spec §8: never on a grant)
+NOT_ENUMERABLE = "targets_not_enumerable"
+
 #: why a card offers no "Approve for this project", by the reason it asks (a row of the
 #: decision table); reasons that start with a key of PREFIXED take that sentence
 NO_DURABLE = {
@@ -52,6 +57,8 @@ NO_DURABLE = {
     "no_plan_token": "deletes and copies never ride on a grant.",
     "grant_ineligible": "this project cannot hold a grant (the service refused one).",
     "write_operation": "a grant covers only writes of ordinary files to a project.",
+    RESERVED_TARGET: "CLAUDE.md and .claude/ are never covered by a grant.",
+    NOT_ENUMERABLE: "a grant never covers targets that cannot be listed.",
 }
 NO_DURABLE_PREFIXED = {
     "over_limit_": "a batch over the review limits is approved as this one call only.",
@@ -63,6 +70,12 @@ NO_DURABLE_OTHERWISE = "only a tokenless write of ordinary files can be granted.
 
 #: the reason prefix of a card over the reviewability limits (spec §7): `over_limit_<rule>`
 OVER_LIMIT = "over_limit_"
+#: the line of a card for a call whose targets cannot be listed
+NOT_ENUMERABLE_NOTE = (
+    "Its target paths cannot be listed, so no plan or project grant covers it: every "
+    f'argument is shown above, and "{APPROVE}" sends this one call as written (the service '
+    "checks its plan token or the project's grant); later calls ask again."
+)
 #: each limit in words, for the line that says why such a card approves one call only
 LIMITS_IN_WORDS = {
     "too_many_writes": f"it lists more than {MAX_PLAN_PATHS} writes",
@@ -80,6 +93,14 @@ def over_limit_note(reason: str) -> str:
     why = LIMITS_IN_WORDS.get(rule, rule)
     return (f'Over the review limits ({why}): "{APPROVE}" sends this one call; no plan is '
             "registered and no grant is offered, so later changes ask again.")
+
+
+def reserved_note(targets: Targets) -> str:
+    """The line of a card for a batch naming reserved paths: which, and what approving does."""
+    named = [display.written_form(p) or p for p in targets.all() if display.is_reserved_path(p)]
+    return (f"Reserved ({', '.join(named)}): CLAUDE.md and .claude/ are never covered by a "
+            f'plan or the project grant, so "{APPROVE}" sends this one call and later changes '
+            "to them ask again.")
 
 
 def no_durable_because(reason: str) -> str:
@@ -150,7 +171,7 @@ class ApprovalRequest:
 
 def shown_paths(paths: Sequence[str]) -> tuple[str, ...]:
     """Paths as a card shows them: in their normal form where they have one."""
-    return tuple(display.normal_form(p) or p for p in paths)
+    return tuple(display.written_form(p) or p for p in paths)
 
 
 def change_request(kind: str, operation: str, project_id: Any, targets: Targets | None,
@@ -165,6 +186,10 @@ def change_request(kind: str, operation: str, project_id: Any, targets: Targets 
         title, notes, details = CONSENT_HEADING, (CONSENT_NOTE,), ()
     elif reason.startswith(OVER_LIMIT):
         title, notes = heading, (over_limit_note(reason),)
+    elif reason == RESERVED_TARGET:
+        title, notes = heading, (reserved_note(targets),)
+    elif reason == NOT_ENUMERABLE:
+        title, notes = heading, (NOT_ENUMERABLE_NOTE,)
     elif kind == "plan" and per_batch:
         title = PER_BATCH_HEADING
     else:

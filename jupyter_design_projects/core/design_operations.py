@@ -116,13 +116,14 @@ def copy_lines(arguments: Mapping[str, Any]) -> tuple[str, ...] | None:
     for entry in entries:
         src, dest = entry.get("src"), entry.get("dest")
         source = entry.get("src_project_id")
-        if display.path_rule(src) or display.path_rule(dest):
+        shown_src = display.written_form(src, display.MAX_PATH_CHARS)
+        shown_dest = display.written_form(dest, display.MAX_PATH_CHARS)
+        if shown_src is None or shown_dest is None:
             return None
         if source is not None and display.id_rule(source):
             return None
         origin = f" (from project {source})" if source else ""
-        lines.append(f"  copy {display.normal_form(src)}{origin} -> "
-                     f"{display.normal_form(dest)}")
+        lines.append(f"  copy {shown_src}{origin} -> {shown_dest}")
     return tuple(lines)
 
 

@@ -42,7 +42,8 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _SCOPE = re.compile(r"[a-z][a-z_]{0,31}")
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,39}\]")
 def _examine(path: object, max_chars: int) -> tuple[str | None, str | None]:
-    """(normal form, None) for a displayable path, else (None, the broken rule)."""
+    """(normal form, None) for a displayable path, (normal form, "reserved") for a reserved
+    one, else (None, the broken rule)."""
     if not isinstance(path, str):
         return None, "not_a_string"
     if path == "":
@@ -76,9 +77,8 @@ def _examine(path: object, max_chars: int) -> tuple[str | None, str | None]:
         kept.append(segment)
     if not kept:
         return None, "empty"
-    if reserved:  # named only once every other rule passed: a card may show such a path
-        return None, "reserved"
-    return "/".join(kept), None
+    # named only once every other rule passed: a card may show such a path
+    return "/".join(kept), "reserved" if reserved else None
 
 
 def is_reserved_segment(segment: str) -> bool:
@@ -100,8 +100,17 @@ def path_rule(path: object, max_chars: int = MAX_PATH_CHARS) -> str | None:
 
 
 def normal_form(path: object, max_chars: int = 1024) -> str | None:
-    """The one normal form of a Design path (`./a/b` → `a/b`), or None if it has none."""
-    return _examine(path, max_chars)[0]
+    """The one normal form of a Design path (`./a/b` → `a/b`), or None if it has none (a
+    reserved path among them: no plan or grant covers one)."""
+    form, rule = _examine(path, max_chars)
+    return form if rule is None else None
+
+
+def written_form(path: object, max_chars: int = 1024) -> str | None:
+    """The normal form a card shows and a one-time plan names, reserved paths included
+    (`./CLAUDE.md` → `CLAUDE.md`), or None for a path no card may show."""
+    form, rule = _examine(path, max_chars)
+    return form if rule in (None, "reserved") else None
 
 
 def id_rule(value: object) -> str | None:

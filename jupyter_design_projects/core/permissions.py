@@ -15,7 +15,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import cards, display
-from .cards import APPROVE, APPROVE_FOR_PROJECT, DENY, OVER_LIMIT, ApprovalRequest
+from .cards import (
+    APPROVE,
+    APPROVE_FOR_PROJECT,
+    DENY,
+    NOT_ENUMERABLE,
+    OVER_LIMIT,
+    RESERVED_TARGET,
+    ApprovalRequest,
+)
 from .design_operations import BY_NAME, Approval, DesignOperation, heading_of
 from .plans import (
     CARD_LIMIT,
@@ -34,6 +42,8 @@ CONSENT_COMMAND = "%design consent"
 _NOT_DETAILS = frozenset(
     {"project_id", "plan_token", "files", "paths", "path", "writes", "deletes"}
 )
+#: … and those of a call whose targets cannot be listed: every other argument is a line
+_NOT_DETAILS_UNLISTED = frozenset({"project_id", "plan_token"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,18 +134,22 @@ def facts_of(operation: str, read_only: bool, destructive: bool,
         scope=arguments.get("scope") if row is not None and row.approval is Approval.PLAN
         else None,
         targets=targets,
-        details=_details(row, arguments),
+        details=_details(row, arguments, listed=targets is not None),
         row=row,
     )
 
 
-def _details(row: DesignOperation | None, arguments: Mapping[str, Any]
-             ) -> tuple[str, ...] | None:
-    if row is not None and row.card_lines is not None:
+def _details(row: DesignOperation | None, arguments: Mapping[str, Any], *,
+             listed: bool = True) -> tuple[str, ...] | None:
+    """The card's argument lines, or None when one cannot be shown exactly. A call whose
+    targets cannot be listed shows every argument but the project and the token: what
+    would have been its path lists is on the card too, or nothing is asked."""
+    if listed and row is not None and row.card_lines is not None:
         return row.card_lines(arguments)
+    hidden = _NOT_DETAILS if listed else _NOT_DETAILS_UNLISTED
     lines: list[str] = []
     for key, value in arguments.items():
-        if key in _NOT_DETAILS or value is None:
+        if key in hidden or value is None:
             continue
         if isinstance(value, int):  # bools too
             lines.append(f"{key}: {value}")
@@ -164,12 +178,14 @@ def card_text(kind: str, facts: Facts) -> str:
 
 
 def _card_problem(kind: str, facts: Facts) -> str | None:
-    """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None."""
+    """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None.
+    A call whose targets cannot be listed (other than a plan, which must list its paths)
+    is shown by its arguments instead (`_details`)."""
     if facts.project_id is not None and display.id_rule(facts.project_id):
         return "unsafe_project_id"
     if facts.details is None:
         return "unsafe_detail"
-    if facts.touches_paths:
+    if facts.touches_paths and (facts.targets is not None or facts.approval is Approval.PLAN):
         return show_rule(facts.project_id, facts.scope, facts.targets)
     return None
 
@@ -197,8 +213,27 @@ def _ask(snapshot: Snapshot, kind: str, reason: str, facts: Facts) -> Decision:
         return Deny("nobody_can_approve")
     over = _over_limit(kind, facts)
     if over:
-        return Ask("operation" if kind == "grant" else kind, OVER_LIMIT + over)
+        return Ask("operation" if kind == "grant" else kind, _over_reason(over))
     return Ask(kind, reason)
+
+
+def _over_reason(rule: str) -> str:
+    """An Ask's reason for a card over review limit `rule`: a reserved target says so
+    itself (its card names the paths and that no grant covers them)."""
+    return RESERVED_TARGET if rule == "path_reserved" else OVER_LIMIT + rule
+
+
+def _ask_unlisted(snapshot: Snapshot, facts: Facts) -> Decision:
+    """A call whose targets cannot be listed rides on no plan and no grant (spec §8): it is
+    asked about as one call, shown by its arguments, where approving it can work: it is
+    then sent as written, so it needs a plan token of its own (the service checks that the
+    token covers what the call touches) or, for a grantable write, the project's verified
+    grant in the main context. Otherwise no card could offer an action that works."""
+    verified = (facts.approval is Approval.GRANTABLE and snapshot.main_context
+                and facts.project_id in snapshot.verified_grants)
+    if facts.plan_token is None and not verified:
+        return Deny(NOT_ENUMERABLE)
+    return _ask(snapshot, "operation", NOT_ENUMERABLE, facts)
 
 
 def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
@@ -211,12 +246,20 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
         return Deny("consent_not_given", CONSENT_COMMAND)
     if facts.read_only:
         return Allow("read_only")
+    # PROTOCOL §3: at most 256 entries per list in one call; the service refuses more, so
+    # no card could offer an action that works
+    if facts.touches_paths and targets is not None and max(
+            len(targets.writes), len(targets.deletes)) > MAX_TARGETS:
+        return Deny("too_many_targets")
     # a plan is shown to a person every time; a project-wide scope is never registered
     if approval is Approval.PLAN:
         return _ask(snapshot, "plan", "finalize_plan", facts)
     # membership and sharing: a card every time, whatever token comes along
     if approval is Approval.SENSITIVE:
         return _ask(snapshot, "operation", "sensitive_operation", facts)
+    # targets that cannot be listed: no plan or grant covers them, a card for this call
+    if targets is None and facts.touches_paths:
+        return _ask_unlisted(snapshot, facts)
     if facts.plan_token is not None:
         plan = snapshot.plans.get(facts.plan_token)
         if plan is not None and covers(plan, pid, targets, now_ms):
@@ -229,11 +272,10 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
     if approval is Approval.GRANTABLE:
         # a grant covers enumerable, reviewable, non-reserved targets, and only in the
         # main context: there it is reused even where nobody can answer, never minted
-        if targets is None:
-            return Deny("targets_not_enumerable")
+        assert targets is not None  # (the unlisted row above)
         if any(display.is_reserved_path(p) for p in targets.all()):
             # never on a grant: asked batch by batch, as one call (spec §8)
-            return _ask(snapshot, "operation", "reserved_target", facts)
+            return _ask(snapshot, "operation", RESERVED_TARGET, facts)
         unshowable = path_rule_of(targets, SHOWN_PATH_CHARS)
         if unshowable:
             return Deny(unshowable)
@@ -259,7 +301,7 @@ def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
         return Deny(problem)
     over = _over_limit("plan", facts)
     if over:
-        return Ask("operation", OVER_LIMIT + over)
+        return Ask("operation", _over_reason(over))
     return Ask("plan", f"grant_card_refused_{refused}")
 
 
@@ -331,19 +373,23 @@ REFUSALS = {
     "unsafe_detail": "an argument cannot be shown exactly on an approval card (invisible, "
     "control or look-alike characters, mixed scripts, or too long). Correct it and run "
     "the call again.",
-    "targets_not_enumerable": "its target paths cannot be listed (not a list of path "
-    "strings), so no card or authorization can cover them. Give the paths as a list of "
-    "strings.",
+    "targets_not_enumerable": "its target paths cannot be listed, so no plan or project "
+    "grant covers it: it can be approved only as one call, sent as written, and that needs "
+    "a plan token of its own or a durable grant for the project (approve an ordinary write "
+    f'"{APPROVE_FOR_PROJECT}" first). Give the paths as a list, or pass a plan token.',
     "scope_not_paths": 'a plan must list its paths (scope "paths"); a project-wide scope is '
     "never approved. List the writes and deletes in finalize_plan.",
     "too_many_writes": "an approval card lists at most 20 writes. Split the change into "
     "batches of at most 20 writes.",
     "too_many_deletes": "an approval card lists at most 20 deletes. Split the change into "
     "batches of at most 20 deletes.",
+    "too_many_targets": f"a call names at most {MAX_TARGETS} paths in each list (the "
+    f"service refuses more). Split the change into batches of at most {MAX_TARGETS}.",
     "card_too_long": f"its approval card would be longer than {CARD_LIMIT:,} characters, and "
     "cards are never truncated. Split the change into smaller batches or use shorter paths.",
     "reserved_target": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "
-    "no authorization covers them. Leave those paths out.",
+    "no plan or project grant covers them, so each batch naming one is put to a person "
+    "as one call.",
     "grant_needs_main_context": "a durable project grant is used or given only in the main "
     "context, not in a sub-agent. Run the write from the main context.",
     "plan_mismatch": "the service's plan did not match what the card showed, so it was not "
@@ -370,7 +416,8 @@ REFUSALS = {
     "path_traversal": "a path contains '..'. Use paths inside the project.",
     "path_edge_space": "a path segment starts or ends with a space. Remove the space.",
     "path_reserved": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "
-    "no authorization covers them. Leave those paths out.",
+    "no plan or project grant covers them, so each batch naming one is put to a person "
+    "as one call.",
 }
 
 

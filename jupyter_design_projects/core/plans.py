@@ -86,11 +86,13 @@ def plan_expiry_ms(server_expires_at: Any, now_ms: int) -> int:
     return min(ceiling, math.floor(server_expires_at * 1000))
 
 
-def normalised(paths: Iterable[str]) -> frozenset[str] | None:
-    """Every path's normal form, or None if any path has none."""
+def normalised(paths: Iterable[str], *, reserved: bool = False) -> frozenset[str] | None:
+    """Every path's normal form, or None if any path has none (`reserved`: a reserved path
+    has its written form, as a one-time plan names it; never so for a registered plan)."""
     out = set()
+    form = display.written_form if reserved else display.normal_form
     for path in paths:
-        norm = display.normal_form(path)
+        norm = form(path)
         if norm is None:
             return None
         out.add(norm)
@@ -131,7 +133,9 @@ def review_rule(targets: Targets) -> str | None:
         return "too_many_writes"
     if len(targets.deletes) > MAX_PLAN_PATHS:
         return "too_many_deletes"
-    return path_rule_of(targets, display.MAX_PATH_CHARS)
+    # a reserved path is named only when nothing else is over: its card says so
+    return (path_rule_of(targets, display.MAX_PATH_CHARS, showable=frozenset({"path_reserved"}))
+            or path_rule_of(targets, display.MAX_PATH_CHARS))
 
 
 def path_rule_of(targets: Targets, max_chars: int,
@@ -162,7 +166,7 @@ def change_card(
     for label, paths in (("Writes", targets.writes), ("Deletes", targets.deletes)):
         if paths:
             lines.append(f"{label} ({len(paths)}):")
-            lines.extend(f"  {display.with_escape(display.normal_form(p) or p)}"
+            lines.extend(f"  {display.with_escape(display.written_form(p) or p)}"
                          for p in paths)
     lines.extend(details)
     return "\n".join(lines)
@@ -182,12 +186,14 @@ def approved_plan(
         return None
     if result.get("scope", "paths") != "paths":
         return None
-    seen_writes, seen_deletes = normalised(shown.writes), normalised(shown.deletes)
+    seen_writes = normalised(shown.writes, reserved=True)
+    seen_deletes = normalised(shown.deletes, reserved=True)
     writes = strings_of(result.get("writes", list(shown.writes)))
     deletes = strings_of(result.get("deletes", list(shown.deletes)))
     if None in (seen_writes, seen_deletes, writes, deletes):
         return None
-    got_writes, got_deletes = normalised(writes or ()), normalised(deletes or ())
+    got_writes = normalised(writes or (), reserved=True)
+    got_deletes = normalised(deletes or (), reserved=True)
     if got_writes is None or got_deletes is None:
         return None
     if not (got_writes <= seen_writes and got_deletes <= seen_deletes):  # type: ignore[operator]

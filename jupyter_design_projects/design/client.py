@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 import httpx
 
 from ..core import display
-from ..core.cards import OVER_LIMIT
+from ..core.cards import NOT_ENUMERABLE, OVER_LIMIT
 from ..core.design_operations import BY_NAME, Approval, DesignOperation
 from ..core.permissions import (
     Allow,
@@ -155,6 +155,10 @@ class DesignClient:
                 return await self._proceed(dataclasses.replace(call, consent_asked=True))
             if kind == "grant" and durable and pending.request.allows_durable:
                 return await self._write_under_grant(call)
+            if pending.request.reason == NOT_ENUMERABLE:
+                # no plan can name what cannot be listed: the call as shown, under its own
+                # plan token or the project's grant (the decision asked only then)
+                return await self._send(call, op, call.arguments)
             approval = self._approval(op)
             if approval is Approval.PLAN:
                 return await self._finalize(call, register=register)
@@ -413,7 +417,8 @@ class DesignClient:
         problem = plan_rule(pid, None, targets)
         if (problem and problem not in REVIEW_LIMITS) or not isinstance(pid, str):
             return _refused(call.operation, problem or "unsafe_project_id")
-        writes, deletes = normalised(targets.writes), normalised(targets.deletes)
+        writes = normalised(targets.writes, reserved=True)
+        deletes = normalised(targets.deletes, reserved=True)
         plan_args = {"project_id": pid, "writes": sorted(writes or ()),
                      "deletes": sorted(deletes or ())}
         result = await self._send(call, "finalize_plan", plan_args)

@@ -17,13 +17,18 @@ __all__ = ["failures", "handlers", "launcher", "panel", "policy"]
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
-    from ..session import user_data_dir
+    from ..data_dir import private_data_dir, user_data_dir
+    from ..errors import ConfigError
     from . import policy
     from .handlers import register
     from .launcher import launch
     from .panel import Panel
 
-    data_dir = user_data_dir()
+    try:  # private before anything is kept in it: a loose existing one is tightened
+        data_dir = private_data_dir(user_data_dir())
+    except ConfigError as error:  # another user's: no service and no panel, said plainly
+        serverapp.log.error("jupyter_design_projects: %s", error)
+        return
     # the gates the server's config sets hold for the panel and, through the environment,
     # for every kernel it starts
     policy.export(policy.configured(serverapp), os.environ)

@@ -110,7 +110,10 @@ def _parent_alive(pid: int) -> bool:
 
 
 async def serve(config: ServiceConfig, parent_pid: int | None = None) -> None:
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except PermissionError as exc:  # e.g. a --data-dir another user owns: refused, said so
+        raise SystemExit(f"jdp-server: {exc}") from None
     sock = _bind(config.host, config.port)
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if ":" in config.host else config.host

@@ -102,8 +102,10 @@ async def test_a_reserved_target_is_asked_as_one_call_not_denied_spec_s8(client)
     assert not granted.is_error
     card = await client.call("write_files", write(f"notes-{tag}/CLAUDE.md"))
     assert isinstance(card, PendingApproval)  # a card even under the verified grant
-    assert (card.request.kind, card.request.reason) == ("operation", "over_limit_path_reserved")
+    assert (card.request.kind, card.request.reason) == ("operation", "reserved_target")
     assert not card.request.allows_durable
-    outcome = await client.resume(card, approved=True)
-    assert isinstance(outcome, DesignOutcome) and outcome.is_error  # the service's own rule
-    assert f"notes-{tag}/CLAUDE.md" not in await paths_of(client)
+    outcome = await client.resume(card, approved=True)  # through a one-time plan
+    assert isinstance(outcome, DesignOutcome) and not outcome.is_error, outcome.error
+    assert f"notes-{tag}/CLAUDE.md" in await paths_of(client)
+    assert not client.engine.snapshot(can_ask=True, main_context=True,
+                                      now_ms=0).plans  # nothing registered

@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from ...core.display import is_reserved_segment
 from ...core.letters import segment_rule
 from .errors import PathRefused, TooManyTargets
 
@@ -13,12 +14,14 @@ from .errors import PathRefused, TooManyTargets
 MAX_TARGETS = 256
 #: longest accepted path, in characters
 MAX_PATH_CHARS = 1024
-#: segment names refused at any depth, compared case-insensitively
-RESERVED_SEGMENTS = frozenset({"claude.md", ".claude"})
 
 
-def normalise(path: object) -> str:
+def normalise(path: object, *, reserved: bool = False) -> str:
     """The normal form of `path` (`./a//` is refused, `./a/b` → `a/b`, NFC), or PathRefused.
+
+    A reserved segment (`CLAUDE.md`, `.claude`, any depth and case: `core.display`) is
+    refused unless `reserved`: reads, plans and plan-token writes take such a path (a
+    person saw it on a card, spec §8), a tokenless write under a grant never does.
 
     Beyond printable ASCII a segment may hold letters, marks and digits of any script
     (`café.html`, `幻灯片/01.html`); the client's rule (`core/letters.py`) refuses control,
@@ -51,7 +54,7 @@ def normalise(path: object) -> str:
         foreign = segment_rule(segment)
         if foreign:
             raise PathRefused(path, foreign)
-        if segment.lower() in RESERVED_SEGMENTS:
+        if not reserved and is_reserved_segment(segment):
             raise PathRefused(path, "reserved")
         kept.append(segment)
     if not kept:
@@ -59,7 +62,7 @@ def normalise(path: object) -> str:
     return "/".join(kept)
 
 
-def normalise_all(paths: Iterable[object], field: str) -> list[str]:
+def normalise_all(paths: Iterable[object], field: str, *, reserved: bool = False) -> list[str]:
     """Normalise every path of one call: at most MAX_TARGETS, no duplicates after normalising."""
     items = list(paths)
     if len(items) > MAX_TARGETS:
@@ -67,12 +70,17 @@ def normalise_all(paths: Iterable[object], field: str) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     for item in items:
-        norm = normalise(item)
+        norm = normalise(item, reserved=reserved)
         if norm in seen:
             raise PathRefused(norm, "duplicate")
         seen.add(norm)
         out.append(norm)
     return out
+
+
+def is_reserved(path: str) -> bool:
+    """Whether a normalised path has a reserved segment."""
+    return any(is_reserved_segment(segment) for segment in path.split("/"))
 
 
 def basename(path: str) -> str:
