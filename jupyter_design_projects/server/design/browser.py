@@ -40,6 +40,8 @@ CONSOLE_TEXT_CHARS = 500
 #: browser contexts kept open (one per project and scale); the least recently used idle
 #: one is closed past this
 CONTEXTS_MAX = 4
+#: idle pages a context keeps for the next renders (as many as a grid draws at once)
+TABS_KEPT = 8
 
 #: fetch(project-relative path) -> the file's bytes, or None when the project has no such file
 Fetch = Callable[[str], bytes | None]
@@ -184,13 +186,13 @@ class Browser:
                 await self._browser.close()
 
     async def _context(self, key: str, scale: float) -> list[Any]:
-        """The context of (key, scale) as [context, open pages], made once on first use
-        (renders arriving together wait for the same one); idle contexts past
-        CONTEXTS_MAX are closed, least recently used first."""
+        """The context of (key, scale) as [context (a future), pages busy, idle tabs],
+        made once on first use (renders arriving together wait for the same one); idle
+        contexts past CONTEXTS_MAX are closed, least recently used first."""
         entry = self._contexts.get((key, scale))
         if entry is None:
             made = asyncio.ensure_future(self._browser.new_context(device_scale_factor=scale))
-            entry = self._contexts[(key, scale)] = [made, 0]
+            entry = self._contexts[(key, scale)] = [made, 0, []]
             idle = [k for k, v in self._contexts.items() if v[1] == 0 and k != (key, scale)]
             for old in idle[:max(0, len(self._contexts) - CONTEXTS_MAX)]:
                 await (await self._contexts.pop(old)[0]).close()
@@ -199,13 +201,24 @@ class Browser:
 
     async def _shoot(self, path: str, fetch: Fetch, viewport: tuple[int, int],
                      scale: float, key: str) -> Shot:
+        """A render on an idle tab of the context (a new one when all are busy); the tab
+        goes back to the context's pool after, up to TABS_KEPT of them."""
         entry = await self._context(key, scale)
         entry[1] += 1
         self.peak_pages = max(self.peak_pages, entry[1])
+        tab: _Tab | None = None
         try:
-            return await _shoot(await entry[0], path, fetch, viewport, scale)
+            context = await entry[0]
+            tab = entry[2].pop() if entry[2] else await _Tab.open(context)
+            shot = await tab.shoot(path, fetch, viewport, scale)
+            if len(entry[2]) < TABS_KEPT:
+                entry[2].append(tab)
+                tab = None
+            return shot
         finally:
             entry[1] -= 1
+            if tab is not None:
+                await tab.close()
 
 
 def _content_type(path: str) -> str:
@@ -216,55 +229,69 @@ def _content_type(path: str) -> str:
                       guessed in ("application/javascript", "application/json") else "")
 
 
-async def _shoot(context: Any, path: str, fetch: Fetch, viewport: tuple[int, int],
-                 scale: float) -> Shot:
-    """One page of `context`: load `path` with every request answered from `fetch`."""
-    width, height = viewport
-    console: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
+class _Tab:
+    """One page of a context, kept for the next render (a new page costs more than a
+    render): its request handler and listeners answer for the render it is doing now."""
 
-    async def answer(route: Any) -> None:
+    def __init__(self, page: Any, cdp: Any) -> None:
+        self.page, self.cdp = page, cdp
+        self.fetch: Fetch = lambda _path: None
+        self.console: list[dict[str, Any]] = []
+        self.failed: list[dict[str, Any]] = []
+
+    @classmethod
+    async def open(cls, context: Any) -> _Tab:
+        page = await context.new_page()
+        tab = cls(page, await context.new_cdp_session(page))
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
+        await page.route("**/*", tab.answer)
+        page.on("console", lambda message: tab.console.append(
+            {"level": message.type, "text": message.text[:CONSOLE_TEXT_CHARS]}))
+        page.on("pageerror", lambda error: tab.console.append(
+            {"level": "error", "text": str(error)[:CONSOLE_TEXT_CHARS]}))
+        return tab
+
+    async def answer(self, route: Any) -> None:
+        """Every request: the project's file, a 404, or blocked (anything not the origin)."""
         url = route.request.url
         if url.startswith(ORIGIN + "/"):
             wanted = posixpath.normpath(unquote(urlsplit(url).path).lstrip("/"))
-            body = fetch(wanted)
+            body = self.fetch(wanted)
             if body is None:
-                failed.append({"url": wanted, "status": 404})
+                self.failed.append({"url": wanted, "status": 404})
                 await route.fulfill(status=404, body=b"", content_type="text/plain")
             else:
                 await route.fulfill(status=200, body=body, content_type=_content_type(wanted))
             return
-        failed.append({"url": url, "status": None,
-                       "error": "blocked: a preview loads only the project's own files"})
+        if url.startswith("about:"):
+            await route.continue_()
+            return
+        self.failed.append({"url": url, "status": None,
+                            "error": "blocked: a preview loads only the project's own files"})
         await route.abort("blockedbyclient")
 
-    page = await context.new_page()
-    try:
-        await page.set_viewport_size({"width": width, "height": height})
-        await page.route("**/*", answer)
-        page.set_default_timeout(PAGE_TIMEOUT_MS)
-        page.on("console", lambda message: console.append(
-            {"level": message.type, "text": message.text[:CONSOLE_TEXT_CHARS]}))
-        page.on("pageerror", lambda error: console.append(
-            {"level": "error", "text": str(error)[:CONSOLE_TEXT_CHARS]}))
-        await page.goto(f"{ORIGIN}/{quote(path)}", wait_until="load")
-        text = await page.evaluate("() => document.body ? document.body.innerText : ''")
-        return Shot(await _capture(context, page, viewport, scale), " ".join(str(text).split()),
-                    console, failed)
-    finally:
-        await page.close()
-
-
-async def _capture(context: Any, page: Any, viewport: tuple[int, int], scale: float) -> bytes:
-    """The page's viewport as a PNG, through Chromium's own capture with its fast PNG
-    encoder (`optimizeForSpeed`): at device scale 2 Playwright's screenshot spends most of
-    a render compressing; `preview.fit` re-encodes the picture to its budget anyway."""
-    cdp = await context.new_cdp_session(page)
-    try:
+    async def shoot(self, path: str, fetch: Fetch, viewport: tuple[int, int],
+                    scale: float) -> Shot:
+        """Load `path` with every request answered from `fetch`; its text and picture."""
+        self.fetch, self.console, self.failed = fetch, [], []
+        console, failed = self.console, self.failed
         width, height = viewport
-        shot = await cdp.send("Page.captureScreenshot", {
-            "format": "png", "optimizeForSpeed": True,
-            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}})
-    finally:
-        await cdp.detach()
+        await self.page.set_viewport_size({"width": width, "height": height})
+        await self.page.goto(f"{ORIGIN}/{quote(path)}", wait_until="load")
+        text = await self.page.evaluate("() => document.body ? document.body.innerText : ''")
+        png = await _capture(self.cdp, viewport, scale)
+        return Shot(png, " ".join(str(text).split()), console, failed)
+
+    async def close(self) -> None:
+        await self.page.close()
+
+
+async def _capture(cdp: Any, viewport: tuple[int, int], scale: float) -> bytes:
+    """The page's viewport as a PNG at `scale`, through Chromium's own capture with its
+    fast PNG encoder (`optimizeForSpeed`): at device scale 2 Playwright's screenshot spends
+    most of a render compressing, and `preview.fit` re-encodes the picture anyway."""
+    width, height = viewport
+    shot = await cdp.send("Page.captureScreenshot", {
+        "format": "png", "optimizeForSpeed": True,
+        "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}})
     return base64.b64decode(shot["data"])
