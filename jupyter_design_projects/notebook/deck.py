@@ -201,12 +201,17 @@ class NotebookDeck:
         notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
                   f"{title} as the project holds them"
                   + (", with speaker notes" if notes else "") + ".")
+        if read.pictured:
+            notice += (f" {len(read.pictured)} image asset(s) cannot be read back over the "
+                       "Design protocol (read_file is text only), so their slides are the "
+                       f"service's picture of them: {'; '.join(read.pictured)}.")
         if read.missing:
             notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
                        f" (shown as their alt text): {'; '.join(read.missing)}.")
         return Outcome("design deck export", {"path": str(target), "bytes": len(data),
                                               "slides": [s.path for s in read.slides],
-                                              "missing": read.missing}, notice=notice)
+                                              "missing": read.missing,
+                                              "pictured": read.pictured}, notice=notice)
 
     # ------------------------------------------------------------ what a user reaches for
 
