@@ -22,8 +22,9 @@ from .outcome import Outcome
 
 #: the columns of `deck.staged`
 STAGED_COLUMNS = ("path", "kind", "bytes", "change", "slide")
-NO_DECK = ("no deck yet: run `deck = %design deck open NAME_OR_ID` (or `%design deck new "
-           "NAME`) first")
+#: why a deck command cannot run before a deck is open, and the one step that opens one
+NO_DECK = "this notebook has no deck open yet"
+OPEN_A_DECK = "deck = %design deck open NAME_OR_ID (a new project: %design deck new NAME)"
 #: width of one preview in the grid (px)
 PREVIEW_WIDTH = 320
 
@@ -79,7 +80,7 @@ def deck_command(host: DeckHost, command: grammar.Command,
 
 def _current(deck: NotebookDeck | None, command: str) -> NotebookDeck:
     if deck is None:
-        raise BadCommand(command, NO_DECK)
+        raise BadCommand(command, NO_DECK, OPEN_A_DECK)
     if deck.ended is not None:
         raise BadCommand(command, deck.ended)
     return deck
