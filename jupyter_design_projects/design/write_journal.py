@@ -66,7 +66,8 @@ def changes_of(operation: str, arguments: Mapping[str, Any]) -> list[dict[str, A
         for entry in arguments.get("files") or []:
             if not isinstance(entry, Mapping):
                 continue
-            data = entry.get("data") if isinstance(entry.get("data"), str) else ""
+            raw = entry.get("data")
+            data = raw if isinstance(raw, str) else ""
             size = (_b64_bytes(data) if entry.get("encoding") == "base64"
                     else len(data.encode("utf-8", "replace")))
             match = entry.get("if_match")
