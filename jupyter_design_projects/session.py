@@ -259,7 +259,8 @@ class Session:
 
                 self._design = DesignClient(self.http, self.settings, can_ask=self._can_ask,
                                             clock_ms=lambda: int(time.time() * 1000),
-                                            save_text=DownloadDir(self.temp_dir).save_text)
+                                            save_text=DownloadDir(self.temp_dir).save_text,
+                                            journal=self.design_journal)
             return self._design
 
     @cached_property
@@ -267,6 +268,12 @@ class Session:
         from .projects.journal import Journal
 
         return Journal(self.data_dir / "journal.sqlite3")
+
+    @cached_property
+    def design_journal(self):
+        from .design.write_journal import FILE_NAME, DesignJournal
+
+        return DesignJournal(self.data_dir / FILE_NAME)
 
     @cached_property
     def deck_records(self):

@@ -3,6 +3,6 @@
 __all__ = [
     "budgets", "cards", "catalogue", "containment", "curl", "design_inputs",
     "design_operations", "display", "har", "hints", "letters", "origins", "permissions", "pkce",
-    "plans", "project_paths", "redaction", "results", "scopes", "slideshow", "sync_plan",
-    "trace_limits", "validation"
+    "plans", "project_paths", "redaction", "result_limits", "results", "scopes", "slideshow",
+    "sync_plan", "trace_limits", "validation"
 ]

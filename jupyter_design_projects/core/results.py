@@ -19,10 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JdpError
+from .result_limits import AGGREGATE_MAX_CHARS, IMAGE_MAX_CHARS, RESULT_MAX_CHARS
 
-IMAGE_MAX_CHARS = 130_000
-AGGREGATE_MAX_CHARS = 130_000
-RESULT_MAX_CHARS = 100_000
 #: a spilled result shows this many characters of its text
 PREVIEW_CHARS = 2_000
 EMPTY_RESULT = "(empty result)"

@@ -2,5 +2,5 @@
 
 __all__ = [
     "approval", "catalogue", "client", "deck", "permissions", "rest", "schemas", "session",
-    "wire"
+    "wire", "write_journal"
 ]

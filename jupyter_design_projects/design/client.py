@@ -14,6 +14,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import httpx
 
@@ -32,6 +33,7 @@ from ..core.permissions import (
 )
 from ..core.plans import (
     REVIEW_LIMITS,
+    ApprovedPlan,
     Targets,
     approved_plan,
     normalised,
@@ -40,6 +42,7 @@ from ..core.plans import (
 from ..core.results import MappedResult, map_result, spilled
 from ..core.validation import validate
 from ..errors import (
+    DesignRpcError,
     GateClosed,
     GrantIneligible,
     InvalidArguments,
@@ -60,6 +63,7 @@ from .catalogue import Catalogue
 from .permissions import PermissionEngine
 from .rest import DesignRest
 from .session import McpSession
+from .write_journal import BY_CARD, BY_GRANT, BY_PLAN, DesignJournal, changes_of, plan_detail
 
 Result = DesignOutcome | PendingApproval
 
@@ -96,11 +100,15 @@ class DesignClient:
                  can_ask: Callable[[], bool], clock_ms: Callable[[], int] | None = None,
                  main_context: bool = True,
                  operations: Mapping[str, DesignOperation] = BY_NAME,
-                 save_text: Callable[[str, str], object] | None = None) -> None:
+                 save_text: Callable[[str, str], object] | None = None,
+                 journal: DesignJournal | None = None) -> None:
         """`save_text(text, name)` writes a 0600 file in the session's directory and
         returns its path: where a result over 100,000 characters is kept whole (without
-        it, such a result is cut)."""
+        it, such a result is cut). `journal` records every write this client sends."""
         self._settings = settings
+        self.journal = journal
+        #: the plans this client finalized, by token, to name them in the journal
+        self._plans_made: dict[str, ApprovedPlan] = {}
         self._save_text = save_text
         self._can_ask = can_ask
         self._clock = clock_ms or _now_ms
@@ -364,7 +372,7 @@ class DesignClient:
     async def _send(self, call: _Call, name: str, arguments: dict) -> Result:
         """One tools/call; a 403 sends the call back through the decision once."""
         try:
-            raw = await self.session.call_tool(name, arguments)
+            raw = await self._tool(name, arguments)
         except NeedsConsent:
             return await self._consent_needed(call)
         except NeedsProjectGrant:
@@ -385,7 +393,7 @@ class DesignClient:
         once; a project that cannot hold a grant goes to per-batch plans from now on."""
         pid = call.arguments["project_id"]
         try:
-            raw = await self.session.call_tool(call.operation, call.arguments)
+            raw = await self._tool(call.operation, call.arguments)
         except NeedsProjectGrant:
             try:
                 await self.engine.mint_grant(pid)
@@ -398,6 +406,51 @@ class DesignClient:
         except NeedsConsent:
             return await self._consent_needed(call)
         return DesignOutcome(call.operation, await self._mapped(raw))
+
+    async def _tool(self, name: str, arguments: dict) -> Any:
+        """One tools/call; a call that changes a project is journaled ahead and settled
+        (done, or withdrawn when the service refused it or stopped it with a 403)."""
+        known = self.catalogue.table.get(name)
+        pid = arguments.get("project_id")
+        if (self.journal is None or known is None or known.approval in (
+                Approval.READ, Approval.PLAN)):
+            return await self.session.call_tool(name, arguments)
+        authority, detail = self._authority(known.approval, arguments)
+        entry = await asyncio.to_thread(
+            self.journal.ahead, operation=name, project_id=pid if isinstance(pid, str) else "",
+            authority=authority, detail=detail, changes=changes_of(name, arguments),
+            project_name=self.projects_seen.get(pid) if isinstance(pid, str) else None)
+        try:
+            raw = await self.session.call_tool(name, arguments)
+        except (NeedsConsent, NeedsProjectGrant, DesignRpcError):  # refused: nothing changed
+            await asyncio.to_thread(self.journal.settle, entry, done=False)
+            raise
+        failed = isinstance(raw, Mapping) and raw.get("isError") is True
+        await asyncio.to_thread(self.journal.settle, entry, done=not failed)
+        return raw
+
+    def _authority(self, approval: Approval, arguments: dict) -> tuple[str, str]:
+        """Under what a write runs: the plan its token names, the durable grant, or a
+        card (as words for the journal; never the token)."""
+        token = arguments.get("plan_token")
+        if approval is Approval.SENSITIVE:
+            return BY_CARD, "its approval card (a single-use plan)"
+        if isinstance(token, str):
+            plan = self._plans_made.get(token)
+            if plan is None:
+                return BY_PLAN, "a plan token the caller supplied"
+            return BY_PLAN, plan_detail(len(plan.writes), len(plan.deletes),
+                                        plan.expires_at_ms)
+        if approval is Approval.GRANTABLE:
+            return BY_GRANT, "the project's durable grant"
+        return BY_CARD, "its approval card"
+
+    def _made(self, plan: ApprovedPlan | None) -> None:
+        """Remember a finalized plan to name it in the journal (the newest 64)."""
+        if plan is not None:
+            self._plans_made[plan.token] = plan
+            for old in list(self._plans_made)[:-64]:
+                del self._plans_made[old]
 
     async def _mapped(self, raw: object) -> MappedResult:
         """The mapped result; text over the cap saved whole, the result a preview + path."""
@@ -425,6 +478,7 @@ class DesignClient:
         if not isinstance(result, DesignOutcome) or result.is_error:
             return result  # type: ignore[return-value]
         plan = approved_plan(result.data, pid, targets, self._clock())
+        self._made(plan)
         if plan is None:
             return _refused(call.operation, "plan_mismatch")
         if targets.count and register and problem is None:
@@ -452,10 +506,12 @@ class DesignClient:
         """The plan card was shown and approved: finalize, and register the token unless
         the plan is over the review limits (then the person gets the token, unregistered)."""
         result = await self._send(call, "finalize_plan", call.arguments)
-        if register and isinstance(result, DesignOutcome) and not result.is_error:
+        if isinstance(result, DesignOutcome) and not result.is_error:
             facts = await self._facts(call)
             plan = approved_plan(result.data, facts.project_id, facts.targets or Targets(),
                                  self._clock())
-            if plan is not None and plan_rule(facts.project_id, facts.scope, facts.targets) is None:
+            self._made(plan)
+            if register and plan is not None and plan_rule(
+                    facts.project_id, facts.scope, facts.targets) is None:
                 self.engine.register(plan)
         return result

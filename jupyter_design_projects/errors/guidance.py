@@ -244,7 +244,7 @@ GUIDANCE: Mapping[str, Guidance] = {
         lambda e: TRACE_REASONS[e.reason][1]),
     "BadCommand": Guidance(
         lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason}.",
-        lambda e: f"%{e.command} --help" if e.command else "%design --help"),
+        lambda e: e.step or (f"%{e.command} --help" if e.command else "%design --help")),
     # -- transport
     "TransportError": Guidance(
         lambda e: f"{e.action}: {_words(e)}",

@@ -46,14 +46,16 @@ class ServiceStartFailed(JdpError):
 
 
 class BadCommand(JdpError):
-    """A `%design` / `%project` line that does not parse; `command` is the subcommand."""
+    """A `%design` / `%project` line that does not parse, or cannot run yet; `command` is
+    the subcommand, `step` the one thing to do next (None: its --help)."""
 
     kind: ClassVar[str] = "bad_command"
     command: str
     reason: str
+    step: str | None
 
-    def __init__(self, command: str, reason: str) -> None:
-        super().__init__(command=command, reason=reason)
+    def __init__(self, command: str, reason: str, step: str | None = None) -> None:
+        super().__init__(command=command, reason=reason, step=step)
 
 
 class TraceUnavailable(JdpError):

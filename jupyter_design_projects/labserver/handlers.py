@@ -102,6 +102,15 @@ class JournalHandler(PanelHandler):
         self.reply(await self.panel.journal(n))
 
 
+class DesignJournalHandler(PanelHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        n = self.whole_number("n", JOURNAL_DEFAULT)
+        if n is None:
+            return self.refuse("n must be a whole number.")
+        self.reply(await self.panel.design_journal(n))
+
+
 class RestoreHandler(PanelHandler):
     @web.authenticated
     async def post(self, entry_id: str) -> None:
@@ -122,6 +131,7 @@ ROUTES: list[tuple[str, type[PanelHandler]]] = [
     ("design/consent", ConsentHandler),
     ("design/grants/([^/]+)", GrantHandler),
     ("journal", JournalHandler),
+    ("design/journal", DesignJournalHandler),
     (r"journal/([0-9]{1,9})/restore", RestoreHandler),
     ("login", LoginHandler),
 ]

@@ -160,7 +160,9 @@ class Panel:
             shown_grants.append({"project_id": project_id if safe_id else
                                  f"[not shown: {id_rule(project_id)}]",
                                  "project_name": name, "created_at": shown(created_at)})
-        return {"consent": consent, "grants": shown_grants}
+        revision = await asyncio.to_thread(session.design_journal.revision)
+        return {"consent": consent, "grants": shown_grants,
+                "journal_revision": "-".join(map(str, revision))}
 
     async def _name_of(self, session: Session, project_id: str) -> str | None:
         """The project's name as `get_project` gives it (display-checked), or None."""
@@ -222,6 +224,10 @@ class Panel:
 
     async def journal(self, n: int) -> dict[str, Any]:
         return await self.answer(lambda session: _journal(session, n))
+
+    async def design_journal(self, n: int) -> dict[str, Any]:
+        """The Design writes this machine sent (the journal is local: nothing is sent)."""
+        return await self.answer(lambda session: _design_journal(session, n))
 
     async def restore(self, entry_id: int) -> dict[str, Any]:
         return await self.open_answer("Projects", lambda session: _restore(session, entry_id))
@@ -324,6 +330,23 @@ async def _journal(session: Session, n: int) -> dict[str, Any]:
         "project_uuid": row["project_uuid"], "path": shown(row["path"], PATH_CHARS),
         "bytes": row["bytes"], "restore_kind": row["restore_kind"],
         "restore": _restore_sentence(row)} for row in rows]}
+
+
+async def _design_journal(session: Session, n: int) -> dict[str, Any]:
+    rows = await asyncio.to_thread(session.design_journal.entries, max(0, min(n, JOURNAL_MAX)))
+    return {"entries": [{
+        "id": row["id"], "time": row["at"], "operation": row["operation"],
+        "project_id": shown(row["project_id"]),
+        "project_name": shown(row["project_name"]) if row["project_name"] else None,
+        "authority": row["authority"], "authority_detail": shown(row["authority_detail"], 300),
+        "outcome": row["outcome"],
+        "changes": [{"path": shown(change.get("path"), PATH_CHARS) if "path" in change else None,
+                     "change": shown(change.get("change")),
+                     "bytes": change.get("bytes") if isinstance(change.get("bytes"), int)
+                     else None,
+                     "detail": shown(change.get("from") or change.get("detail"), 300)
+                     if (change.get("from") or change.get("detail")) else None}
+                    for change in row["changes"]]} for row in rows]}
 
 
 def _restore_sentence(row: dict[str, Any]) -> str | None:

@@ -22,8 +22,9 @@ from .outcome import Outcome
 
 #: the columns of `deck.staged`
 STAGED_COLUMNS = ("path", "kind", "bytes", "change", "slide")
-NO_DECK = ("no deck yet: run `deck = %design deck open NAME_OR_ID` (or `%design deck new "
-           "NAME`) first")
+#: why a deck command cannot run before a deck is open, and the one step that opens one
+NO_DECK = "this notebook has no deck open yet"
+OPEN_A_DECK = "deck = %design deck open NAME_OR_ID (a new project: %design deck new NAME)"
 #: width of one preview in the grid (px)
 PREVIEW_WIDTH = 320
 
@@ -79,7 +80,7 @@ def deck_command(host: DeckHost, command: grammar.Command,
 
 def _current(deck: NotebookDeck | None, command: str) -> NotebookDeck:
     if deck is None:
-        raise BadCommand(command, NO_DECK)
+        raise BadCommand(command, NO_DECK, OPEN_A_DECK)
     if deck.ended is not None:
         raise BadCommand(command, deck.ended)
     return deck
@@ -201,12 +202,17 @@ class NotebookDeck:
         notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
                   f"{title} as the project holds them"
                   + (", with speaker notes" if notes else "") + ".")
+        if read.pictured:
+            notice += (f" {len(read.pictured)} image asset(s) cannot be read back over the "
+                       "Design protocol (read_file is text only), so their slides are the "
+                       f"service's picture of them: {'; '.join(read.pictured)}.")
         if read.missing:
             notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
                        f" (shown as their alt text): {'; '.join(read.missing)}.")
         return Outcome("design deck export", {"path": str(target), "bytes": len(data),
                                               "slides": [s.path for s in read.slides],
-                                              "missing": read.missing}, notice=notice)
+                                              "missing": read.missing,
+                                              "pictured": read.pictured}, notice=notice)
 
     # ------------------------------------------------------------ what a user reaches for
 
@@ -376,8 +382,8 @@ class DeckPush:
         self.previews = []
         written = set(self.written)
         slides = {f.slide for f in self.deck.stage.files if f.path in written}
-        for slide in [s for s in self.deck.stage.slides if s in slides]:
-            result = session.run(self.deck.preview(slide))
+        shown = [s for s in self.deck.stage.slides if s in slides]
+        for slide, result in zip(shown, session.run(self.deck.previews(shown)), strict=True):
             pngs = [blob for mime, blob in getattr(result, "images", []) if mime == "image/png"]
             data = result.data if isinstance(result.data, dict) else {}
             if pngs:

@@ -50,6 +50,8 @@ export interface IDesign {
   /** null: the consent could not be read */
   consent: boolean | null;
   grants: IGrant[];
+  /** changes when the local journal of Design writes gains, settles or drops an entry */
+  journal_revision?: string;
 }
 
 export interface IStatus {
@@ -119,6 +121,37 @@ export type RestoreKind = 'write_back' | 'created' | 'nothing_kept';
 
 export interface IJournal {
   entries: IJournalEntry[];
+}
+
+/** One path a Design write changed (design/write_journal.py declares the changes). */
+export interface IDesignChange {
+  /** null for a call that touches no paths (a new project, a sharing change) */
+  path: string | null;
+  /** created, replaced, written, deleted, copied, or the operation's name */
+  change: string;
+  bytes: number | null;
+  /** where a copy came from, or what a pathless call set */
+  detail: string | null;
+}
+
+/** One Design write this machine sent, as its journal recorded it. */
+export interface IDesignWrite {
+  id: number;
+  time: string;
+  operation: string;
+  project_id: string;
+  project_name: string | null;
+  /** plan, grant or card: what let it run */
+  authority: string;
+  /** that authority in words (a plan by its path counts and expiry, never its token) */
+  authority_detail: string;
+  /** done, or unknown (sent and never answered) */
+  outcome: string;
+  changes: IDesignChange[];
+}
+
+export interface IDesignJournal {
+  entries: IDesignWrite[];
 }
 
 export interface ILogin {
@@ -227,6 +260,10 @@ export class PanelApi {
 
   journal(n = JOURNAL_N): Promise<Part<IJournal>> {
     return this._call<IJournal>('GET', `journal?${query({ n })}`);
+  }
+
+  designJournal(n = JOURNAL_N): Promise<Part<IDesignJournal>> {
+    return this._call<IDesignJournal>('GET', `design/journal?${query({ n })}`);
   }
 
   restore(entryId: number): Promise<Part<IMessage>> {

@@ -11,6 +11,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   IDesign,
+  IDesignJournal,
   IFiles,
   IJournal,
   IStatus,
@@ -53,6 +54,18 @@ export function revisionKey(status: Part<IStatus> | null): string {
     return `project-failure:${project?.error ?? 'none'}`;
   }
   return `revision:${project.revision}`;
+}
+
+/** The key that tells "the Design write journal may have changed". */
+export function designJournalKey(status: Part<IStatus> | null): string {
+  if (status === null || isFailure(status)) {
+    return '';
+  }
+  const design = status.design;
+  if (design === null || isFailure(design)) {
+    return `design-failure:${design?.error ?? 'none'}`;
+  }
+  return `journal:${design.journal_revision ?? ''}`;
 }
 
 /** The key that tells "changed": the status's version, or the failure it is. */
@@ -112,6 +125,11 @@ export class PanelModel {
 
   get journal(): Part<IJournal> | null {
     return this._journal;
+  }
+
+  /** The Design writes this machine sent (decks, write_files, deletes, copies). */
+  get designJournal(): Part<IDesignJournal> | null {
+    return this._designJournal;
   }
 
   /** When the last answer arrived (null before the first one). */
@@ -247,20 +265,31 @@ export class PanelModel {
     }
     const changed = statusKey(status) !== statusKey(this._status);
     const revised = revisionKey(status) !== revisionKey(this._status);
+    const designRevised =
+      designJournalKey(status) !== designJournalKey(this._status);
     this._updated = new Date();
     if (!changed && !full) {
       return;
     }
     let files = this._files;
     let journal = this._journal;
+    let designJournal = this._designJournal;
     if (isFailure(status)) {
-      files = journal = null;
-    } else if (revised || full) {
+      files = journal = designJournal = null;
+    } else {
       const project = status.project;
       const attached = project !== null && !isFailure(project);
-      [files, journal] = await Promise.all([
-        attached ? this.api.files() : Promise.resolve(null),
-        this.api.journal()
+      const readProject = revised || full;
+      [files, journal, designJournal] = await Promise.all([
+        !readProject
+          ? Promise.resolve(files)
+          : attached
+            ? this.api.files()
+            : Promise.resolve(null),
+        readProject ? this.api.journal() : Promise.resolve(journal),
+        designRevised || full
+          ? this.api.designJournal()
+          : Promise.resolve(designJournal)
       ]);
     }
     if (this.isDisposed) {
@@ -269,6 +298,7 @@ export class PanelModel {
     this._status = status;
     this._files = files;
     this._journal = journal;
+    this._designJournal = designJournal;
     this._changed.emit();
     if (allOffByPolicy(status)) {
       void this._poll.stop();
@@ -282,6 +312,7 @@ export class PanelModel {
   private _status: Part<IStatus> | null = null;
   private _files: Part<IFiles> | null = null;
   private _journal: Part<IJournal> | null = null;
+  private _designJournal: Part<IDesignJournal> | null = null;
   private _updated: Date | null = null;
   private _running: Promise<void> | null = null;
   private _again: Promise<void> | null = null;

@@ -26,6 +26,7 @@ import {
   renderFiles,
   renderGrants,
   renderHits,
+  renderDesignJournal,
   renderJournal,
   renderLoading,
   renderNotice,
@@ -295,19 +296,27 @@ export class ProjectPanel extends SidePanel {
   private _lastSearch: Awaited<ReturnType<PanelApi['search']>> | null = null;
 }
 
-/** Design authorizations: consent, durable grants, and the remote-write journal. */
+/**
+ * Design authorizations and writes: consent, durable grants, the Design file writes this
+ * machine sent, and the Project doc writes (the journal that can restore).
+ */
 export class DesignPanel extends SidePanel {
   constructor(model: PanelModel, host: IPanelHost) {
     super(model, host, 'Design', 'jdp-design-panel');
     this._consent = this.slot();
     this._grants = this.slot();
     this._outcome = this.slot();
+    this._designJournal = this.slot();
     this._journal = this.slot();
     this._footer = this.slot();
   }
 
   protected renderParts(status: IStatus | null): void {
     const design = status?.design ?? null;
+    this.fill(
+      this._designJournal,
+      status ? renderDesignJournal(this.model.designJournal) : null
+    );
     this.fill(
       this._consent,
       status ? renderConsent(design, this.handlers, status.service) : null
@@ -334,6 +343,7 @@ export class DesignPanel extends SidePanel {
   private _grants: HTMLElement;
   private _outcome: HTMLElement;
   private _journal: HTMLElement;
+  private _designJournal: HTMLElement;
   private _footer: HTMLElement;
 }
 

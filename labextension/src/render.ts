@@ -5,6 +5,8 @@
  */
 import {
   IDesign,
+  IDesignWrite,
+  IDesignJournal,
   IDoc,
   IFailure,
   IFiles,
@@ -580,7 +582,7 @@ export function renderJournal(
   projectsOff: IFailure | null = null
 ): HTMLElement {
   const [box, value] = partSection(
-    'Remote-write journal',
+    'Project doc writes (%project write, delete, sync)',
     'journal',
     journal,
     'The journal is not available.'
@@ -594,7 +596,7 @@ export function renderJournal(
       el(
         'li',
         'jdp-Muted',
-        'No remote writes from this machine yet.',
+        'No Project doc writes from this machine yet.',
         'no-entries'
       )
     );
@@ -631,6 +633,99 @@ export function renderJournal(
       );
     }
     list.appendChild(item);
+  }
+  box.appendChild(list);
+  return box;
+}
+
+/** How many changed paths one Design write entry lists before "… and N more". */
+export const DESIGN_CHANGES_SHOWN = 12;
+
+/** One Design write: what it did to which paths, in which project, under what. */
+export function renderDesignWrite(entry: IDesignWrite): HTMLElement {
+  const item = el('li', 'jdp-Entry', undefined, 'design-write');
+  item.dataset.entryId = String(entry.id);
+  item.dataset.operation = entry.operation;
+  const head = el('div', 'jdp-EntryHead');
+  head.appendChild(
+    el('span', 'jdp-Action', entry.operation, 'write-operation')
+  );
+  const project = entry.project_name
+    ? `${entry.project_name} (${entry.project_id})`
+    : entry.project_id;
+  head.appendChild(el('span', 'jdp-Name', project, 'write-project'));
+  item.appendChild(head);
+  const outcome =
+    entry.outcome === 'unknown'
+      ? ' · sent, never answered: it may or may not have happened'
+      : '';
+  const meta = el(
+    'div',
+    'jdp-Meta jdp-Muted',
+    `#${entry.id} · ${formatDate(entry.time)}${outcome}`,
+    'write-meta'
+  );
+  meta.title = entry.time;
+  item.appendChild(meta);
+  item.appendChild(
+    el('div', 'jdp-Note', `Under ${entry.authority_detail}`, 'write-authority')
+  );
+  const changes = el('ul', 'jdp-Changes', undefined, 'write-changes');
+  for (const change of entry.changes.slice(0, DESIGN_CHANGES_SHOWN)) {
+    const parts = [change.change];
+    if (change.path !== null) {
+      parts.push(change.path);
+    }
+    if (change.bytes !== null) {
+      parts.push(formatBytes(change.bytes));
+    }
+    if (change.detail !== null) {
+      parts.push(
+        change.path !== null ? `from ${change.detail}` : change.detail
+      );
+    }
+    const row = el('li', 'jdp-Change', parts.join(' · '), 'write-change');
+    if (change.path !== null) {
+      row.dataset.path = change.path;
+    }
+    changes.appendChild(row);
+  }
+  const more = entry.changes.length - DESIGN_CHANGES_SHOWN;
+  if (more > 0) {
+    changes.appendChild(
+      el('li', 'jdp-Muted', `… and ${more} more`, 'write-more')
+    );
+  }
+  item.appendChild(changes);
+  return item;
+}
+
+/** The Design writes this machine sent: deck pushes, write_files, deletes, copies. */
+export function renderDesignJournal(
+  journal: Part<IDesignJournal> | null
+): HTMLElement {
+  const [box, value] = partSection(
+    'Design file writes (deck pushes, write_files, deletes)',
+    'design-journal',
+    journal,
+    'The Design write journal is not available.'
+  );
+  if (value === null) {
+    return box;
+  }
+  const list = el('ul', 'jdp-Journal', undefined, 'design-writes');
+  if (value.entries.length === 0) {
+    list.appendChild(
+      el(
+        'li',
+        'jdp-Muted',
+        'No Design writes from this machine yet.',
+        'no-design-writes'
+      )
+    );
+  }
+  for (const entry of value.entries) {
+    list.appendChild(renderDesignWrite(entry));
   }
   box.appendChild(list);
   return box;

@@ -1,6 +1,7 @@
 """A deck in a real JupyterLab: a slide staged from a Markdown cell, pushed, its plan card
 approved with a click, and the grid of previews drawn by the service's browser shown in
-the push's output; the slide is then on the service."""
+the push's output; the slide is then on the service, and the push is listed in the Design
+panel's "Design file writes" (what it wrote, in which project, under which plan)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import httpx
 import nbformat
 import pytest
 from design_headers import DESIGN_HEADERS
+from panel_driver import DESIGN, LIVE_MS, open_panel, role
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
@@ -102,3 +104,15 @@ def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_serv
     written = service_file(reference_service, SLIDE)
     assert not written.get("isError")
     assert "Pushed with" in written["content"][0]["text"]
+
+    design = open_panel(page, DESIGN)
+    writes = role(design, "design-journal")
+    expect(writes).to_contain_text("Design file writes", timeout=LIVE_MS)
+    entry = role(writes, "design-write").first
+    expect(entry).to_contain_text(SLIDE, timeout=LIVE_MS)
+    expect(role(entry, "write-operation")).to_have_text("write_files")
+    expect(role(entry, "write-project")).to_have_text(f"Quarterly Review Deck ({DECK_ID})")
+    expect(role(entry, "write-authority")).to_contain_text(
+        "Under an approved plan for 1 write(s) and 0 delete(s)")
+    expect(role(design, "journal")).to_contain_text("Project doc writes")
+    design.screenshot(path="/tmp/jdp-design-writes.png")

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
+from jupyter_design_projects.core.result_limits import (
+    base64_chars,
+    image_budget,
+)
 from jupyter_design_projects.core.results import (
     AGGREGATE_MAX_CHARS,
     EMPTY_RESULT,
@@ -156,3 +162,38 @@ def test_tool_result_pairs_blocks_with_the_tool_use_id() -> None:
         "content": [text("ok")],
         "is_error": True,
     }
+
+
+# ---------------------------------------------------------------- the preview image budget
+
+
+@pytest.mark.parametrize(("n_bytes", "chars"), [(0, 0), (1, 4), (2, 4), (3, 4), (4, 8),
+                                                (97_500, 130_000), (97_501, 130_004)])
+def test_base64_chars_is_the_padded_length(n_bytes, chars):
+    assert base64_chars(n_bytes) == chars == len(base64.b64encode(bytes(n_bytes)))
+
+
+def preview_result(text: str, image_chars: int) -> dict:
+    return {"content": [{"type": "text", "text": text},
+                        {"type": "image", "data": "A" * image_chars, "mimeType": "image/png"}]}
+
+
+@pytest.mark.parametrize("text_chars", [0, 1_234, 10_500])
+def test_an_image_of_exactly_the_budget_beside_its_text_is_kept(text_chars):
+    budget = image_budget(text_chars)
+    mapped = map_result(preview_result("t" * text_chars, budget))
+    assert [b["type"] for b in mapped.blocks] == (["text", "image"] if text_chars else
+                                                  ["image"])
+
+
+@pytest.mark.parametrize("text_chars", [0, 1_234, 10_500])
+def test_an_image_one_character_over_the_budget_is_not(text_chars):
+    budget = image_budget(text_chars)
+    mapped = map_result(preview_result("t" * text_chars, budget + 1))
+    assert "image" not in [b["type"] for b in mapped.blocks]
+
+
+def test_the_budget_is_the_image_limit_or_what_the_aggregate_leaves():
+    assert image_budget(0) == IMAGE_MAX_CHARS
+    assert image_budget(1_000) == AGGREGATE_MAX_CHARS - 1_000
+    assert image_budget(AGGREGATE_MAX_CHARS + 5) == 0

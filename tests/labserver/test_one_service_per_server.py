@@ -86,13 +86,47 @@ def test_a_revoke_through_the_panel_is_seen_by_the_next_design_call(server, kern
     assert after[0] == "True" and after[1] in ("permission_denied", "needs_consent")
 
 
+WRITE_IN_A_KERNEL = '''
+import uuid
+from jupyter_design_projects.session import Session
+s = Session.open(can_ask=lambda: True)  # a script whose `approve` answers the cards
+ns = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
+pid = str(uuid.uuid5(ns, "project:Quarterly Review Deck"))
+path = f"slides/journal-{uuid.uuid4().hex[:8]}.html"
+r = s.design_call("write_files", {"project_id": pid, "files": [
+    {"path": path, "data": "<h1>from a kernel</h1>", "if_match": "0"}]},
+    approve=lambda request: "once")
+s.close()
+print(r.is_error, path)
+'''
+
+
+def test_a_design_write_in_a_kernel_shows_in_the_panels_design_journal(server, kernels):
+    a, _ = kernels
+    before = server.status()["design"]["journal_revision"]
+    failed, path = a.run(WRITE_IN_A_KERNEL).strip().splitlines()[-1].split()
+    answer = server.api("GET", PREFIX + "design/journal?n=5")
+    after = server.status()["design"]["journal_revision"]
+
+    assert failed == "False"
+    assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
+    newest = answer.json()["entries"][0]
+    assert (newest["operation"], newest["authority"], newest["outcome"]) == (
+        "write_files", "plan", "done")
+    assert newest["project_name"] == "Quarterly Review Deck"
+    assert newest["changes"] == [{"path": path, "change": "created", "bytes": 22,
+                                  "detail": None}]
+    assert newest["authority_detail"].startswith("an approved plan for 1 write(s)")
+    assert after != before
+
+
 # ---------------------------------------------------------------- authentication
 
 
 ROUTES = [("GET", "status"), ("GET", "project/files"), ("GET", "project/search?q=incident"),
           ("GET", "project/doc?path=glossary.md"), ("POST", "design/consent"),
           ("DELETE", "design/consent"), ("DELETE", "design/grants/abc"), ("GET", "journal"),
-          ("POST", "journal/1/restore"), ("POST", "login")]
+          ("GET", "design/journal"), ("POST", "journal/1/restore"), ("POST", "login")]
 
 
 @pytest.mark.parametrize(("method", "route"), ROUTES)
@@ -150,6 +184,7 @@ def test_search_takes_n_from_1_to_15_and_a_query(server, query, status):
 @pytest.mark.parametrize(("route", "status"), [
     ("project/doc", 400), ("project/doc?path=glossary.md", 200),
     ("project/doc?path=no-such.md", 502), ("journal?n=abc", 400), ("journal?n=0", 200),
+    ("design/journal?n=abc", 400), ("design/journal?n=0", 200),
 ])
 def test_reads_refuse_what_they_cannot_answer(server, route, status):
     answer = server.api("GET", PREFIX + route)

@@ -95,7 +95,7 @@ async def test_status_shows_the_service_the_project_and_no_consent(module_refere
     assert project["docs"] == 10 and project["uploads"] > 0
     assert 0 < project["knowledge_size"] <= project["max_knowledge_size"]
     assert project["search_threshold"] > 0 and project["search_enabled"] is False
-    assert report["design"] == {"consent": False, "grants": []}
+    assert report["design"] == {"consent": False, "grants": [], "journal_revision": "0-0-0"}
     assert len(report["version"]) == 64
 
 
@@ -139,11 +139,11 @@ async def test_consent_grants_and_their_revocation(module_reference_service, tmp
     revoked_grant = await panel.revoke_grant(DECK_ID)
     revoked = await panel.consent(give=False)
 
-    assert given == {"consent": True, "grants": []}
+    assert given == {"consent": True, "grants": [], "journal_revision": "0-0-0"}
     [grant] = granted["grants"]
     assert (grant["project_id"], grant["project_name"]) == (DECK_ID, "Quarterly Review Deck")
-    assert revoked_grant == {"consent": True, "grants": []}
-    assert revoked == {"consent": False, "grants": []}
+    assert revoked_grant == {"consent": True, "grants": [], "journal_revision": "0-0-0"}
+    assert revoked == {"consent": False, "grants": [], "journal_revision": "0-0-0"}
 
 
 @pytest.mark.asyncio
@@ -256,7 +256,7 @@ async def test_login_signs_in_to_the_reference_service_by_itself(reference_servi
     assert answer == {"signed_in": True}
     # the status of a fresh panel reads the stored credential the login saved
     after = await open_panel(env).status()
-    assert after["design"] == {"consent": False, "grants": []}
+    assert after["design"] == {"consent": False, "grants": [], "journal_revision": "0-0-0"}
 
 
 # ---------------------------------------------------------------- the server's service
@@ -316,7 +316,7 @@ async def test_no_attached_project_is_a_failure_and_design_still_reads(tmp_path,
 
     assert report["project"]["error"] == "no_attached_project"
     assert "CLAUDE_PROJECT_UUID" in report["project"]["message"]
-    assert report["design"] == {"consent": True, "grants": []}
+    assert report["design"] == {"consent": True, "grants": [], "journal_revision": "0-0-0"}
 
 
 @pytest.mark.parametrize(("name", "shown"), [

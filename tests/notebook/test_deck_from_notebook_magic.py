@@ -130,6 +130,11 @@ def test_export_html_is_one_offline_file_with_every_slide(shell, live, tmp_path)
     assert "Welcome everyone" in page
 
 
+def images_on(page) -> int:
+    """How many images a PDF page draws (its image XObjects)."""
+    return len(page.images)
+
+
 def test_export_reads_what_the_project_holds_from_a_new_session(shell, live, tmp_path):
     pushed_talk(shell, "Talk from elsewhere")
     live.close()  # a new kernel: nothing staged, only the project's files
@@ -138,10 +143,18 @@ def test_export_reads_what_the_project_holds_from_a_new_session(shell, live, tmp
     page = (tmp_path / "other.html").read_text(encoding="utf-8")
     assert page.count("<iframe") == len(SLIDES)
     assert "data:image/svg+xml;base64," in page  # text assets come back whole
-    # read_file answers text only: PNG assets this session did not push are listed
+    # read_file answers text only and PROTOCOL has no binary read: the slides whose PNG
+    # assets this session did not push are the service's picture of them, and say so
     assert "slides/04-weekly-demand.html: assets/04-weekly-demand-01.png" in \
-        written.data["missing"]
-    assert "could not be read back from the project" in written.notice
+        written.data["pictured"]
+    assert written.data["missing"] == []
+    assert "cannot be read back over the Design protocol" in written.notice
+    shell.run_line_magic("design", "deck export other.pdf")
+    texts, pages = pdf_pages(tmp_path / "other.pdf")
+    assert len(pages) == len(SLIDES)
+    weekly = SLIDES.index("slides/04-weekly-demand.html")
+    assert images_on(pages[weekly]) >= 1  # the figure is on its page
+    assert "Forecasting weekly demand" in texts[0]  # slides without PNGs stay text
 
 
 def test_bad_input_is_one_clear_line(shell, live, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import struct
 import zlib
@@ -9,6 +10,7 @@ import zlib
 import pytest
 
 from jupyter_design_projects.server.design import preview
+from jupyter_design_projects.server.design.browser import CHROMIUM
 
 PAGE = ("<html><head><title>Q3 Review</title><style>body{background:#ffffff;color:#1b1f24}"
         "</style><script>var hidden = 1;</script></head><body><h1>Quarterly &amp; Review</h1>"
@@ -121,8 +123,8 @@ def test_the_browser_renders_real_text_css_images_console_and_failed_requests(
     from PIL import Image
 
     picture = Image.open(io.BytesIO(shown.png)).convert("RGB")
-    assert picture.size == (640, 360)  # the 1280x720 viewport at half scale
-    assert picture.getpixel((630, 350)) == (0x11, 0x22, 0x33)  # the stylesheet was applied
+    assert picture.size == (2560, 1440)  # the 1280x720 viewport at device scale 2
+    assert picture.getpixel((2550, 1430)) == (0x11, 0x22, 0x33)  # the stylesheet was applied
 
 
 def test_the_browser_is_launched_once_and_reused(browser_previewer) -> None:
@@ -218,3 +220,94 @@ def test_the_prompt_of_a_project_describes_its_own_design_system(tmp_path) -> No
                                                                         project_id=night)
     assert "## Design system: Acme Default" in ops.get_claude_design_prompt("u")
     ops.close()
+
+
+# -- device scale 2, fitted to the client's image limits, drawn side by side ---------------
+
+def slide_files() -> dict[str, bytes]:
+    """Eight slides as decks write them: text slides, and figures with a PNG asset."""
+    import matplotlib
+
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from jupyter_design_projects.design.deck.slides import page, render_markdown
+    from jupyter_design_projects.design.deck.theme import DEFAULT_THEME
+
+    files: dict[str, bytes] = {}
+    for n in range(1, 9):
+        if n % 2:
+            markdown = (f"# Slide {n}: quarterly review\n\n- Revenue grew **{n}2%** year over "
+                        "year, ahead of plan\n- Churn fell to 2.1% after the onboarding rework"
+                        "\n- Three new regions opened: Lisbon, Osaka, Austin\n\n> The best "
+                        "quarter since 2019.\n\n`deck.push()` sends it.")
+            body = render_markdown(markdown, {})
+        else:
+            figure, axes = plt.subplots(figsize=(8, 4.5))
+            x = np.linspace(0, 10, 400)
+            axes.plot(x, np.sin(x * n)), axes.plot(x, np.cos(x) * n)
+            axes.set_title(f"Signal {n}")
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format="png", dpi=100)
+            plt.close(figure)
+            files[f"slides/{n:02d}/figure.png"] = buffer.getvalue()
+            body = f'<h2>Figure {n}</h2><figure><img src="{n:02d}/figure.png"></figure>'
+        files[f"slides/{n:02d}.html"] = page(f"Slide {n}", body, DEFAULT_THEME).encode()
+    return files
+
+
+def test_fit_keeps_a_png_whose_base64_is_exactly_the_budget(browser_previewer) -> None:
+    png = browser_previewer.render("slides/deck.html", DECK_PAGE, FILES.get, None).png
+    budget = len(base64.b64encode(png))
+    assert preview.fit(png, budget) == png
+
+
+def test_fit_encodes_smaller_a_png_one_character_over_the_budget(browser_previewer) -> None:
+    from PIL import Image
+
+    png = browser_previewer.render("slides/deck.html", DECK_PAGE, FILES.get, None).png
+    budget = len(base64.b64encode(png)) - 1
+    fitted = preview.fit(png, budget)
+    assert fitted is not None and fitted != png
+    assert len(base64.b64encode(fitted)) <= budget
+    assert Image.open(io.BytesIO(fitted)).size == (2560, 1440)  # a palette, not smaller
+
+
+def test_fit_gives_none_when_no_encoding_fits(browser_previewer) -> None:
+    png = browser_previewer.render("slides/deck.html", DECK_PAGE, FILES.get, None).png
+    assert preview.fit(png, 100) is None
+
+
+def test_an_eight_slide_grid_and_a_single_preview_fit_the_client_limits(tmp_path) -> None:
+    import concurrent.futures
+    import json
+
+    from PIL import Image
+
+    from jupyter_design_projects.core.results import map_result
+    from jupyter_design_projects.server.design.demo import DECK_ID
+    from jupyter_design_projects.server.design.files import FileWrite
+    from jupyter_design_projects.server.design.mcp import _result
+
+    ops = operations(tmp_path, CHROMIUM)
+    try:
+        files = slide_files()
+        ops.files.write(DECK_ID, [FileWrite(p, data) for p, data in files.items()])
+        slides = sorted(p for p in files if p.endswith(".html"))
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:  # as the SDK's worker threads
+            replies = list(pool.map(lambda p: ops.render_preview("u", DECK_ID, p), slides))
+        for reply in replies:
+            wire = _result(reply).model_dump(by_alias=True, exclude_none=True)
+            mapped = map_result(wire)
+            kinds = [block["type"] for block in mapped.blocks]
+            assert kinds == ["text", "image"], mapped.blocks[-1]
+            image = mapped.blocks[1]["source"]["data"]
+            assert len(image) + len(mapped.blocks[0]["text"]) <= 130_000
+            assert json.loads(reply.text)["renderer"] == preview.RENDERER_BROWSER
+            assert Image.open(io.BytesIO(reply.png)).size == (2560, 1440)
+        browser = ops.previews.browser
+        assert len(browser._contexts) == 1  # one project: its pages share one context
+        assert browser.peak_pages > 1  # and several were open at once
+    finally:
+        ops.close()

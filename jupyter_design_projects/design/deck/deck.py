@@ -279,3 +279,10 @@ class Deck:
     async def preview(self, path: str) -> DesignOutcome:
         return await self.client.call("render_preview",
                                       {"project_id": self._bound(), "path": path})
+
+    async def previews(self, paths: list[str]) -> list[Any]:
+        """Previews of `paths`, asked for all at once (the service draws them side by side,
+        as pages of one browser context); in the order of `paths`."""
+        import asyncio
+
+        return list(await asyncio.gather(*(self.preview(path) for path in paths)))

@@ -5,8 +5,13 @@ slide, assets inlined as data: URIs, arrow keys to move, opens offline) or as a 
 
 The pages are read with `list_files` and `read_file` (text, so SVG assets come back whole);
 a binary asset (PNG, JPEG) comes from the deck's own staged bytes when the project still
-holds exactly what this deck pushed, since `read_file` answers text only. An asset that
-cannot be had either way is listed, and the slide shows its alt text.
+holds exactly what this deck pushed. PROTOCOL §3 has no read of a binary file (`read_file`
+answers HTML-escaped text, and the service serves no asset URL), so for a deck pushed from
+another notebook the bytes of its PNG assets cannot be had: such a slide is exported as the
+service's own picture of it (`render_preview`, drawn by its browser with every asset the
+project holds, at device scale 2), and listed in `pictured` with the assets that made it
+so. An asset that cannot be had either way is listed in `missing`, and the slide shows its
+alt text.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ class Export:
 
     slides: list[ExportedSlide]
     missing: list[str] = dataclasses.field(default_factory=list)
+    #: "page: asset" of each binary asset the protocol cannot read back, whose slide was
+    #: exported as the service's picture of it instead
+    pictured: list[str] = dataclasses.field(default_factory=list)
 
 
 def checked_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
@@ -134,6 +142,7 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
                                                   f"{folder}/: push the deck first")
     export = Export([])
     cache: dict[str, str | None] = {}
+    unread: list[str] = []
 
     async def data_uri(page: str, src: str) -> str | None:
         if src.startswith(("data:", "#")) or re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
@@ -149,8 +158,9 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         elif path in listing and extension == "svg":
             data = (await read_text(call, project_id, path)).encode("utf-8")
         if data is None or mime is None:
-            export.missing.append(f"{page}: {src}")
-            cache[path] = None
+            unread.append(f"{page}: {src}")
+            if path not in listing or mime is None:
+                cache[path] = None
             return None
         cache[path] = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
         return cache[path]
@@ -158,6 +168,7 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
     for page in pages:
         text = await read_text(call, project_id, page)
         pieces, last = [], 0
+        unread.clear()
         for match in _SRC.finditer(text):
             uri = await data_uri(page, html.unescape(match.group(2)))
             pieces += [text[last:match.start(2)], html.escape(uri or "", quote=True)]
@@ -166,9 +177,55 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         inlined = "".join(pieces)
         notes = "".join(_NOTES.findall(inlined))
         title = _TITLE.search(inlined)
-        export.slides.append(ExportedSlide(page, html.unescape(title.group(1)) if title
-                                           else posixpath.basename(page), inlined, notes))
+        shown_title = html.unescape(title.group(1)) if title else posixpath.basename(page)
+        held = [item for item in unread
+                if _asset_path(page, item.split(": ", 1)[1]) in listing]
+        picture = await _service_picture(call, project_id, page) if held else None
+        if picture is not None:
+            inlined = _picture_page(shown_title, picture, notes)
+            export.pictured += held
+            export.missing += [item for item in unread if item not in held]
+        else:
+            export.missing += unread
+        export.slides.append(ExportedSlide(page, shown_title, inlined, notes))
     return export
+
+
+def _asset_path(page: str, src: str) -> str:
+    return posixpath.normpath(posixpath.join(posixpath.dirname(page), src.split("#")[0]))
+
+
+async def _service_picture(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
+                           page: str) -> str | None:
+    """The service's browser-drawn picture of `page` as a data: URI, or None (no browser
+    there, or no picture in the answer)."""
+    import json
+
+    outcome = await call("render_preview", {"project_id": project_id, "path": page})
+    blocks = getattr(outcome, "blocks", [])
+    if getattr(outcome, "is_error", False):
+        return None
+    text = next((b.get("text", "") for b in blocks if b.get("type") == "text"), "")
+    try:
+        drawn_by = json.loads(text).get("renderer")
+    except (ValueError, AttributeError):
+        return None
+    image = next((b for b in blocks if b.get("type") == "image"), None)
+    if drawn_by != "chromium" or image is None:
+        return None
+    source = image.get("source") or {}
+    return f"data:{source.get('media_type')};base64,{source.get('data')}"
+
+
+def _picture_page(title: str, uri: str, notes: str) -> str:
+    """A slide page that is the service's picture of the slide, edge to edge (the notes
+    kept beside it, hidden as a slide's are)."""
+    aside = f'<aside class="jdp-notes" hidden>{notes}</aside>' if notes else ""
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>html,body{{margin:0}}"
+            f"img{{display:block;width:{PAGE_WIDTH}px;height:{PAGE_HEIGHT}px}}</style>"
+            f"</head><body><img alt=\"{html.escape(title, quote=True)}\" "
+            f"src=\"{html.escape(uri, quote=True)}\">{aside}</body></html>\n")
 
 
 # ---------------------------------------------------------------- HTML

@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from ...core.result_limits import image_budget
 from ..context import DEMO_USER_EMAIL, DEMO_USER_ID
 from . import preview
 from .browser import Browser
@@ -261,14 +262,20 @@ class DesignOperations:
             except DesignFailure:
                 return None
 
-        shown = self.previews.render(path, page, fetch, size)
+        shown = self.previews.render(path, page, fetch, size, project_id)
         summary = {"open_url": f"{project_url(project_id)}/{path}",
                    "console_logs": shown.console_logs, "failed_requests": shown.failed_requests,
                    "text_content": shown.text[:TEXT_CONTENT_CHARS], "renderer": shown.renderer}
         if shown.fallback_reason is not None:
             summary["fallback_reason"] = (f"{shown.fallback_reason}; drawn without a browser "
                                           f"({shown.renderer})")
-        return Reply(json.dumps(summary), png=shown.png)
+        text = json.dumps(summary)
+        png = self.previews.fitted(shown, image_budget(len(text)), path, fetch, size,
+                                   project_id)
+        if png is None:
+            return Reply(text, note="[no picture: none fits the client's image limits "
+                                    "beside this text]")
+        return Reply(text, png=png)
 
     # -- members and sharing --------------------------------------------------------------
     def list_members(self, user: str, project_id: str) -> list[dict[str, str]]:

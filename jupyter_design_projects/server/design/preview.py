@@ -3,6 +3,12 @@
 otherwise a readable fallback picture of the page's title and text, drawn with Pillow and a
 DejaVu font when both are there, else with 3x5 block glyphs from the standard library
 (zlib + struct). The result says which renderer drew it, and why it is not the browser.
+
+The browser draws at device scale 2 (a 1280x720 slide is a 2560x1440 picture, its 30 px
+body text 60 px high), and `fit` then encodes the picture to the image budget the client's
+limits leave beside the result's text (`core.result_limits`): the PNG as drawn when it
+fits, else a 64-colour palette PNG (text stays sharp; flat slides shrink several times),
+then fewer colours, then smaller, until one fits.
 """
 
 from __future__ import annotations
@@ -16,16 +22,21 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ...core.result_limits import base64_chars
 from .browser import Browser, BrowserUnavailable, Fetch
 
-__all__ = ["Browser", "Preview", "Previewer", "find_font", "render_png", "render_pillow"]
+__all__ = ["Browser", "Preview", "Previewer", "find_font", "fit", "render_png",
+           "render_pillow"]
 
 #: the fallback preview is the viewport scaled down by this factor
 SCALE_DOWN = 4
-#: the browser's screenshot is the viewport times the first of these scales whose PNG fits
-#: the client's per-image limit (130,000 base64 characters, i.e. 97,500 bytes)
-BROWSER_SCALES = (0.5, 0.35, 0.25)
-MAX_PNG_BYTES = 97_500
+#: the browser draws a preview at this device scale factor
+DEVICE_SCALE = 2
+#: where Pillow is missing and the PNG as drawn does not fit: the page is drawn again at
+#: these smaller scales, in order, until one fits
+REDRAW_SCALES = (1.0, 0.5, 0.25)
+#: the encodings `fit` tries, in order: (size factor, palette colours, zlib level)
+FIT_LADDER = ((1.0, 64, 6), (1.0, 64, 9), (1.0, 16, 9), (0.5, 64, 9), (0.25, 64, 9))
 #: where the fallback looks for a real font, in order
 FONT_PATHS = (Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
               Path("/usr/share/fonts/dejavu/DejaVuSans.ttf"))
@@ -243,6 +254,29 @@ class Preview:
     fallback_reason: str | None = None
 
 
+def fit(png: bytes, budget_chars: int) -> bytes | None:
+    """`png`, or the first encoding of FIT_LADDER, whose base64 string is at most
+    `budget_chars` long; None when none is (or Pillow is missing and `png` is over)."""
+    if base64_chars(len(png)) <= budget_chars:
+        return png
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    picture = Image.open(io.BytesIO(png)).convert("RGB")
+    for factor, colours, level in FIT_LADDER:
+        sized = picture if factor == 1.0 else picture.resize(
+            (max(1, round(picture.width * factor)), max(1, round(picture.height * factor))),
+            Image.Resampling.LANCZOS)
+        palette = sized.quantize(colors=colours, method=Image.Quantize.FASTOCTREE,
+                                 dither=Image.Dither.NONE)
+        out = io.BytesIO()
+        palette.save(out, format="PNG", compress_level=level)
+        if base64_chars(out.tell()) <= budget_chars:
+            return out.getvalue()
+    return None
+
+
 class Previewer:
     """Renders pages for `render_preview`: the browser when it can, the fallback otherwise."""
 
@@ -251,20 +285,36 @@ class Previewer:
         self.font = find_font() if font is True else (font or None)
 
     def render(self, path: str, page: str, fetch: Fetch,
-               viewport: tuple[int, int] | None) -> Preview:
+               viewport: tuple[int, int] | None, key: str = "") -> Preview:
+        """The page drawn at DEVICE_SCALE (`key` names the project: its pages share one
+        browser context), its PNG as drawn; `fitted` sizes it for a result."""
         size = viewport or DEFAULT_VIEWPORT
         reason = self.browser.unavailable
         if reason is None:
             try:
-                for scale in BROWSER_SCALES:
-                    shot = self.browser.render(path, fetch, size, scale)
-                    if len(shot.png) <= MAX_PNG_BYTES:
-                        break
+                shot = self.browser.render(path, fetch, size, DEVICE_SCALE, key)
                 return Preview(shot.png, shot.text, shot.console_logs, shot.failed_requests,
                                RENDERER_BROWSER)
             except BrowserUnavailable as exc:
                 reason = exc.reason
         return self.fallback(path, page, fetch, viewport, reason)
+
+    def fitted(self, shown: Preview, budget_chars: int, path: str, fetch: Fetch,
+               viewport: tuple[int, int] | None, key: str = "") -> bytes | None:
+        """The preview's picture within `budget_chars` base64 characters (`fit`); where
+        that needs Pillow and there is none, the browser draws it again smaller."""
+        png = fit(shown.png, budget_chars)
+        if png is not None or shown.renderer != RENDERER_BROWSER:
+            return png
+        for scale in REDRAW_SCALES:
+            try:
+                shot = self.browser.render(path, fetch, viewport or DEFAULT_VIEWPORT, scale,
+                                           key)
+            except BrowserUnavailable:
+                return None
+            if base64_chars(len(shot.png)) <= budget_chars:
+                return shot.png
+        return None
 
     def fallback(self, path: str, page: str, fetch: Fetch, viewport: tuple[int, int] | None,
                  reason: str) -> Preview:

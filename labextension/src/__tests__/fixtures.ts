@@ -2,7 +2,15 @@
  * Answers shaped as docs/panel-api.md gives them, and a fake request layer that records
  * each request and answers from a table.
  */
-import { IAnswer, IFiles, IJournal, IProject, IStatus, Send } from '../api';
+import {
+  IAnswer,
+  IDesignJournal,
+  IFiles,
+  IJournal,
+  IProject,
+  IStatus,
+  Send
+} from '../api';
 
 export const PROJECT: IProject = {
   uuid: '00000000-0000-4000-8000-000000000001',
@@ -91,6 +99,36 @@ export const JOURNAL: IJournal = {
       bytes: 5,
       restore_kind: 'created',
       restore: null
+    }
+  ]
+};
+
+export const DESIGN_JOURNAL: IDesignJournal = {
+  entries: [
+    {
+      id: 3,
+      time: '2026-12-03T08:06:00Z',
+      operation: 'write_files',
+      project_id: 'deck-1',
+      project_name: 'Quarterly Review Deck',
+      authority: 'plan',
+      authority_detail:
+        'an approved plan for 2 write(s) and 0 delete(s), valid until 08:21:00 UTC',
+      outcome: 'done',
+      changes: [
+        {
+          path: 'slides/01-intro.html',
+          change: 'created',
+          bytes: 2048,
+          detail: null
+        },
+        {
+          path: 'slides/01-intro/figure.png',
+          change: 'replaced',
+          bytes: 4096,
+          detail: null
+        }
+      ]
     }
   ]
 };

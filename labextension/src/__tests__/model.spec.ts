@@ -1,6 +1,14 @@
 import { IStatus, Kind, PanelApi } from '../api';
 import { PanelModel, POLL_INTERVAL_MS, revisionKey, statusKey } from '../model';
-import { answer, fakeSend, FILES, JOURNAL, PROJECT, status } from './fixtures';
+import {
+  answer,
+  DESIGN_JOURNAL,
+  fakeSend,
+  FILES,
+  JOURNAL,
+  PROJECT,
+  status
+} from './fixtures';
 
 /** A model over a fake API whose status answer the test changes. */
 function setup(visible = { now: true }) {
@@ -9,6 +17,7 @@ function setup(visible = { now: true }) {
     'GET status': () => answer(current),
     'GET project/files': answer(FILES),
     'GET journal': answer(JOURNAL),
+    'GET design/journal': answer(DESIGN_JOURNAL),
     'POST design/consent': answer({ consent: true, grants: [] }),
     'DELETE design/grants/deck-1': answer({ consent: true, grants: [] }),
     'POST journal/7/restore': answer({
@@ -102,6 +111,23 @@ describe('PanelModel.refresh', () => {
     expect(t.count('GET project/files')).toBe(2);
     expect(t.count('GET journal')).toBe(2);
     expect(t.changes()).toBe(2);
+    t.model.dispose();
+  });
+
+  it('fetches the Design write journal again only when its revision changes', async () => {
+    const t = setup();
+    await t.model.refresh();
+    expect(t.model.designJournal).toEqual(DESIGN_JOURNAL);
+    const design = { consent: true, grants: [], journal_revision: '1-1-0' };
+    t.setStatus(status({ version: 'v2', design }));
+    await t.model.refresh();
+    t.setStatus(
+      status({ version: 'v3', design: { ...design, consent: false } })
+    );
+    await t.model.refresh();
+    expect(t.count('GET design/journal')).toBe(2);
+    expect(t.count('GET journal')).toBe(1);
+    expect(t.changes()).toBe(3);
     t.model.dispose();
   });
 

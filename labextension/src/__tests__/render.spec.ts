@@ -3,6 +3,8 @@ import {
   ATTACH_HOWTO,
   renderBudget,
   renderConsent,
+  renderDesignJournal,
+  DESIGN_CHANGES_SHOWN,
   renderFailure,
   renderFiles,
   renderGrants,
@@ -10,7 +12,7 @@ import {
   renderJournal,
   renderProject
 } from '../render';
-import { FILES, JOURNAL, PROJECT, q } from './fixtures';
+import { DESIGN_JOURNAL, FILES, JOURNAL, PROJECT, q } from './fixtures';
 
 function text(root: HTMLElement, role: string): string {
   const found = q(root, role);
@@ -323,6 +325,45 @@ describe('renderJournal', () => {
     const box = renderJournal({ entries: [entry] }, { restore: jest.fn() });
     expect(text(box, 'no-restore')).toBe(
       'Nothing to restore: no earlier content was kept for this entry.'
+    );
+  });
+});
+
+describe('renderDesignJournal', () => {
+  it('names the section by what it holds and each write by project, authority and paths', () => {
+    const box = renderDesignJournal(DESIGN_JOURNAL);
+    expect(
+      box.querySelector('h3, h2, summary')?.textContent ?? box.textContent
+    ).toContain('Design file writes');
+    expect(text(box, 'write-project')).toBe('Quarterly Review Deck (deck-1)');
+    expect(text(box, 'write-authority')).toBe(
+      'Under an approved plan for 2 write(s) and 0 delete(s), valid until 08:21:00 UTC'
+    );
+    const changes = q(box, 'write-change').map(c => c.textContent);
+    expect(changes[0]).toMatch(/^created · slides\/01-intro.html · /);
+    expect(changes[1]).toMatch(/^replaced · slides\/01-intro\/figure.png · /);
+  });
+
+  it('says a write that was never answered may or may not have happened', () => {
+    const entry = { ...DESIGN_JOURNAL.entries[0], outcome: 'unknown' };
+    const box = renderDesignJournal({ entries: [entry] });
+    expect(text(box, 'write-meta')).toContain('may or may not have happened');
+  });
+
+  it('lists at most DESIGN_CHANGES_SHOWN paths of one write, then how many more', () => {
+    const change = DESIGN_JOURNAL.entries[0].changes[0];
+    const many = Array.from({ length: DESIGN_CHANGES_SHOWN + 3 }, () => change);
+    const box = renderDesignJournal({
+      entries: [{ ...DESIGN_JOURNAL.entries[0], changes: many }]
+    });
+    expect(q(box, 'write-change')).toHaveLength(DESIGN_CHANGES_SHOWN);
+    expect(text(box, 'write-more')).toBe('… and 3 more');
+  });
+
+  it('says when there are no Design writes yet', () => {
+    const box = renderDesignJournal({ entries: [] });
+    expect(text(box, 'no-design-writes')).toBe(
+      'No Design writes from this machine yet.'
     );
   });
 });
