@@ -97,6 +97,8 @@ async def test_post_form_to_a_page_without_a_path_posts_to_the_root():
     (b"HTTP/1.1 302 Found\r\nx-location: elsewhere\r\nnot a header\r\n\r\n", (302, "")),
     (b"HTTP/1.1 abc Nonsense\r\nLocation: x\r\n\r\n", (0, "x")),
     (b"HTTP/1.1\r\nLocation: y\r\n\r\n", (0, "y")),
+    (b"HTTP/1.1 302\r\nLocation: z\r\n\r\n", (302, "z")),  # no reason phrase
+    (b"HTTP/1.1\t302 Found\r\n\r\n", (0, "")),  # fields are split at spaces only
     (b"", (0, "")),  # the page closed without answering
     (b"HTTP/1.1 200 OK\r\n", (0, "")),  # the page closed before the end of its head
 ])
@@ -116,6 +118,7 @@ async def test_post_form_refuses_a_page_that_is_not_loopback_http_and_sends_noth
     with pytest.raises(AuthError) as info:
         await post_form(url, {"a": "1"})
     assert info.value.reason == "login_failed"
+    assert info.value.message == "The sign-in page is not a loopback http page."
 
 
 @pytest.mark.asyncio
@@ -146,7 +149,8 @@ async def test_follow_to_listener_refuses_anything_but_this_kernels_listener(loc
     with pytest.raises(AuthError) as info:
         await follow_to_listener(location)
     assert info.value.reason == "login_failed"
-    assert "code=c1" not in str(info.value)
+    assert info.value.message == ("The sign-in page redirected somewhere other than this "
+                                  "kernel's loopback listener.")
 
 
 @pytest.mark.asyncio
