@@ -3,10 +3,11 @@ reasons, and the PKCE login."""
 
 import asyncio
 import dataclasses
+import logging
 
 import httpx
 import pytest
-from transport_doubles import build_rig, make_cred
+from transport_doubles import MemoryStore, build_rig, make_cred
 
 from jupyter_design_projects.core import pkce
 from jupyter_design_projects.core.redaction import Secret
@@ -343,3 +344,98 @@ def test_the_scope_upgrade_notice_is_plain_words():
 
     assert not any(scope in SCOPE_UPGRADE_NOTICE for scope in PROJECT_SCOPES)
     assert SCOPE_UPGRADE_NOTICE.endswith("Nothing to do.")
+
+
+# ---------------------------------------------------------------- what each expansion failure says
+
+
+async def _expansion_error(rig) -> ScopeExpansionFailed:
+    with pytest.raises(ScopeExpansionFailed) as info:
+        await rig.manager.ensure_project_scopes()
+    return info.value
+
+
+@pytest.mark.asyncio
+async def test_refused_expansion_carries_what_the_token_endpoint_said(rig):
+    rig.service.refresh.clear()
+    error = await _expansion_error(rig)
+    assert (error.reason, error.detail) == ("refresh_refused", "invalid_grant")
+
+
+@pytest.mark.asyncio
+async def test_an_expansion_refresh_that_never_answers_is_refused_after_the_bound(tmp_path):
+    rig = build_rig(tmp_path, make_cred(), refresh_timeout_ms=50)
+    never = asyncio.Event()
+
+    async def stall(request):
+        await never.wait()
+
+    rig.service.token_override = stall
+    async with rig.http:
+        error = await _expansion_error(rig)
+    assert (error.reason, error.detail) == ("refresh_refused", "timeout")
+
+
+@pytest.mark.asyncio
+async def test_unsaved_expansion_names_the_stores_reason(rig):
+    rig.store.fail_save = True
+    error = await _expansion_error(rig)
+    assert (error.reason, error.detail) == ("save_failed", "disk full")
+
+
+@pytest.mark.asyncio
+async def test_an_expansion_the_store_dropped_says_so(rig):
+    rig.store.drop_writes = True
+    error = await _expansion_error(rig)
+    assert (error.reason, error.detail) == ("save_failed", "the store did not keep it")
+
+
+class UnreadableAfter(MemoryStore):
+    """A store whose reads fail from the `after`-th one on (a file made unreadable)."""
+
+    def __init__(self, cred, after: int) -> None:
+        super().__init__(cred)
+        self.reads, self.after = 0, after
+
+    def load(self):
+        self.reads += 1
+        if self.reads >= self.after:
+            raise CredentialStoreError("memory", "cannot open (Permission denied)")
+        return self.cred
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("after", [1, 2])  # the first read, or the re-read under the lock
+async def test_a_store_that_cannot_be_read_is_no_token_with_its_reason(tmp_path, after):
+    rig = build_rig(tmp_path, make_cred())
+    rig.manager._store = rig.store = UnreadableAfter(make_cred(), after)
+    async with rig.http:
+        error = await _expansion_error(rig)
+    assert (error.reason, error.detail) == ("no_token", "cannot open (Permission denied)")
+    assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_expansion_logs_whether_it_expanded_or_adopted(rig, caplog):
+    caplog.set_level(logging.INFO, "jupyter_design_projects.transport.credential_manager")
+    await rig.manager.ensure_project_scopes()
+    assert caplog.messages == ["expanded the credential with the project scopes"]
+
+
+@pytest.mark.asyncio
+async def test_adopting_another_process_expansion_is_logged_as_such(rig, caplog):
+    await rig.manager.access_token()
+    rig.store.cred = make_cred(access_token=Secret("at-expanded-001"), scopes=EXPANDED)
+    caplog.set_level(logging.INFO, "jupyter_design_projects.transport.credential_manager")
+    assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
+    assert caplog.messages == ["adopted project scopes another process added"]
+
+
+@pytest.mark.asyncio
+async def test_a_narrow_credential_another_process_stored_is_expanded_not_adopted(rig):
+    await rig.manager.access_token()
+    rig.store.cred = make_cred(access_token=Secret("at-other-narrow"),
+                               refresh_token=Secret("rt-initial-0001"))
+    assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
+    assert len(rig.service.token_requests) == 1
+    assert set(PROJECT_SCOPES) <= set(rig.manager.current().scopes)

@@ -7,6 +7,8 @@ import stat
 import threading
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from keyring.backends import fail, null
 from transport_doubles import make_cred
 
@@ -264,3 +266,74 @@ def test_file_store_lock_lives_beside_the_file(tmp_path):
 def test_keyring_store_lock_lives_in_the_data_directory(tmp_path):
     store = KeyringCredentialStore(backend=MemoryKeyring())
     assert lock_path_for(store, tmp_path) == tmp_path / "credentials.lock"
+
+
+# ---------------------------------------------------------------- the stored shape, exactly
+
+
+@given(
+    access=st.text(min_size=1, max_size=40),
+    refresh=st.one_of(st.none(), st.text(min_size=1, max_size=40)),
+    expires=st.integers(min_value=0, max_value=2**53),
+    scopes=st.lists(st.text(max_size=20), max_size=6),
+    client=st.text(max_size=30),
+)
+def test_every_well_formed_credential_survives_its_round_trip(access, refresh, expires,
+                                                               scopes, client):
+    wire = {"access_token": access, "refresh_token": refresh, "expires_at": expires,
+            "scopes": scopes, "client_id": client}
+    cred = Credential.from_json(wire)
+    assert cred == Credential(Secret(access), None if refresh is None else Secret(refresh),
+                              expires, tuple(scopes), client)
+    assert cred.to_json() == wire
+    assert cred.secrets() == tuple(s for s in (Secret(access), cred.refresh_token) if s)
+
+
+@pytest.mark.parametrize("data", [None, [], "text", 5, [WIRE]])
+def test_a_stored_value_that_is_not_an_object_is_malformed(data):
+    with pytest.raises(CredentialStoreError) as info:
+        Credential.from_json(data)
+    assert (info.value.store, info.value.reason) == ("credential", "malformed: not a JSON object")
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"access_token": ""}, "access_token"),
+        ({"access_token": None}, "access_token"),
+        ({"access_token": True}, "access_token"),
+        ({"refresh_token": 5}, "refresh_token"),
+        ({"refresh_token": False}, "refresh_token"),
+        ({"expires_at": None}, "expires_at"),
+        ({"expires_at": "1700000000000"}, "expires_at"),
+        ({"expires_at": False}, "expires_at"),
+        ({"scopes": None}, "scopes"),
+        ({"scopes": ("a",)}, "scopes"),
+        ({"scopes": ["a", None]}, "scopes"),
+        ({"client_id": 5}, "client_id"),
+        ({"client_id": True}, "client_id"),
+    ],
+)
+def test_each_malformed_field_is_named_exactly(change, field):
+    with pytest.raises(CredentialStoreError) as info:
+        Credential.from_json({**WIRE, **change})
+    assert (info.value.store, info.value.reason) == ("credential", f"malformed: field {field!r}")
+
+
+@pytest.mark.parametrize("name", ["access_token", "expires_at", "scopes", "client_id"])
+def test_a_missing_required_field_is_named(name):
+    data = {k: v for k, v in WIRE.items() if k != name}
+    with pytest.raises(CredentialStoreError) as info:
+        Credential.from_json(data)
+    assert info.value.reason == f"malformed: field {name!r}"
+
+
+@pytest.mark.parametrize("data", [{k: v for k, v in WIRE.items() if k != "refresh_token"},
+                                  {**WIRE, "refresh_token": ""}])
+def test_a_missing_or_empty_refresh_token_is_none(data):
+    assert Credential.from_json(data).refresh_token is None
+
+
+def test_a_fractional_expiry_is_whole_milliseconds():
+    cred = Credential.from_json({**WIRE, "expires_at": 1_700_000_000_000.9})
+    assert cred.expires_at_ms == 1_700_000_000_000 and type(cred.expires_at_ms) is int

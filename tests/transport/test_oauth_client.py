@@ -130,3 +130,45 @@ def test_authorize_url_carries_every_pkce_parameter():
         "redirect_uri": oauth.redirect_uri, "scope": " ".join(BASE_SCOPES), "state": "st1",
         "code_challenge": "ch1", "code_challenge_method": "S256",
     }
+
+
+async def refusal(status, body) -> AuthError:
+    http, oauth = oauth_answering(httpx.Response(status, json=body))
+    async with http:
+        with pytest.raises(AuthError) as info:
+            await oauth.refresh(make_cred(), BASE_SCOPES)
+    return info.value
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("length, shown", [(300, "d" * 300 + ")"), (301, "d" * 300 + "…)")])
+async def test_an_oauth_refusal_shows_its_description_cut_at_300_characters(length, shown):
+    error = await refusal(400, {"error": "invalid_grant", "error_description": "d" * length})
+    assert error.reason == "invalid_grant"
+    assert f"(invalid_grant: {shown}" in error.message
+    assert error.message.endswith("Run `%design login` to sign in again.")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("description", ["", 5, None, ["text"]])
+async def test_an_oauth_refusal_without_a_text_description_names_only_its_kind(description):
+    error = await refusal(400, {"error": "invalid_scope", "error_description": description})
+    assert error.reason == "invalid_scope"
+    assert "(invalid_scope)." in error.message
+
+
+@pytest.mark.asyncio
+async def test_an_oauth_refusal_redacts_the_refresh_token_before_cutting():
+    error = await refusal(400, {"error": "invalid_grant",
+                                "error_description": "d" * 290 + " rt-initial-0001 tail"})
+    assert "rt-initial" not in error.message and "[redacted" in error.message
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status, body", [(503, {"error": "temporarily_unavailable"}),
+                                          (502, "gateway"), (400, {"error": 5})])
+async def test_an_answer_that_is_no_oauth_refusal_names_its_status(status, body):
+    error = await refusal(status, body)
+    assert error.reason == "token_endpoint_error"
+    assert f"answered HTTP {status}." in error.message
+    assert error.message.endswith("Run `%design login` to sign in again.")

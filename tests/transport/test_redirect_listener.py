@@ -5,10 +5,12 @@ closing it answers a waiting browser and frees the port."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
 from jupyter_design_projects.core.redaction import Secret
+from jupyter_design_projects.transport import redirect_listener
 from jupyter_design_projects.transport.redirect_listener import (
     REQUEST_HEAD_MAX,
     RedirectListener,
@@ -99,3 +101,90 @@ def test_the_page_escapes_what_it_shows():
     page = page_bytes(400, "<b>t</b>", "<script>x</script>")
     assert b"<script>x" not in page and b"&lt;script&gt;" in page
     assert b"content-length: " + str(len(page.split(b"\r\n\r\n", 1)[1])).encode() in page
+
+
+def fields_of(page: bytes) -> tuple[str, dict[str, str], bytes]:
+    """An answer's status line, its header fields (names lower-cased) and its body."""
+    head, _, body = page.partition(b"\r\n\r\n")
+    line, *fields = head.decode("ascii").split("\r\n")
+    return line, {k.lower(): v for k, v in (f.split(": ", 1) for f in fields)}, body
+
+
+def test_the_page_may_not_be_cached_framed_or_leak_its_address():
+    line, headers, body = fields_of(page_bytes(200, "Signed in", "Close this tab."))
+    assert line == "HTTP/1.1 200 OK"
+    assert headers == {
+        "content-type": "text/html; charset=utf-8",
+        "content-length": str(len(body)),
+        "cache-control": "no-store",
+        "referrer-policy": "no-referrer",
+        "content-security-policy":
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        "connection": "close",
+    }
+    assert b"<title>Signed in</title>" in body and b">Close this tab.</p>" in body
+
+
+@pytest.mark.asyncio
+async def test_another_request_is_told_what_this_address_is_for():
+    async with await RedirectListener.open() as listener:
+        page = await send_head(listener.port, b"GET /favicon.ico HTTP/1.1\r\n\r\n")
+    line, _, body = fields_of(page)
+    assert line == "HTTP/1.1 404 Not Found"
+    assert b"<title>Not found</title>" in body
+    assert b">This address only takes the sign-in page&#x27;s one redirect.</p>" in body
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("target, query", [
+    (b"/callback?code=a?b&state=s", "code=a?b&state=s"),   # a "?" inside the query
+    (b"/callback?code=c 1&state=s", "code=c 1&state=s"),   # a space inside the target
+    (b"/callback", ""),
+])
+async def test_the_callbacks_query_is_everything_after_its_first_question_mark(target, query):
+    async with await RedirectListener.open() as listener:
+        _, got = await answered(listener, b"GET " + target + b" HTTP/1.1\r\n\r\n")
+    assert got == Secret(query)
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_sends_no_head_is_dropped_after_the_read_deadline(
+        monkeypatch):
+    monkeypatch.setattr(redirect_listener, "READ_DEADLINE_S", 0.05)
+    async with await RedirectListener.open() as listener:
+        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+        try:
+            assert await asyncio.wait_for(reader.read(), DEADLINE_S) == b""
+        finally:
+            writer.close()
+        assert listener.listening
+
+
+@pytest.mark.asyncio
+async def test_a_browser_held_past_the_answer_deadline_is_let_go(monkeypatch):
+    monkeypatch.setattr(redirect_listener, "ANSWER_DEADLINE_S", 0.05)
+    async with await RedirectListener.open() as listener:
+        browser = asyncio.ensure_future(send_head(listener.port, head_of(200)))
+        callback = await listener.wait(DEADLINE_S)
+        assert await asyncio.wait_for(browser, DEADLINE_S) == b""  # let go, unanswered
+        await callback.answer(200, "Signed in", "late")  # nothing left to answer: no error
+        assert callback.answered.is_set()
+
+
+@pytest.mark.asyncio
+async def test_connections_end_without_an_error_on_the_loop():
+    loop = asyncio.get_running_loop()
+    errors: list[dict] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: errors.append(context))
+    try:
+        async with await RedirectListener.open() as listener:
+            await send_head(listener.port, b"GET /favicon.ico HTTP/1.1\r\n\r\n")
+            await answered(listener, head_of(200))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        gc.collect()  # an unretrieved task exception is reported when its task goes
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(previous)
+    assert errors == []
