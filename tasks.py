@@ -196,10 +196,9 @@ FAST = "--fast"
 
 #: the fast tier runs on both cores (pytest-xdist): its tests share no process state. The
 #: full run stays in one process for now: its browser, kernel, notebook and packaging tests
-#: start servers of their own and are timed against each other's load, and the xdist group
-#: meant to keep them on one worker (tests/conftest.py SERIAL_KINDS) is not yet seen to
-#: take effect
-FAST_WORKERS = ["-n", "2", "--dist", "loadgroup"]
+#: start servers of their own and are timed against each other's load (xdist's
+#: `--dist loadgroup`, which could keep them on one worker, does not group with pytest 9.2)
+FAST_WORKERS = ["-n", "2"]
 
 
 def pytest_arguments(args: list[str]) -> list[str]:

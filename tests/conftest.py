@@ -1,7 +1,6 @@
 """Fixtures every test package shares: the real reference service as a subprocess on
 loopback (a fresh one per test, or one per session); the fast tier (`--fast`), which
-leaves out the slow kinds of test declared in SLOW_KINDS; and the one xdist group the
-heavy kinds (SERIAL_KINDS) run in."""
+leaves out the slow kinds of test declared in SLOW_KINDS."""
 
 from __future__ import annotations
 
@@ -104,25 +103,6 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
                 "test_session_lifecycle.py"),
 }
 SLOW_FIXTURES: dict[str, str] = {"reference_service": "service"}
-#: the kinds whose tests start JupyterLab, a browser, kernels or builds of their own, or
-#: are timed against each other's load: under pytest-xdist's `--dist loadgroup` (what
-#: `python3 tasks.py test` runs) they form one group, which one worker runs one test after
-#: another while the other worker takes the rest
-SERIAL_KINDS = ("browser", "kernel", "notebook", "packaging")
-SERIAL_GROUP = "one-at-a-time"
-
-
-def xdist_group(item: pytest.Item, relative: str) -> str | None:
-    """The xdist group of a test: SERIAL_GROUP for the heavy kinds; its module's for a test
-    that uses a module-scoped fixture (a reference service per module: split across two
-    workers, each would start one); None, a unit of its own, for the rest."""
-    if any(item.get_closest_marker(kind) for kind in SERIAL_KINDS):
-        return SERIAL_GROUP
-    info = getattr(item, "_fixtureinfo", None)
-    definitions = getattr(info, "name2fixturedefs", {})
-    if any(defs and defs[-1].scope == "module" for defs in definitions.values()):
-        return relative
-    return None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -143,15 +123,12 @@ def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Each test's slow kinds and xdist group as markers, as it is collected (before any
-    pytest_collection_modifyitems: xdist's reads the groups in its own)."""
+    """Each test's slow kinds as markers, as it is collected (before any
+    pytest_collection_modifyitems)."""
     relative = item.path.relative_to(TESTS).as_posix()
     for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
         if item.get_closest_marker(kind) is None:
             item.add_marker(kind)
-    group = xdist_group(item, relative)
-    if group is not None:
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -284,7 +284,7 @@ def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, t
 # ---------------------------------------------------------------- test tiers and mutation
 
 
-TWO = ["-n", "2", "--dist", "loadgroup"]
+TWO = ["-n", "2"]
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -308,21 +308,6 @@ def test_a_test_run_writes_bytecode_caches_even_where_the_caller_said_not_to(
     env = tasks.test_env()
     assert "PYTHONDONTWRITEBYTECODE" not in env
     assert env["PATH"].startswith(str(tasks.BIN))
-
-
-def test_the_heavy_kinds_and_module_service_tests_are_in_xdist_groups_and_the_rest_not():
-    import subprocess
-    import sys
-
-    # (xdist stands aside under --co: select by the marker the conftest adds instead)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "-m",
-         "xdist_group", "tests/test_packaging.py", "tests/test_mutation_score.py",
-         "tests/projects/test_result_ceiling.py"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert {line.split("::")[0] for line in done.stdout.splitlines() if "::" in line} == {
-        "tests/test_packaging.py", "tests/projects/test_result_ceiling.py"}
 
 
 def test_the_fast_tier_leaves_out_the_slow_kinds_declared_in_conftest():
