@@ -98,7 +98,7 @@ def shell_live(live, monkeypatch, tmp_path) -> Iterator[LiveShell]:
     so the leak check covers both)."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from jupyter_design_projects.notebook import magics as magics_module
+    from jupyter_design_projects.notebook import views
     from jupyter_design_projects.notebook.magics import load, unload
 
     service = live.service
@@ -115,13 +115,13 @@ def shell_live(live, monkeypatch, tmp_path) -> Iterator[LiveShell]:
     magics.approval_mode = "widget"
     magics.http_trace = True
     driver = LiveShell(ip, magics, live)
-    original = magics_module.views.one_line
+    original = views.one_line
 
     def spy(error: JdpError) -> str:
         driver.errors.append(error)
         return original(error)
 
-    monkeypatch.setattr(magics_module.views, "one_line", spy)
+    monkeypatch.setattr(views, "one_line", spy)
     live.sessions.append(magics.session)
     try:
         yield driver
