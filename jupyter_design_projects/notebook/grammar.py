@@ -171,8 +171,20 @@ def _parser(sub: Subcommand, operation: str | None = None) -> _Parser:
 def _parse_declared(tool: str, name: str, words: list[str]) -> dict[str, Any]:
     """The words after `%tool name`: a plain line read straight from the declaration
     (`PlainLines`), any other by the subcommand's argparse parser (its errors, its quirks)."""
+    words = _pasted_codes_last(words)
     plain = _plain(tool, name).read(words)
     return plain if plain is not None else _parse(_declared_parser(tool, name), words)
+
+
+def _pasted_codes_last(words: list[str]) -> list[str]:
+    """A word that starts with "-" and holds "#" is a pasted CODE#STATE (its base64url code
+    may begin with "-"), never an option: it goes after argparse's "--"."""
+    if "--" in words:
+        return words
+    pasted = [w for w in words if w.startswith("-") and "#" in w]
+    if not pasted:
+        return words
+    return [w for w in words if w not in pasted] + ["--", *pasted]
 
 
 @functools.cache

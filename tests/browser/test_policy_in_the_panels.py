@@ -64,8 +64,8 @@ def test_both_panels_say_off_by_policy_and_send_nothing(lab_run, module_referenc
     expect(role(project, "search-section")).to_be_hidden()
     expect(role(project, "files")).to_have_count(0)
 
-    # the panel asked its own server for the status (and the local journal) only …
+    # the panel asked its own server for the status (and the two local journals) only …
     assert {url.rsplit("/jupyter-design-projects/", 1)[1] for url in panel_routes} <= {
-        "status", "journal"}
+        "status", "journal", "design/journal"}
     # … and the service saw no Design or Projects request
     assert tool_requests(FaultsClient(module_reference_service.base_url)) == before

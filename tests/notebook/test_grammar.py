@@ -138,6 +138,9 @@ def test_whole_word_variable_holding_a_dict_is_the_arguments():
         ("login", "login", {"code": None, "paste": False}),
         ("login --paste", "login", {"code": None, "paste": True}),
         ("login abc#def", "login", {"code": "abc#def", "paste": False}),
+        # a base64url code may begin with "-": the pasted CODE#STATE is still the code
+        ("login -abc#def", "login", {"code": "-abc#def", "paste": False}),
+        ("login --paste -abc#d-ef", "login", {"code": "-abc#d-ef", "paste": True}),
     ],
 )
 def test_design_subcommands_parse(line, action, args):
