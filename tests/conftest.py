@@ -102,7 +102,7 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
     "service": ("reliability/", "server/test_cli.py", "test_embedded.py",
                 "test_session_lifecycle.py"),
 }
-SLOW_FIXTURES: dict[str, str] = {"reference_service": "service"}
+SLOW_FIXTURES: dict[str, str] = {"reference_service": "service", "run_cli": "kernel"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -11,7 +11,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -51,52 +51,59 @@ def assert_private(root: Path) -> dict[str, int]:
     return found
 
 
-def run_cli(data_dir: Path) -> tuple[subprocess.Popen, dict]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_design_projects.server", "--port", "0",
-         "--data-dir", str(data_dir), "--seed", "demo"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, umask=0o022)
-    assert process.stdout is not None
-    return process, json.loads(process.stdout.readline())
+@pytest.fixture
+def run_cli() -> Iterator[Callable[[Path], tuple[subprocess.Popen, dict]]]:
+    """Start `jdp-server --data-dir DIR` under umask 022 (a Python process of the test's:
+    the fast tier leaves these tests out, tests/conftest.py SLOW_FIXTURES); `stop` ends
+    it, and teardown ends any left running."""
+    started: list[subprocess.Popen] = []
+
+    def start(data_dir: Path) -> tuple[subprocess.Popen, dict]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_design_projects.server", "--port", "0",
+             "--data-dir", str(data_dir), "--seed", "demo"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, umask=0o022)
+        started.append(process)
+        assert process.stdout is not None
+        return process, json.loads(process.stdout.readline())
+
+    yield start
+    for process in started:
+        stop(process)
 
 
 def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(30)
+    if process.poll() is None:
+        process.terminate()
+        process.wait(30)
     assert process.stdout is not None
     process.stdout.close()
 
 
-def test_the_cli_data_dir_is_0700_and_every_file_in_it_0600(tmp_path) -> None:
+def test_the_cli_data_dir_is_0700_and_every_file_in_it_0600(tmp_path, run_cli) -> None:
     data_dir = tmp_path / "new" / "service"  # neither exists yet
-    process, info = run_cli(data_dir)
-    try:
-        stored = json.loads(Path(info["credentials_file"]).read_text())
-        answer = httpx.post(info["base_url"] + "/v1/oauth/token", json={  # a write: WAL
-            "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
-            "client_id": stored["client_id"], "scope": FULL})
-        assert answer.status_code == 200
-        found = assert_private(data_dir)
-    finally:
-        stop(process)
+    _process, info = run_cli(data_dir)
+    stored = json.loads(Path(info["credentials_file"]).read_text())
+    answer = httpx.post(info["base_url"] + "/v1/oauth/token", json={  # a write: WAL
+        "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
+        "client_id": stored["client_id"], "scope": FULL})
+    assert answer.status_code == 200
+    found = assert_private(data_dir)
     assert {"service.sqlite3", "service.sqlite3-wal", "service.sqlite3-shm",
             "client-credentials.json"} <= set(found)
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700  # a parent it made
 
 
-def test_a_loose_existing_cli_data_dir_and_its_files_are_tightened(tmp_path) -> None:
+def test_a_loose_existing_cli_data_dir_and_its_files_are_tightened(tmp_path, run_cli) -> None:
     data_dir = tmp_path / "service"
-    process, _info = run_cli(data_dir)
-    stop(process)
+    first, _info = run_cli(data_dir)
+    stop(first)
     data_dir.chmod(0o755)
     for name in ("service.sqlite3", "client-credentials.json"):
         (data_dir / name).chmod(0o644)
     (data_dir / "service.sqlite3-wal").touch(0o644)
-    process, _info = run_cli(data_dir)
-    try:
-        assert_private(data_dir)
-    finally:
-        stop(process)
+    run_cli(data_dir)
+    assert_private(data_dir)
 
 
 def test_a_session_under_jdp_data_dir_keeps_everything_private(
