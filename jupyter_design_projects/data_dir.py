@@ -14,6 +14,10 @@ private data must not live where someone else controls the directory. A symlink 
 followed (a data dir may live on another disk); it is the directory it names that must be
 this user's. Client code only: the reference service keeps its own rule for its own dir
 (`server/private_files.py`), as `server/` never imports client code.
+
+The client's SQLite stores (the Projects and Design journals, the sync state, the deck's
+push records) are opened through `private_database`, the one place that makes a store's
+folder 0700 and its file 0600 before SQLite opens it.
 """
 
 from __future__ import annotations
@@ -21,9 +25,14 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 #: names another per-user data directory (`tasks.py lab` gives each demo a fresh one)
 DATA_DIR_ENV = "JDP_DATA_DIR"
@@ -46,10 +55,7 @@ def private_data_dir(path: Path, setting: str = DATA_DIR_ENV) -> Path:
     """`path`, created 0700 or an existing directory of this user's tightened to 0700;
     a ConfigError naming `setting` when it is not a directory or another user owns it."""
     path = Path(path)
-    missing = [p for p in (path, *path.parents) if not os.path.lexists(p)]
-    for folder in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(folder, DIR_MODE)
+    missing = _make_private_folders(path)
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -70,6 +76,16 @@ def private_data_dir(path: Path, setting: str = DATA_DIR_ENV) -> Path:
     return path
 
 
+def _make_private_folders(path: Path) -> list[Path]:
+    """Make `path` and each parent it lacks, asking for 0700; the folders it made (the
+    caller chmods them 0700, as a umask such as 0o277 can take owner bits away)."""
+    missing = [p for p in (path, *path.parents) if not os.path.lexists(p)]
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, DIR_MODE)
+    return missing
+
+
 def _tighten_file(entry: os.DirEntry) -> None:
     """A regular file of this user's 0600 (a symlink, a directory or another user's file
     is left as it is; the service's own directory tightens itself)."""
@@ -78,3 +94,30 @@ def _tighten_file(entry: os.DirEntry) -> None:
         if (stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
                 and stat.S_IMODE(info.st_mode) != FILE_MODE):
             os.chmod(entry.path, FILE_MODE)
+
+
+@contextlib.contextmanager
+def private_database(path: Path, *, schema: str | None = None, timeout_s: float = 5.0,
+                     rows: bool = False) -> Iterator[sqlite3.Connection]:
+    """A connection to the SQLite store at `path`, committed when the block ends without
+    an error (rolled back otherwise) and closed. The store is private before SQLite opens
+    it: a folder it makes (and each parent it needs) is made 0700 and the file created 0600,
+    modes SQLite gives its -wal and -shm side files too. `schema` (CREATE ... IF NOT
+    EXISTS) is applied first; `rows`: rows come as `sqlite3.Row`; `timeout_s`: how long to
+    wait for another process's write."""
+    import sqlite3
+
+    path = Path(path)
+    for folder in _make_private_folders(path.parent):
+        os.chmod(folder, DIR_MODE)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, FILE_MODE))
+    db = sqlite3.connect(path, timeout=timeout_s)
+    if rows:
+        db.row_factory = sqlite3.Row
+    try:
+        with db:
+            if schema is not None:
+                db.executescript(schema)
+            yield db
+    finally:
+        db.close()

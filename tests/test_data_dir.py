@@ -111,6 +111,33 @@ def test_a_data_dir_that_is_a_file_is_refused(tmp_path) -> None:
     assert refused.value.reason.endswith("is not a directory")
 
 
+# ---------------------------------------------------------------- the client's SQLite stores
+
+
+def test_a_store_is_0600_in_a_0700_folder_side_files_too(tmp_path) -> None:
+    store = tmp_path / "a" / "b" / "records.sqlite3"  # neither folder exists yet
+    with data_dir.private_database(store, schema="CREATE TABLE IF NOT EXISTS t (x)") as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("INSERT INTO t VALUES (1)")
+        assert {mode(store.with_name(store.name + side)) for side in ("-wal", "-shm")} \
+            == {0o600}
+    assert mode(store) == 0o600
+    assert mode(tmp_path / "a" / "b") == 0o700 and mode(tmp_path / "a") == 0o700
+
+
+def test_a_store_block_commits_on_success_and_rolls_back_on_an_error(tmp_path) -> None:
+    store = tmp_path / "s.sqlite3"
+    schema = "CREATE TABLE IF NOT EXISTS t (x)"
+    with data_dir.private_database(store, schema=schema) as db:
+        db.execute("INSERT INTO t VALUES (1)")
+    with pytest.raises(RuntimeError), data_dir.private_database(store) as db:
+        db.execute("INSERT INTO t VALUES (2)")
+        raise RuntimeError("stop")
+    with data_dir.private_database(store, rows=True) as db:
+        found = [dict(row) for row in db.execute("SELECT x FROM t")]
+    assert found == [{"x": 1}]
+
+
 # ---------------------------------------------------------------- JDP_DATA_DIR
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
-import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..data_dir import private_database
 
 if TYPE_CHECKING:
     import sqlite3
@@ -110,20 +111,8 @@ class DesignJournal:
         #: why the journal could not be written, if it could not
         self.problem: str | None = None
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        import sqlite3
-
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
-        db = sqlite3.connect(self.path, timeout=5.0)
-        db.row_factory = sqlite3.Row
-        try:
-            with db:
-                db.executescript(SCHEMA)
-                yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return private_database(self.path, schema=SCHEMA, rows=True)
 
     def ahead(self, *, operation: str, project_id: str, authority: str, detail: str,
               changes: list[dict[str, Any]], project_name: str | None = None) -> int | None:

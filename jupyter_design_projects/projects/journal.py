@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..data_dir import private_database
 
 if TYPE_CHECKING:
     import sqlite3
@@ -99,22 +100,11 @@ class Journal:
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._clock = clock
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
-        with self._connect() as db:
-            db.executescript(SCHEMA)
+        with private_database(self.path, schema=SCHEMA):
+            pass
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        import sqlite3
-
-        db = sqlite3.connect(self.path, timeout=5.0)
-        db.row_factory = sqlite3.Row
-        try:
-            with db:
-                yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return private_database(self.path, rows=True)
 
     def record(
         self,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.sync_plan import Base
+from ..data_dir import private_database
 
 if TYPE_CHECKING:
     import sqlite3
@@ -37,28 +38,15 @@ def scope_of(project_uuid: str, directory: Path, prefix: str) -> str:
 class SyncState:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
-        os.chmod(self.path, 0o600)
-        with self._connect() as db:
+        with private_database(self.path, schema=SCHEMA) as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
-        for suffix in ("-wal", "-shm"):  # WAL's side files hold the same records
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(f"{self.path}{suffix}", 0o600)
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        import sqlite3
-
-        db = sqlite3.connect(self.path, timeout=5.0)
-        # a record lost to a power cut only makes the next plan compare content again
-        db.execute("PRAGMA synchronous=NORMAL")
-        try:
-            with db:
-                yield db
-        finally:
-            db.close()
+        with private_database(self.path) as db:
+            # a record lost to a power cut only makes the next plan compare content again
+            db.execute("PRAGMA synchronous=NORMAL")
+            yield db
 
     def load(self, scope: str) -> dict[str, Base]:
         """Every recorded path of the pairing."""

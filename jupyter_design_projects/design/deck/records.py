@@ -9,10 +9,11 @@ the service since has another etag, and is written again."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
+
+from ...data_dir import private_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pushed (
@@ -40,17 +41,8 @@ class PushRecords:
         #: why the records could not be read or written, if they could not
         self.problem: str | None = None
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600))
-        db = sqlite3.connect(self.path, timeout=self.timeout_s)
-        try:
-            with db:
-                db.executescript(SCHEMA)
-                yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return private_database(self.path, schema=SCHEMA, timeout_s=self.timeout_s)
 
     def load(self, project_id: str) -> dict[str, tuple[str, str]]:
         """path -> (sha256, etag) of every file a deck pushed to this project."""
