@@ -1,6 +1,6 @@
 """Fixtures every test package shares: the real reference service as a subprocess on
-loopback (a fresh one per test, or one per session); the fast tier (`--fast`), which
-leaves out the slow kinds of test declared in SLOW_KINDS."""
+loopback (a fresh one per test, or one per session) and its fault switches; the fast
+tier (`--fast`), which leaves out the slow kinds of test declared in SLOW_KINDS."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from faults_client import FaultsClient, faults
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 
@@ -80,6 +81,18 @@ def shared_reference_service(tmp_path_factory: pytest.TempPathFactory,
     """One reference service for the whole session; tests that switch faults on must call
     `faults(service).reset()` when done, and must not rely on the seeded docs being intact."""
     yield from _running(tmp_path_factory, "shared-reference-service", seeded_database)
+
+
+@pytest.fixture
+def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
+    """The fault switches of the test module's `service` (a fixture each module names),
+    all off before the test and again after it."""
+    client = faults(service)
+    client.reset()
+    try:
+        yield client
+    finally:
+        client.reset()
 
 
 # ---------------------------------------------------------------- the fast tier

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from faults_client import FaultsClient, faults
+from faults_client import FaultsClient
 
 from jupyter_design_projects.agent_tools import (
     CONTENT_PREVIEW_CHARS,
@@ -40,14 +40,6 @@ def open_session(service: EmbeddedService, tmp_path: Path, **overrides) -> Sessi
 @pytest.fixture(scope="module")
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     return module_reference_service
-
-
-@pytest.fixture
-def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
-    client = faults(service)
-    client.reset()
-    yield client
-    client.reset()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from faults_client import FaultsClient, faults
 
 import jupyter_design_projects as jdp
 from jupyter_design_projects import (
@@ -39,14 +38,6 @@ def test_a_public_name_is_its_modules_object_and_an_unknown_one_is_an_attribute_
 @pytest.fixture(scope="module")
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     return module_reference_service
-
-
-@pytest.fixture
-def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
-    client = faults(service)
-    client.reset()
-    yield client
-    client.reset()
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from faults_client import FaultsClient, faults
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import (
@@ -34,14 +33,6 @@ from jupyter_design_projects.transport.http import make_client
 @pytest.fixture(scope="module")
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     return module_reference_service
-
-
-@pytest.fixture
-def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
-    client = faults(service)
-    client.reset()
-    yield client
-    client.reset()
 
 
 @pytest.fixture

@@ -10,11 +10,10 @@ import base64
 import dataclasses
 import socket
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from faults_client import FaultsClient, faults
+from faults_client import FaultsClient
 from projects_harness import settings_for
 
 from jupyter_design_projects.core.budgets import ANSWER_MAX_BYTES
@@ -34,16 +33,6 @@ ROUTES = ["org", "remote-session"]
 @pytest.fixture(scope="module")
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     return module_reference_service
-
-
-@pytest.fixture
-def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
-    client = faults(service)
-    client.reset()
-    try:
-        yield client
-    finally:
-        client.reset()
 
 
 def requests_seen(switches: FaultsClient) -> int:

@@ -9,11 +9,9 @@ import base64
 import os
 import stat
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from faults_client import FaultsClient, faults
 from projects_harness import NOTICE, Arming
 
 from jupyter_design_projects.core.budgets import INLINE_MAX_BYTES
@@ -38,16 +36,6 @@ PNG = base64.b64decode(
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     """One service for this module (its faults are reset after every test)."""
     return module_reference_service
-
-
-@pytest.fixture
-def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
-    client = faults(service)
-    client.reset()
-    try:
-        yield client
-    finally:
-        client.reset()
 
 
 def unique(stem: str) -> str:

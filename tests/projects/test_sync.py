@@ -10,12 +10,10 @@ from __future__ import annotations
 import os
 import stat
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from faults_client import FaultsClient, faults
 
 from jupyter_design_projects.core import sync_plan as rules
 from jupyter_design_projects.embedded import EmbeddedService
@@ -35,16 +33,6 @@ PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + b"\x00" * 64
 @pytest.fixture(scope="module")
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     return module_reference_service
-
-
-@pytest.fixture
-def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
-    client = faults(service)
-    client.reset()
-    try:
-        yield client
-    finally:
-        client.reset()
 
 
 @pytest.fixture
