@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +162,22 @@ def build_harness(tmp_path: Path, *, idle_timeout: float = 1800.0,
     with TestClient(DesignGate(app, ctx), base_url="http://127.0.0.1",
                     headers=DESIGN_HEADERS) as client:
         yield Harness(ctx, client, clock)
+
+
+def error_text(result: dict[str, Any]) -> str:
+    """The text of a tool result that must be an error."""
+    assert result["isError"] is True, result
+    return result["content"][0]["text"]
+
+
+def plan(m: McpClient, project_id: str = DECK_ID, writes: Iterable[str] = (),
+         deletes: Iterable[str] = ()) -> str:
+    """A plan token for exactly these writes and deletes (finalize_plan)."""
+    return m.ok("finalize_plan", project_id=project_id, writes=list(writes),
+                deletes=list(deletes))["plan_token"]
+
+
+def files_of(m: McpClient, project_id: str = DECK_ID) -> dict[str, str]:
+    """Each file of the project → its etag."""
+    return {e["path"]: e["etag"] for e in m.ok("list_files", project_id=project_id)
+            if e["type"] == "file"}

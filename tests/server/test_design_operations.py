@@ -12,9 +12,27 @@ from typing import Any
 import pytest
 
 try:
-    from .test_design_harness import DECK_ID, PARTNER_ID, Harness, McpClient, build_harness
+    from .test_design_harness import (
+        DECK_ID,
+        PARTNER_ID,
+        Harness,
+        McpClient,
+        build_harness,
+        error_text,
+        files_of,
+        plan,
+    )
 except ImportError:
-    from test_design_harness import DECK_ID, PARTNER_ID, Harness, McpClient, build_harness
+    from test_design_harness import (
+        DECK_ID,
+        PARTNER_ID,
+        Harness,
+        McpClient,
+        build_harness,
+        error_text,
+        files_of,
+        plan,
+    )
 
 
 @pytest.fixture
@@ -27,22 +45,6 @@ def h(tmp_path: Path) -> Iterator[Harness]:
 @pytest.fixture
 def m(h: Harness) -> McpClient:
     return h.mcp().initialize()
-
-
-def error_text(result: dict[str, Any]) -> str:
-    assert result["isError"] is True, result
-    return result["content"][0]["text"]
-
-
-def plan(m: McpClient, project_id: str = DECK_ID, writes: list[str] | None = None,
-         deletes: list[str] | None = None) -> str:
-    return m.ok("finalize_plan", project_id=project_id, writes=writes or [],
-                deletes=deletes or [])["plan_token"]
-
-
-def files_of(m: McpClient, project_id: str = DECK_ID) -> dict[str, str]:
-    return {e["path"]: e["etag"] for e in m.ok("list_files", project_id=project_id)
-            if e["type"] == "file"}
 
 
 # -- catalogue and projects ---------------------------------------------------------------
