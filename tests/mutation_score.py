@@ -101,6 +101,23 @@ def survivor_list(found: dict[str, dict[str, list[int]]]) -> str:
     return "\n".join(lines) or "(none)"
 
 
+def merged(runs: list[list[str]]) -> list[str]:
+    """One `name: verdict` line per mutant from the results of several runs (each run's
+    `mutmut results --all true` lines, e.g. one run per package in its own checkout): a
+    verdict that counts as caught wins, then any other verdict, then no verdict yet."""
+    def rank(verdict: str) -> int:
+        return 2 if verdict in KILLED else 0 if verdict in UNTESTED else 1
+
+    best: dict[str, str] = {}
+    for lines in runs:
+        for line in lines:
+            name, sep, verdict = line.strip().partition(": ")
+            verdict = verdict.strip()
+            if sep and (name not in best or rank(verdict) > rank(best[name])):
+                best[name] = verdict
+    return [f"{name}: {verdict}" for name, verdict in best.items()]
+
+
 def replace_between_markers(text: str, body: str) -> str:
     head, start, rest = text.partition(START)
     _, end, tail = rest.partition(END)
@@ -109,14 +126,20 @@ def replace_between_markers(text: str, body: str) -> str:
     return f"{head}{START}\n{body}\n{END}{tail}"
 
 
-def main() -> None:
-    mutmut = Path(sys.executable).with_name("mutmut")
-    results = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout
+def main(saved: list[str]) -> None:
+    """The table from this checkout's `mutants/` (mutmut results), or merged from the saved
+    results of several runs (`mutation_score.py RESULTS_FILE ...`)."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip() or "unknown"
-    lines = results.splitlines()
-    body = (f"Measured on commit `{commit}`.\n\n{table(tally(lines))}\n\n"
+    if saved:
+        lines = merged([Path(name).read_text().splitlines() for name in saved])
+        measured = f"Merged from {len(saved)} runs' results, written on commit `{commit}`."
+    else:
+        mutmut = Path(sys.executable).with_name("mutmut")
+        lines = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+        measured = f"Measured on commit `{commit}`."
+    body = (f"{measured}\n\n{table(tally(lines))}\n\n"
             "Mutants not killed, by function (how many; `mutmut results` names each, "
             "`mutmut show NAME` shows its diff):\n\n" + survivor_list(survivors(lines)))
     print(body)
@@ -125,4 +148,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -88,3 +88,15 @@ def test_survivors_are_listed_by_module_and_function():
     assert found == {"core/pkce.py": {"verifier": [1, 4]}}
     assert ms.survivor_list(found) == "- `core/pkce.py`: `verifier` (2)"
     assert ms.survivor_list({}) == "(none)"
+
+
+def test_runs_are_merged_a_kill_over_a_survivor_over_no_verdict():
+    core = "jupyter_design_projects.core.pkce.x_a__mutmut_"
+    first = [f"    {core}1: survived", f"    {core}2: not checked", f"    {core}3: killed",
+             f"    {core}4: not checked", "not a result line"]
+    second = [f"    {core}1: timeout", f"    {core}2: survived", f"    {core}3: survived",
+              f"    {core}4: skipped"]
+    assert sorted(ms.merged([first, second])) == [
+        f"{core}1: timeout", f"{core}2: survived", f"{core}3: killed", f"{core}4: not checked"]
+    assert ms.tally(ms.merged([first, second]))["core"] == Counter(
+        {"timeout": 1, "survived": 1, "killed": 1, "not checked": 1})
