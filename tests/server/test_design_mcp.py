@@ -7,11 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-try:
-    from .test_design_harness import DECK_ID, MCP, Harness, build_harness
-except ImportError:
-    from test_design_harness import DECK_ID, MCP, Harness, build_harness
+from test_design_harness import DECK_ID, MCP, Harness, build_harness
 
 #: name -> (readOnlyHint, destructiveHint) exactly as PROTOCOL §3's catalogue pins them
 CATALOGUE = {

@@ -10,29 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-try:
-    from .test_design_harness import (
-        DECK_ID,
-        PARTNER_ID,
-        Harness,
-        McpClient,
-        build_harness,
-        error_text,
-        files_of,
-        plan,
-    )
-except ImportError:
-    from test_design_harness import (
-        DECK_ID,
-        PARTNER_ID,
-        Harness,
-        McpClient,
-        build_harness,
-        error_text,
-        files_of,
-        plan,
-    )
+from test_design_harness import (
+    DECK_ID,
+    PARTNER_ID,
+    Harness,
+    McpClient,
+    build_harness,
+    error_text,
+    files_of,
+    plan,
+)
 
 
 @pytest.fixture

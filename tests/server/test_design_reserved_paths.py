@@ -10,27 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-try:
-    from .test_design_harness import (
-        DECK_ID,
-        Harness,
-        McpClient,
-        build_harness,
-        error_text,
-        files_of,
-        plan,
-    )
-except ImportError:
-    from test_design_harness import (
-        DECK_ID,
-        Harness,
-        McpClient,
-        build_harness,
-        error_text,
-        files_of,
-        plan,
-    )
+from test_design_harness import (
+    DECK_ID,
+    Harness,
+    McpClient,
+    build_harness,
+    error_text,
+    files_of,
+    plan,
+)
 
 
 @pytest.fixture

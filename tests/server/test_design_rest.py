@@ -6,11 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-try:
-    from .test_design_harness import DECK_ID, PARTNER_ID, Harness, build_harness
-except ImportError:
-    from test_design_harness import DECK_ID, PARTNER_ID, Harness, build_harness
+from test_design_harness import DECK_ID, PARTNER_ID, Harness, build_harness
 
 CONSENT = {"consent": "agent_design_projects"}
 

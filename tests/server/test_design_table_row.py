@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from test_design_harness import DECK_ID, Harness, build_harness
 
 from jupyter_design_projects.core.design_operations import (
     DESIGN_OPERATIONS,
@@ -35,11 +36,6 @@ from jupyter_design_projects.design.approval import DesignOutcome, PendingApprov
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.server.design.operations import DesignOperations
 from jupyter_design_projects.settings import Settings
-
-try:
-    from .test_design_harness import DECK_ID, Harness, build_harness
-except ImportError:
-    from test_design_harness import DECK_ID, Harness, build_harness
 
 #: the one row a new operation needs
 ARCHIVE = DesignOperation(

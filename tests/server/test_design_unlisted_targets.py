@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from test_design_harness import DECK_ID, Harness, build_harness
 
 from jupyter_design_projects.core.cards import APPROVE, DENY, NOT_ENUMERABLE_NOTE
 from jupyter_design_projects.core.design_operations import (
@@ -37,11 +38,6 @@ from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.server.design.files import FileWrite
 from jupyter_design_projects.server.design.operations import DesignOperations
 from jupyter_design_projects.settings import Settings
-
-try:
-    from .test_design_harness import DECK_ID, Harness, build_harness
-except ImportError:
-    from test_design_harness import DECK_ID, Harness, build_harness
 
 
 def chosen_by_the_service(arguments: Mapping[str, Any]) -> Targets | None:
