@@ -169,3 +169,21 @@ def test_a_plain_doc_path_is_a_file_in_the_folder() -> None:
 def test_prefix_loses_its_outer_slashes() -> None:
     assert rules.clean_prefix("/team/kb/") == "team/kb"
     assert rules.clean_prefix(None) == ""
+
+
+@pytest.mark.parametrize(("rel", "reason"), [
+    ("/etc/passwd", "is not a relative path inside the folder"),
+    ("a\\b", "is not a relative path inside the folder"),
+    ("a\x00b", "is not a relative path inside the folder"),
+    ("a//b", "leaves the folder or has an empty part"),
+    ("a/./b", "leaves the folder or has an empty part"),
+    ("a/../b", "leaves the folder or has an empty part"),
+    ("..", "leaves the folder or has an empty part"),
+    ("notes/.env", "names a hidden file"),
+])
+def test_each_unsafe_doc_path_says_why(rel, reason) -> None:
+    assert rules.unsafe_local_part(rel) == reason
+
+
+def test_prefix_keeps_its_own_letters() -> None:
+    assert rules.clean_prefix("/Xkb/X/") == "Xkb/X"
