@@ -186,3 +186,8 @@ def test_approved_plan_refuses_an_answer_path_with_no_normal_form(change):
 def test_approved_plan_refuses_when_the_shown_paths_have_no_normal_form():
     assert plans.approved_plan({"plan_token": "t"}, "p1", Targets(("a//b",)), NOW) is None
     assert plans.approved_plan({"plan_token": "t"}, "p1", Targets((), ("../b",)), NOW) is None
+
+
+def test_256_writes_are_too_many_writes_not_too_many_targets():
+    assert plans.review_rule(Targets(paths(256))) == "too_many_writes"
+    assert plans.review_rule(Targets(paths(257))) == "too_many_targets"
