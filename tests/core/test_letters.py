@@ -51,3 +51,11 @@ def test_script_mixes_and_whole_script_look_alikes(value, rule) -> None:
 
 def test_escaped_form_uses_four_digits_up_to_ffff_and_eight_beyond() -> None:
     assert letters.escaped("a\u00e9\uffff\U00010000") == "a\\u00e9\\uffff\\U00010000"
+
+
+@pytest.mark.parametrize(("code", "selector"), [
+    (0xFDFF, False), (0xFE00, True), (0xFE0F, True), (0xFE10, False),
+    (0xE00FF, False), (0xE0100, True), (0xE01EF, True), (0xE01F0, False),
+])
+def test_variation_selectors_are_both_blocks_exactly(code, selector) -> None:
+    assert letters.is_selector(code) is selector
