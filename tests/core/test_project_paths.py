@@ -155,6 +155,7 @@ def test_new_paths_that_hide_or_mix_scripts_are_refused(given, rule) -> None:
 
 @pytest.mark.parametrize(("given", "path", "rule"), [
     (None, "None", RULE_EMPTY),
+    (5, "5", RULE_EMPTY),
     ("./", "./", RULE_EMPTY),
     ("./" + "a" * (MAX_PATH_CHARS + 1), "./" + "a" * (MAX_PATH_CHARS + 1), RULE_TOO_LONG),
 ])
@@ -170,6 +171,8 @@ def test_a_refused_path_names_the_path_as_given(given, path, rule) -> None:
     # what a new path may hold: the path as normalised
     ("./bad\nname.md", "bad\nname.md", RULE_CONTROL),
     ("./team/p\u0430ypal.md", "team/p\u0430ypal.md", RULE_LETTERS["mixed_script"]),
+    # an ideographic space is a space, not a letter, though str.split() splits there
+    ("team/a\u3000b.md", "team/a\u3000b.md", RULE_LETTERS["not_a_letter"]),
 ])
 def test_a_refused_new_path_names_the_path_it_was_given_or_resolved_to(given, path,
                                                                        rule) -> None:
