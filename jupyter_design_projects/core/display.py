@@ -109,8 +109,7 @@ def normal_form(path: object, max_chars: int = 1024) -> str | None:
 def written_form(path: object, max_chars: int = 1024) -> str | None:
     """The normal form a card shows and a one-time plan names, reserved paths included
     (`./CLAUDE.md` → `CLAUDE.md`), or None for a path no card may show."""
-    form, rule = _examine(path, max_chars)
-    return form if rule in (None, "reserved") else None
+    return _examine(path, max_chars)[0]  # None for any rule but "reserved"
 
 
 def id_rule(value: object) -> str | None:

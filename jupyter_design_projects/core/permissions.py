@@ -140,7 +140,7 @@ def facts_of(operation: str, read_only: bool, destructive: bool,
 
 
 def _details(row: DesignOperation | None, arguments: Mapping[str, Any], *,
-             listed: bool = True) -> tuple[str, ...] | None:
+             listed: bool) -> tuple[str, ...] | None:
     """The card's argument lines, or None when one cannot be shown exactly. A call whose
     targets cannot be listed shows every argument but the project and the token: what
     would have been its path lists is on the card too, or nothing is asked."""
@@ -177,7 +177,7 @@ def card_text(kind: str, facts: Facts) -> str:
     return card_of(kind, facts).text
 
 
-def _card_problem(kind: str, facts: Facts) -> str | None:
+def _card_problem(facts: Facts) -> str | None:
     """Why the card for `facts` cannot be shown exactly (nobody may approve it), or None.
     A call whose targets cannot be listed (other than a plan, which must list its paths)
     is shown by its arguments instead (`_details`)."""
@@ -206,7 +206,7 @@ def _ask(snapshot: Snapshot, kind: str, reason: str, facts: Facts) -> Decision:
     """Ask a person with a `kind` card, or Deny when nobody can. A batch over the
     reviewability limits is asked about as that one call: no plan is registered from it
     and no grant offered (the card's reason `over_limit_<rule>` says why)."""
-    problem = _card_problem(kind, facts)
+    problem = _card_problem(facts)
     if problem:
         return Deny(problem)
     if not snapshot.can_ask:
@@ -296,7 +296,7 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
 def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
     """The grant card cannot be shown exactly (`refused`: the identity rule it broke, or
     card_too_long): offer a card for this batch only, or refuse when none can be shown."""
-    problem = _card_problem("plan", facts)
+    problem = _card_problem(facts)
     if problem:
         return Deny(problem)
     over = _over_limit("plan", facts)

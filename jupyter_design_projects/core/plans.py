@@ -153,8 +153,8 @@ def plan_rule(project_id: Any, scope: Any, targets: Targets | None) -> str | Non
     """Why a plan for these paths cannot be registered (a card that cannot show them, or a
     reviewability limit), or None."""
     shown = show_rule(project_id, scope, targets)
-    if shown or targets is None:
-        return shown or "targets_not_enumerable"
+    if shown or targets is None:  # show_rule names targets_not_enumerable itself
+        return shown
     return review_rule(targets)
 
 

@@ -142,3 +142,46 @@ def test_a_doc_cap_holds_the_largest_upload_with_every_byte_escaped(action) -> N
 def test_the_download_cap_holds_a_full_20_mib_upload_as_base64() -> None:
     base64_chars = -(-budgets.RAW_MAX_BYTES // 3) * 4
     assert base64_chars < budgets.answer_max_bytes("download")
+
+
+def test_a_content_spill_says_what_was_saved_and_where_the_preview_comes_from() -> None:
+    result = {"path": "a.md", "content": "x" * 400_000}
+    spill = budgets.plan_result(result)
+    assert spill is not None
+    assert spill.shown["note"] == (
+        f"The result is {_size(result):,} characters as JSON, over the 300,000-character "
+        "limit, so its content was saved whole to local_file (mode 0600); preview is its "
+        "first 2,000 characters.")
+
+
+def test_a_json_spill_says_the_whole_result_was_saved_and_keeps_its_letters() -> None:
+    result = {"docs": ["caf\u00e9 " * 100_000]}
+    spill = budgets.plan_result(result)
+    assert spill is not None and spill.text == json.dumps(result, ensure_ascii=False)
+    assert spill.shown["note"] == (
+        f"The result is {_size(result):,} characters as JSON, over the 300,000-character "
+        "limit, so the whole result as JSON was saved whole to local_file (mode 0600); "
+        "preview is its first 2,000 characters.")
+
+
+def test_a_content_spill_without_a_path_has_no_name() -> None:
+    spill = budgets.plan_result({"content": "x" * 400_000})
+    assert spill is not None and spill.name == ""
+
+
+def test_a_content_spill_needs_room_for_the_file_path_exactly() -> None:
+    result = {"path": "a.md", "content": "x" * 20_000}
+    roomy = budgets.plan_result(result, limit=9_000)
+    assert roomy is not None and roomy.name == "a.md"
+    # the same number of digits in the limit: the shown fields are as long at the boundary
+    boundary = _size(roomy.shown) + budgets.LOCAL_FILE_ROOM
+    assert 1_000 <= boundary <= 9_999
+    assert budgets.plan_result(result, limit=boundary).name == "a.md"
+    assert budgets.plan_result(result, limit=boundary - 1).name == "result.json"
+
+
+def test_a_json_spill_keeps_fields_of_at_most_1024_characters_as_json() -> None:
+    result = {"docs": ["d" * 400_000], "path": "p" * 1_022, "notice": "n" * 1_023}
+    spill = budgets.plan_result(result)
+    assert spill is not None
+    assert spill.shown["path"] == "p" * 1_022 and "notice" not in spill.shown

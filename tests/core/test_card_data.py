@@ -119,3 +119,35 @@ def test_a_request_is_frozen_data_equal_for_equal_facts():
         request.kind = "grant"  # type: ignore[misc]
     assert request == card_of("plan", facts("write_files", files=files("a.html")))
     assert request != card_of("plan", facts("write_files", files=files("b.html")))
+
+
+@pytest.mark.parametrize(("reason", "why"), [
+    ("over_limit_too_many_writes", "it lists more than 20 writes"),
+    ("over_limit_card_too_long", "this card is longer than 2,000 characters"),
+    ("over_limit_something_new", "something_new"),
+])
+def test_a_card_over_the_review_limits_says_which_and_what_approving_sends(reason, why):
+    request = card_of("operation", facts("write_files", files=files("a.html")), reason)
+    assert request.title == BY_NAME["write_files"].heading
+    assert request.notes == (
+        f'Over the review limits ({why}): "{APPROVE}" sends this one call; no plan is '
+        "registered and no grant is offered, so later changes ask again.",)
+
+
+def test_the_reserved_note_names_every_reserved_path():
+    request = card_of("operation", facts("write_files", files=files(
+        "CLAUDE.md", "a.html", "./x/.claude/s.json")), "reserved_target")
+    assert request.notes[0].startswith("Reserved (CLAUDE.md, x/.claude/s.json): ")
+
+
+def test_a_change_request_is_not_per_batch_and_has_no_reason_unless_told():
+    request = cards.change_request("plan", "write_files", P, None, (), heading="Write?")
+    assert (request.title, request.reason, request.writes) == ("Write?", "", ())
+    assert request.withheld == ((APPROVE_FOR_PROJECT, NO_DURABLE_OTHERWISE),)
+
+
+def test_a_project_id_that_is_not_a_string_is_not_on_the_card():
+    request = card_of("operation", facts_of("create_project", False, False,
+                                            {"project_id": 7, "name": "X"}),
+                      "write_operation")
+    assert request.project_id is None and request.project == NEW_PROJECT

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from jupyter_design_projects.core.catalogue import (
@@ -89,3 +91,31 @@ def test_seeing_a_key_makes_it_recent() -> None:
 
 def test_lru_size_is_sixty_four() -> None:
     assert CATALOGUE_LRU_SIZE == 64
+
+
+def test_hash_is_the_digest_of_the_canonical_json() -> None:
+    operations = [{"name": "b", "description": "caf\u00e9 \u2014 ok", "n": [1, 2]},
+                  {"name": "a"}]
+    canonical = '[{"name":"a"},{"description":"caf\\u00e9 \\u2014 ok","n":[1,2],"name":"b"}]'
+    digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:32]
+    assert catalogue_hash(operations) == "sha256:" + digest
+
+
+def test_an_operation_without_a_name_sorts_first() -> None:
+    canonical = '[{"x":1},{"name":"A"}]'
+    digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:32]
+    assert catalogue_hash([{"name": "A"}, {"x": 1}]) == "sha256:" + digest
+
+
+def test_a_summary_cut_at_a_space_loses_the_space_before_the_ellipsis() -> None:
+    text = "a" * (SUMMARY_LIMIT - 2) + " " + "b" * 10
+    assert first_sentence(text) == "a" * (SUMMARY_LIMIT - 2) + "\u2026"
+
+
+def test_a_memory_of_one_keeps_the_latest_key() -> None:
+    memory = HashMemory(1)
+    memory.remember("k1", "h1")
+    memory.remember("k2", "h2")
+    assert len(memory) == 1 and "k2" in memory and "k1" not in memory
+    with pytest.raises(ValueError):
+        HashMemory(0)

@@ -87,3 +87,48 @@ def test_notes_say_which_variables_to_set_and_what_cannot_be_replayed():
     assert any("cut this request's body" in n for n in notes)
     assert any(REDACTED in n for n in notes)
     assert curl_notes(record(request_headers={})) == []
+
+
+def test_notes_in_full_for_a_cut_body_and_a_blanked_token():
+    notes = curl_notes(record(request_headers={"x-api-key": REDACTED, "accept": "*/*"},
+                              request_body_cut=True))
+    assert notes == [
+        "Set $JDP_X_API_KEY in the environment first (the trace never holds their values).",
+        "The trace cut this request's body, so the command sends only its first part.",
+    ]
+
+
+@pytest.mark.parametrize("fields", [
+    {"url": f"{URL}?code={REDACTED}", "request_body": None},
+    {"url": None, "request_body": f"token={REDACTED}"},
+])
+def test_a_credential_blanked_in_the_url_or_body_is_noted(fields):
+    notes = curl_notes(record(request_headers={}, **fields))
+    assert notes == [f"Credentials in the URL or body are shown as {REDACTED}; put the real "
+                     "values in before running it."]
+
+
+@pytest.mark.parametrize("fields", [{"url": None, "request_body": None}, {}])
+def test_no_note_when_nothing_is_blanked_or_cut(fields):
+    assert curl_notes(record(request_headers={}, **fields)) == []
+
+
+def test_a_record_without_method_or_url_is_a_get_of_an_empty_url():
+    command = curl_command({"request_headers": {}})
+    assert shlex.split(command) == ["curl", "-X", "GET", ""]
+
+
+def test_a_body_is_sent_even_when_the_trace_counted_no_bytes():
+    command = curl_command(record(request_body="abc", request_bytes=0))
+    assert shlex.split(command)[-2:] == ["--data-binary", "abc"]
+
+
+def test_a_body_the_trace_did_not_keep_is_sent_empty_when_bytes_were_sent():
+    command = curl_command(record(request_body="", request_bytes=5))
+    assert shlex.split(command)[-2:] == ["--data-binary", ""]
+
+
+def test_a_piped_body_goes_through_printf_into_curl():
+    body = "y" * (INLINE_BODY_CHARS + 1)
+    words = shlex.split(curl_command(record(request_body=body)))
+    assert words[:5] == ["printf", "%s", body, "|", "curl"]

@@ -225,3 +225,47 @@ def test_project_identity_refuses_an_unsafe_answer(change, rule):
 
 def test_project_identity_refuses_a_non_object():
     assert display.project_identity("p1", ["p1"]) == "not_an_object"
+
+
+def test_c1_controls_up_to_9f_are_control_characters():
+    assert display.path_rule("a\x9fb.html") == "control_character"
+    assert display.path_rule("a\x7fb.html") == "control_character"
+
+
+@pytest.mark.parametrize(("segment", "reserved"), [
+    ("CLAUDE.md:a:b", True), (".claude. ", True), (".claudeX", False), ("CLAUDE.mdX", False)])
+def test_a_reserved_segment_is_read_up_to_its_first_colon(segment, reserved):
+    assert display.is_reserved_segment(segment) is reserved
+
+
+def test_a_path_that_is_not_a_string_is_not_reserved():
+    assert display.is_reserved_path(5) is False
+    assert display.is_reserved_path(None) is False
+
+
+def test_normal_and_written_forms_hold_paths_of_up_to_1024_characters():
+    for form in (display.normal_form, display.written_form):
+        assert form("a" * 1024) == "a" * 1024
+        assert form("a" * 1025) is None
+
+
+def test_a_scope_that_is_not_a_string_says_so():
+    assert display.scope_rule(5) == "not_a_string"
+
+
+@pytest.mark.parametrize(("url", "rule"), [
+    ("https://a.example/~me", None),
+    ("https://a.example/\x7f", "non_printable_ascii"),
+    ("http://[::1]:8080/x", None),
+    ("https://a.example/" + "x" * (display.MAX_URL_CHARS - 18), None),
+    ("https://a.example/" + "x" * (display.MAX_URL_CHARS - 17), "bad_length"),
+])
+def test_url_rule_at_its_edges(url, rule):
+    assert display.url_rule(url) == rule
+
+
+def test_project_identity_without_an_id_or_link_permission():
+    answer = {"name": "Deck", "url": "https://design.example/p/p1",
+              "sharing": {"scope": "private"}}
+    assert display.project_identity("p1", answer) == display.ProjectIdentity(
+        "p1", "Deck", "private", None, "https://design.example/p/p1")

@@ -187,3 +187,51 @@ def test_haralyzer_reads_every_entry():
     assert all(isinstance(e, HarEntry) for e in entries)
     assert entries[0].startTime.year == 2026
     assert page.filter_entries(status_code="401")[0].url == URL
+
+
+def test_an_empty_record_is_a_get_of_nothing_with_no_answer():
+    unknown = {"blocked": -1, "dns": -1, "connect": -1, "ssl": -1}
+    assert har_entry({}) == {
+        "startedDateTime": "1970-01-01T00:00:00.000Z",
+        "time": 0,
+        "request": {"method": "GET", "url": "", "httpVersion": "HTTP/1.1", "cookies": [],
+                    "headers": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+        "response": {"status": 0, "statusText": "", "httpVersion": "", "cookies": [],
+                     "headers": [], "content": {"size": 0, "mimeType": "x-unknown",
+                                                "text": ""},
+                     "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {},
+        "timings": {**unknown, "send": 0, "wait": 0, "receive": 0},
+        "_action": "",
+        "_resourceType": "fetch",
+    }
+
+
+def test_an_answer_keeps_its_headers_version_and_size():
+    response = har_entry(record(status=302, reason="Found", http_version="HTTP/2",
+                                response_headers={"location": "/next", "x-a": "1"},
+                                response_body="", response_bytes=0))["response"]
+    assert response == {
+        "status": 302, "statusText": "Found", "httpVersion": "HTTP/2", "cookies": [],
+        "headers": [{"name": "location", "value": "/next"}, {"name": "x-a", "value": "1"}],
+        "content": {"size": 0, "mimeType": "x-unknown", "text": ""},
+        "redirectURL": "/next", "headersSize": -1, "bodySize": 0,
+    }
+
+
+def test_a_record_without_a_version_is_http_1_1():
+    entry = har_entry(record(http_version=None))
+    assert entry["request"]["httpVersion"] == entry["response"]["httpVersion"] == "HTTP/1.1"
+
+
+def test_timings_are_rounded_to_microseconds():
+    assert har_timings({"timings": {"send": 0.12345, "wait": 1.5, "receive": 0.0}})[
+        "send"] == 0.123
+    assert entry_time({"send": 0.5, "wait": 1.00049, "receive": 0.25, "ssl": -1}) == 1.75
+
+
+def test_a_log_without_dropped_exchanges_says_only_how_credentials_are_shown():
+    log = har_log([], creator="c", version="v")["log"]
+    assert log["_dropped"] == 0 and log["entries"] == []
+    assert log["comment"] == ("Credentials are replaced by [redacted-oauth-token] in "
+                              "headers, URLs, query strings and bodies.")

@@ -26,3 +26,7 @@ def test_origin_is_scheme_host_and_non_default_port(url: str, expected: str) -> 
 
 def test_a_different_port_is_a_different_origin() -> None:
     assert origin("https://a.example:444/") != origin("https://a.example/")
+
+
+def test_a_url_without_a_host_has_an_empty_host() -> None:
+    assert origin("file:///etc/hosts") == "file://"

@@ -7,13 +7,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_design_projects.core import display
-from jupyter_design_projects.core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY
+from jupyter_design_projects.core.cards import (
+    APPROVE,
+    APPROVE_FOR_PROJECT,
+    DENY,
+    PER_BATCH_HEADING,
+)
+from jupyter_design_projects.core.design_operations import (
+    BY_NAME,
+    DESTROY,
+    Approval,
+    DesignOperation,
+)
 from jupyter_design_projects.core.permissions import (
     REFUSALS,
     Allow,
     Ask,
     Deny,
     Snapshot,
+    card_of,
     card_text,
     decide,
     explain,
@@ -21,7 +33,7 @@ from jupyter_design_projects.core.permissions import (
     grant_card_fallback,
     grant_card_of,
 )
-from jupyter_design_projects.core.plans import ApprovedPlan
+from jupyter_design_projects.core.plans import CARD_LIMIT, ApprovedPlan, Targets
 
 NOW = 1_700_000_000_000
 P = "p1"
@@ -478,3 +490,101 @@ def test_an_rfc3339_stamp_reads_as_the_clocks_seconds_since_the_epoch(moment, of
         moment = moment.replace(microsecond=0)
     stamp = _rfc3339(moment, offset, fraction=fraction, zulu="Z")
     assert _instant(stamp) == pytest.approx(moment.timestamp(), abs=1e-5)
+
+
+# ---------------------------------------------------------------- which card the limit measures
+
+
+def write_with_notes(note_chars):
+    """20 writes of 80-character paths and two note arguments (card detail lines)."""
+    name, args = write(*long_paths(20, 80))
+    return name, args | {"a": "x" * 120, "b": "y" * note_chars}
+
+
+def plan_card_one_over_the_limit():
+    """A tokenless write whose per-batch plan card is 2,001 characters long."""
+    for chars in range(1, 121):
+        call = write_with_notes(chars)
+        if card_length(call) == CARD_LIMIT + 1:
+            return facts(call)
+    raise AssertionError("no such card")
+
+
+def test_the_limit_measures_the_plan_card_a_fallback_would_show():
+    over = plan_card_one_over_the_limit()
+    # the same call's operation card (a shorter heading) is within the limit
+    assert len(card_text("operation", over)) <= CARD_LIMIT
+    assert grant_card_fallback(over, "card_too_long") == Ask("operation",
+                                                              "over_limit_card_too_long")
+
+
+def test_the_limit_measures_the_per_batch_plan_card_of_a_grant_ineligible_project():
+    over = plan_card_one_over_the_limit()
+    assert decide(snap(ineligible=[P]), over, NOW) == Ask("plan", "over_limit_card_too_long")
+
+
+def test_a_fallback_card_that_cannot_be_shown_is_refused_with_its_problem():
+    hostile = facts(write("a.html", project="p\u200b1"))
+    assert grant_card_fallback(hostile, "card_too_long") == Deny("unsafe_project_id")
+
+
+def test_an_unshowable_path_is_refused_before_the_grant_rows():
+    assert decide(snap(main=False), facts(write("a/../b.html")), NOW) == Deny("path_traversal")
+    assert decide(snap(main=False), facts(write("p/" + "a" * 1023)), NOW) == \
+        Deny("path_too_long")
+
+
+# ---------------------------------------------------------------- the facts of a call
+
+
+def test_facts_keep_the_hints_the_row_and_a_string_token_only():
+    got = facts_of("write_files", False, True, {"project_id": P, "files": [],
+                                                 "plan_token": 5})
+    assert (got.read_only, got.destructive, got.plan_token) == (False, True, None)
+    assert got.row is BY_NAME["write_files"]
+    assert facts_of("write_files", False, False, {"plan_token": "t"}).plan_token == "t"
+
+
+def test_an_operation_no_table_knows_touches_no_paths():
+    got = facts_of("brand_new_write", False, True, {"project_id": P, "paths": ["a.html"]})
+    assert (got.row, got.targets, got.scope) == (None, Targets(), None)
+
+
+def test_only_a_plan_row_carries_its_scope():
+    assert facts(plan(["a.html"], scope="paths")).scope == "paths"
+    assert facts(("update_sharing", {"project_id": P, "scope": "org"})).scope is None
+
+
+def test_facts_keep_the_row_of_an_injected_table():
+    row = DesignOperation("share_widely", "Share.", DESTROY, False, (), Approval.SENSITIVE)
+    got = facts_of("share_widely", False, True, {"project_id": P}, {"share_widely": row})
+    assert got.row is row
+    assert decide(snap(), got, NOW) == Ask("operation", "sensitive_operation")
+
+
+def test_detail_lines_show_numbers_flags_and_text_in_call_order():
+    got = facts(("create_project", {"name": "Deck", "count": 3, "flag": True, "none": None}))
+    assert got.details == ("name: Deck", "count: 3", "flag: True")
+
+
+def test_the_card_text_is_the_card_of_its_kind():
+    got = facts(write("a.html"))
+    assert card_text("plan", got).splitlines()[0] == PER_BATCH_HEADING
+    assert card_text("operation", got).splitlines()[0] == BY_NAME["write_files"].heading
+    assert card_of("plan", got).reason == ""
+
+
+def test_the_grant_card_names_its_operation():
+    assert grant_card_of(facts(write("a.html")), IDENTITY).operation == "write_files"
+
+
+@pytest.mark.parametrize("stamp", [
+    "1700-03-01T00:00:00Z", "1800-03-01T12:00:00Z", "1900-06-01T00:00:00Z",
+    "2100-03-01T00:00:00Z", "2200-03-01T00:00:00Z", "2201-02-28T23:59:59Z",
+    "2300-03-01T00:00:00Z", "2302-12-31T00:00:00Z",
+])
+def test_century_years_read_as_the_clock_reads_them(stamp):
+    from jupyter_design_projects.core.permissions import _instant
+
+    moment = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    assert _instant(stamp) == moment.timestamp()

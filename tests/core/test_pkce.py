@@ -108,3 +108,34 @@ def test_a_refused_redirect_never_shows_the_code():
     with pytest.raises(AuthError) as info:
         pkce.parse_redirect("code=SECRETCODE123&state=other", "s1")
     assert "SECRETCODE123" not in str(info.value) + repr(info.value)
+
+
+@pytest.mark.parametrize(("raw", "text"), [(b"\x00\x00\x17", "AAAX"), (b"\x00", "AA"),
+                                           (b"\xfb\xff", "-_8")])
+def test_base64url_drops_only_the_padding(raw, text):
+    assert pkce.state_from_bytes(raw) == text
+
+
+def test_a_pasted_code_ends_at_the_first_hash():
+    assert pkce.parse_pasted("abc#x#s1", "x#s1") == Secret("abc")
+
+
+@pytest.mark.parametrize("pasted", ["abc", "abc#s2"])
+def test_a_refused_paste_carries_its_problems_sentence(pasted):
+    with pytest.raises(AuthError) as info:
+        pkce.parse_pasted(pasted, "s1")
+    assert info.value.message == pkce.PASTE_PROBLEMS[info.value.reason]
+
+
+@pytest.mark.parametrize("query", ["code=abc&state=s2", "error=access_denied&state=s1",
+                                   "error=x&state=s1", "state=s1"])
+def test_a_refused_redirect_carries_its_problems_sentence(query):
+    with pytest.raises(AuthError) as info:
+        pkce.parse_redirect(query, "s1")
+    assert info.value.message == pkce.REDIRECT_PROBLEMS[info.value.reason]
+
+
+def test_a_blank_error_in_the_redirect_is_still_an_error():
+    with pytest.raises(AuthError) as info:
+        pkce.parse_redirect("error=&state=s1&code=abc", "s1")
+    assert info.value.reason == "authorization_error"

@@ -161,3 +161,33 @@ def test_change_card_lists_normalised_paths():
     text = plans.change_card("Delete?", "p1", Targets(("./a.html",), ("b",)))
     assert text.splitlines() == ["Delete?", "Project: p1", "Writes (1):", "  a.html",
                                  "Deletes (1):", "  b"]
+
+
+def test_an_answer_that_leaves_out_fields_means_what_the_card_showed():
+    got = plans.approved_plan({"plan_token": "tok-1"}, "p1", SHOWN, NOW)
+    assert got == ApprovedPlan("tok-1", "p1", frozenset({"a.html", "b.html"}),
+                               frozenset({"old.html"}), NOW + plans.PLAN_TTL_MS)
+
+
+def test_a_one_time_plan_names_reserved_paths_in_their_written_form():
+    shown = Targets(("./CLAUDE.md", "a.html"), (".claude/x.json",))
+    got = plans.approved_plan({"plan_token": "t", "writes": ["CLAUDE.md"],
+                               "deletes": ["./.claude/x.json"]}, "p1", shown, NOW)
+    assert got is not None
+    assert (got.writes, got.deletes) == (frozenset({"CLAUDE.md"}), frozenset({".claude/x.json"}))
+
+
+@pytest.mark.parametrize("change", [{"writes": ["../a.html"]}, {"deletes": ["/old.html"]},
+                                    {"deletes": ["old.html", 3]}])
+def test_approved_plan_refuses_an_answer_path_with_no_normal_form(change):
+    assert plans.approved_plan(answer(**change), "p1", SHOWN, NOW) is None
+
+
+def test_approved_plan_refuses_when_the_shown_paths_have_no_normal_form():
+    assert plans.approved_plan({"plan_token": "t"}, "p1", Targets(("a//b",)), NOW) is None
+    assert plans.approved_plan({"plan_token": "t"}, "p1", Targets((), ("../b",)), NOW) is None
+
+
+def test_256_writes_are_too_many_writes_not_too_many_targets():
+    assert plans.review_rule(Targets(paths(256))) == "too_many_writes"
+    assert plans.review_rule(Targets(paths(257))) == "too_many_targets"

@@ -151,3 +151,35 @@ def test_new_paths_that_hide_or_mix_scripts_are_refused(given, rule) -> None:
     with pytest.raises(PathRejected) as caught:
         resolve_write_path(given, set())
     assert caught.value.rule == rule
+
+
+@pytest.mark.parametrize(("given", "path", "rule"), [
+    (None, "None", RULE_EMPTY),
+    (5, "5", RULE_EMPTY),
+    ("./", "./", RULE_EMPTY),
+    ("./" + "a" * (MAX_PATH_CHARS + 1), "./" + "a" * (MAX_PATH_CHARS + 1), RULE_TOO_LONG),
+])
+def test_a_refused_path_names_the_path_as_given(given, path, rule) -> None:
+    with pytest.raises(PathRejected) as caught:
+        normalize(given)
+    assert (caught.value.path, caught.value.rule) == (path, rule)
+
+
+@pytest.mark.parametrize(("given", "path", "rule"), [
+    # too long once under claude/: the path as given
+    ("./" + "a" * (MAX_PATH_CHARS - 2), "./" + "a" * (MAX_PATH_CHARS - 2), RULE_TOO_LONG),
+    # what a new path may hold: the path as normalised
+    ("./bad\nname.md", "bad\nname.md", RULE_CONTROL),
+    ("./team/p\u0430ypal.md", "team/p\u0430ypal.md", RULE_LETTERS["mixed_script"]),
+    # an ideographic space is a space, not a letter, though str.split() splits there
+    ("team/a\u3000b.md", "team/a\u3000b.md", RULE_LETTERS["not_a_letter"]),
+])
+def test_a_refused_new_path_names_the_path_it_was_given_or_resolved_to(given, path,
+                                                                       rule) -> None:
+    with pytest.raises(PathRejected) as caught:
+        resolve_write_path(given, set())
+    assert (caught.value.path, caught.value.rule) == (path, rule)
+
+
+def test_a_safe_file_name_keeps_a_leading_capital_x() -> None:
+    assert safe_file_name("Xy.png") == "Xy.png"

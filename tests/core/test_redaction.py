@@ -154,3 +154,40 @@ def test_a_text_that_only_looks_like_json_is_left_alone():
 def test_the_cut_form_says_whether_it_cut_and_adds_no_ellipsis(limit, expected):
     assert redact_body_cut(b"[1,2,3,4]", limit) == expected
     assert redact_body(b"[1,2,3,4]", limit) == expected[0] + ("…" if expected[1] else "")
+
+
+def test_different_secrets_hash_apart_and_equal_ones_alike():
+    assert hash(Secret("abcdefgh")) == hash(Secret("abcdefgh"))
+    assert hash(Secret("abcdefgh")) != hash(Secret("abcdefgi"))
+    assert len({Secret("abcdefgh"), Secret("abcdefgh"), Secret("zzzzzzzz")}) == 2
+
+
+def test_a_json_escaped_secret_is_redacted_whole():
+    token = 'abc"defgh'
+    text = json.dumps({"t": token})
+    assert token not in text  # only its escaped spelling is there
+    assert redact(text, [token]) == json.dumps({"t": REDACTED})
+
+
+def test_the_longest_secret_is_redacted_first():
+    long, short = "aaaaaaaazzzzzzzz", "zzzzzzzz"  # the short one sorts after the long one
+    assert redact(f"x {long} y", [short, long]) == f"x {REDACTED} y"
+    assert redact(f"x {long} y", [long, short]) == f"x {REDACTED} y"
+
+
+def test_a_json_array_text_block_is_blanked_and_keeps_its_letters():
+    assert redact_fields({"text": '[{"token": "abc", "name": "caf\u00e9"}]'}) == {
+        "text": f'[{{"token": "{REDACTED}", "name": "caf\u00e9"}}]'}
+
+
+def test_a_json_body_keeps_its_letters():
+    assert redact_body_cut('{"name": "caf\u00e9", "code": "x1"}'.encode(), 100) == (
+        f'{{"name": "caf\u00e9", "code": "{REDACTED}"}}', False)
+
+
+def test_a_cut_body_has_its_fields_blanked_by_pattern_exactly():
+    assert redact_body_cut(b'{"code": "abcdef", "x": "y', 100) == (
+        f'{{"code": "{REDACTED}", "x": "y', False)
+    escaped = b'{"text": "{\\"token\\": \\"abcdef\\", \\"x\\": 1'
+    assert redact_body_cut(escaped, 100) == (
+        f'{{"text": "{{\\"token\\": \\"{REDACTED}\\", \\"x\\": 1', False)

@@ -22,7 +22,7 @@ from jupyter_design_projects.core.results import (
     spilled,
     to_tool_result,
 )
-from jupyter_design_projects.errors import NeedsConsent
+from jupyter_design_projects.errors import InvalidArguments, NeedsConsent
 
 
 def text(value: str) -> dict:
@@ -197,3 +197,36 @@ def test_the_budget_is_the_image_limit_or_what_the_aggregate_leaves():
     assert image_budget(0) == IMAGE_MAX_CHARS
     assert image_budget(1_000) == AGGREGATE_MAX_CHARS - 1_000
     assert image_budget(AGGREGATE_MAX_CHARS + 5) == 0
+
+
+@pytest.mark.parametrize(("block", "notice"), [
+    ("text", "[malformed content block omitted]"),
+    ({"type": "text", "text": 3}, "[malformed text block omitted]"),
+    ({"type": "image", "data": "x"}, "[malformed image block omitted]"),
+    ({"type": "audio"}, "[audio content block omitted: not supported]"),
+    ({"type": "a" * 40}, f"[{'a' * 40} content block omitted: not supported]"),
+    ({"type": "a" * 41}, "[unknown content block omitted: not supported]"),
+    ({"type": 5}, "[unknown content block omitted: not supported]"),
+    ({}, "[unknown content block omitted: not supported]"),
+])
+def test_each_block_that_is_not_mapped_says_what_it_was(block, notice) -> None:
+    assert texts(map_result({"content": [block]})) == [notice]
+
+
+def test_an_error_folds_to_json_that_keeps_its_letters() -> None:
+    mapped = from_error(InvalidArguments("op", "caf\u00e9", "is required"))
+    assert "caf\u00e9" in mapped.blocks[0]["text"]
+
+
+def test_a_spilled_error_result_is_still_an_error() -> None:
+    mapped = map_result({"content": [text("x" * (RESULT_MAX_CHARS + 1))], "isError": True})
+    assert spilled(mapped, "/s/f").is_error is True
+
+
+def test_the_text_cap_fills_its_budget_to_the_last_character_and_keeps_later_images() -> None:
+    notice = f"[result truncated at {RESULT_MAX_CHARS:,} characters]"
+    budget = RESULT_MAX_CHARS - len(notice)
+    mapped = map_result({"content": [text("a" * (budget - 1)), text("bb"),
+                                     text("c" * 100), image(10)]})
+    assert texts(mapped) == ["a" * (budget - 1), "b", notice]
+    assert [b["type"] for b in mapped.blocks] == ["text", "text", "image", "text"]

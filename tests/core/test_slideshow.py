@@ -105,3 +105,24 @@ def test_a_long_title_is_cut_at_a_word():
     stem = slideshow.slide_stems(["word " * 40])[0]
     assert stem.startswith("01-word-word") and not stem.endswith("-")
     assert all(part in ("01", "word") for part in stem.split("-"))
+
+
+def test_a_slide_of_only_an_empty_code_cell_is_kept():
+    assert slides_of([md("# A", "slide"), code("", "slide")]) == [SlideCells((0,)),
+                                                                  SlideCells((1,))]
+
+
+@pytest.mark.parametrize("source", ["", "\n   \n"])
+def test_a_blank_cell_has_no_heading(source):
+    assert slideshow.heading_of(source) is None
+
+
+@pytest.mark.parametrize(("text", "limit", "expected"), [
+    ("ab cd", 5, "ab-cd"),          # exactly the limit
+    ("ab cd", 4, "ab"),
+    ("abcdefgh ij", 3, "abc"),      # a first word longer than the limit is cut
+    ("", 10, ""),
+    ("\u65e5\u672c", 10, ""),       # no ASCII word
+])
+def test_slug_is_cut_at_a_word_within_the_limit(text, limit, expected):
+    assert slideshow.slug(text, limit) == expected

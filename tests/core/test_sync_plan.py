@@ -169,3 +169,72 @@ def test_a_plain_doc_path_is_a_file_in_the_folder() -> None:
 def test_prefix_loses_its_outer_slashes() -> None:
     assert rules.clean_prefix("/team/kb/") == "team/kb"
     assert rules.clean_prefix(None) == ""
+
+
+@pytest.mark.parametrize(("rel", "reason"), [
+    ("/etc/passwd", "is not a relative path inside the folder"),
+    ("a\\b", "is not a relative path inside the folder"),
+    ("a\x00b", "is not a relative path inside the folder"),
+    ("a//b", "leaves the folder or has an empty part"),
+    ("a/./b", "leaves the folder or has an empty part"),
+    ("a/../b", "leaves the folder or has an empty part"),
+    ("..", "leaves the folder or has an empty part"),
+    ("notes/.env", "names a hidden file"),
+])
+def test_each_unsafe_doc_path_says_why(rel, reason) -> None:
+    assert rules.unsafe_local_part(rel) == reason
+
+
+def test_prefix_keeps_its_own_letters() -> None:
+    assert rules.clean_prefix("/Xkb/X/") == "Xkb/X"
+
+
+AGAIN = "since the last sync; --force PATH writes it again"
+#: (local hash, remote revision, remote hash, base, direction, delete, force) → the decision
+DECISIONS = [
+    (B, None, None, BASE, "push", False, False,
+     rules.Decision(rules.CONFLICT, "removed remotely, changed locally since the last sync")),
+    (B, None, None, BASE, "push", False, True,
+     rules.Decision(rules.NEW, "forced: removed remotely, changed locally since the last sync")),
+    (A, None, None, BASE, "push", False, False, rules.Decision(rules.REMOVED_REMOTELY, AGAIN)),
+    (A, None, None, BASE, "push", False, True,
+     rules.Decision(rules.NEW, "forced: removed remotely since the last sync")),
+    (None, R1, None, BASE, "pull", False, False, rules.Decision(rules.REMOVED_LOCALLY, AGAIN)),
+    (A, None, None, None, "pull", False, False,
+     rules.Decision(rules.LOCAL_ONLY, "not written by this sync")),
+    (None, R1, None, None, "push", True, False,
+     rules.Decision(rules.REMOTE_ONLY, "not written by this sync")),
+    (None, R1, None, BASE, "push", False, False,
+     rules.Decision(rules.REMOVED_LOCALLY, "--delete removes the doc")),
+    (A, None, None, BASE, "pull", True, False, rules.Decision(rules.REMOVED_REMOTELY, "kept")),
+    (None, R2, None, BASE, "push", True, False,
+     rules.Decision(rules.CONFLICT, "removed locally, changed remotely since the last sync")),
+    (None, R2, None, BASE, "push", True, True,
+     rules.Decision(rules.DELETE,
+                    "forced: removed locally, changed remotely since the last sync")),
+    (A, R1, B, None, "push", False, False,
+     rules.Decision(rules.CONFLICT, "on both sides with different content, never synced")),
+    (A, R1, B, None, "push", False, True,
+     rules.Decision(rules.CHANGED, "forced: on both sides with different content, never synced")),
+    (A, R2, None, BASE, "push", False, False,
+     rules.Decision(rules.CHANGED_REMOTELY, "since the last sync; left as it is")),
+    (B, R1, None, BASE, "pull", False, False,
+     rules.Decision(rules.CHANGED_LOCALLY, "since the last sync; left as it is")),
+    (B, R2, C, BASE, "push", False, False,
+     rules.Decision(rules.CONFLICT, "changed on both sides since the last sync")),
+    (B, R1, None, BASE, "push", False, False, rules.Decision(rules.CHANGED)),
+    (None, None, None, BASE, "pull", False, False, rules.Decision(rules.GONE)),
+]
+
+
+@pytest.mark.parametrize(("local", "rev", "remote_hash", "base", "direction", "delete", "force",
+                          "decision"), DECISIONS)
+def test_each_case_says_why(local, rev, remote_hash, base, direction, delete, force,
+                            decision) -> None:
+    assert classify(local=local, remote_revision=rev, remote_hash=remote_hash, base=base,
+                    direction=direction, delete=delete, force=force) == decision
+
+
+def test_a_push_deletes_only_when_asked() -> None:
+    decision = classify(local=None, remote_revision=R1, remote_hash=None, base=BASE)
+    assert decision.action == rules.REMOVED_LOCALLY

@@ -236,3 +236,62 @@ def test_valid_arguments_come_back_as_a_new_dict() -> None:
 def test_server_schema_without_properties_checks_caps_only() -> None:
     arguments = {"anything": "goes"}
     assert validate("preview_theme", arguments, {"type": "object"}) == arguments
+
+
+def fields_of(error: InvalidArguments) -> tuple:
+    return (error.operation, error.field, error.rule, error.suggestion)
+
+
+@pytest.mark.parametrize(("name", "shown", "rule"), [
+    (None, "(invalid)", "must be a string"),
+    ("", "", "must be 1-64 characters"),
+    ("a" * 65, "a" * 65, "must be 1-64 characters"),
+    ("x/y", "x/y", "may contain only ASCII letters, digits, '_', '.' and '-'"),
+])
+def test_an_operation_name_refusal_names_the_name_and_the_rule(name, shown, rule) -> None:
+    with pytest.raises(InvalidArguments) as caught:
+        check_operation_name(name)
+    assert fields_of(caught.value) == (shown, "operation", rule, None)
+
+
+@pytest.mark.parametrize(("operation", "arguments", "schema", "expected"), [
+    ("list_projects", ["x"], LIST, ("list_projects", "arguments", "must be an object", None)),
+    ("finalize_plan", {"project_id": "p", "scope": "project"}, PLAN,
+     ("finalize_plan", "scope", "scope project is not allowed", "paths")),
+    ("op", {1: "x"}, None, ("op", "?", "field names must be strings", None)),
+    ("op", {"a": {2: "x"}}, None, ("op", "a.?", "field names must be strings", None)),
+    ("list_projects", {"limit": "10"}, LIST, ("list_projects", "limit", "must be an integer",
+                                              None)),
+    ("op", {"a": 1}, {"properties": {"a": {"type": ["string", "null"]}}},
+     ("op", "a", "must be of type string or null", None)),
+    ("op", {"a": 1}, {"properties": {"a": {"type": ["decimal"]}}},
+     ("op", "a", "must be of type decimal", None)),
+    ("op", {"a": 1}, {"properties": {"a": {"type": "decimal"}}},
+     ("op", "a", "must be of type decimal", None)),
+    ("finalize_plan", {"project_id": "p", "scope": "all"}, PLAN,
+     ("finalize_plan", "scope", "must be one of 'paths', 'project'", None)),
+    ("op", {"a": "x" * (STRING_MAX_BYTES + 1)}, None,
+     ("op", "a", "is longer than 4,096 UTF-8 bytes", None)),
+    ("op", {"a": {"plan_token": "x" * (STRING_MAX_BYTES + 1)}}, None,
+     ("op", "a.plan_token", "is longer than 4,096 UTF-8 bytes", None)),
+])
+def test_each_refusal_names_operation_field_rule_and_suggestion(
+        operation, arguments, schema, expected) -> None:
+    assert fields_of(refusal(operation, arguments, schema)) == expected
+
+
+def test_a_typed_value_of_one_of_its_types_passes() -> None:
+    schema = {"properties": {"a": {"type": ["string", "null"]}}}
+    assert validate("op", {"a": None}, schema) == {"a": None}
+
+
+def test_a_field_name_of_exactly_the_shown_length_is_shown_whole_and_suggested() -> None:
+    name = "x" * 99 + "Y"
+    assert suggest(name, ["x" * 99 + "y"]) == "x" * 99 + "y"
+    error = refusal("op", {name: 1}, {"properties": {"x" * 99 + "y": {}}})
+    assert (error.field, error.suggestion) == (name, "x" * 99 + "y")
+
+
+def test_an_unknown_field_of_an_object_without_fields_says_none() -> None:
+    assert unknown_field("", []) == "is not a known field (the operation's fields: none)"
+    assert unknown_field("boX.", ["a"]) == "is not a known field (boX's fields: a)"

@@ -1,0 +1,130 @@
+"""The Design operation table's rows (`core.design_operations`): what each target extractor
+reads from a call, the copy card's lines, and the rules a row must keep."""
+
+import types
+
+import pytest
+
+from jupyter_design_projects.core import design_operations as ops
+from jupyter_design_projects.core.design_inputs import Input, Text, json_schema
+from jupyter_design_projects.core.design_operations import (
+    Approval,
+    DesignOperation,
+    copy_lines,
+    deletes_of_list,
+    operation_table,
+    planned,
+    targets_of,
+    writes_of_entries,
+    writes_of_path,
+)
+from jupyter_design_projects.core.plans import Targets
+
+
+def test_writes_of_entries_reads_the_named_key_of_each_entry() -> None:
+    extract = writes_of_entries("files", "dest")
+    call = {"files": [{"src": "a.html", "dest": "b.html"}, {"src": "c", "dest": "d/e.html"}]}
+    assert extract(call) == Targets(("b.html", "d/e.html"))
+
+
+@pytest.mark.parametrize("files", [None, "a.html", [{"dest": 3}], [{"src": "a"}], ["a.html"]])
+def test_writes_of_entries_of_another_shape_cannot_be_enumerated(files: object) -> None:
+    assert writes_of_entries("files", "dest")({"files": files}) is None
+
+
+def test_writes_of_path_reads_the_field_or_its_default() -> None:
+    extract = writes_of_path("path", "support.js")
+    assert extract({"path": "lib/helper.js"}) == Targets(("lib/helper.js",))
+    assert extract({}) == Targets(("support.js",))
+    assert extract({"path": 7}) is None
+
+
+def test_deletes_of_list_deletes_each_path() -> None:
+    extract = deletes_of_list("paths")
+    assert extract({"paths": ["a.html", "b/c.css"]}) == Targets((), ("a.html", "b/c.css"))
+    assert extract({"paths": ["a.html", 3]}) is None
+    assert extract({}) is None
+
+
+def test_planned_reads_both_optional_lists() -> None:
+    extract = planned("writes", "deletes")
+    assert extract({"writes": ["a.html"], "deletes": ["b.html"]}) == Targets(
+        ("a.html",), ("b.html",))
+    assert extract({"writes": ["a.html"]}) == Targets(("a.html",), ())
+    assert extract({"deletes": ["b.html"]}) == Targets((), ("b.html",))
+    assert extract({}) == Targets()
+
+
+@pytest.mark.parametrize("call", [{"writes": "a.html"}, {"deletes": [1]},
+                                  {"writes": ["a"], "deletes": None}])
+def test_planned_lists_of_another_shape_cannot_be_enumerated(call: dict) -> None:
+    assert planned("writes", "deletes")(call) is None
+
+
+def test_copy_lines_name_source_project_and_destination() -> None:
+    call = {"files": [{"src": "./a.html", "dest": "b.html"},
+                      {"src": "x.css", "dest": "y.css", "src_project_id": "p2"}]}
+    assert copy_lines(call) == ("  copy a.html -> b.html",
+                                "  copy x.css (from project p2) -> y.css")
+
+
+@pytest.mark.parametrize("files", [
+    None,
+    ["a.html"],
+    [{"src": "a.html", "dest": "../b.html"}],
+    [{"src": "a" * 81, "dest": "b.html"}],
+    [{"src": "a.html", "dest": "b" * 81}],
+    [{"src": "a.html", "dest": "b.html", "src_project_id": "not an id"}],
+])
+def test_a_copy_that_cannot_be_shown_exactly_has_no_lines(files: object) -> None:
+    assert copy_lines({"files": files}) is None
+
+
+def test_targets_of_an_operation_the_table_does_not_know_is_nothing() -> None:
+    assert targets_of("no_such_operation", {"paths": ["a.html"]}) == Targets()
+    assert targets_of("delete_files", {"paths": ["a.html"]}) == Targets((), ("a.html",))
+
+
+def test_operation_table_is_read_only_and_keeps_the_given_order() -> None:
+    rows = [ops.BY_NAME["read_file"], ops.BY_NAME["get_project"]]
+    table = operation_table(rows)
+    assert list(table) == ["read_file", "get_project"]
+    assert table["get_project"] is rows[1]
+    assert isinstance(table, types.MappingProxyType)
+
+
+def test_a_row_keeps_the_local_schema_of_its_inputs() -> None:
+    inputs = (Input("project_id", Text(), required=True),
+              Input("plan_token", Text(), client_supplied=True))
+    row = DesignOperation("touch", "Touch.", ops.WRITE, False, inputs, Approval.CARD)
+    assert row.schema == json_schema(inputs)
+    assert row.schema["required"] == ["project_id"]
+
+
+@pytest.mark.parametrize(("floor", "approval"), [(ops.READ, Approval.CARD),
+                                                  (ops.WRITE, Approval.READ)])
+def test_a_read_only_floor_goes_with_read_approval(floor, approval) -> None:
+    with pytest.raises(ValueError, match="odd_op"):
+        DesignOperation("odd_op", "Odd.", floor, False, (), approval)
+
+
+@pytest.mark.parametrize("approval", [Approval.GRANTABLE, Approval.PLAN_TOKEN])
+def test_a_per_batch_plan_row_needs_its_targets(approval: Approval) -> None:
+    with pytest.raises(ValueError, match="odd_op"):
+        DesignOperation("odd_op", "Odd.", ops.WRITE, False, (), approval)
+    row = DesignOperation("odd_op", "Odd.", ops.WRITE, False, (), approval,
+                          writes_of_path("path", "x.js"))
+    assert row.targets_of({}) == Targets(("x.js",))
+
+
+def test_rows_that_touch_no_paths_need_no_targets() -> None:
+    for approval in (Approval.CARD, Approval.SENSITIVE, Approval.PLAN):
+        row = DesignOperation("odd_op", "Odd.", ops.WRITE, False, (), approval)
+        assert row.targets_of({"path": "a.html"}) == Targets()
+
+
+def test_required_and_optional_inputs_keep_name_type_and_description() -> None:
+    kind = Text(max_length=3)
+    assert ops._required("a", kind, "The a.") == Input("a", kind, required=True,
+                                                       description="The a.")
+    assert ops._optional("b", kind, "The b.") == Input("b", kind, description="The b.")
