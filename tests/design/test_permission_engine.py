@@ -366,3 +366,35 @@ async def test_status_lists_live_plans_by_expiry_and_every_grant_sorted():
     assert status["approved_plans"][1]["deletes"] == ["y.html", "z.html"]
     assert status["verified_grants"] == ["p1", "p9"]
     assert status["grant_ineligible"] == ["p3", "p7"]
+
+
+@pytest.mark.asyncio
+async def test_consent_found_given_before_a_card_needs_no_prefetch_after():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    engine.consent = False
+    assert await engine.refresh_consent() is True
+    await engine.prefetch_consent()
+    assert rest.calls == ["GET consent"]
+
+
+@pytest.mark.asyncio
+async def test_consent_read_by_a_refresh_needs_no_prefetch_after():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    await engine.refresh()
+    await engine.prefetch_consent()
+    assert rest.calls == ["GET consent", "GET grants"]
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_keeps_each_grants_time_as_read():
+    class Timed(FakeRest):
+        async def list_grants(self):
+            self.calls.append("GET grants")
+            return {"p1": "2026-12-03T10:00:00Z"}
+
+    engine = PermissionEngine(Timed(consent=True))
+    await engine.refresh()
+    assert engine.grant_seen("p1") == "2026-12-03T10:00:00Z"
+    assert engine.grant_seen("p2") is None
