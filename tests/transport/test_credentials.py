@@ -577,3 +577,40 @@ def test_a_hanging_default_keyring_lookup_is_given_up_for_the_private_file(tmp_p
     finally:
         release.set()
     assert isinstance(store, FileCredentialStore)
+
+
+def test_a_save_goes_through_a_hidden_temporary_file_beside_the_credential(tmp_path,
+                                                                           monkeypatch):
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    replaced = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        replaced.append((os.path.dirname(src), os.path.basename(src), dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    store.save(make_cred())
+    [(folder, name, target)] = replaced
+    assert (folder, target) == (str(tmp_path), store.path)
+    assert name.startswith(".credentials-") and name.endswith(".tmp")
+
+
+def test_a_save_under_a_file_names_the_store_and_why_it_cannot_write(tmp_path):
+    (tmp_path / "plain").write_text("not a directory")
+    store = FileCredentialStore(tmp_path / "plain" / "credentials.json")
+    with pytest.raises(CredentialStoreError) as info:
+        store.save(make_cred())
+    assert (info.value.store, info.value.reason) == (
+        store.describe(), f"cannot write ({os.strerror(errno.ENOTDIR)})")
+
+
+def test_a_save_over_a_directory_names_the_store_and_why_it_cannot_write(tmp_path):
+    (tmp_path / "credentials.json").mkdir()
+    (tmp_path / "credentials.json" / "inside").write_text("x")
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    with pytest.raises(CredentialStoreError) as info:
+        store.save(make_cred())
+    assert (info.value.store, info.value.reason) == (
+        store.describe(), f"cannot write ({os.strerror(errno.EISDIR)})")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["credentials.json"]

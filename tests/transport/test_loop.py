@@ -130,3 +130,47 @@ def test_run_waits_for_a_coroutine_that_suspends_on_io(loop):
         return "done"
 
     assert loop.run(slow(), timeout=5) == "done"
+
+
+def test_the_loop_runs_on_a_daemon_thread_of_the_given_name():
+    background = BackgroundLoop(name="jdp-test-loop")
+    try:
+        async def thread():
+            current = threading.current_thread()
+            return current.name, current.daemon
+
+        assert background.run(thread()) == ("jdp-test-loop", True)
+    finally:
+        background.close()
+
+
+def test_a_closed_loop_names_what_was_closed():
+    background = BackgroundLoop()
+    background.close()
+    for call in (background.run, background.submit):
+        coro = where()
+        with pytest.raises(SessionClosed) as info:
+            call(coro)
+        assert info.value.what == "background loop"
+        assert coro.cr_frame is None  # closed, never left to warn "never awaited"
+
+
+def test_a_timed_out_run_names_the_call_and_its_deadline(loop):
+    async def forever():
+        await asyncio.Event().wait()
+
+    with pytest.raises(DeadlineExceeded) as info:
+        loop.run(forever(), timeout=0.05)
+    assert (info.value.action, info.value.seconds) == ("background call", 0.05)
+
+
+def test_run_from_the_loop_itself_says_to_await_instead(loop):
+    async def nested():
+        try:
+            loop.run(where())
+        except RuntimeError as exc:
+            return str(exc)
+
+    message = loop.run(nested())
+    assert message.startswith("BackgroundLoop.run() ")
+    assert message.endswith(": await instead")
