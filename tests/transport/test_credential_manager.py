@@ -299,9 +299,11 @@ def test_each_login_attempt_has_its_own_state_and_verifier(tmp_path):
 async def test_saving_while_another_process_holds_the_lock_is_a_store_error(
         tmp_path, lock_held_elsewhere):
     rig = build_rig(tmp_path, None, lock_timeout_ms=50)
-    with pytest.raises(CredentialStoreError):
+    with pytest.raises(CredentialStoreError) as info:
         await rig.manager.save_credential(make_cred())
     await rig.http.aclose()
+    assert (info.value.store, info.value.reason) == ("memory", "locked by another process")
+    assert rig.store.cred is None
 
 
 # ---------------------------------------------------------------- a store left behind
@@ -439,3 +441,45 @@ async def test_a_narrow_credential_another_process_stored_is_expanded_not_adopte
     assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
     assert len(rig.service.token_requests) == 1
     assert set(PROJECT_SCOPES) <= set(rig.manager.current().scopes)
+
+
+def test_a_login_attempt_carries_32_random_bytes_of_verifier_and_24_of_state(tmp_path):
+    attempt = build_rig(tmp_path, None).manager.begin_login()
+    assert (len(attempt.verifier.reveal()), len(attempt.state)) == (43, 32)
+
+
+def test_a_login_attempt_sends_the_browser_back_to_its_redirect_uri(tmp_path):
+    manager = build_rig(tmp_path, None).manager
+    to_listener = manager.begin_login(redirect_uri="http://127.0.0.1:5555/callback")
+    assert to_listener.redirect_uri == "http://127.0.0.1:5555/callback"
+    assert httpx.URL(to_listener.url).params["redirect_uri"] == to_listener.redirect_uri
+    to_code_page = manager.begin_login()
+    assert to_code_page.redirect_uri is None
+    assert httpx.URL(to_code_page.url).params["redirect_uri"].endswith("/oauth/code/callback")
+
+
+@pytest.mark.asyncio
+async def test_a_login_remembers_its_code_and_verifier_for_redaction(tmp_path):
+    rig = build_rig(tmp_path, None)
+    attempt = rig.manager.begin_login()
+    async with rig.http:
+        await rig.manager.finish_login(attempt, f"the-code-0001#{attempt.state}")
+    known = rig.manager.known_secrets()
+    assert Secret("the-code-0001") in known and attempt.verifier in known
+
+
+@pytest.mark.asyncio
+async def test_load_stored_reads_the_store_once_and_then_holds_the_credential(tmp_path):
+    rig = build_rig(tmp_path, make_cred())
+    assert await rig.manager.load_stored() == make_cred()
+    rig.store.cred = make_cred(access_token=Secret("at-elsewhere-0009"))
+    assert await rig.manager.load_stored() == make_cred()
+    assert rig.service.requests == []
+    await rig.http.aclose()
+
+
+@pytest.mark.asyncio
+async def test_load_stored_without_a_credential_is_none(tmp_path):
+    rig = build_rig(tmp_path, None)
+    assert await rig.manager.load_stored() is None
+    await rig.http.aclose()
