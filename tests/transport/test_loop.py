@@ -207,3 +207,31 @@ def test_run_from_the_loop_itself_says_to_await_instead(loop):
     message = loop.run(nested())
     assert message.startswith("BackgroundLoop.run() ")
     assert message.endswith(": await instead")
+
+
+def test_a_new_loop_is_not_closed():
+    background = BackgroundLoop()
+    try:
+        assert background.closed is False
+    finally:
+        background.close()
+    assert background.closed is True
+
+
+def test_close_waits_for_cancelled_work_to_finish_its_cleanup():
+    background = BackgroundLoop()
+    started, cleaned = threading.Event(), threading.Event()
+
+    async def holds():
+        try:
+            started.set()
+            await asyncio.Event().wait()
+        finally:
+            for _ in range(20):  # cleanup that takes several turns of the loop
+                await asyncio.sleep(0)
+            cleaned.set()
+
+    background.submit(holds())
+    assert started.wait(5)
+    background.close()
+    assert cleaned.is_set()
