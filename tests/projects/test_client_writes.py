@@ -611,3 +611,28 @@ async def test_listing_and_doc_text_answer_the_fresh_project(make, fake, route) 
     listing = await client.listing()
     assert [(d.uuid, d.path) for d in listing.docs] == [(doc_uuid, "a.md")]
     assert (await client.doc_text(doc_uuid))["content"] == "alpha"
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_without_a_journal_is_the_services_error(make, fake) -> None:
+    fake.intercept = lambda m, p, b: error(409, "conflict", "no") if m == "POST" else None
+    with pytest.raises(ProjectsApiError) as caught:
+        await make(journal=False).write("a.md", content="x")
+    assert caught.value.status == 409
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("failure", [sqlite3.OperationalError("locked"),
+                                     OSError(28, "No space left on device")])
+async def test_a_journal_that_cannot_withdraw_a_refused_change_still_reports_the_refusal(
+        make, fake, monkeypatch, failure) -> None:
+    fake.intercept = lambda m, p, b: error(409, "conflict", "no") if m == "POST" else None
+    client = make()
+
+    def broken(entry_id: int) -> None:
+        raise failure
+
+    monkeypatch.setattr(client._journal, "withdraw", broken)
+    with pytest.raises(ProjectsApiError) as caught:
+        await client.write("a.md", content="x")
+    assert caught.value.status == 409
