@@ -65,7 +65,8 @@ async def test_no_stored_credential_is_a_no_token_auth_error(tmp_path):
     async with rig.http:
         with pytest.raises(AuthError) as info:
             await rig.manager.access_token()
-    assert info.value.reason == "no_token"
+    assert (info.value.reason, info.value.message) == (
+        "no_token", "Not signed in. Run `%design login` to sign in.")
 
 
 @pytest.mark.asyncio
@@ -483,3 +484,15 @@ async def test_load_stored_without_a_credential_is_none(tmp_path):
     rig = build_rig(tmp_path, None)
     assert await rig.manager.load_stored() is None
     await rig.http.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_failed_save_after_a_saved_refresh_still_refreshes_with_the_live_token(rig):
+    first = await rig.manager.refresh_after_401(Secret("at-initial-0001"))  # saved
+    rig.store.fail_save = True
+    second = await rig.manager.refresh_after_401(first)  # not saved: the store holds `first`
+    rig.store.fail_save = False
+    third = await rig.manager.refresh_after_401(second)
+    assert [r["refresh_token"] for r in rig.service.token_requests] == [
+        "rt-initial-0001", "rt-issued-0002", "rt-issued-0003"]
+    assert third == Secret("at-issued-0004") and rig.store.cred.access_token == third
