@@ -325,7 +325,7 @@ async def test_a_secret_the_provider_later_forgets_stays_redacted():
     known.clear()  # rotated out of the provider's memory
     (row,) = trace.records()
     text = json.dumps(row)
-    assert "known-to" not in text
+    assert "known" not in text
     assert row["request_headers"]["x-echo"] == REDACTED and REDACTED in row["url"]
     assert row["request_body_cut"] is True
 
@@ -377,6 +377,14 @@ async def test_a_callers_own_connection_trace_is_kept():
     ({"start": 1.0, "http11.send_request_headers.started": 1.002,
       "http11.send_request_body.complete": 1.003, "headers": 1.010, "closed": 1.011},
      {"blocked": 2.0, "send": 1.0, "wait": 7.0, "receive": 1.0}),
+    # headers went out but the body's end was not reported: timed as if no steps
+    ({"start": 1.0, "http11.send_request_headers.started": 1.002, "headers": 1.004,
+      "closed": 1.005},
+     {"blocked": 2.0, "send": 0.0, "wait": 4.0, "receive": 1.0}),
+    # a connect that never completed is no connect phase
+    ({"start": 1.0, "connection.connect_tcp.started": 1.001,
+      "connection.start_tls.complete": 1.002, "headers": 1.004, "closed": 1.005},
+     {"blocked": 1.0, "send": 0.0, "wait": 4.0, "receive": 1.0}),
     # no steps at all: everything up to the headers is the wait
     ({"start": 1.0, "headers": 1.004, "closed": 1.005},
      {"send": 0.0, "wait": 4.0, "receive": 1.0}),
@@ -408,7 +416,7 @@ def test_a_request_size_is_its_body_or_its_declared_length(headers, body, size):
 
 @pytest.mark.asyncio
 async def test_a_long_answer_keeps_its_head_and_counts_every_byte():
-    body = b"a" * 50_000
+    body = b"".join(bytes([97 + n]) * 7_000 for n in range(7)) + b"h" * 1_000
     trace = HttpTrace(True, lambda: [], body_chars=100)
 
     async def stream():
@@ -421,3 +429,23 @@ async def test_a_long_answer_keeps_its_head_and_counts_every_byte():
     assert (row["response_bytes"], row["response_body"], row["response_body_cut"]) == (
         50_000, "a" * 100, True)
     assert row["error"] is None and row["elapsed_ms"] is not None
+
+
+@pytest.mark.asyncio
+async def test_an_answer_longer_than_its_kept_head_is_cut_even_if_the_head_shrinks():
+    # the kept head is exactly one long known token, which redacts to a few characters
+    token = Secret("t" * (4 * 100 + 8192))
+    trace = HttpTrace(True, lambda: [token], body_chars=100)
+    body = token.reveal().encode() + b" and more"
+    async with traced_client(lambda r: httpx.Response(200, content=stream_of(body)),
+                             trace) as client:
+        await call(client)
+    (row,) = trace.records()
+    assert row["response_body"] == REDACTED and row["response_body_cut"] is True
+
+
+def stream_of(body: bytes):
+    async def chunks():
+        yield body
+
+    return chunks()
