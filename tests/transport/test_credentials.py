@@ -614,3 +614,14 @@ def test_a_save_over_a_directory_names_the_store_and_why_it_cannot_write(tmp_pat
     assert (info.value.store, info.value.reason) == (
         store.describe(), f"cannot write ({os.strerror(errno.EISDIR)})")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["credentials.json"]
+
+
+def test_a_given_backend_is_the_one_the_keyring_store_uses(tmp_path, monkeypatch):
+    import keyring
+
+    given, default = MemoryKeyring(), MemoryKeyring()
+    monkeypatch.setattr(keyring, "get_keyring", lambda: default)
+    store = open_store(None, tmp_path, backend=given)
+    store.save(make_cred())
+    assert list(given.values) == [(KEYRING_SERVICE, KEYRING_USERNAME)]
+    assert default.values == {}
