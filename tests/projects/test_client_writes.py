@@ -636,3 +636,129 @@ async def test_a_journal_that_cannot_withdraw_a_refused_change_still_reports_the
     with pytest.raises(ProjectsApiError) as caught:
         await client.write("a.md", content="x")
     assert caught.value.status == 409
+
+
+def record_fails_once(client, monkeypatch) -> None:
+    """The journal cannot write the entry ahead of the change, then recovers."""
+    real, calls = client._journal.record, []
+
+    def once(**entry: Any) -> int:
+        calls.append(entry["action"])
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(**entry)
+
+    monkeypatch.setattr(client._journal, "record", once)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("failure", "action"), [
+    (None, "create"),
+    ("dropped", "create_unknown"),
+    ("502", "create_unknown"),
+])
+async def test_a_change_not_written_ahead_is_journaled_once_its_outcome_is_known(
+        make, fake, monkeypatch, failure, action) -> None:
+    if failure == "dropped":
+        fake.intercept = dropped("POST")
+    elif failure == "502":
+        fake.intercept = lambda m, p, b: error(502, "api_error", "gateway") \
+            if m == "POST" else None
+    client = make()
+    record_fails_once(client, monkeypatch)
+    if failure is None:
+        result = await client.write("a.md", content="new")
+    else:
+        with pytest.raises(ProjectsApiError):
+            await client.write("a.md", content="new")
+    [entry] = client.history()
+    assert (entry["action"], entry["path"], entry["bytes"]) == (action, "claude/a.md", 3)
+    if failure is None:
+        assert result["journal_id"] == entry["id"]
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, int]] = []
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        self.calls.append((label, done, total))
+
+
+@pytest.mark.asyncio
+async def test_a_write_reports_its_upload_progress_from_zero_to_its_utf8_size(
+        fake, tmp_path) -> None:
+    from fake_projects import ORG, PROJECT, WEB
+
+    from jupyter_design_projects.projects.client import ProjectsClient
+    from jupyter_design_projects.settings import Settings
+
+    progress = Progress()
+    client = ProjectsClient(
+        httpx.AsyncClient(transport=fake.transport()),
+        Settings(api_base_url=WEB, web_base_url=WEB, project_uuid=PROJECT, org_uuid=ORG),
+        ensure_scopes=Scopes(None), temp_dir=tmp_path / "downloads", progress=progress)
+    result = await client.write("a.md", content="né")
+    assert result["bytes"] == 3
+    assert progress.calls == [("upload claude/a.md", 0, 3), ("upload claude/a.md", 3, 3)]
+
+
+@pytest.mark.asyncio
+async def test_a_write_is_marked_for_the_host_to_present(make, fake, tmp_path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "report.md").write_text("# Report\n")
+    client = make()
+    for result in (await client.write("a.md", content="x"),
+                   await client.write("report.md", local_path="report.md")):
+        assert result["present_to_user"] is True
+    assert result["path"] == "claude/report.md"  # a local file's bare name is namespaced too
+
+
+@pytest.mark.asyncio
+async def test_a_local_file_in_another_encoding_is_read_in_it(make, fake, tmp_path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_bytes("café".encode("latin-1"))
+    result = await make().write("notes.txt", local_path="notes.txt", encoding="latin-1")
+    assert [d["content"] for d in fake.docs.values()] == ["café"]
+    assert result["bytes"] == len("café".encode())
+
+
+@pytest.mark.asyncio
+async def test_refusals_of_a_delete_name_the_path(make, fake) -> None:
+    fake.add_file("r.pdf", "document", b"x")
+    client = make()
+    with pytest.raises(PathRejected) as rejected:
+        await client.delete("./r.pdf")
+    with pytest.raises(DocNotFound) as missing:
+        await client.delete("./b.md")
+    assert (rejected.value.path, missing.value.path) == ("r.pdf", "b.md")
+
+
+@pytest.mark.asyncio
+async def test_history_answers_at_most_limit_entries_newest_first(make, fake) -> None:
+    client = make()
+    for name in ("a.md", "b.md", "c.md"):
+        await client.write(name, content="x")
+    assert [e["path"] for e in client.history(limit=2)] == ["claude/c.md", "claude/b.md"]
+
+
+@pytest.mark.asyncio
+async def test_restore_refusals_name_the_method_field_and_rule(make, fake, tmp_path) -> None:
+    client = make()
+    with pytest.raises(InvalidProjectsArgument) as unknown:
+        await client.restore(12345)
+    assert (unknown.value.method, unknown.value.field, unknown.value.rule) == (
+        "restore", "entry_id", "is not an entry of this project's journal")
+    entry_id = Journal(tmp_path / "journal.db").record(
+        project_uuid=client.project_uuid, action="delete_unknown", path="a.md", doc_uuid=None)
+    with pytest.raises(InvalidProjectsArgument) as empty:
+        await client.restore(entry_id)
+    assert (empty.value.method, empty.value.field) == ("restore", "entry_id")
+
+
+@pytest.mark.asyncio
+async def test_restore_without_a_journal_has_no_entry_to_restore(make, fake) -> None:
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await make(journal=False).restore(1)
+    assert caught.value.rule == "is not an entry of this project's journal"
+    assert fake.requests == []
