@@ -496,3 +496,65 @@ async def test_a_failed_save_after_a_saved_refresh_still_refreshes_with_the_live
     assert [r["refresh_token"] for r in rig.service.token_requests] == [
         "rt-initial-0001", "rt-issued-0002", "rt-issued-0003"]
     assert third == Secret("at-issued-0004") and rig.store.cred.access_token == third
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_without_any_credential_says_to_sign_in(tmp_path):
+    rig = build_rig(tmp_path, None)
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.refresh_after_401(Secret("at-gone-00000001"))
+    assert (info.value.reason, info.value.message) == (
+        "no_token", "Not signed in. Run `%design login` to sign in.")
+    assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_the_token_endpoint_refused_says_why_and_what_to_do(rig):
+    rig.service.token_answer = httpx.Response(400, json={"error": "invalid_grant"})
+    with pytest.raises(AuthError) as info:
+        await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert (info.value.reason, info.value.message) == (
+        "refresh_failed", "The token could not be refreshed (invalid_grant). Run `%design "
+        "login` to sign in again.")
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_that_could_not_reach_the_endpoint_names_the_failure(rig):
+    def broken(request):
+        raise httpx.ConnectError("refused", request=request)
+
+    rig.service.token_override = broken
+    with pytest.raises(AuthError) as info:
+        await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert (info.value.reason, info.value.message) == (
+        "refresh_failed", "The token could not be refreshed (transport_error). Run `%design "
+        "login` to sign in again.")
+
+
+@pytest.mark.asyncio
+async def test_refreshes_are_logged_as_made_adopted_or_unsaved(rig, caplog):
+    caplog.set_level(logging.INFO, logger="jupyter_design_projects.transport.credential_manager")
+    rig.store.fail_save = True
+    await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    rig.store.cred = make_cred(access_token=Secret("at-other-process"))
+    await rig.manager.refresh_after_401(Secret("at-issued-0002"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "the refreshed credential could not be saved (disk full)",
+        "refreshed the access token",
+        "adopted a token another process refreshed"]
+
+
+@pytest.mark.asyncio
+async def test_a_manager_without_a_clock_keeps_a_token_valid_for_an_hour(tmp_path):
+    import time
+
+    from jupyter_design_projects.transport.credential_manager import CredentialManager
+
+    cred = make_cred(expires_at_ms=int(time.time() * 1000) + 3_600_000)
+    rig = build_rig(tmp_path, cred)
+    manager = CredentialManager(rig.store, rig.oauth, client_id=cred.client_id,
+                                lock_path=tmp_path / "credentials.lock")
+    async with rig.http:
+        assert await manager.access_token() == cred.access_token
+    assert rig.service.requests == []

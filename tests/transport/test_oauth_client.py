@@ -290,3 +290,43 @@ async def test_a_login_credential_has_the_asked_scopes_when_the_answer_names_non
                                          scopes=BASE_SCOPES)
     assert cred.scopes == BASE_SCOPES and cred.client_id == FIRST_PARTY_CLIENT_ID
     assert seen[0].extensions["jdp_action"] == "oauth login"
+
+
+def test_the_code_page_is_on_the_authorize_pages_origin():
+    http, oauth = oauth_answering(httpx.Response(200))
+    assert oauth.redirect_uri == "http://127.0.0.1:8123/oauth/code/callback"
+
+
+@pytest.mark.asyncio
+async def test_a_token_request_is_a_post_within_the_deadline():
+    import asyncio
+    import time
+
+    from jupyter_design_projects.errors import DeadlineExceeded
+
+    never = asyncio.Event()
+
+    async def stall(request):
+        await never.wait()
+
+    seen = []
+
+    def record(request):
+        seen.append(request)
+        return httpx.Response(200, json=TOKEN_ANSWER)
+
+    http = make_client(transport=httpx.MockTransport(record))
+    async with http:
+        oauth = OAuthClient(http, TOKEN_URL, AUTHORIZE_URL, FIRST_PARTY_CLIENT_ID)
+        before = int(time.time() * 1000)
+        cred = await oauth.refresh(make_cred(), BASE_SCOPES)
+        after = int(time.time() * 1000)
+    assert seen[0].method == "POST"
+    assert before + 28_800_000 <= cred.expires_at_ms <= after + 28_800_000
+    http = make_client(transport=httpx.MockTransport(stall))
+    async with http:
+        oauth = OAuthClient(http, TOKEN_URL, AUTHORIZE_URL, FIRST_PARTY_CLIENT_ID,
+                            deadline_s=0.05)
+        with pytest.raises(DeadlineExceeded) as info:
+            await oauth.refresh(make_cred(), BASE_SCOPES)
+    assert (info.value.action, info.value.seconds) == ("oauth refresh", 0.05)
