@@ -81,7 +81,8 @@ async def test_open_credentials_uses_a_given_store_and_the_managers_options(tmp_
         with pytest.raises(AuthError) as info:
             await manager.access_token()
     assert info.value.reason == "refresh_timeout"
-    assert "within 0.05 s" in info.value.message
+    assert info.value.message == ("No new token within 0.05 s. Run `%design login` to sign "
+                                  "in again.")
     assert store.saves == 0
     # not the configured file: the given store was used
     assert not (tmp_path / "creds" / "cred.json").exists()
