@@ -366,3 +366,61 @@ async def test_status_lists_live_plans_by_expiry_and_every_grant_sorted():
     assert status["approved_plans"][1]["deletes"] == ["y.html", "z.html"]
     assert status["verified_grants"] == ["p1", "p9"]
     assert status["grant_ineligible"] == ["p3", "p7"]
+
+
+@pytest.mark.asyncio
+async def test_consent_found_given_before_a_card_needs_no_prefetch_after():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    engine.consent = False
+    assert await engine.refresh_consent() is True
+    await engine.prefetch_consent()
+    assert rest.calls == ["GET consent"]
+
+
+@pytest.mark.asyncio
+async def test_consent_read_by_a_refresh_needs_no_prefetch_after():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    await engine.refresh()
+    await engine.prefetch_consent()
+    assert rest.calls == ["GET consent", "GET grants"]
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_keeps_each_grants_time_as_read():
+    class Timed(FakeRest):
+        async def list_grants(self):
+            self.calls.append("GET grants")
+            return {"p1": "2026-12-03T10:00:00Z"}
+
+    engine = PermissionEngine(Timed(consent=True))
+    await engine.refresh()
+    assert engine.grant_seen("p1") == "2026-12-03T10:00:00Z"
+    assert engine.grant_seen("p2") is None
+
+
+@pytest.mark.parametrize(("can_ask", "main_context"), [(False, False), (True, False),
+                                                       (False, True)])
+def test_a_snapshot_carries_whether_a_card_can_be_shown_and_where(can_ask, main_context):
+    snapshot = PermissionEngine(FakeRest()).snapshot(can_ask=can_ask,
+                                                     main_context=main_context, now_ms=NOW)
+    assert (snapshot.can_ask, snapshot.main_context) == (can_ask, main_context)
+
+
+@pytest.mark.asyncio
+async def test_a_verified_grant_is_answered_without_asking_the_service():
+    rest = FakeRest(consent=True)
+    engine = PermissionEngine(rest)
+    await engine.mint_grant("p1")
+    assert await engine.probe_grant("p1") is True
+    assert rest.calls == ["POST grant"]
+
+
+@pytest.mark.asyncio
+async def test_a_prefetch_never_overrides_what_this_process_already_knows():
+    rest = FakeRest(consent=False)
+    engine = PermissionEngine(rest)
+    engine.consent = True  # e.g. given here before the prefetch ran
+    await engine.prefetch_consent()
+    assert engine.consent is True and rest.calls == ["GET consent"]

@@ -316,7 +316,7 @@ async def test_search_projects_hits_best_first_and_at_most_n(make, fake, route) 
                                   "chunk": {"text": "R"}}],
     }
     result = await make(route).search("q", 2)
-    assert result["rag"] is True
+    assert (result["query"], result["rag"]) == ("q", True)
     assert result["hits"] == [{"name": "b.md", "doc_uuid": "d2", "text": "B"},
                               {"name": "r.pdf", "doc_uuid": "f1", "text": "R"}]
 
@@ -329,7 +329,7 @@ async def test_only_a_403_falls_back_to_the_docs_list(make, fake, route) -> None
         (flat(403, "disabled") if route != "org" else error(403, "permission_error", "off"))
         if p.endswith("/kb/search") or (b or {}).get("op") == "kb-search" else None)
     result = await make(route).search("q")
-    assert result["rag"] is False and "hits" not in result
+    assert (result["query"], result["rag"]) == ("q", False) and "hits" not in result
     assert [d["path"] for d in result["docs"]] == ["a.md"]
     assert "not hits" in result["note"]
 

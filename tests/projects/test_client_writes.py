@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_projects import ROUTES, FakeProjects, error, flat
+from fake_projects import ROUTES, FakeProjects, Scopes, error, flat
 
 from jupyter_design_projects.core.project_paths import RULE_UPLOAD
 from jupyter_design_projects.errors import (
@@ -410,4 +410,355 @@ async def test_another_projects_entry_cannot_be_restored(make, fake, tmp_path) -
         doc_uuid=None, previous_content="theirs")
     with pytest.raises(InvalidProjectsArgument):
         await make().restore(other)
+    assert fake.requests == []
+
+
+# ---------------------------------------------------------------- sync's exact calls
+
+
+class Guard:
+    """A sync's guard: records what it was shown, then refuses or answers `seen`."""
+
+    def __init__(self, seen: str | None = None, refuse: bool = False) -> None:
+        self.seen, self.refuse = seen, refuse
+        self.calls: list[tuple[list[str], str | None, Any]] = []
+
+    async def __call__(self, detail, old, read) -> str | None:
+        self.calls.append(([d.path for d in detail.docs], old.uuid if old else None, read))
+        if self.refuse:
+            raise InvalidProjectsArgument("sync", "path", "changed since the plan")
+        return self.seen
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_write_exact_keeps_a_bare_path_bare_and_journals_the_create(
+        make, fake, route) -> None:
+    guard = Guard()
+    client = make(route)
+    result = await client.write_exact("./notes.md", "new", guard=guard)
+    [doc] = fake.docs.values()
+    assert (doc["file_name"], doc["content"]) == ("notes.md", "new")
+    assert {k: result[k] for k in ("doc_uuid", "path", "replaced", "bytes")} == {
+        "doc_uuid": doc["uuid"], "path": "notes.md", "replaced": False, "bytes": 3}
+    assert guard.calls[0][:2] == ([], None)
+    [entry] = client.history()
+    assert (entry["id"], entry["action"], entry["path"]) == (
+        result["journal_id"], "create", "notes.md")
+
+
+@pytest.mark.asyncio
+async def test_write_exact_carries_the_scope_notice(make, fake) -> None:
+    result = await make(scopes=Scopes("scopes added")).write_exact("a.md", "x", guard=Guard())
+    assert result["notice"] == "scopes added"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_write_exact_replaces_keeping_what_the_guard_read(make, fake, route) -> None:
+    old_uuid = fake.add_doc("notes.md", "old")
+    guard = Guard(seen="old as the guard read it")
+    client = make(route)
+    result = await client.write_exact("notes.md", "new", guard=guard)
+    assert (result["path"], result["replaced"]) == ("notes.md", True)
+    assert [d["content"] for d in fake.docs.values()] == ["new"]
+    assert guard.calls[0][:2] == (["notes.md"], old_uuid)
+    # the guard's read is the service's doc reader
+    assert (await guard.calls[0][2](result["doc_uuid"]))["content"] == "new"
+    entry = client._journal.get(client.history()[0]["id"])
+    assert (entry["action"], entry["previous_doc_uuid"], entry["previous_content"]) == (
+        "replace", old_uuid, "old as the guard read it")
+
+
+@pytest.mark.asyncio
+async def test_write_exact_reads_the_replaced_doc_when_the_guard_did_not(make, fake) -> None:
+    old_uuid = fake.add_doc("notes.md", "old")
+    client = make()
+    await client.write_exact("notes.md", "new", guard=Guard(seen=None))
+    entry = client._journal.get(client.history()[0]["id"])
+    assert (entry["previous_doc_uuid"], entry["previous_content"]) == (old_uuid, "old")
+    assert [m for m, _p, _b in fake.requests] == ["GET", "GET", "PATCH"]
+
+
+@pytest.mark.asyncio
+async def test_write_exact_without_a_journal_reads_nothing_back(make, fake) -> None:
+    fake.add_doc("notes.md", "old")
+    result = await make(journal=False).write_exact("notes.md", "new", guard=Guard(seen="s"))
+    assert "journal_id" not in result
+    assert [m for m, _p, _b in fake.requests] == ["GET", "PATCH"]
+
+
+@pytest.mark.asyncio
+async def test_write_exact_refused_by_its_guard_sends_no_change(make, fake) -> None:
+    fake.add_doc("notes.md", "old")
+    client = make()
+    with pytest.raises(InvalidProjectsArgument):
+        await client.write_exact("notes.md", "new", guard=Guard(refuse=True))
+    assert [m for m, _p, _b in fake.requests] == ["GET"]
+    assert client.history() == []
+
+
+@pytest.mark.asyncio
+async def test_write_exact_refuses_a_new_path_with_hidden_characters(make, fake) -> None:
+    with pytest.raises(PathRejected) as caught:
+        await make().write_exact("a\u200bb.md", "x", guard=Guard())
+    assert caught.value.path == "a\u200bb.md"
+    assert fake.docs == {}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_delete_exact_removes_the_doc_the_guard_accepted(make, fake, route) -> None:
+    fake.add_doc("other.md", "stays")
+    doc_uuid = fake.add_doc("notes.md", "old")
+    guard = Guard(seen="old as the guard read it")
+    client = make(route)
+    result = await client.delete_exact("./notes.md", guard=guard)
+    assert {k: result[k] for k in ("path", "doc_uuid", "deleted")} == {
+        "path": "notes.md", "doc_uuid": doc_uuid, "deleted": True}
+    assert [d["file_name"] for d in fake.docs.values()] == ["other.md"]
+    paths, old, read = guard.calls[0]
+    assert (sorted(paths), old) == (["notes.md", "other.md"], doc_uuid)
+    assert (await read(next(iter(fake.docs))))["content"] == "stays"
+    [listed] = client.history()
+    assert (listed["id"], listed["action"], listed["path"], listed["doc_uuid"]) == (
+        result["journal_id"], "delete", "notes.md", None)
+    entry = client._journal.get(listed["id"])
+    assert (entry["previous_doc_uuid"], entry["previous_content"]) == (
+        doc_uuid, "old as the guard read it")
+
+
+@pytest.mark.asyncio
+async def test_delete_exact_reads_the_doc_when_the_guard_did_not(make, fake) -> None:
+    doc_uuid = fake.add_doc("notes.md", "old")
+    client = make()
+    await client.delete_exact("notes.md", guard=Guard(seen=None))
+    entry = client._journal.get(client.history()[0]["id"])
+    assert (entry["previous_doc_uuid"], entry["previous_content"]) == (doc_uuid, "old")
+    assert [m for m, _p, _b in fake.requests] == ["GET", "GET", "DELETE"]
+
+
+@pytest.mark.asyncio
+async def test_delete_exact_without_a_journal_reads_nothing_back(make, fake) -> None:
+    fake.add_doc("notes.md", "old")
+    result = await make(journal=False).delete_exact("notes.md", guard=Guard(seen="s"))
+    assert "journal_id" not in result and result["deleted"] is True
+    assert [m for m, _p, _b in fake.requests] == ["GET", "DELETE"]
+
+
+@pytest.mark.asyncio
+async def test_delete_exact_carries_the_scope_notice(make, fake) -> None:
+    fake.add_doc("a.md", "x")
+    result = await make(scopes=Scopes("scopes added")).delete_exact("a.md", guard=Guard())
+    assert result["notice"] == "scopes added"
+
+
+@pytest.mark.asyncio
+async def test_delete_exact_of_a_missing_doc_asks_the_guard_then_lists_what_exists(
+        make, fake) -> None:
+    for i in range(31):
+        fake.add_doc(f"d{i:02}.md", "x")
+    guard = Guard()
+    with pytest.raises(DocNotFound) as caught:
+        await make().delete_exact("gone.md", guard=guard)
+    assert caught.value.path == "gone.md"
+    assert caught.value.available == [f"d{i:02}.md" for i in range(30)]
+    assert guard.calls[0][1] is None
+    assert len(fake.docs) == 31
+
+
+@pytest.mark.asyncio
+async def test_delete_exact_refused_by_its_guard_deletes_nothing(make, fake) -> None:
+    fake.add_doc("notes.md", "old")
+    client = make()
+    with pytest.raises(InvalidProjectsArgument):
+        await client.delete_exact("notes.md", guard=Guard(refuse=True))
+    assert [d["content"] for d in fake.docs.values()] == ["old"]
+    assert client.history() == []
+
+
+@pytest.mark.asyncio
+async def test_delete_exact_without_an_answer_stays_journaled_as_unknown(make, fake) -> None:
+    fake.add_doc("notes.md", "old")
+    fake.intercept = dropped("DELETE")
+    client = make()
+    with pytest.raises(ProjectsTransportFailed):
+        await client.delete_exact("notes.md", guard=Guard(seen="old"))
+    [entry] = client.history()
+    assert (entry["action"], entry["has_previous"]) == ("delete_unknown", True)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("path", "existing", "target"), [
+    ("notes.md", [], ("claude/notes.md", False)),
+    ("./notes.md", ["notes.md"], ("notes.md", True)),
+    ("notes.md", ["claude/notes.md"], ("claude/notes.md", True)),
+    ("team/a.md", ["a.md"], ("team/a.md", False)),
+])
+async def test_write_target_names_where_a_write_would_land(make, fake, path, existing,
+                                                           target) -> None:
+    for name in existing:
+        fake.add_doc(name, "x")
+    assert await make().write_target(path) == target
+    assert [m for m, _p, _b in fake.requests] == ["GET"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("route", ROUTES)
+async def test_listing_and_doc_text_answer_the_fresh_project(make, fake, route) -> None:
+    doc_uuid = fake.add_doc("a.md", "alpha")
+    client = make(route)
+    listing = await client.listing()
+    assert [(d.uuid, d.path) for d in listing.docs] == [(doc_uuid, "a.md")]
+    assert (await client.doc_text(doc_uuid))["content"] == "alpha"
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_without_a_journal_is_the_services_error(make, fake) -> None:
+    fake.intercept = lambda m, p, b: error(409, "conflict", "no") if m == "POST" else None
+    with pytest.raises(ProjectsApiError) as caught:
+        await make(journal=False).write("a.md", content="x")
+    assert caught.value.status == 409
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("failure", [sqlite3.OperationalError("locked"),
+                                     OSError(28, "No space left on device")])
+async def test_a_journal_that_cannot_withdraw_a_refused_change_still_reports_the_refusal(
+        make, fake, monkeypatch, failure) -> None:
+    fake.intercept = lambda m, p, b: error(409, "conflict", "no") if m == "POST" else None
+    client = make()
+
+    def broken(entry_id: int) -> None:
+        raise failure
+
+    monkeypatch.setattr(client._journal, "withdraw", broken)
+    with pytest.raises(ProjectsApiError) as caught:
+        await client.write("a.md", content="x")
+    assert caught.value.status == 409
+
+
+def record_fails_once(client, monkeypatch) -> None:
+    """The journal cannot write the entry ahead of the change, then recovers."""
+    real, calls = client._journal.record, []
+
+    def once(**entry: Any) -> int:
+        calls.append(entry["action"])
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(**entry)
+
+    monkeypatch.setattr(client._journal, "record", once)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("failure", "action"), [
+    (None, "create"),
+    ("dropped", "create_unknown"),
+    ("502", "create_unknown"),
+])
+async def test_a_change_not_written_ahead_is_journaled_once_its_outcome_is_known(
+        make, fake, monkeypatch, failure, action) -> None:
+    if failure == "dropped":
+        fake.intercept = dropped("POST")
+    elif failure == "502":
+        fake.intercept = lambda m, p, b: error(502, "api_error", "gateway") \
+            if m == "POST" else None
+    client = make()
+    record_fails_once(client, monkeypatch)
+    if failure is None:
+        result = await client.write("a.md", content="new")
+    else:
+        with pytest.raises(ProjectsApiError):
+            await client.write("a.md", content="new")
+    [entry] = client.history()
+    assert (entry["action"], entry["path"], entry["bytes"]) == (action, "claude/a.md", 3)
+    if failure is None:
+        assert result["journal_id"] == entry["id"]
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, int]] = []
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        self.calls.append((label, done, total))
+
+
+@pytest.mark.asyncio
+async def test_a_write_reports_its_upload_progress_from_zero_to_its_utf8_size(
+        fake, tmp_path) -> None:
+    from fake_projects import ORG, PROJECT, WEB
+
+    from jupyter_design_projects.projects.client import ProjectsClient
+    from jupyter_design_projects.settings import Settings
+
+    progress = Progress()
+    client = ProjectsClient(
+        httpx.AsyncClient(transport=fake.transport()),
+        Settings(api_base_url=WEB, web_base_url=WEB, project_uuid=PROJECT, org_uuid=ORG),
+        ensure_scopes=Scopes(None), temp_dir=tmp_path / "downloads", progress=progress)
+    result = await client.write("a.md", content="né")
+    assert result["bytes"] == 3
+    assert progress.calls == [("upload claude/a.md", 0, 3), ("upload claude/a.md", 3, 3)]
+
+
+@pytest.mark.asyncio
+async def test_a_write_is_marked_for_the_host_to_present(make, fake, tmp_path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "report.md").write_text("# Report\n")
+    client = make()
+    for result in (await client.write("a.md", content="x"),
+                   await client.write("report.md", local_path="report.md")):
+        assert result["present_to_user"] is True
+    assert result["path"] == "claude/report.md"  # a local file's bare name is namespaced too
+
+
+@pytest.mark.asyncio
+async def test_a_local_file_in_another_encoding_is_read_in_it(make, fake, tmp_path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_bytes("café".encode("latin-1"))
+    result = await make().write("notes.txt", local_path="notes.txt", encoding="latin-1")
+    assert [d["content"] for d in fake.docs.values()] == ["café"]
+    assert result["bytes"] == len("café".encode())
+
+
+@pytest.mark.asyncio
+async def test_refusals_of_a_delete_name_the_path(make, fake) -> None:
+    fake.add_file("r.pdf", "document", b"x")
+    client = make()
+    with pytest.raises(PathRejected) as rejected:
+        await client.delete("./r.pdf")
+    with pytest.raises(DocNotFound) as missing:
+        await client.delete("./b.md")
+    assert (rejected.value.path, missing.value.path) == ("r.pdf", "b.md")
+
+
+@pytest.mark.asyncio
+async def test_history_answers_at_most_limit_entries_newest_first(make, fake) -> None:
+    client = make()
+    for name in ("a.md", "b.md", "c.md"):
+        await client.write(name, content="x")
+    assert [e["path"] for e in client.history(limit=2)] == ["claude/c.md", "claude/b.md"]
+
+
+@pytest.mark.asyncio
+async def test_restore_refusals_name_the_method_field_and_rule(make, fake, tmp_path) -> None:
+    client = make()
+    with pytest.raises(InvalidProjectsArgument) as unknown:
+        await client.restore(12345)
+    assert (unknown.value.method, unknown.value.field, unknown.value.rule) == (
+        "restore", "entry_id", "is not an entry of this project's journal")
+    entry_id = Journal(tmp_path / "journal.db").record(
+        project_uuid=client.project_uuid, action="delete_unknown", path="a.md", doc_uuid=None)
+    with pytest.raises(InvalidProjectsArgument) as empty:
+        await client.restore(entry_id)
+    assert (empty.value.method, empty.value.field) == ("restore", "entry_id")
+
+
+@pytest.mark.asyncio
+async def test_restore_without_a_journal_has_no_entry_to_restore(make, fake) -> None:
+    with pytest.raises(InvalidProjectsArgument) as caught:
+        await make(journal=False).restore(1)
+    assert caught.value.rule == "is not an entry of this project's journal"
     assert fake.requests == []

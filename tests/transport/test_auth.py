@@ -230,3 +230,36 @@ async def test_answers_through_bearer_auth_are_shown_without_the_tokens_it_used(
     assert len(rig.service.token_requests) == 1
     shown = answer.text()
     assert stale.reveal() not in shown and "at-issued-0002" not in shown
+
+
+# ---------------------------------------------------------------- what each refusal says
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("extensions", "action"), [({"jdp_action": "design call"}, "design call"),
+                                                    ({}, "auth")])
+async def test_an_oversized_401_names_the_requests_action_and_the_cap(extensions, action):
+    request = httpx.Request("POST", ORIGIN + "/v1/design/mcp", extensions=extensions)
+    flow = BearerAuth(StubManager(), {ORIGIN}).async_auth_flow(request)
+    await flow.__anext__()
+    with pytest.raises(ResponseTooLarge) as info:
+        await flow.asend(streamed(401, b"x" * (REJECTED_BODY_MAX_BYTES + 1)))
+    assert (info.value.action, info.value.limit) == (action, REJECTED_BODY_MAX_BYTES)
+
+
+@pytest.mark.asyncio
+async def test_a_second_401_tells_the_person_to_sign_in_again():
+    flow, _ = await started(StubManager())
+    await flow.asend(answer(401))
+    with pytest.raises(AuthError) as info:
+        await flow.asend(answer(401))
+    assert info.value.message.startswith("The service rejected the refreshed token too.")
+    assert info.value.message.endswith(" Run `%design login` to sign in again.")
+
+
+def test_a_sync_client_is_told_to_use_the_async_one():
+    flow = BearerAuth(StubManager(), {ORIGIN}).sync_auth_flow(httpx.Request("GET", ORIGIN))
+    with pytest.raises(RuntimeError) as info:
+        next(flow)
+    assert str(info.value).startswith("BearerAuth ")
+    assert str(info.value).endswith(" httpx.AsyncClient only")

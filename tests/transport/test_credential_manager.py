@@ -65,7 +65,8 @@ async def test_no_stored_credential_is_a_no_token_auth_error(tmp_path):
     async with rig.http:
         with pytest.raises(AuthError) as info:
             await rig.manager.access_token()
-    assert info.value.reason == "no_token"
+    assert (info.value.reason, info.value.message) == (
+        "no_token", "Not signed in. Run `%design login` to sign in.")
 
 
 @pytest.mark.asyncio
@@ -299,9 +300,11 @@ def test_each_login_attempt_has_its_own_state_and_verifier(tmp_path):
 async def test_saving_while_another_process_holds_the_lock_is_a_store_error(
         tmp_path, lock_held_elsewhere):
     rig = build_rig(tmp_path, None, lock_timeout_ms=50)
-    with pytest.raises(CredentialStoreError):
+    with pytest.raises(CredentialStoreError) as info:
         await rig.manager.save_credential(make_cred())
     await rig.http.aclose()
+    assert (info.value.store, info.value.reason) == ("memory", "locked by another process")
+    assert rig.store.cred is None
 
 
 # ---------------------------------------------------------------- a store left behind
@@ -439,3 +442,119 @@ async def test_a_narrow_credential_another_process_stored_is_expanded_not_adopte
     assert await rig.manager.ensure_project_scopes() == SCOPE_UPGRADE_NOTICE
     assert len(rig.service.token_requests) == 1
     assert set(PROJECT_SCOPES) <= set(rig.manager.current().scopes)
+
+
+def test_a_login_attempt_carries_32_random_bytes_of_verifier_and_24_of_state(tmp_path):
+    attempt = build_rig(tmp_path, None).manager.begin_login()
+    assert (len(attempt.verifier.reveal()), len(attempt.state)) == (43, 32)
+
+
+def test_a_login_attempt_sends_the_browser_back_to_its_redirect_uri(tmp_path):
+    manager = build_rig(tmp_path, None).manager
+    to_listener = manager.begin_login(redirect_uri="http://127.0.0.1:5555/callback")
+    assert to_listener.redirect_uri == "http://127.0.0.1:5555/callback"
+    assert httpx.URL(to_listener.url).params["redirect_uri"] == to_listener.redirect_uri
+    to_code_page = manager.begin_login()
+    assert to_code_page.redirect_uri is None
+    assert httpx.URL(to_code_page.url).params["redirect_uri"].endswith("/oauth/code/callback")
+
+
+@pytest.mark.asyncio
+async def test_a_login_remembers_its_code_and_verifier_for_redaction(tmp_path):
+    rig = build_rig(tmp_path, None)
+    attempt = rig.manager.begin_login()
+    async with rig.http:
+        await rig.manager.finish_login(attempt, f"the-code-0001#{attempt.state}")
+    known = rig.manager.known_secrets()
+    assert Secret("the-code-0001") in known and attempt.verifier in known
+
+
+@pytest.mark.asyncio
+async def test_load_stored_reads_the_store_once_and_then_holds_the_credential(tmp_path):
+    rig = build_rig(tmp_path, make_cred())
+    assert await rig.manager.load_stored() == make_cred()
+    rig.store.cred = make_cred(access_token=Secret("at-elsewhere-0009"))
+    assert await rig.manager.load_stored() == make_cred()
+    assert rig.service.requests == []
+    await rig.http.aclose()
+
+
+@pytest.mark.asyncio
+async def test_load_stored_without_a_credential_is_none(tmp_path):
+    rig = build_rig(tmp_path, None)
+    assert await rig.manager.load_stored() is None
+    await rig.http.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_failed_save_after_a_saved_refresh_still_refreshes_with_the_live_token(rig):
+    first = await rig.manager.refresh_after_401(Secret("at-initial-0001"))  # saved
+    rig.store.fail_save = True
+    second = await rig.manager.refresh_after_401(first)  # not saved: the store holds `first`
+    rig.store.fail_save = False
+    third = await rig.manager.refresh_after_401(second)
+    assert [r["refresh_token"] for r in rig.service.token_requests] == [
+        "rt-initial-0001", "rt-issued-0002", "rt-issued-0003"]
+    assert third == Secret("at-issued-0004") and rig.store.cred.access_token == third
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_without_any_credential_says_to_sign_in(tmp_path):
+    rig = build_rig(tmp_path, None)
+    async with rig.http:
+        with pytest.raises(AuthError) as info:
+            await rig.manager.refresh_after_401(Secret("at-gone-00000001"))
+    assert (info.value.reason, info.value.message) == (
+        "no_token", "Not signed in. Run `%design login` to sign in.")
+    assert rig.service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_the_token_endpoint_refused_says_why_and_what_to_do(rig):
+    rig.service.token_answer = httpx.Response(400, json={"error": "invalid_grant"})
+    with pytest.raises(AuthError) as info:
+        await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert (info.value.reason, info.value.message) == (
+        "refresh_failed", "The token could not be refreshed (invalid_grant). Run `%design "
+        "login` to sign in again.")
+
+
+@pytest.mark.asyncio
+async def test_a_refresh_that_could_not_reach_the_endpoint_names_the_failure(rig):
+    def broken(request):
+        raise httpx.ConnectError("refused", request=request)
+
+    rig.service.token_override = broken
+    with pytest.raises(AuthError) as info:
+        await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    assert (info.value.reason, info.value.message) == (
+        "refresh_failed", "The token could not be refreshed (transport_error). Run `%design "
+        "login` to sign in again.")
+
+
+@pytest.mark.asyncio
+async def test_refreshes_are_logged_as_made_adopted_or_unsaved(rig, caplog):
+    caplog.set_level(logging.INFO, logger="jupyter_design_projects.transport.credential_manager")
+    rig.store.fail_save = True
+    await rig.manager.refresh_after_401(Secret("at-initial-0001"))
+    rig.store.cred = make_cred(access_token=Secret("at-other-process"))
+    await rig.manager.refresh_after_401(Secret("at-issued-0002"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "the refreshed credential could not be saved (disk full)",
+        "refreshed the access token",
+        "adopted a token another process refreshed"]
+
+
+@pytest.mark.asyncio
+async def test_a_manager_without_a_clock_keeps_a_token_valid_for_an_hour(tmp_path):
+    import time
+
+    from jupyter_design_projects.transport.credential_manager import CredentialManager
+
+    cred = make_cred(expires_at_ms=int(time.time() * 1000) + 3_600_000)
+    rig = build_rig(tmp_path, cred)
+    manager = CredentialManager(rig.store, rig.oauth, client_id=cred.client_id,
+                                lock_path=tmp_path / "credentials.lock")
+    async with rig.http:
+        assert await manager.access_token() == cred.access_token
+    assert rig.service.requests == []

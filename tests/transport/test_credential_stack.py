@@ -81,7 +81,8 @@ async def test_open_credentials_uses_a_given_store_and_the_managers_options(tmp_
         with pytest.raises(AuthError) as info:
             await manager.access_token()
     assert info.value.reason == "refresh_timeout"
-    assert "within 0.05 s" in info.value.message
+    assert info.value.message == ("No new token within 0.05 s. Run `%design login` to sign "
+                                  "in again.")
     assert store.saves == 0
     # not the configured file: the given store was used
     assert not (tmp_path / "creds" / "cred.json").exists()
@@ -141,7 +142,9 @@ async def test_login_by_redirect_exchanges_the_code_saves_and_tells_the_browser(
     rig = build_rig(tmp_path, None)
     async with rig.http:
         (status, page), (attempt, cred) = await sign_in(rig, "code=the-code-0001&state={state}")
-    assert status == 200 and "You are signed in" in page and "return to the notebook" in page
+    assert status == 200 and "<h1>Signed in</h1>" in page
+    assert ('<p id="message">You are signed in; you can close this tab and return to the '
+            'notebook.</p>') in page
     assert rig.store.cred == cred and cred.access_token == Secret("at-issued-0002")
     (body,) = rig.service.token_requests
     assert body["code"] == "the-code-0001"
@@ -158,7 +161,8 @@ async def test_login_by_redirect_with_another_state_fails_both_sides_and_sends_n
     async with rig.http:
         (status, page), (_, error) = await sign_in(rig, "code=the-code-0001&state=other")
     assert isinstance(error, AuthError) and error.reason == "state_mismatch"
-    assert status == 400 and "Sign-in failed" in page and "Return to the notebook." in page
+    assert status == 400 and "<h1>Sign-in failed</h1>" in page
+    assert "Return to the notebook.</p>" in page
     assert "the-code-0001" not in page
     assert rig.service.requests == [] and rig.store.cred is None
 
@@ -186,3 +190,49 @@ async def test_login_by_redirect_that_times_out_closes_its_listener(tmp_path):
     assert not listener.listening and rig.service.requests == []
     with pytest.raises(OSError):
         await asyncio.open_connection("127.0.0.1", listener.port)
+
+
+@pytest.mark.asyncio
+async def test_open_credentials_judges_expiry_by_the_given_clock(tmp_path):
+    settings = settings_for(tmp_path)
+    # long expired by the real clock, far from expiry by the given one: used as it is
+    write_credential(tmp_path / "creds" / "cred.json", make_cred(expires_at_ms=NOW_MS))
+    service = FakeService(make_cred())
+    http = make_client(transport=httpx.MockTransport(service.handler))
+    async with http:
+        manager = open_credentials(settings, tmp_path / "data", http, clock_ms=lambda: 0)
+        assert await manager.access_token() == make_cred().access_token
+    assert service.requests == []
+
+
+@pytest.mark.asyncio
+async def test_open_credentials_without_a_file_or_keyring_keeps_it_in_the_data_dir(
+        tmp_path, monkeypatch):
+    import keyring
+    from keyring.backends import fail
+
+    monkeypatch.setattr(keyring, "get_keyring", lambda: fail.Keyring())
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()  # an existing data directory is used as it is
+    http = make_client(transport=httpx.MockTransport(FakeService().handler))
+    async with http:
+        manager = open_credentials(settings_for(tmp_path, credentials_file=""), data_dir, http)
+        await manager.save_credential(make_cred())
+    assert FileCredentialStore(data_dir / "credentials.json").load() == make_cred()
+    assert (data_dir / "credentials.json.lock").exists()
+
+
+@pytest.mark.asyncio
+async def test_open_credentials_signs_in_at_the_configured_page_and_client(tmp_path):
+    settings = settings_for(tmp_path)
+    narrow = make_cred(client_id=settings.oauth_client_id)
+    write_credential(tmp_path / "creds" / "cred.json", narrow)
+    service = FakeService(narrow)
+    http = make_client(transport=httpx.MockTransport(service.handler))
+    async with http:
+        manager = open_credentials(settings, tmp_path / "data", http, clock_ms=lambda: NOW_MS)
+        url = manager.begin_login().url
+        assert url.startswith(settings.oauth_authorize_url + "?")
+        assert httpx.URL(url).params["client_id"] == settings.oauth_client_id
+        # a credential of the configured client can be expanded (not "custom_oauth_client")
+        assert await manager.ensure_project_scopes() is not None

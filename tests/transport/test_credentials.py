@@ -1,6 +1,7 @@
 """The credential stores: the PROTOCOL §1 shape, the private file, the keyring with its deadline,
 and which store is chosen."""
 
+import errno
 import json
 import os
 import stat
@@ -15,9 +16,13 @@ from transport_doubles import make_cred
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import CredentialStoreError
 from jupyter_design_projects.transport.credentials import (
+    KEYRING_SERVICE,
+    KEYRING_USERNAME,
+    MAX_STORED_BYTES,
     Credential,
     FileCredentialStore,
     KeyringCredentialStore,
+    keyring_is_usable,
     lock_path_for,
     open_store,
 )
@@ -337,3 +342,286 @@ def test_a_missing_or_empty_refresh_token_is_none(data):
 def test_a_fractional_expiry_is_whole_milliseconds():
     cred = Credential.from_json({**WIRE, "expires_at": 1_700_000_000_000.9})
     assert cred.expires_at_ms == 1_700_000_000_000 and type(cred.expires_at_ms) is int
+
+
+# ---------------------------------------------------------------- each refusal's fields
+
+
+def private_file(tmp_path, data: bytes):
+    path = tmp_path / "credentials.json"
+    path.write_bytes(data)
+    os.chmod(path, 0o600)
+    return path
+
+
+def test_a_symlinked_file_store_names_the_store_and_why_it_cannot_open(tmp_path):
+    real = private_file(tmp_path, json.dumps(WIRE).encode())
+    (tmp_path / "link.json").symlink_to(real)
+    store = FileCredentialStore(tmp_path / "link.json")
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert (info.value.store, info.value.reason) == (
+        f"file {tmp_path / 'link.json'}", f"cannot open ({os.strerror(errno.ELOOP)})")
+
+
+def test_a_file_store_that_is_a_fifo_is_not_a_regular_file(tmp_path):
+    os.mkfifo(tmp_path / "credentials.json", 0o600)
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert (info.value.store, info.value.reason) == (store.describe(), "not a regular file")
+
+
+def test_a_file_others_can_read_names_its_mode_and_the_remedy(tmp_path):
+    path = private_file(tmp_path, json.dumps(WIRE).encode())
+    os.chmod(path, 0o644)
+    store = FileCredentialStore(path)
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert (info.value.store, info.value.reason) == (
+        f"file {path}", "group or others have access (mode 0644); run chmod 600 on it after "
+        "checking nobody else used it")
+
+
+@pytest.mark.parametrize("data", [b'{"access_token": "at-x", oops', b"\xff\xfe not utf-8"])
+def test_a_file_that_is_not_json_is_malformed(tmp_path, data):
+    store = FileCredentialStore(private_file(tmp_path, data))
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert (info.value.store, info.value.reason) == (store.describe(), "malformed: not JSON")
+
+
+def test_a_file_is_read_only_to_its_first_mebibyte(tmp_path):
+    text = json.dumps(WIRE)
+    padded = text[:-1] + " " * MAX_STORED_BYTES + "}"  # valid JSON, but past the cap
+    assert json.loads(padded) == WIRE
+    store = FileCredentialStore(private_file(tmp_path, padded.encode()))
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert info.value.reason == "malformed: not JSON"
+    # the same credential within the cap loads
+    store = FileCredentialStore(private_file(tmp_path, text.encode()))
+    assert store.load() == Credential.from_json(WIRE)
+
+
+def test_a_malformed_file_field_is_reported_with_the_store(tmp_path):
+    store = FileCredentialStore(private_file(tmp_path, json.dumps({**WIRE, "scopes": 3})
+                                             .encode()))
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert (info.value.store, info.value.reason) == (store.describe(), "malformed: field 'scopes'")
+
+
+class RecordingKeyring(MemoryKeyring):
+    """A keyring that notes the thread each call ran on."""
+
+    def __init__(self):
+        super().__init__()
+        self.threads = []
+
+    def get_password(self, service, username):
+        self.threads.append(threading.current_thread())
+        return super().get_password(service, username)
+
+
+def test_keyring_store_keeps_the_credential_under_its_service_and_username():
+    backend = MemoryKeyring()
+    store = KeyringCredentialStore("svc", "user", backend=backend)
+    store.save(make_cred())
+    assert list(backend.values) == [("svc", "user")]
+    assert store.describe() == "keyring svc/user"
+    assert Credential.from_json(json.loads(backend.values["svc", "user"])) == make_cred()
+
+
+def test_keyring_calls_run_on_a_named_daemon_thread():
+    backend = RecordingKeyring()
+    KeyringCredentialStore(backend=backend).load()
+    [thread] = backend.threads
+    assert (thread.name, thread.daemon) == ("jdp-keyring", True)
+    assert thread is not threading.current_thread()
+
+
+def test_keyring_store_without_a_backend_asks_the_keyring_module(monkeypatch):
+    import keyring
+
+    backend = MemoryKeyring()
+    monkeypatch.setattr(keyring, "get_keyring", lambda: backend)
+    store = KeyringCredentialStore()
+    store.save(make_cred())
+    assert list(backend.values) == [(KEYRING_SERVICE, KEYRING_USERNAME)]
+    assert store.load() == make_cred()
+
+
+def test_a_malformed_keyring_value_names_the_store_and_the_reason():
+    backend = MemoryKeyring()
+    backend.values[KEYRING_SERVICE, KEYRING_USERNAME] = "not json"
+    store = KeyringCredentialStore(backend=backend)
+    with pytest.raises(CredentialStoreError) as info:
+        store.load()
+    assert (info.value.store, info.value.reason) == (
+        f"keyring {KEYRING_SERVICE}/{KEYRING_USERNAME}", "malformed: not JSON")
+
+
+def test_a_keyring_that_drops_the_write_names_the_store_and_the_reason():
+    store = KeyringCredentialStore("svc", "user", backend=null.Keyring())
+    with pytest.raises(CredentialStoreError) as info:
+        store.save(make_cred())
+    assert (info.value.store, info.value.reason) == (
+        "keyring svc/user", "the keyring did not keep the credential")
+
+
+def test_a_failing_keyring_names_the_store_and_only_the_exception_type():
+    store = KeyringCredentialStore("svc", "user", backend=fail.Keyring())
+    for call in (store.load, lambda: store.save(make_cred())):
+        with pytest.raises(CredentialStoreError) as info:
+            call()
+        assert (info.value.store, info.value.reason) == (
+            "keyring svc/user", "the keyring failed (NoKeyringError)")
+
+
+class HangingWrites(MemoryKeyring):
+    def __init__(self):
+        super().__init__()
+        self.release = threading.Event()
+
+    def set_password(self, service, username, value):
+        self.release.wait(10)
+
+
+@pytest.mark.parametrize(("call", "backend"), [("load", HangingKeyring),
+                                               ("save", HangingWrites)])
+def test_a_hanging_keyring_names_the_store_and_its_deadline(call, backend):
+    backend = backend()
+    store = KeyringCredentialStore("svc", "user", backend=backend, timeout_s=0.05)
+    try:
+        with pytest.raises(CredentialStoreError) as info:
+            store.load() if call == "load" else store.save(make_cred())
+        assert (info.value.store, info.value.reason) == (
+            "keyring svc/user", "no answer within 0.05 s")
+    finally:
+        backend.release.set()
+
+
+# ---------------------------------------------------------------- which backend is real
+
+
+def backend_of(module: str, **attributes):
+    kind = type("Keyring", (), {"__module__": module})
+    backend = kind()
+    for name, value in attributes.items():
+        setattr(backend, name, value)
+    return backend
+
+
+@pytest.mark.parametrize(("backend", "usable"), [
+    (backend_of("keyring.backends.fail"), False),
+    (backend_of("keyring.backends.null"), False),
+    (backend_of("keyring.backends.chainer", backends=[object()]), True),
+    (backend_of("keyring.backends.chainer", backends=[]), False),
+    (backend_of("keyring.backends.chainer"), False),
+    (backend_of("keyring.backends.SecretService"), True),
+    (backend_of("keyrings.alt.file"), True),
+])
+def test_only_a_backend_that_keeps_secrets_is_usable(backend, usable):
+    assert keyring_is_usable(backend) is usable
+
+
+def test_a_chainer_with_real_backends_is_used_and_an_empty_one_is_not(tmp_path):
+    real = open_store(None, tmp_path, backend=backend_of("keyring.backends.chainer",
+                                                         backends=[MemoryKeyring()]))
+    empty = open_store(None, tmp_path, backend=backend_of("keyring.backends.chainer",
+                                                          backends=[]))
+    assert isinstance(real, KeyringCredentialStore)
+    assert isinstance(empty, FileCredentialStore)
+
+
+def test_the_default_keyring_lookup_uses_a_real_backend_with_the_deadline(tmp_path,
+                                                                       monkeypatch):
+    import keyring
+
+    backend = MemoryKeyring()
+    monkeypatch.setattr(keyring, "get_keyring", lambda: backend)
+    store = open_store(None, tmp_path, timeout_s=0.5)
+    assert isinstance(store, KeyringCredentialStore)
+    store.save(make_cred())
+    assert list(backend.values) == [(KEYRING_SERVICE, KEYRING_USERNAME)]
+    assert store._timeout_s == 0.5
+
+
+def test_a_failing_default_keyring_lookup_falls_back_to_the_private_file(tmp_path,
+                                                                      monkeypatch):
+    import keyring
+
+    def broken():
+        raise RuntimeError("no D-Bus")
+
+    monkeypatch.setattr(keyring, "get_keyring", broken)
+    store = open_store(None, tmp_path)
+    assert isinstance(store, FileCredentialStore)
+    assert store.path == tmp_path / "credentials.json"
+
+
+def test_a_hanging_default_keyring_lookup_is_given_up_for_the_private_file(tmp_path,
+                                                                        monkeypatch):
+    import keyring
+
+    release = threading.Event()
+
+    def hanging():
+        release.wait(10)
+        return MemoryKeyring()
+
+    monkeypatch.setattr(keyring, "get_keyring", hanging)
+    try:
+        store = open_store(None, tmp_path, timeout_s=0.05)
+    finally:
+        release.set()
+    assert isinstance(store, FileCredentialStore)
+
+
+def test_a_save_goes_through_a_hidden_temporary_file_beside_the_credential(tmp_path,
+                                                                           monkeypatch):
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    replaced = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        replaced.append((os.path.dirname(src), os.path.basename(src), dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    store.save(make_cred())
+    [(folder, name, target)] = replaced
+    assert (folder, target) == (str(tmp_path), store.path)
+    assert name.startswith(".credentials-") and name.endswith(".tmp")
+
+
+def test_a_save_under_a_file_names_the_store_and_why_it_cannot_write(tmp_path):
+    (tmp_path / "plain").write_text("not a directory")
+    store = FileCredentialStore(tmp_path / "plain" / "credentials.json")
+    with pytest.raises(CredentialStoreError) as info:
+        store.save(make_cred())
+    assert (info.value.store, info.value.reason) == (
+        store.describe(), f"cannot write ({os.strerror(errno.ENOTDIR)})")
+
+
+def test_a_save_over_a_directory_names_the_store_and_why_it_cannot_write(tmp_path):
+    (tmp_path / "credentials.json").mkdir()
+    (tmp_path / "credentials.json" / "inside").write_text("x")
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    with pytest.raises(CredentialStoreError) as info:
+        store.save(make_cred())
+    assert (info.value.store, info.value.reason) == (
+        store.describe(), f"cannot write ({os.strerror(errno.EISDIR)})")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["credentials.json"]
+
+
+def test_a_given_backend_is_the_one_the_keyring_store_uses(tmp_path, monkeypatch):
+    import keyring
+
+    given, default = MemoryKeyring(), MemoryKeyring()
+    monkeypatch.setattr(keyring, "get_keyring", lambda: default)
+    store = open_store(None, tmp_path, backend=given)
+    store.save(make_cred())
+    assert list(given.values) == [(KEYRING_SERVICE, KEYRING_USERNAME)]
+    assert default.values == {}

@@ -392,3 +392,169 @@ async def test_an_answers_http_date_retry_after_is_seconds_from_now():
     answer = await send(client, "GET", "http://127.0.0.1:9/x", action="a", max_bytes=10,
                         deadline_s=5)
     assert 115 <= answer.retry_after <= 121
+
+
+# ---------------------------------------------------------------- each refusal's fields
+
+
+def test_the_session_client_verifies_tls_follows_no_redirect_and_waits_60_s():
+    import ssl
+
+    client = make_client()
+    pool = client._transport._pool  # the default transport httpx built from `verify`
+    assert pool._ssl_context.verify_mode == ssl.CERT_REQUIRED
+    assert client.follow_redirects is False
+    assert client.timeout == httpx.Timeout(60.0)
+    assert client.headers["accept-encoding"] == "identity"
+    assert client.event_hooks == {"request": [], "response": []}
+
+
+@pytest.mark.asyncio
+async def test_a_url_that_cannot_be_built_names_the_action_and_reason():
+    async with client_for(lambda r: httpx.Response(200)) as client:
+        with pytest.raises(TransportError) as info:
+            await send(client, "GET", "http://:x/", action="design call", max_bytes=10,
+                       deadline_s=5)
+    assert (info.value.action, info.value.reason, info.value.detail) == (
+        "design call", "invalid_url", "the request URL is not valid")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("encoding", ["", "identity", "Identity", "IDENTITY"])
+async def test_an_identity_answer_is_read_however_it_is_spelled(encoding):
+    answer = await fetch(lambda r: httpx.Response(
+        200, headers={"content-encoding": encoding}, content=b'{"ok": 1}'))
+    assert answer.json() == {"ok": 1}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("encoding", "shown"), [("gzip", "gzip"), ("X" * 50, "x" * 40)])
+async def test_a_compressed_answer_names_the_action_and_its_encoding(encoding, shown):
+    with pytest.raises(TransportError) as info:
+        await fetch(lambda r: httpx.Response(200, headers={"content-encoding": encoding},
+                                             content=b"x"))
+    assert (info.value.action, info.value.reason, info.value.detail) == (
+        "design call", "encoding", f"the answer is {shown}-encoded; asked for identity")
+
+
+@pytest.mark.asyncio
+async def test_a_refused_content_type_names_the_action_type_and_status():
+    with pytest.raises(UnexpectedContentType) as info:
+        await fetch(lambda r: httpx.Response(202, headers={"content-type": "Text/Event-Stream"},
+                                             content=b""),
+                    refuse_content_type="text/event-stream")
+    assert (info.value.action, info.value.content_type, info.value.status) == (
+        "design call", "text/event-stream", 202)
+
+
+@pytest.mark.asyncio
+async def test_an_answer_declared_too_large_names_the_action_cap_and_status():
+    with pytest.raises(ResponseTooLarge) as info:
+        await fetch(lambda r: httpx.Response(500, headers={"content-length": "11"},
+                                             content=b"x" * 11), max_bytes=10)
+    assert (info.value.action, info.value.limit, info.value.status) == ("design call", 10, 500)
+
+
+@pytest.mark.asyncio
+async def test_an_answer_read_past_the_cap_names_the_action_cap_and_status():
+    with pytest.raises(ResponseTooLarge) as info:
+        await fetch(lambda r: httpx.Response(404, content=stream_of(b"x" * 11, chunk=3)),
+                    max_bytes=10)
+    assert (info.value.action, info.value.limit, info.value.status) == ("design call", 10, 404)
+
+
+@pytest.mark.asyncio
+async def test_a_sinked_answer_past_the_cap_names_the_action_and_cap():
+    with pytest.raises(ResponseTooLarge) as info:
+        await fetch(lambda r: httpx.Response(200, content=stream_of(b"x" * 11, chunk=3)),
+                    max_bytes=10, sink=lambda chunk: None)
+    assert (info.value.action, info.value.limit) == ("design call", 10)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("status", "sinked"), [(199, False), (200, True), (299, True),
+                                                (300, False)])
+async def test_only_a_2xx_answer_goes_to_the_sink(status, sinked):
+    chunks: list[bytes] = []
+    answer = await fetch(lambda r: httpx.Response(status, content=b"body"),
+                         sink=chunks.append)
+    assert (b"".join(chunks), bytes(answer.body)) == ((b"body", b"") if sinked
+                                                      else (b"", b"body"))
+
+
+@pytest.mark.asyncio
+async def test_a_deadline_names_the_action_and_its_seconds():
+    with pytest.raises(DeadlineExceeded) as info:
+        await fetch(lambda r: httpx.Response(200, content=drip()), deadline_s=0.05)
+    assert (info.value.action, info.value.seconds) == ("design call", 0.05)
+
+
+@pytest.mark.asyncio
+async def test_a_broken_exchange_names_the_action_reason_and_httpx_error():
+    def handler(request):
+        raise httpx.ReadError("reset", request=request)
+
+    with pytest.raises(TransportError) as info:
+        await fetch(handler)
+    assert (info.value.action, info.value.reason, info.value.detail) == (
+        "design call", "network", "ReadError talking to the service")
+
+
+@pytest.mark.asyncio
+async def test_an_answer_carries_status_headers_body_and_action():
+    answer = await fetch(lambda r: httpx.Response(201, headers={"x-k": "v"}, content=b"abc"))
+    assert (answer.status, answer.headers["x-k"], bytes(answer.body), answer.action) == (
+        201, "v", b"abc", "design call")
+
+
+def test_take_json_parses_once_and_releases_the_buffer():
+    from jupyter_design_projects.transport.http import Answer, _Body
+
+    body = _Body(b'{"a": [1, "\xc3\xa9"]}')
+    answer = Answer(200, httpx.Headers(), body, "design call")
+    assert answer.take_json() == {"a": [1, "é"]}
+    assert len(body) == 0
+    assert Answer(200, httpx.Headers(), b'{"b": 2}', "x").take_json() == {"b": 2}
+
+
+def test_take_json_of_a_body_that_is_not_utf8_reads_it_as_json_does():
+    from jupyter_design_projects.transport.http import Answer, _Body
+
+    utf16 = '{"a": 1}'.encode("utf-16")
+    assert Answer(200, httpx.Headers(), _Body(utf16), "x").take_json() == {"a": 1}
+
+
+@pytest.mark.parametrize("body", [b"not json", bytearray(b"not json"), bytearray(b"\xff")])
+def test_an_answer_that_is_not_json_names_the_action_and_status(body):
+    from jupyter_design_projects.transport.http import Answer
+
+    answer = Answer(502, httpx.Headers(), body, "design call")
+    for parse in (answer.json, answer.take_json):
+        with pytest.raises(TransportError) as info:
+            parse()
+        assert (info.value.action, info.value.reason, info.value.detail) == (
+            "design call", "not_json", "the answer (HTTP 502) is not JSON")
+
+
+def test_answer_text_is_cut_at_2000_characters_by_default():
+    from jupyter_design_projects.transport.http import Answer
+
+    answer = Answer(500, httpx.Headers(), b"y" * 2001, "x")
+    assert answer.text() == "y" * 2000 + "…"
+    assert Answer(500, httpx.Headers(), b"y" * 2000, "x").text() == "y" * 2000
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_json_body_refuses_what_json_cannot_carry(value):
+    from jupyter_design_projects.transport.http import JsonBody
+
+    with pytest.raises(ValueError):
+        b"".join(JsonBody({"x": value}).pieces())
+
+
+def test_a_json_body_of_small_values_is_compact_utf8():
+    from jupyter_design_projects.transport.http import JsonBody
+
+    body = JsonBody({"é": ["ü", 1, {"k": None}], "n": 2.5})
+    assert b"".join(body.pieces()) == '{"é":["ü",1,{"k":null}],"n":2.5}'.encode()
+    assert body.length == len('{"é":["ü",1,{"k":null}],"n":2.5}'.encode())

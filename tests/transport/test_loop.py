@@ -2,10 +2,11 @@
 
 import asyncio
 import threading
+import traceback
 
 import pytest
 
-from jupyter_design_projects.errors import DeadlineExceeded, SessionClosed
+from jupyter_design_projects.errors import DeadlineExceeded, SessionClosed, TransportError
 from jupyter_design_projects.transport.loop import BackgroundLoop
 
 
@@ -130,3 +131,106 @@ def test_run_waits_for_a_coroutine_that_suspends_on_io(loop):
         return "done"
 
     assert loop.run(slow(), timeout=5) == "done"
+
+
+def test_the_loop_runs_on_a_daemon_thread_of_the_given_name():
+    background = BackgroundLoop(name="jdp-test-loop")
+    try:
+        async def thread():
+            current = threading.current_thread()
+            return current.name, current.daemon
+
+        assert background.run(thread()) == ("jdp-test-loop", True)
+    finally:
+        background.close()
+
+
+def test_a_closed_loop_names_what_was_closed():
+    background = BackgroundLoop()
+    background.close()
+    for call in (background.run, background.submit):
+        coro = where()
+        with pytest.raises(SessionClosed) as info:
+            call(coro)
+        assert info.value.what == "background loop"
+        assert coro.cr_frame is None  # closed, never left to warn "never awaited"
+
+
+@pytest.mark.parametrize("timeout", [0.05, 0])
+def test_a_timed_out_run_names_the_call_and_its_deadline(loop, timeout):
+    async def forever():
+        await asyncio.Event().wait()
+
+    with pytest.raises(DeadlineExceeded) as info:
+        loop.run(forever(), timeout=timeout)
+    assert (info.value.action, info.value.seconds) == ("background call", timeout)
+
+
+def test_run_without_a_timeout_waits_as_long_as_the_coroutine_takes(loop):
+    # longer than a second: no deadline hides behind "no timeout"
+    release = threading.Event()
+    timer = threading.Timer(1.5, release.set)
+    timer.start()
+
+    async def slow():
+        while not release.is_set():
+            await asyncio.sleep(0.05)
+        return "done"
+
+    try:
+        assert loop.run(slow()) == "done"
+    finally:
+        timer.cancel()
+
+
+def test_an_expected_failure_keeps_no_locals_in_its_finished_frames(loop):
+    async def fails():
+        raw = "raw answer at-leaky-0001"  # noqa: F841 - the local a traceback would print
+        raise TransportError("design call", "not_json")
+
+    with pytest.raises(TransportError) as info:
+        loop.run(fails())
+    frames = [frame for frame, _ in traceback.walk_tb(info.value.__traceback__)]
+    assert "fails" in [frame.f_code.co_name for frame in frames]
+    for frame in frames:
+        if frame.f_code.co_name == "fails":
+            assert "raw" not in frame.f_locals
+
+
+def test_run_from_the_loop_itself_says_to_await_instead(loop):
+    async def nested():
+        try:
+            loop.run(where())
+        except RuntimeError as exc:
+            return str(exc)
+
+    message = loop.run(nested())
+    assert message.startswith("BackgroundLoop.run() ")
+    assert message.endswith(": await instead")
+
+
+def test_a_new_loop_is_not_closed():
+    background = BackgroundLoop()
+    try:
+        assert background.closed is False
+    finally:
+        background.close()
+    assert background.closed is True
+
+
+def test_close_waits_for_cancelled_work_to_finish_its_cleanup():
+    background = BackgroundLoop()
+    started, cleaned = threading.Event(), threading.Event()
+
+    async def holds():
+        try:
+            started.set()
+            await asyncio.Event().wait()
+        finally:
+            await asyncio.sleep(0.2)  # cleanup that takes a while (close waits for it)
+            cleaned.set()
+
+    background.submit(holds())
+    assert started.wait(5)
+    background.close()
+    assert cleaned.is_set()

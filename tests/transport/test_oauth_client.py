@@ -172,3 +172,161 @@ async def test_an_answer_that_is_no_oauth_refusal_names_its_status(status, body)
     assert error.reason == "token_endpoint_error"
     assert f"answered HTTP {status}." in error.message
     assert error.message.endswith("Run `%design login` to sign in again.")
+
+
+# ---------------------------------------------------------------- each answer, exactly
+
+GOOD = {"access_token": "at-new-00000001", "refresh_token": "rt-new-00000001",
+        "expires_in": 60, "scope": "user:profile"}
+
+
+async def refreshed(body, status=200, cred=None):
+    http, oauth = oauth_answering(httpx.Response(status, json=body))
+    async with http:
+        return await oauth.refresh(cred or make_cred(), ("user:inference",))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("change", [
+    {"access_token": None}, {"access_token": 5}, {"access_token": ""},
+    {"refresh_token": 5}, {"expires_in": "60"}, {"expires_in": True}, {"expires_in": 1.5},
+    {"scope": 5}, {"scope": ["user:profile"]},
+])
+async def test_each_malformed_token_answer_is_refused_with_the_remedy(change):
+    body = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    with pytest.raises(AuthError) as info:
+        await refreshed(body)
+    assert info.value.reason == "token_endpoint_error"
+    assert info.value.message == ("The token endpoint's answer is malformed; run `%design "
+                                  "login` to sign in again.")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("body", [["a", "list"], "text", 5])
+async def test_a_token_answer_that_is_no_object_is_refused_with_the_remedy(body):
+    with pytest.raises(AuthError) as info:
+        await refreshed(body)
+    assert info.value.reason == "token_endpoint_error"
+    assert info.value.message == ("The token endpoint's answer is not a JSON object; run "
+                                  "`%design login` to sign in again.")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("change", "expires_at", "refresh", "scopes"), [
+    ({}, NOW_MS + 60_000, "rt-new-00000001", ("user:profile",)),
+    ({"expires_in": None}, NOW_MS + 3_600_000, "rt-new-00000001", ("user:profile",)),
+    ({"refresh_token": None}, NOW_MS + 60_000, "rt-initial-0001", ("user:profile",)),
+    ({"refresh_token": ""}, NOW_MS + 60_000, "rt-initial-0001", ("user:profile",)),
+    ({"scope": None}, NOW_MS + 60_000, "rt-new-00000001", ("user:inference",)),
+    ({"scope": ""}, NOW_MS + 60_000, "rt-new-00000001", ()),
+])
+async def test_each_token_answer_field_becomes_the_credential(change, expires_at, refresh,
+                                                              scopes):
+    body = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    cred = await refreshed(body)
+    assert cred == make_cred(access_token=Secret("at-new-00000001"),
+                             refresh_token=Secret(refresh), expires_at_ms=expires_at,
+                             scopes=scopes)
+
+
+@pytest.mark.asyncio
+async def test_refresh_without_a_refresh_token_tells_the_person_to_sign_in():
+    with pytest.raises(AuthError) as info:
+        await refreshed(GOOD, cred=make_cred(refresh_token=None))
+    assert (info.value.reason, info.value.message) == (
+        "no_refresh_token", "The credential has no refresh token; run `%design login` to sign "
+        "in again.")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", ["invalid_grant", "invalid_scope", "invalid_client",
+                                  "invalid_request"])
+async def test_each_oauth_refusal_is_named_with_the_remedy(kind):
+    with pytest.raises(AuthError) as info:
+        await refreshed({"error": kind, "error_description": "why"}, status=400)
+    assert (info.value.reason, info.value.message) == (
+        kind, f"The token endpoint refused the request ({kind}: why). Run `%design login` to "
+        "sign in again.")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("body", [{"error": "server_error"}, {"type": "error"}, ["error"]])
+async def test_any_other_refusal_names_its_status_with_the_remedy(body):
+    with pytest.raises(AuthError) as info:
+        await refreshed(body, status=502)
+    assert (info.value.reason, info.value.message) == (
+        "token_endpoint_error", "The token endpoint answered HTTP 502. Run `%design login` to "
+        "sign in again.")
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_whose_body_is_not_json_names_its_status():
+    http, oauth = oauth_answering(httpx.Response(400, text="invalid_grant"))
+    async with http:
+        with pytest.raises(AuthError) as info:
+            await oauth.refresh(make_cred(), BASE_SCOPES)
+    assert info.value.reason == "token_endpoint_error"
+
+
+@pytest.mark.asyncio
+async def test_a_refusal_redacts_the_code_and_verifier_of_a_login():
+    body = {"error": "invalid_grant", "error_description": "code code-00000001 with v" + "v" * 42}
+    http, oauth = oauth_answering(httpx.Response(400, json=body))
+    async with http:
+        with pytest.raises(AuthError) as info:
+            await oauth.exchange_code(code=Secret("code-00000001"), verifier=Secret("v" * 43),
+                                      state="st1", scopes=BASE_SCOPES)
+    assert "code-00000001" not in info.value.message and "v" * 43 not in info.value.message
+
+
+@pytest.mark.asyncio
+async def test_a_login_credential_has_the_asked_scopes_when_the_answer_names_none():
+    answer = {"access_token": "at-new-00000001", "refresh_token": "rt-new-00000001"}
+    seen = []
+    http, oauth = oauth_answering(httpx.Response(200, json=answer), seen)
+    async with http:
+        cred = await oauth.exchange_code(code=Secret("code-00000001"),
+                                         verifier=Secret("v" * 43), state="st1",
+                                         scopes=BASE_SCOPES)
+    assert cred.scopes == BASE_SCOPES and cred.client_id == FIRST_PARTY_CLIENT_ID
+    assert seen[0].extensions["jdp_action"] == "oauth login"
+
+
+def test_the_code_page_is_on_the_authorize_pages_origin():
+    http, oauth = oauth_answering(httpx.Response(200))
+    assert oauth.redirect_uri == "http://127.0.0.1:8123/oauth/code/callback"
+
+
+@pytest.mark.asyncio
+async def test_a_token_request_is_a_post_within_the_deadline():
+    import asyncio
+    import time
+
+    from jupyter_design_projects.errors import DeadlineExceeded
+
+    never = asyncio.Event()
+
+    async def stall(request):
+        await never.wait()
+
+    seen = []
+
+    def record(request):
+        seen.append(request)
+        return httpx.Response(200, json=TOKEN_ANSWER)
+
+    http = make_client(transport=httpx.MockTransport(record))
+    async with http:
+        oauth = OAuthClient(http, TOKEN_URL, AUTHORIZE_URL, FIRST_PARTY_CLIENT_ID)
+        before = int(time.time() * 1000)
+        cred = await oauth.refresh(make_cred(), BASE_SCOPES)
+        after = int(time.time() * 1000)
+    assert seen[0].method == "POST"
+    assert before + 28_800_000 <= cred.expires_at_ms <= after + 28_800_000
+    http = make_client(transport=httpx.MockTransport(stall))
+    async with http:
+        oauth = OAuthClient(http, TOKEN_URL, AUTHORIZE_URL, FIRST_PARTY_CLIENT_ID,
+                            deadline_s=0.05)
+        with pytest.raises(DeadlineExceeded) as info:
+            await oauth.refresh(make_cred(), BASE_SCOPES)
+    assert (info.value.action, info.value.seconds) == ("oauth refresh", 0.05)

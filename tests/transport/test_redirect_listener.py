@@ -9,7 +9,8 @@ import gc
 
 import pytest
 
-from jupyter_design_projects.core.redaction import Secret
+from jupyter_design_projects.core.redaction import REDACTED, Secret
+from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.transport import redirect_listener
 from jupyter_design_projects.transport.redirect_listener import (
     REQUEST_HEAD_MAX,
@@ -188,3 +189,28 @@ async def test_connections_end_without_an_error_on_the_loop():
     finally:
         loop.set_exception_handler(previous)
     assert errors == []
+
+
+@pytest.mark.asyncio
+async def test_closing_tells_a_waiting_browser_that_the_notebook_stopped_waiting():
+    listener = await RedirectListener.open()
+    browser = asyncio.ensure_future(send_head(listener.port, head_of(200)))
+    callback = await listener.wait(DEADLINE_S)
+    assert repr(callback) == f"Callback(query={REDACTED})"
+    await listener.close()
+    page = (await browser).decode()
+    assert page.startswith("HTTP/1.1 503 Service Unavailable\r\n")
+    assert "<h1>Sign-in stopped</h1>" in page
+    assert ('<p id="message">The notebook stopped waiting for this sign-in. Run `%design '
+            'login` again.</p>') in page
+
+
+@pytest.mark.asyncio
+async def test_a_listener_nobody_visits_times_out_with_the_way_back():
+    async with await RedirectListener.open() as listener:
+        with pytest.raises(AuthError) as info:
+            await listener.wait(0.05)
+        assert not listener.listening
+    assert (info.value.reason, info.value.message) == (
+        "login_timeout", "No answer from the sign-in page within 0.05 s; the sign-in listener "
+        "is closed. Run `%design login` again (or `%design login --paste`).")

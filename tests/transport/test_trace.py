@@ -271,3 +271,181 @@ def test_start_times_are_utc_to_the_millisecond(epoch, text):
     from jupyter_design_projects.transport.trace import iso_time
 
     assert iso_time(epoch) == text
+
+
+# ---------------------------------------------------------------- each field of a record
+
+FIELDS = {"n", "action", "method", "url", "status", "reason", "http_version", "started",
+          "elapsed_ms", "timings", "request_bytes", "response_bytes", "request_headers",
+          "response_headers", "request_body", "request_body_cut", "response_body",
+          "response_body_cut", "error"}
+
+
+@pytest.mark.asyncio
+async def test_a_request_without_an_answer_is_recorded_field_by_field():
+    def handler(request):
+        raise httpx.ConnectError("refused", request=request)
+
+    trace = HttpTrace(True, lambda: [], clock=lambda: 0.0)
+    async with traced_client(handler, trace) as client:
+        with pytest.raises(TransportError):
+            await call(client, json={"q": 1})
+    (row,) = trace.records()
+    headers = row.pop("request_headers")
+    assert row == {
+        "n": 1, "action": "design call", "method": "POST", "url": URL, "status": None,
+        "reason": "", "http_version": "", "started": "1970-01-01T00:00:00.000Z",
+        "elapsed_ms": None, "timings": {}, "request_bytes": 7, "response_bytes": 0,
+        "response_headers": {}, "request_body": '{"q": 1}', "request_body_cut": False,
+        "response_body": "", "response_body_cut": False, "error": "no answer"}
+    assert (headers["content-length"], headers["user-agent"]) == (
+        "7", "jupyter-design-projects/0.1")
+
+
+@pytest.mark.asyncio
+async def test_an_answered_exchange_has_exactly_the_fields_of_a_record():
+    trace = HttpTrace(True, lambda: [])
+    async with traced_client(ok, trace) as client:
+        await call(client)
+        await client.get(URL)  # not through `send`: no action
+    rows = trace.records()
+    assert [set(row) for row in rows] == [FIELDS, FIELDS]
+    assert [(row["action"], row["request_bytes"]) for row in rows] == [
+        ("design call", 0), ("", 0)]
+
+
+@pytest.mark.asyncio
+async def test_a_secret_the_provider_later_forgets_stays_redacted():
+    known = [KNOWN]
+    trace = HttpTrace(True, lambda: list(known), request_body_chars=24)
+    async with traced_client(ok, trace) as client:
+        # the token straddles the request body's cut: only redaction first hides it
+        await call(client, params={"t": KNOWN.reveal()}, json={"q": "x" * 10 + KNOWN.reveal()},
+                   headers={"X-Echo": KNOWN.reveal()})
+    known.clear()  # rotated out of the provider's memory
+    (row,) = trace.records()
+    text = json.dumps(row)
+    assert "known" not in text
+    assert row["request_headers"]["x-echo"] == REDACTED and REDACTED in row["url"]
+    assert row["request_body_cut"] is True
+
+
+@pytest.mark.asyncio
+async def test_the_connection_steps_a_transport_reports_become_timings():
+    async def handler(request):  # reports its steps as httpcore does
+        for name in ("connection.connect_tcp.started", "connection.connect_tcp.complete",
+                     "http11.send_request_headers.started",
+                     "http11.send_request_body.complete",
+                     "http11.receive_response_headers.complete"):
+            await request.extensions["trace"](name, {})
+        return httpx.Response(200, json={})
+
+    trace = HttpTrace(True, lambda: [])
+    async with traced_client(handler, trace) as client:
+        await call(client)
+    timed = trace.records()[0]["timings"]
+    assert set(timed) == {"connect", "blocked", "send", "wait", "receive"}
+    assert all(value >= 0.0 for value in timed.values())
+
+
+@pytest.mark.asyncio
+async def test_a_callers_own_connection_trace_is_kept():
+    seen = []
+
+    async def mine(name, info):
+        seen.append(name)
+
+    def handler(request):
+        assert request.extensions["trace"] is mine
+        return httpx.Response(200, json={})
+
+    trace = HttpTrace(True, lambda: [])
+    async with traced_client(handler, trace) as client:
+        await client.get(URL, extensions={"trace": mine})
+    assert trace.records()[0]["status"] == 200
+
+
+@pytest.mark.parametrize(("marks", "expected"), [
+    # TLS: connect includes the handshake, which is also ssl
+    ({"start": 1.0, "connection.connect_tcp.started": 1.001,
+      "connection.connect_tcp.complete": 1.003, "connection.start_tls.started": 1.003,
+      "connection.start_tls.complete": 1.006, "http2.send_request_headers.started": 1.007,
+      "http2.send_request_body.complete": 1.008,
+      "http2.receive_response_headers.complete": 1.018, "headers": 1.019, "closed": 1.021},
+     {"connect": 5.0, "ssl": 3.0, "blocked": 1.0, "send": 1.0, "wait": 10.0, "receive": 2.0}),
+    # a reused connection: blocked until the headers went out
+    ({"start": 1.0, "http11.send_request_headers.started": 1.002,
+      "http11.send_request_body.complete": 1.003, "headers": 1.010, "closed": 1.011},
+     {"blocked": 2.0, "send": 1.0, "wait": 7.0, "receive": 1.0}),
+    # headers went out but the body's end was not reported: timed as if no steps
+    ({"start": 1.0, "http11.send_request_headers.started": 1.002, "headers": 1.004,
+      "closed": 1.005},
+     {"blocked": 2.0, "send": 0.0, "wait": 4.0, "receive": 1.0}),
+    # a connect that never completed is no connect phase
+    ({"start": 1.0, "connection.connect_tcp.started": 1.001,
+      "connection.start_tls.complete": 1.002, "headers": 1.004, "closed": 1.005},
+     {"blocked": 1.0, "send": 0.0, "wait": 4.0, "receive": 1.0}),
+    # no steps at all: everything up to the headers is the wait
+    ({"start": 1.0, "headers": 1.004, "closed": 1.005},
+     {"send": 0.0, "wait": 4.0, "receive": 1.0}),
+    # no answer: nothing to time
+    ({"start": 1.0, "closed": 1.5}, {}),
+])
+def test_timings_take_each_phase_from_the_steps_that_were_reported(marks, expected):
+    from jupyter_design_projects.transport.trace import timings
+
+    assert timings(marks) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("began", "ended", "ms"), [
+    (1.0, 1.0012344, 1.234), (1.0, 0.5, 0.0), (2.0, 2.0, 0.0)])
+def test_a_phase_is_whole_microseconds_and_never_negative(began, ended, ms):
+    from jupyter_design_projects.transport.trace import _ms
+
+    assert _ms(began, ended) == ms
+
+
+@pytest.mark.parametrize(("headers", "body", "size"), [
+    ({}, b"", 0), ({"content-length": "12"}, b"", 12), ({"content-length": "x1"}, b"", 0),
+    ({"content-length": "99"}, b"abc", 3)])
+def test_a_request_size_is_its_body_or_its_declared_length(headers, body, size):
+    from jupyter_design_projects.transport.trace import _request_size
+
+    assert _request_size(httpx.Request("POST", URL, headers=headers), body) == size
+
+
+@pytest.mark.asyncio
+async def test_a_long_answer_keeps_its_head_and_counts_every_byte():
+    body = b"".join(bytes([97 + n]) * 7_000 for n in range(7)) + b"h" * 1_000
+    trace = HttpTrace(True, lambda: [], body_chars=100)
+
+    async def stream():
+        for at in range(0, len(body), 7_000):
+            yield body[at:at + 7_000]
+
+    async with traced_client(lambda r: httpx.Response(200, content=stream()), trace) as client:
+        await call(client)
+    (row,) = trace.records()
+    assert (row["response_bytes"], row["response_body"], row["response_body_cut"]) == (
+        50_000, "a" * 100, True)
+    assert row["error"] is None and row["elapsed_ms"] is not None
+
+
+@pytest.mark.asyncio
+async def test_an_answer_longer_than_its_kept_head_is_cut_even_if_the_head_shrinks():
+    # the kept head is exactly one long known token, which redacts to a few characters
+    token = Secret("t" * (4 * 100 + 8192))
+    trace = HttpTrace(True, lambda: [token], body_chars=100)
+    body = token.reveal().encode() + b" and more"
+    async with traced_client(lambda r: httpx.Response(200, content=stream_of(body)),
+                             trace) as client:
+        await call(client)
+    (row,) = trace.records()
+    assert row["response_body"] == REDACTED and row["response_body_cut"] is True
+
+
+def stream_of(body: bytes):
+    async def chunks():
+        yield body
+
+    return chunks()
