@@ -108,9 +108,10 @@ def private_database(path: Path, *, schema: str | None = None, timeout_s: float 
     import sqlite3
 
     path = Path(path)
-    for folder in _make_private_folders(path.parent):
-        os.chmod(folder, DIR_MODE)
-    os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, FILE_MODE))
+    if not os.path.lexists(path):  # one stat on each later connect (a sync makes thousands)
+        for folder in _make_private_folders(path.parent):
+            os.chmod(folder, DIR_MODE)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, FILE_MODE))
     db = sqlite3.connect(path, timeout=timeout_s)
     if rows:
         db.row_factory = sqlite3.Row
