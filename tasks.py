@@ -175,7 +175,8 @@ def newest_mtime(paths: list[Path]) -> float:
 
 
 def extension_sources() -> list[Path]:
-    names = ("package.json", "yarn.lock", "tsconfig.json", ".yarnrc.yml")
+    # reveal-assets.mjs: `jlpm build` copies reveal.js's files for the HTML deck export
+    names = ("package.json", "yarn.lock", "tsconfig.json", ".yarnrc.yml", "reveal-assets.mjs")
     files = [LABEXT_SRC / name for name in names]
     for folder in ("src", "style"):
         files.extend(p for p in (LABEXT_SRC / folder).rglob("*") if p.is_file())
