@@ -53,6 +53,16 @@ def test_the_wheel_carries_the_labextension_and_the_server_extension_config(whee
     assert in_package == []  # shipped once, where JupyterLab looks for it
 
 
+def test_the_wheel_carries_reveal_js_for_the_html_export(wheel):
+    from jupyter_design_projects.design.deck.reveal_assets import FILES, FOLDER
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        folder = f"jupyter_design_projects/design/deck/{FOLDER}/"
+        assert {folder + name for name in FILES} <= names
+        assert archive.read(folder + "VERSION").decode().startswith("6.")
+
+
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:
     """A fresh venv with the wheel and JupyterLab (no Node.js on PATH), and the environment

@@ -55,7 +55,8 @@ def test_build_is_needed_when_a_source_is_newer_than_the_output(tasks, tmp_path,
 
 def test_extension_sources_cover_the_typescript_style_and_lockfile(tasks):
     names = {p.relative_to(tasks.LABEXT_SRC).as_posix() for p in tasks.extension_sources()}
-    assert {"package.json", "yarn.lock", "src/index.ts", "style/index.css"} <= names
+    assert {"package.json", "yarn.lock", "src/index.ts", "style/index.css",
+            "reveal-assets.mjs"} <= names
     assert not any(name.startswith(("node_modules/", "lib/")) for name in names)
 
 

@@ -114,6 +114,15 @@ def test_right_and_space_step_the_fragments_in_order(open_deck):
     assert deck.remote == []
 
 
+def test_a_fragment_marked_in_the_body_steps_before_the_listed_ones(open_deck):
+    slide = RevealSlide('<h2>Marked</h2><p class="fragment">zero</p>',
+                        fragments=("<p>one</p>",))
+    page = open_deck(reveal_document([slide], title="Talk")).page
+    assert visible(page) == []
+    press_until(page, "ArrowRight", ["zero"])
+    press_until(page, "ArrowRight", ["zero", "one"])
+
+
 def test_escape_shows_the_overview_and_closes_it(open_deck):
     deck = open_deck(reveal_document(SLIDES, title="Talk"))
     page = deck.page
