@@ -177,7 +177,9 @@ def test_s_opens_the_speaker_view_with_the_notes_offline(open_deck):
     speaker = popup_info.value
     notes = "() => document.querySelector('.speaker-controls-notes .value').textContent"
     speaker.wait_for_function(f"() => ({notes})().includes('Welcome everyone')")
-    current = next(f for f in speaker.frames if "postMessageEvents=true" in f.url)
+    speaker.wait_for_function("() => document.querySelectorAll('#current-slide iframe')"
+                              ".length === 1")
+    [current] = [f for f in speaker.frames if "postMessageEvents=true" in f.url]
     current.wait_for_function(READY)
     page.keyboard.press("ArrowRight")
     speaker.wait_for_function(f"() => ({notes})().includes('Take the steps slowly')")
