@@ -239,7 +239,7 @@ def payloads(url: str, nested: bool = False) -> str:
         f"<script>window.__ran = 1; fetch('{url}/script')</script>",
         f"<img src=\"x\" onerror=\"window.__ran = 1; fetch('{url}/onerror')\">",
         f'<img src="{url}/img"><img srcset="{url}/srcset 1x"><img data-src="{url}/lazy">',
-        f'<iframe src="{url}/iframe"></iframe>',
+        f'<iframe src="{url}/iframe"></iframe><iframe src="file:///etc/hostname"></iframe>',
         f"<iframe srcdoc=\"<script>parent.__ran = 1</script><img src='{url}/srcdoc'>\"></iframe>",
         f'<object data="{url}/object"></object><embed src="{url}/embed">',
         f'<video poster="{url}/poster" src="{url}/video" autoplay muted></video>',
@@ -304,6 +304,7 @@ def test_hostile_content_runs_no_script_and_loads_nothing_under_the_policy(open_
         ran = ran_anywhere(page, speaker, printed.page)
         assert len(ran) >= 3 and set(ran) == {None}
         assert page.url.startswith("file:")
+        assert [f.url for f in page.frames] == [page.url]  # no frame from the content
         assert page.evaluate("window.__violations")  # the policy is what stopped them
         loaded = list(hits)
     assert loaded == []
@@ -324,4 +325,4 @@ def test_the_same_content_without_the_policy_does_reach_the_beacon(open_deck):
         visit_everything(deck.page)
         assert 1 in ran_anywhere(deck.page)
         loaded = set(hits)
-    assert {"/script", "/img", "/iframe"} <= loaded
+    assert {"/script", "/img", "/lazy"} <= loaded

@@ -201,13 +201,19 @@ def test_with_notes_the_only_addresses_are_the_notes_plugins_parser_constants(as
     assert URL.findall(assets.notes_plugin) == NOTES_PLUGIN_URLS
 
 
-@pytest.mark.parametrize("tag", ["meta", "META", "base", "link"])
-def test_document_level_tags_in_slide_content_are_shown_as_text(tag):
+@pytest.mark.parametrize("tag", ["meta", "META", "base", "link", "iframe", "IFrame", "frame"])
+def test_document_level_tags_and_frames_in_slide_content_are_shown_as_text(tag):
     payload = f'<{tag} http-equiv="refresh" href="x">'
     slide = RevealSlide(f"<p>a</p>{payload}", fragments=(payload,), notes=payload)
     parsed = Parsed(reveal_document([slide], title="t", notes=True))
     assert [m for m in parsed.metas if m.get("http-equiv") == "refresh"] == []
     assert tag.lower() not in parsed.order[parsed.order.index("body"):]
+
+
+@pytest.mark.parametrize("text", ["<metadata>", "<linkage>", "<baseline>", "<p>meta</p>",
+                                  "<svg><metadata/></svg>"])
+def test_other_tags_that_start_alike_are_kept(text):
+    assert text in reveal_document([RevealSlide(text)], title="t")
 
 
 def test_an_unknown_theme_is_refused():

@@ -13,9 +13,10 @@ source: reveal.js adds `<style>` elements at run time (the print layout's page s
 the sanitizer keeps a few `style` attributes, neither of which a hash can cover; with no
 remote source allowed a stylesheet can still load nothing. Frames are allowed from the
 file itself only with notes: the speaker view shows the current and next slide as frames
-of this same file. Slide content has no business with document-level tags, so `<meta>`,
-`<base>` and `<link>` in it are shown as text (a refresh or a preconnect is not something
-a policy can stop).
+of this same file. Slide content has no business with document-level tags or frames, so
+`<meta>`, `<base>`, `<link>`, `<iframe>` and `<frame>` in it are shown as text: a refresh
+or a preconnect is not something a policy can stop, and Chromium's `'self'` for a file://
+page matches every local file, so a frame in a slide could show one.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .reveal_assets import RevealAssets, csp_hash, packaged_assets
 
 #: reveal.js's slide size: slides are laid out at this size and scaled to the window
 WIDTH, HEIGHT = 1280, 720
-_DOCUMENT_TAGS = re.compile(r"<(?=(?:meta|base|link)\b)", re.IGNORECASE)
+_SHOWN_AS_TEXT = re.compile(r"<(?=(?:meta|base|link|i?frame)\b)", re.IGNORECASE)
 _CLOSE_SCRIPT = re.compile(r"</script", re.IGNORECASE)
 
 
@@ -121,8 +122,8 @@ def _section(number: int, slide: RevealSlide, notes: bool) -> str:
 
 
 def _content(fragment_html: str) -> str:
-    """Sanitized HTML with any document-level tag left as text."""
-    return _DOCUMENT_TAGS.sub("&lt;", fragment_html)
+    """Sanitized HTML with any document-level tag or frame left as text."""
+    return _SHOWN_AS_TEXT.sub("&lt;", fragment_html)
 
 
 def _style_text(css: str) -> str:
