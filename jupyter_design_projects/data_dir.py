@@ -102,10 +102,9 @@ def private_database(path: Path, *, schema: str | None = None, timeout_s: float 
     """A connection to the SQLite store at `path`, committed when the block ends without
     an error (rolled back otherwise) and closed. The store is private before SQLite opens
     it: a folder it makes (and each parent it needs) is made 0700 and the file created 0600
-    (chmod after creating, whatever the umask),
-    modes SQLite gives its -wal and -shm side files too. `schema` (CREATE ... IF NOT
-    EXISTS) is applied first; `rows`: rows come as `sqlite3.Row`; `timeout_s`: how long to
-    wait for another process's write."""
+    (chmodded, whatever the umask), modes SQLite gives its -wal and -shm side files too.
+    `schema` (CREATE ... IF NOT EXISTS) is applied first; `rows`: rows come as
+    `sqlite3.Row`; `timeout_s`: how long to wait for another process's write."""
     import sqlite3
 
     path = Path(path)
