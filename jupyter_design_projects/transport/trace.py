@@ -46,9 +46,9 @@ import httpx
 
 from ..core.redaction import (
     REDACTED,
+    Redactor,
     Secret,
     SeenSecrets,
-    redact,
     redact_body_cut,
     secrets_in_body,
 )
@@ -94,6 +94,8 @@ class HttpTrace:
         self._numbered = 0
         self._appended = 0
         self._seen = SeenSecrets()
+        self._redactor_of: tuple[Secret, ...] = ()
+        self._redactor = Redactor()
 
     def event_hooks(self) -> dict[str, list[Callable[..., Any]]]:
         return {"request": [self._on_request], "response": [self._on_response]}
@@ -117,17 +119,21 @@ class HttpTrace:
         last: for every redactor of the session, not only the trace's."""
         return tuple(self._seen)
 
-    def _known(self) -> list[Secret]:
-        return [*self._secrets(), *self._seen]
+    def _known(self) -> Redactor:
+        """A redactor of every secret known now (remade only when they change)."""
+        known = (*self._secrets(), *self._seen)  # Secrets: compared by value, never shown
+        if known != self._redactor_of:
+            self._redactor_of, self._redactor = known, Redactor(known)
+        return self._redactor
 
     def _learn(self, body: bytes) -> None:
         self._seen.add(secrets_in_body(body))
 
     def records(self) -> list[dict[str, Any]]:
         """The exchanges, oldest first, redacted with every secret known now."""
-        secrets = self._known()
+        redact = self._known()
         return [
-            {k: _redacted(v, secrets) for k, v in row.items() if not k.startswith("_")}
+            {k: _redacted(v, redact) for k, v in row.items() if not k.startswith("_")}
             for row in self._rows
         ]
 
@@ -142,8 +148,8 @@ class HttpTrace:
         self._learn(body)  # traced or not: a credential sent is redacted from now on
         if not self.enabled:
             return
-        secrets = self._known()
-        text, cut = redact_body_cut(body, self._request_body_chars, secrets)
+        redact = self._known()
+        text, cut = redact_body_cut(body, self._request_body_chars, redact)
         size = _request_size(request, body)
         cut = cut or len(body) < size  # a streamed body (over a MiB) is not kept at all
         self._numbered += 1
@@ -151,7 +157,7 @@ class HttpTrace:
             "n": self._numbered,
             "action": request.extensions.get(ACTION_EXTENSION, ""),
             "method": request.method,
-            "url": redact(str(request.url), secrets),
+            "url": redact(str(request.url)),
             "status": None,
             "reason": "",
             "http_version": "",
@@ -160,7 +166,7 @@ class HttpTrace:
             "timings": {},
             "request_bytes": size,
             "response_bytes": 0,
-            "request_headers": _headers(request.headers, secrets),
+            "request_headers": _headers(request.headers, redact),
             "response_headers": {},
             "request_body": text,
             "request_body_cut": cut,
@@ -212,11 +218,11 @@ class HttpTrace:
 
     def _finish(self, row: dict[str, Any], body: bytes, size: int, complete: bool) -> None:
         self._learn(body)  # before redacting: a plan token in this answer is known already
-        secrets = self._known()
+        redact = self._known()
         marks = row.pop("_marks")
         marks["closed"] = time.perf_counter()
         row["response_bytes"] = size
-        text, cut = redact_body_cut(body, self._body_chars, secrets)
+        text, cut = redact_body_cut(body, self._body_chars, redact)
         row["response_body"] = text
         row["response_body_cut"] = cut or not complete or len(body) < size
         row["elapsed_ms"] = _ms(marks["start"], marks["closed"])
@@ -315,16 +321,16 @@ class _Recorded(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-def _redacted(value: Any, secrets: list[Secret]) -> Any:
+def _redacted(value: Any, redact: Redactor) -> Any:
     if isinstance(value, str):
-        return redact(value, secrets)
+        return redact(value)
     if isinstance(value, dict):
-        return {k: _redacted(v, secrets) for k, v in value.items()}
+        return {k: _redacted(v, redact) for k, v in value.items()}
     return value
 
 
-def _headers(headers: Mapping[str, str], secrets: list[Secret]) -> dict[str, str]:
+def _headers(headers: Mapping[str, str], redact: Redactor) -> dict[str, str]:
     return {
-        name.lower(): REDACTED if name.lower() in BLANKED_HEADERS else redact(value, secrets)
+        name.lower(): REDACTED if name.lower() in BLANKED_HEADERS else redact(value)
         for name, value in headers.items()
     }

@@ -11,6 +11,7 @@ from jupyter_design_projects.core.redaction import (
     REDACTED,
     SECRET_FIELDS,
     CredentialFields,
+    Redactor,
     Secret,
     SeenSecrets,
     as_secret,
@@ -286,3 +287,16 @@ def test_seen_secrets_keep_the_newest_and_never_print():
     seen.add(["third-secret-3", "second-secret-2"])
     assert [s.reveal() for s in seen] == ["third-secret-3", "second-secret-2"]
     assert "secret" not in repr(seen)
+
+
+def test_a_redactor_made_once_redacts_as_redact_does_and_never_prints_a_spelling():
+    secrets = [Secret(SLASHED), Secret("other-secret-0001"), "x"]
+    made = Redactor(secrets)
+    for text in (f"a {SLASHED} b", f"?q={quote(SLASHED, safe='')}", "Bearer abc.def", "plain"):
+        assert made(text) == redact(text, secrets) == redact(text, made)
+    assert "ab/cd" not in repr(made) and "other" not in repr(made)
+
+
+def test_a_longer_secret_holding_a_shorter_one_is_redacted_whole():
+    short, long = "abcdefgh12", "abcdefgh12345678"
+    assert redact(f"[{long}]", [short, long]) == f"[{REDACTED}]"
