@@ -101,17 +101,21 @@ def private_database(path: Path, *, schema: str | None = None, timeout_s: float 
                      rows: bool = False) -> Iterator[sqlite3.Connection]:
     """A connection to the SQLite store at `path`, committed when the block ends without
     an error (rolled back otherwise) and closed. The store is private before SQLite opens
-    it: a folder it makes (and each parent it needs) is made 0700 and the file created 0600,
-    modes SQLite gives its -wal and -shm side files too. `schema` (CREATE ... IF NOT
-    EXISTS) is applied first; `rows`: rows come as `sqlite3.Row`; `timeout_s`: how long to
-    wait for another process's write."""
+    it: a folder it makes (and each parent it needs) is made 0700 and the file created 0600
+    (chmodded, whatever the umask), modes SQLite gives its -wal and -shm side files too.
+    `schema` (CREATE ... IF NOT EXISTS) is applied first; `rows`: rows come as
+    `sqlite3.Row`; `timeout_s`: how long to wait for another process's write."""
     import sqlite3
 
     path = Path(path)
     if not os.path.lexists(path):  # one stat on each later connect (a sync makes thousands)
         for folder in _make_private_folders(path.parent):
             os.chmod(folder, DIR_MODE)
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, FILE_MODE))
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, FILE_MODE)
+        try:  # a tight umask (0o277) would leave it 0400: SQLite could not write it
+            os.fchmod(fd, FILE_MODE)
+        finally:
+            os.close(fd)
     db = sqlite3.connect(path, timeout=timeout_s)
     if rows:
         db.row_factory = sqlite3.Row

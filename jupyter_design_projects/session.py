@@ -220,8 +220,9 @@ class Session:
                          limit=self.settings.trace_limit)
 
     def _secrets(self):
-        """Every secret this session knows (rotated tokens too), for redaction."""
-        out = list(self.credentials.known_secrets())
+        """Every secret this session knows (rotated tokens too, and the plan tokens, codes
+        and verifiers its trace saw go by), for redaction."""
+        out = [*self.credentials.known_secrets(), *self.trace.seen_secrets()]
         if self.settings.session_jwt is not None:
             out.append(self.settings.session_jwt)
         return out

@@ -125,6 +125,22 @@ def test_a_store_is_0600_in_a_0700_folder_side_files_too(tmp_path) -> None:
     assert mode(tmp_path / "a" / "b") == 0o700 and mode(tmp_path / "a") == 0o700
 
 
+@pytest.mark.parametrize("umask", [0o000, 0o277], ids=["umask-000", "umask-277"])
+def test_a_store_makes_its_folders_0700_and_itself_0600_whatever_the_umask(
+        tmp_path, umask) -> None:
+    """A permissive umask gives no more than asked; a tight one (0o277) would leave the
+    folders 0500 and the file 0400 without the explicit chmod."""
+    store = tmp_path / "a" / "b" / "records.sqlite3"
+    previous = os.umask(umask)
+    try:
+        with data_dir.private_database(store, schema="CREATE TABLE IF NOT EXISTS t (x)") as db:
+            db.execute("INSERT INTO t VALUES (1)")
+    finally:
+        os.umask(previous)
+    assert mode(tmp_path / "a") == 0o700 and mode(tmp_path / "a" / "b") == 0o700
+    assert mode(store) == 0o600
+
+
 def test_a_store_block_commits_on_success_and_rolls_back_on_an_error(tmp_path) -> None:
     store = tmp_path / "s.sqlite3"
     schema = "CREATE TABLE IF NOT EXISTS t (x)"

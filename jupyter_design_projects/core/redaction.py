@@ -1,10 +1,19 @@
-"""Secrets as a type, and the one redactor every message, log line and trace goes through."""
+"""Secrets as a type, and the one redactor every message, log line and trace goes through.
+
+A secret is redacted by value wherever it appears in a text, in every spelling a wire or a
+file gives it (raw, URL-encoded with either case of hex, form-encoded, JSON-escaped, the
+solidus escaped too), and by name: the value of a credential-named JSON field is blanked
+even when its value is not known yet. `SeenSecrets` keeps the credentials a session has
+seen go by in its traffic (a plan token in a `finalize_plan` answer, a verifier in a token
+request), so they are redacted by value from then on.
+"""
 
 from __future__ import annotations
 
+import collections
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[redacted-oauth-token]"
@@ -47,33 +56,72 @@ def as_secret(value: Secret | str) -> Secret:
     return value if isinstance(value, Secret) else Secret(value)
 
 
-def _forms(value: str) -> Iterable[str]:
-    """Every spelling under which a token can appear in text."""
-    yield value
-    yield quote(value, safe="")
-    yield quote_plus(value)
-    escaped = json.dumps(value)[1:-1]
-    yield escaped
-    yield escaped.replace("/", "\\/")  # JSON encoders that also escape the solidus
+#: shorter than this is not a token: replacing it would shred ordinary text
+MIN_SECRET_CHARS = 8
+_PERCENT_HEX = re.compile(r"%[0-9A-F]{2}")
 
 
-def redact(text: str, secrets: Iterable[Secret | str] = ()) -> str:
-    """Replace every known secret (raw, URL-encoded, JSON-escaped) and any `Bearer …`."""
-    values = sorted(
-        {s.reveal() if isinstance(s, Secret) else s for s in secrets if s},
-        key=len,
-        reverse=True,
-    )
-    for value in values:
-        if len(value) < 8:  # too short to be a token; replacing would shred normal text
-            continue
-        for form in _forms(value):
-            if form:
+def _forms(value: str) -> set[str]:
+    """Every spelling under which a token can appear in text (each once)."""
+    forms = {value}
+    for encoded in (quote(value, safe=""), quote_plus(value)):
+        forms.add(encoded)
+        forms.add(_PERCENT_HEX.sub(lambda m: m.group().lower(), encoded))  # %2f, not %2F
+    for escaped in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+        forms.add(escaped)
+        forms.add(escaped.replace("/", "\\/"))  # JSON encoders that also escape the solidus
+    forms.discard("")
+    return forms
+
+
+def _values(secrets: Iterable[Secret | str]) -> list[str]:
+    """The values to redact, longest first; a value with blanks around it counts also
+    without them (a token passed with a leading space reaches the wire either way)."""
+    values: set[str] = set()
+    for secret in secrets:
+        value = secret.reveal() if isinstance(secret, Secret) else secret
+        for candidate in (value, value.strip()):
+            if len(candidate) >= MIN_SECRET_CHARS:
+                values.add(candidate)
+    return sorted(values, key=len, reverse=True)
+
+
+class Redactor:
+    """`redact` for many texts: the spellings of its secrets worked out once (a trace of
+    500 exchanges is redacted string by string, with up to a hundred secrets)."""
+
+    __slots__ = ("_forms",)
+
+    def __init__(self, secrets: Iterable[Secret | str] = ()) -> None:
+        forms: list[str] = []
+        for value in _values(secrets):  # longest value first, then its longest spelling
+            forms += sorted(_forms(value) - set(forms), key=len, reverse=True)
+        self._forms = tuple(forms)
+
+    def __call__(self, text: str) -> str:
+        for form in self._forms:
+            if form in text:
                 text = text.replace(form, REDACTED)
-    return _BEARER.sub("Bearer " + REDACTED, text)
+        return _BEARER.sub("Bearer " + REDACTED, text)
+
+    def __repr__(self) -> str:
+        return f"<Redactor: {len(self._forms)} spellings>"
 
 
-def redact_then_truncate(text: str, limit: int, secrets: Iterable[Secret | str] = ()) -> str:
+Secrets = Iterable[Secret | str] | Redactor
+
+
+def redactor(secrets: Secrets) -> Redactor:
+    """`secrets` as a Redactor (one given is used as it is)."""
+    return secrets if isinstance(secrets, Redactor) else Redactor(secrets)
+
+
+def redact(text: str, secrets: Secrets = ()) -> str:
+    """Replace every known secret (in each spelling of `_forms`) and any `Bearer …`."""
+    return redactor(secrets)(text)
+
+
+def redact_then_truncate(text: str, limit: int, secrets: Secrets = ()) -> str:
     """Redact first, then cut: a cut never leaves half a token behind."""
     clean = redact(text, secrets)
     return clean if len(clean) <= limit else clean[:limit] + "…"
@@ -127,6 +175,98 @@ def redact_fields(value: object) -> object:
     return value
 
 
+#: a credential field's name and value in a text that is not JSON (cut short, an event
+#: stream), plain or inside a JSON text held in a string (quotes escaped)
+_FIELD_VALUE = re.compile(
+    r'"(' + "|".join(sorted(SECRET_FIELDS)) + r')"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_ESCAPED_FIELD_VALUE = re.compile(
+    r'\\"(' + "|".join(sorted(SECRET_FIELDS)) + r')\\"\s*:\s*\\"([^"\\]*)\\"')
+#: a field named `code` is a credential only in a token request (beside its grant type);
+#: elsewhere it is an error's kind (`{"error": …, "code": "not_found"}`), never learned
+_GRANT_ONLY = "code"
+
+
+def field_secrets(value: object) -> list[str]:
+    """The values of the credential-named fields of decoded JSON, in order (a string that
+    is itself a JSON object or array is searched too, as `redact_fields` blanks it)."""
+    found: list[str] = []
+
+    def walk(node: object, depth: int) -> None:
+        if depth > 64:
+            return
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if (key in SECRET_FIELDS and isinstance(item, str) and item
+                        and (key != _GRANT_ONLY or "grant_type" in node)):
+                    found.append(item)
+                else:
+                    walk(item, depth + 1)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, depth + 1)
+        elif isinstance(node, str) and node[:1] in ("{", "[") and _SECRET_NAME.search(node):
+            try:
+                walk(json.loads(node), depth + 1)
+            except (ValueError, RecursionError):
+                found.extend(_pattern_secrets(node))
+
+    walk(value, 0)
+    return found
+
+
+def _pattern_secrets(text: str) -> list[str]:
+    """Credential field values found by pattern in a text that does not parse as JSON."""
+    found = [v for name, v in _FIELD_VALUE.findall(text) if name != _GRANT_ONLY]
+    found += [v for name, v in _ESCAPED_FIELD_VALUE.findall(text) if name != _GRANT_ONLY]
+    out = []
+    for value in found:
+        try:
+            out.append(json.loads(f'"{value}"'))
+        except ValueError:
+            out.append(value)
+    return out
+
+
+def secrets_in_body(raw: bytes) -> list[str]:
+    """The credentials a request or answer body carries in credential-named fields (a plan
+    token in a `finalize_plan` answer, a code and verifier in a token request): decoded
+    JSON walked, or a text that is not JSON searched by pattern."""
+    if not any(b'"' + name.encode() in raw for name in SECRET_FIELDS):  # most: no parse
+        return []
+    text = raw.decode("utf-8", "replace")
+    try:
+        return field_secrets(json.loads(text))
+    except (ValueError, RecursionError):
+        return _pattern_secrets(text)
+
+
+class SeenSecrets:
+    """The credentials a session has seen in its traffic, the newest `kept`, for redaction
+    by value: added as they go by, never shown (iteration yields `Secret`s)."""
+
+    def __init__(self, kept: int = 64) -> None:
+        self._values: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._kept = kept
+
+    def add(self, values: Iterable[str]) -> None:
+        for value in values:
+            if len(value.strip()) < MIN_SECRET_CHARS or REDACTED in value:
+                continue
+            self._values[value] = None
+            self._values.move_to_end(value)
+        while len(self._values) > self._kept:
+            self._values.popitem(last=False)
+
+    def __iter__(self) -> Iterator[Secret]:
+        return iter([Secret(v) for v in self._values])
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"<SeenSecrets: {len(self._values)}>"
+
+
 class CredentialFields(dict):
     """A JSON object that carries credentials (a token request or answer): an ordinary
     dict to the code that sends or reads it, whose repr blanks every credential-named
@@ -140,16 +280,14 @@ class CredentialFields(dict):
     __str__ = __repr__
 
 
-def redact_body(raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()) -> str:
+def redact_body(raw: bytes, limit: int, secrets: Secrets = ()) -> str:
     """A body for display: credential fields blanked when it is JSON, every known secret
     redacted, then (only then) truncated to `limit` characters (an ellipsis marks a cut)."""
     text, cut = redact_body_cut(raw, limit, secrets)
     return text + "…" if cut else text
 
 
-def redact_body_cut(
-    raw: bytes, limit: int, secrets: Iterable[Secret | str] = ()
-) -> tuple[str, bool]:
+def redact_body_cut(raw: bytes, limit: int, secrets: Secrets = ()) -> tuple[str, bool]:
     """`redact_body` as (the first `limit` characters, whether it was cut), no ellipsis:
     for a file that marks a cut in a field of its own (the HAR) or replays the text."""
     text = raw.decode("utf-8", "replace")

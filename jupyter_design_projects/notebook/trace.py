@@ -23,6 +23,7 @@ from typing import Any
 from ..core.curl import curl_command, curl_notes
 from ..core.har import har_log
 from ..errors import BadCommand, TraceUnavailable
+from ..private_files import replace_private
 from .outcome import Outcome
 
 #: the name HAR files give as their creator (the distribution's name)
@@ -134,16 +135,15 @@ def _records_or_refuse(trace: Any, what: str) -> list[dict[str, Any]]:
 
 
 def write_har(trace: Any, path: str) -> Outcome:
-    """Write the trace as HAR 1.2 at `path` (a new file, or one replaced whole)."""
+    """Write the trace as HAR 1.2 at `path`: a new 0600 file, or the one there replaced
+    whole and atomically, never written through a symlink (`private_files`)."""
     records = _records_or_refuse(trace, "write")
     target = Path(os.path.expanduser(path))
     if not target.parent.is_dir():
         raise TraceUnavailable("no_folder", str(target))
     document = TraceOutcome(records, dropped=getattr(trace, "dropped", 0)).to_har()
     try:  # only its owner reads it: redacted, but it holds the project's traffic
-        with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
-                  encoding="utf-8") as file:
-            json.dump(document, file, ensure_ascii=False, indent=1)
+        replace_private(target, json.dumps(document, ensure_ascii=False, indent=1))
     except OSError as exc:
         raise TraceUnavailable("not_writable", f"{target} ({exc.strerror})") from None
     count = len(document["log"]["entries"])

@@ -1,5 +1,6 @@
 """The session's download directory: owner-only (0700), holding owner-only (0600) files
-with fresh unpredictable names, each written completely or not at all (a download being
+with fresh unpredictable names (`private_files.new_private`: created with `O_EXCL |
+O_NOFOLLOW`, whatever the umask), each written completely or not at all (a download being
 received is removed unless it is kept)."""
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import BinaryIO
 
 from ..core.project_paths import safe_file_name
 from ..errors import DownloadFailed
+from ..private_files import new_private
 
 #: the longest extension a spilled doc keeps (with its dot); longer ones become .txt
 EXTENSION_MAX = 12
 TEXT_EXTENSION = ".txt"
 
 DIR_MODE = 0o700
-FILE_MODE = 0o600
 
 
 def make_session_temp_dir(parent: Path | None = None) -> Path:
@@ -78,11 +79,9 @@ class DownloadDir:
     def receiving(self, file_name: str) -> Iterator[Incoming]:
         """A new `project-file-*` file (0600) to write a download into as it arrives; it
         is removed on leaving the block unless `keep()` was called."""
-        fd, name = tempfile.mkstemp(prefix="project-file-", suffix="-" + safe_file_name(file_name),
-                                    dir=self.ensure())
-        incoming = Incoming(Path(name))
+        fd, name = new_private(self.ensure(), "project-file-", "-" + safe_file_name(file_name))
+        incoming = Incoming(name)
         try:
-            os.fchmod(fd, FILE_MODE)
             with os.fdopen(fd, "wb") as out:
                 incoming.file = out
                 yield incoming
@@ -92,9 +91,8 @@ class DownloadDir:
                     os.unlink(name)
 
     def _save(self, data: bytes, prefix: str, suffix: str) -> Path:
-        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=self.ensure())
+        fd, name = new_private(self.ensure(), prefix, suffix)
         try:
-            os.fchmod(fd, FILE_MODE)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
@@ -107,7 +105,7 @@ class DownloadDir:
                                           f"{exc.strerror or type(exc).__name__}") from None
             raise
         os.close(fd)
-        return Path(name)
+        return name
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

@@ -8,10 +8,11 @@ of a session's clients is traced. `authenticate=False` bypasses the client's aut
 token endpoint must never receive a bearer header, and a refresh must not re-enter the auth
 flow that asked for it).
 
-An `Answer` carries the secrets its client's auth knew when the answer arrived, so
-`Answer.text()` is redacted (then cut) even where the caller knows no token; its repr
-never shows the body, and the body read so far is held in a buffer whose repr shows only
-its size, so a traceback that prints locals shows no token answer."""
+An `Answer` carries the secrets its client's auth knew when the answer arrived (and those
+the client's trace saw in its traffic), so `Answer.text()` is redacted (then cut) even
+where the caller knows no token; its repr never shows the body, and the body read so far
+is held in a buffer whose repr shows only its size, so a traceback that prints locals
+shows no token answer."""
 
 from __future__ import annotations
 
@@ -288,6 +289,13 @@ def failure_reason(exc: httpx.HTTPError) -> str:
 
 
 def _secrets_known_to(client: httpx.AsyncClient) -> tuple[Secret, ...]:
-    """The secrets of the client's auth (`BearerAuth.known_secrets`), if it has any."""
+    """The secrets of the client's auth (`BearerAuth.known_secrets`), if it has any, and
+    those its trace saw go by (`HttpTrace.seen_secrets`: plan tokens, codes, verifiers),
+    found through the trace's hooks on the client."""
     known = getattr(client.auth, "known_secrets", None)
-    return tuple(known()) if callable(known) else ()
+    found = list(known()) if callable(known) else []
+    for hook in client.event_hooks.get("response", ()):
+        seen = getattr(getattr(hook, "__self__", None), "seen_secrets", None)
+        if callable(seen):
+            found.extend(seen())
+    return tuple(found)

@@ -22,8 +22,14 @@ ones it let go since the last `clear()`. Each exchange has a number `n` (1, 2, �
 session, not reset by a clear), which `%design trace --curl N` names.
 
 Nothing stored is a live token: authorization and cookie headers are blanked,
-credential-named JSON fields are blanked, and every secret the provider knows is redacted
-in URLs, headers and bodies — before truncation. `records()` redacts once more with the
+credential-named JSON fields are blanked, and every secret known is redacted by value in
+URLs, headers and bodies, in every spelling (`core/redaction.py`) — before truncation.
+Known are the provider's secrets (the access and refresh tokens the session held, the
+login's code and verifier, the session token) and the ones the trace saw go by: the hooks
+read every request body and every JSON answer, traced or not (tracing off too), for
+credential-named fields — a `finalize_plan` answer's plan token, a token request's code
+and verifier — and keep them (`seen_secrets`), so a plan token quoted later in an error
+sentence, a URL or a JSON string is redacted too. `records()` redacts once more with the
 secrets known by then, so a credential learned after its exchange was recorded (the login
 code read off the sign-in page) is not shown either.
 """
@@ -38,7 +44,14 @@ from typing import Any
 
 import httpx
 
-from ..core.redaction import REDACTED, Secret, redact, redact_body_cut
+from ..core.redaction import (
+    REDACTED,
+    Redactor,
+    Secret,
+    SeenSecrets,
+    redact_body_cut,
+    secrets_in_body,
+)
 from ..core.trace_limits import (
     REQUEST_BODY_CHARS,
     RESPONSE_BODY_CHARS,
@@ -55,6 +68,9 @@ TOKEN_ROOM = 8192
 _ROW = "jdp_trace_row"
 #: httpcore's request extension that reports the connection's steps
 _HTTPCORE_TRACE = "trace"
+#: the head of an untraced JSON answer read for credentials (a finalize_plan answer is
+#: far smaller)
+LEARN_BYTES = 65536
 
 
 class HttpTrace:
@@ -77,6 +93,9 @@ class HttpTrace:
             maxlen=check_trace_limit(limit))
         self._numbered = 0
         self._appended = 0
+        self._seen = SeenSecrets()
+        self._redactor_of: tuple[Secret, ...] = ()
+        self._redactor = Redactor()
 
     def event_hooks(self) -> dict[str, list[Callable[..., Any]]]:
         return {"request": [self._on_request], "response": [self._on_response]}
@@ -95,11 +114,26 @@ class HttpTrace:
         rows = list(self._rows)
         self._rows = collections.deque(rows, maxlen=check_trace_limit(limit))
 
+    def seen_secrets(self) -> tuple[Secret, ...]:
+        """The credentials seen in the traffic (plan tokens, codes, verifiers …), newest
+        last: for every redactor of the session, not only the trace's."""
+        return tuple(self._seen)
+
+    def _known(self) -> Redactor:
+        """A redactor of every secret known now (remade only when they change)."""
+        known = (*self._secrets(), *self._seen)  # Secrets: compared by value, never shown
+        if known != self._redactor_of:
+            self._redactor_of, self._redactor = known, Redactor(known)
+        return self._redactor
+
+    def _learn(self, body: bytes) -> None:
+        self._seen.add(secrets_in_body(body))
+
     def records(self) -> list[dict[str, Any]]:
         """The exchanges, oldest first, redacted with every secret known now."""
-        secrets = list(self._secrets())
+        redact = self._known()
         return [
-            {k: _redacted(v, secrets) for k, v in row.items() if not k.startswith("_")}
+            {k: _redacted(v, redact) for k, v in row.items() if not k.startswith("_")}
             for row in self._rows
         ]
 
@@ -110,11 +144,12 @@ class HttpTrace:
     # ---------------------------------------------------------------- hooks
 
     async def _on_request(self, request: httpx.Request) -> None:
+        body = request.content if isinstance(request.stream, httpx.ByteStream) else b""
+        self._learn(body)  # traced or not: a credential sent is redacted from now on
         if not self.enabled:
             return
-        secrets = list(self._secrets())
-        body = request.content if isinstance(request.stream, httpx.ByteStream) else b""
-        text, cut = redact_body_cut(body, self._request_body_chars, secrets)
+        redact = self._known()
+        text, cut = redact_body_cut(body, self._request_body_chars, redact)
         size = _request_size(request, body)
         cut = cut or len(body) < size  # a streamed body (over a MiB) is not kept at all
         self._numbered += 1
@@ -122,7 +157,7 @@ class HttpTrace:
             "n": self._numbered,
             "action": request.extensions.get(ACTION_EXTENSION, ""),
             "method": request.method,
-            "url": redact(str(request.url), secrets),
+            "url": redact(str(request.url)),
             "status": None,
             "reason": "",
             "http_version": "",
@@ -131,7 +166,7 @@ class HttpTrace:
             "timings": {},
             "request_bytes": size,
             "response_bytes": 0,
-            "request_headers": _headers(request.headers, secrets),
+            "request_headers": _headers(request.headers, redact),
             "response_headers": {},
             "request_body": text,
             "request_body_cut": cut,
@@ -154,12 +189,13 @@ class HttpTrace:
     async def _on_response(self, response: httpx.Response) -> None:
         row = response.request.extensions.get(_ROW)
         if row is None:
+            self._learn_from(response)
             return
         row["_marks"]["headers"] = time.perf_counter()
         row["status"] = response.status_code
         row["reason"] = response.reason_phrase
         row["http_version"] = response.http_version
-        row["response_headers"] = _headers(response.headers, list(self._secrets()))
+        row["response_headers"] = _headers(response.headers, self._known())
         row["error"] = None
         if response.is_stream_consumed:  # a transport that handed the body over already read
             self._finish(row, response.content, len(response.content), complete=True)
@@ -170,12 +206,23 @@ class HttpTrace:
         response.stream = _Recorded(response.stream, keep, lambda head, size, complete: (
             self._finish(row, head, size, complete)))
 
+    def _learn_from(self, response: httpx.Response) -> None:
+        """Read an untraced JSON answer's head for credentials as it streams by."""
+        if "json" not in response.headers.get("content-type", "").lower():
+            return
+        if response.is_stream_consumed:
+            self._learn(response.content)
+            return
+        response.stream = _Recorded(response.stream, LEARN_BYTES,
+                                    lambda head, size, complete: self._learn(head))
+
     def _finish(self, row: dict[str, Any], body: bytes, size: int, complete: bool) -> None:
-        secrets = list(self._secrets())
+        self._learn(body)  # before redacting: a plan token in this answer is known already
+        redact = self._known()
         marks = row.pop("_marks")
         marks["closed"] = time.perf_counter()
         row["response_bytes"] = size
-        text, cut = redact_body_cut(body, self._body_chars, secrets)
+        text, cut = redact_body_cut(body, self._body_chars, redact)
         row["response_body"] = text
         row["response_body_cut"] = cut or not complete or len(body) < size
         row["elapsed_ms"] = _ms(marks["start"], marks["closed"])
@@ -274,16 +321,16 @@ class _Recorded(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-def _redacted(value: Any, secrets: list[Secret]) -> Any:
+def _redacted(value: Any, redact: Redactor) -> Any:
     if isinstance(value, str):
-        return redact(value, secrets)
+        return redact(value)
     if isinstance(value, dict):
-        return {k: _redacted(v, secrets) for k, v in value.items()}
+        return {k: _redacted(v, redact) for k, v in value.items()}
     return value
 
 
-def _headers(headers: Mapping[str, str], secrets: list[Secret]) -> dict[str, str]:
+def _headers(headers: Mapping[str, str], redact: Redactor) -> dict[str, str]:
     return {
-        name.lower(): REDACTED if name.lower() in BLANKED_HEADERS else redact(value, secrets)
+        name.lower(): REDACTED if name.lower() in BLANKED_HEADERS else redact(value)
         for name, value in headers.items()
     }

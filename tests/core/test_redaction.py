@@ -9,14 +9,18 @@ import pytest
 
 from jupyter_design_projects.core.redaction import (
     REDACTED,
+    SECRET_FIELDS,
     CredentialFields,
+    Redactor,
     Secret,
+    SeenSecrets,
     as_secret,
     redact,
     redact_body,
     redact_body_cut,
     redact_fields,
     redact_then_truncate,
+    secrets_in_body,
 )
 
 TOKEN = 'tok/+=en"value\\with spaces'
@@ -191,3 +195,108 @@ def test_a_cut_body_has_its_fields_blanked_by_pattern_exactly():
     escaped = b'{"text": "{\\"token\\": \\"abcdef\\", \\"x\\": 1'
     assert redact_body_cut(escaped, 100) == (
         f'{{"text": "{{\\"token\\": \\"{REDACTED}\\", \\"x\\": 1', False)
+
+
+# ---------------------------------------------------------------- every credential field
+
+#: each field whose value is a credential wherever it appears (pinned one by one: removing
+#: any from SECRET_FIELDS fails its own row below)
+CREDENTIAL_FIELDS = ["access_token", "refresh_token", "id_token", "token", "code",
+                     "code_verifier", "client_secret", "session_jwt", "password", "plan_token"]
+FIELD_VALUE = "field-secret-value-0123456789"
+
+
+def test_the_credential_fields_are_exactly_the_pinned_ones():
+    assert set(CREDENTIAL_FIELDS) == SECRET_FIELDS
+
+
+@pytest.mark.parametrize("field", CREDENTIAL_FIELDS)
+def test_each_credential_field_is_blanked_where_its_value_is_not_known(field):
+    data = {field: FIELD_VALUE, "other": "kept"}
+    assert redact_fields(data) == {field: REDACTED, "other": "kept"}
+    nested = {"result": {"content": [{"type": "text", "text": json.dumps(data)}]}}
+    assert FIELD_VALUE not in json.dumps(redact_fields(nested))
+    assert FIELD_VALUE not in repr(CredentialFields(data))  # a traceback's locals
+    assert FIELD_VALUE not in str(CredentialFields(data))
+    body = json.dumps(data).encode()
+    assert FIELD_VALUE not in redact_body(body, 1000)
+    assert FIELD_VALUE not in redact_body(body[:-1], 1000)  # cut short: not JSON any more
+    assert FIELD_VALUE not in redact_body(json.dumps(nested).encode()[:-3], 1000)
+
+
+# ---------------------------------------------------------------- spellings and placements
+
+SLASHED = "dpt_ab/cd+ef=gh-0123456789"
+
+
+@pytest.mark.parametrize("text", [
+    f'{{"note": " {SLASHED}"}}',                              # a JSON string, leading space
+    f"plan token '{SLASHED}' is spent",                      # quoted in an error sentence
+    f'plan token "{SLASHED}" is unknown',
+    f"?plan={quote(SLASHED, safe='')}",                      # URL-encoded, upper-case hex
+    f"?plan={quote(SLASHED, safe='').lower()}",              # … and lower-case hex
+    f"?plan={quote_plus(SLASHED)}",                          # form-encoded
+    json.dumps({"text": json.dumps({"detail": f"token {SLASHED}"})}),  # escaped twice over
+    json.dumps(SLASHED).replace("/", "\\/"),                 # the solidus escaped
+], ids=["json-leading-space", "single-quoted", "double-quoted", "url", "url-lower-hex",
+        "form", "nested-json", "solidus"])
+def test_a_known_secret_is_redacted_in_every_placement(text):
+    out = redact(text, [Secret(SLASHED)])
+    assert REDACTED in out
+    for leftover in ("ab/cd", "ab%2Fcd", "ab%2fcd", "ab\\/cd", "ef=gh", "ef%3Dgh", "ef%3dgh"):
+        assert leftover not in out
+
+
+def test_a_secret_given_with_blanks_around_it_is_redacted_without_them_too():
+    assert redact(f"token {SLASHED}.", [Secret(f"  {SLASHED}\n")]) == f"token {REDACTED}."
+
+
+def test_a_short_value_is_not_a_token_and_is_left_alone():
+    assert redact("the word secret stays", ["secret", "  secret  "]) == "the word secret stays"
+
+
+# ---------------------------------------------------------------- learning from bodies
+
+PLAN = "dpt_" + "x" * 43
+
+
+def mcp_answer(fields: dict) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 3, "result": {
+        "content": [{"type": "text", "text": json.dumps(fields)}],
+        "structuredContent": fields, "isError": False}}).encode()
+
+
+@pytest.mark.parametrize(("body", "found"), [
+    (mcp_answer({"plan_token": PLAN, "project_id": "p"}), [PLAN]),
+    (b'data: {"result": {"content": [{"text": "{\\"plan_token\\": \\"' + PLAN.encode()
+     + b'\\"}"}]}}\n\n', [PLAN]),                                       # an event stream
+    (b'{"plan_token": "' + PLAN.encode() + b'", "cut', [PLAN]),       # cut short
+    (json.dumps({"grant_type": "authorization_code", "code": "c" * 20,
+                 "code_verifier": "v" * 43}).encode(), ["c" * 20, "v" * 43]),
+    (json.dumps({"error": "not found", "code": "not_found_anywhere"}).encode(), []),
+    (json.dumps({"project_id": "p", "files": [{"path": "a.html"}]}).encode(), []),
+    (b"", []),
+], ids=["mcp-result", "event-stream", "cut-json", "token-request", "error-kind", "plain", "empty"])
+def test_the_credentials_a_body_carries_are_found(body, found):
+    assert sorted(set(secrets_in_body(body))) == sorted(found)
+
+
+def test_seen_secrets_keep_the_newest_and_never_print():
+    seen = SeenSecrets(kept=2)
+    seen.add(["first-secret-1", "short", "second-secret-2", REDACTED])
+    seen.add(["third-secret-3", "second-secret-2"])
+    assert [s.reveal() for s in seen] == ["third-secret-3", "second-secret-2"]
+    assert "secret" not in repr(seen)
+
+
+def test_a_redactor_made_once_redacts_as_redact_does_and_never_prints_a_spelling():
+    secrets = [Secret(SLASHED), Secret("other-secret-0001"), "x"]
+    made = Redactor(secrets)
+    for text in (f"a {SLASHED} b", f"?q={quote(SLASHED, safe='')}", "Bearer abc.def", "plain"):
+        assert made(text) == redact(text, secrets) == redact(text, made)
+    assert "ab/cd" not in repr(made) and "other" not in repr(made)
+
+
+def test_a_longer_secret_holding_a_shorter_one_is_redacted_whole():
+    short, long = "abcdefgh12", "abcdefgh12345678"
+    assert redact(f"[{long}]", [short, long]) == f"[{REDACTED}]"

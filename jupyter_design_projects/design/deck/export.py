@@ -29,6 +29,7 @@ from typing import Any
 
 from ...core import slideshow
 from ...errors import ConfigError, InvalidArguments
+from ...private_files import replace_private
 
 OPERATION = "deck export"
 #: the PDF page and the viewport a slide is drawn in (16:9)
@@ -371,6 +372,4 @@ class _browser_context:  # noqa: N801 - used as `async with`, like a function
 def write_export(target: Path, data: bytes) -> None:
     """Write the export next to its final name, then move it there: a failure never leaves
     half a file, and never loses the one that was there."""
-    temporary = target.with_name(f".{target.name}.part")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    replace_private(target, data)  # 0600, atomic, never through a symlink
