@@ -432,11 +432,13 @@ def reaches_down(importer: str, target: str) -> bool:
     """Whether `importer` may import `target` under the layers contracts of pyproject.toml
     (the package's own `__init__` is the entry, above every layer), and the client and the
     service stay apart."""
-    if (importer.startswith(f"{NAME}.server")) != (target.startswith(f"{NAME}.server")) \
-            and importer != NAME:
-        return False
+    server, core = f"{NAME}.server", f"{NAME}.core"
+    if _under(target, server) and not _under(importer, server):
+        return False  # the client (the package's entry included) never loads the service
+    if _under(importer, server) and not _under(target, server):
+        return _under(target, core)  # the service stands on core/ alone
     if importer == NAME:
-        return not target.startswith(f"{NAME}.server")
+        return True
     for contract in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
             "importlinter"]["contracts"]:
         if contract["type"] != "layers":
@@ -457,6 +459,10 @@ def reaches_down(importer: str, target: str) -> bool:
     return True
 
 
+def _under(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 def _child(module: str, container: str) -> str | None:
     """The child of `container` that `module` is or is under, else None."""
     if not module.startswith(container + "."):
@@ -470,6 +476,8 @@ def test_the_layer_check_refuses_an_import_up_or_across() -> None:
     assert not reaches_down(f"{NAME}.notebook.lifecycle", f"{NAME}.notebook.dispatch")
     assert not reaches_down(f"{NAME}.server.app", f"{NAME}.settings")
     assert not reaches_down(f"{NAME}.session", f"{NAME}.server.app")
+    assert not reaches_down(NAME, f"{NAME}.server")
+    assert reaches_down(f"{NAME}.server.app", f"{NAME}.core.plans")
     assert reaches_down(f"{NAME}.session", f"{NAME}.design.client")
     assert reaches_down(f"{NAME}.notebook.dispatch", f"{NAME}.notebook.grammar")
 
