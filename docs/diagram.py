@@ -51,11 +51,13 @@ ROLES = {
 PER_LINE = 6
 
 
-def layers(pyproject: Path = ROOT / "pyproject.toml") -> list[list[str]]:
-    """The client's layers, top first, each a list of sibling top-level names."""
+def layers(pyproject: Path = ROOT / "pyproject.toml",
+           container: str = PACKAGE) -> list[list[str]]:
+    """The layers of `container` (the client's, by default), top first, each a list of
+    sibling names."""
     config = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]
     contract = next(c for c in config["contracts"]
-                    if c["type"] == "layers" and c.get("containers") == [PACKAGE])
+                    if c["type"] == "layers" and c.get("containers") == [container])
     return [[name.strip() for name in layer.split("|")] for layer in contract["layers"]]
 
 
@@ -129,7 +131,8 @@ def packages_of(g) -> set[str]:
 
 
 def render(client_layers: list[list[str]], modules: set[str], packages: set[str],
-           edges: set[tuple[str, str]]) -> str:
+           edges: set[tuple[str, str]],
+           notebook_layers: list[list[str]] | None = None) -> str:
     roots = box_roots(client_layers)
 
     def node(root: str, indent: str) -> str:
@@ -151,6 +154,14 @@ def render(client_layers: list[list[str]], modules: set[str], packages: set[str]
         table.replace("`", ""),
         "```",
         "",
+        *(["Inside `notebook/` (its own layers contract), top first: the magics compose",
+           "the notebook host and hand it to `dispatch`, which hands it to every handler.",
+           "",
+           "```",
+           "\n".join(" | ".join(f"{name}.py" for name in layer)
+                     for layer in notebook_layers),
+           "```",
+           ""] if notebook_layers else []),
         "A solid arrow is an import (some module of one box imports some module of the",
         "other); the one dotted arrow is not an import but the process boundary: the",
         "embedded default starts the service as a subprocess and talks HTTP to it.",
@@ -179,7 +190,8 @@ def generated_block() -> str:
     client_layers = layers()
     imports = import_map(g)
     edges = box_imports(imports, box_roots(client_layers))
-    return render(client_layers, set(imports), packages_of(g), edges)
+    return render(client_layers, set(imports), packages_of(g), edges,
+                  layers(container=f"{PACKAGE}.notebook"))
 
 
 def rewritten(page: str, block: str) -> str:

@@ -25,7 +25,7 @@ shell.run_line_magic("load_ext", "jupyter_design_projects")
 assert "design" in shell.magics_manager.magics["line"]
 assert "project" in shell.magics_manager.magics["line"]
 magics = shell.magics_manager.registry["DesignProjects"]
-starting = magics._starting
+starting = magics.host.lifecycle.starting
 assert starting is not None  # load_ext began opening the session
 session = starting.result(timeout=90)  # the background start, warm-up included
 assert session.embedded is not None and session.embedded.running
@@ -88,7 +88,7 @@ NOT_ON_THE_LOAD_PATH = HEAVY + (
 ON_THE_LOAD_PATH = {
     "jupyter_design_projects", "jupyter_design_projects.core",
     "jupyter_design_projects.core.trace_limits", "jupyter_design_projects.notebook",
-    "jupyter_design_projects.notebook.lifecycle", "jupyter_design_projects.notebook.login",
+    "jupyter_design_projects.notebook.host", "jupyter_design_projects.notebook.lifecycle",
     "jupyter_design_projects.notebook.magics",
 }
 
@@ -114,7 +114,7 @@ sys.meta_path.insert(0, seen)
 shell.run_line_magic("load_ext", "jupyter_design_projects")
 %s
 sys.meta_path.remove(seen)
-starting = shell.magics_manager.registry["DesignProjects"]._starting
+starting = shell.magics_manager.registry["DesignProjects"].host.lifecycle.starting
 assert starting is not None and starting.exception(timeout=60) is not None
 print(json.dumps(seen.names))
 """

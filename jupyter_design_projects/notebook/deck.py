@@ -30,7 +30,7 @@ PREVIEW_WIDTH = 320
 
 
 class DeckHost(Protocol):
-    """What a deck needs from the notebook it lives in (the magics are one): the session,
+    """What a deck needs from the notebook it lives in (`host.NotebookHost` is one): the session,
     whether a person can answer a card now, the continuation of an answered card, and the
     notebook's variables (for `$name` in a slide)."""
 

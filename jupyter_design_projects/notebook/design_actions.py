@@ -1,5 +1,5 @@
 """The `%design` actions: one handler per subcommand (and `call`, any other word: a Design
-operation), the table (`DESIGN_ACTIONS`) the magics dispatch through, and the catalogue
+operation), the table (`DESIGN_ACTIONS`) `dispatch` runs a line through, and the catalogue
 lookups `--help` and the did-you-mean line use. A new subcommand is a row in
 `subcommands.DESIGN` (its grammar and help) and a row here (its handler)."""
 
@@ -13,67 +13,69 @@ from . import views
 from .grammar import Command
 
 if TYPE_CHECKING:
-    from .magics import DesignProjects
+    from .host import NotebookHost
 
-#: a handler: the magics instance and the parsed line → what the cell returns
-Handler = Callable[["DesignProjects", Command], Any]
+#: a handler: the notebook host and the parsed line → what the cell returns
+Handler = Callable[["NotebookHost", Command], Any]
 
 
-def catalogue_list(magics: DesignProjects, command: Command) -> Any:
+def catalogue_list(host: NotebookHost, command: Command) -> Any:
     from .catalogue import CatalogueView
 
-    session = magics.session
+    session = host.session
     result = session.run(session.design.list(full=command.args["full"]))
     return views.design_outcome(result, catalogue_widget=CatalogueView)
 
 
-def consent_or_revoke(magics: DesignProjects, command: Command) -> Any:
+def consent_or_revoke(host: NotebookHost, command: Command) -> Any:
     action = command.action
-    session = magics.session
+    session = host.session
     data = session.run(getattr(session.design, action)())
     status = {"consent": action == "consent"} if data is None else data
     return views.status_outcome(status, label=f"design {action}")
 
 
-def status(magics: DesignProjects, command: Command) -> Any:
-    session = magics.session
+def status(host: NotebookHost, command: Command) -> Any:
+    session = host.session
     found = session.run(session.design.status())
     names = session.run(session.design.project_names(views.status_projects(found)))
     return views.status_outcome(found, names=names)
 
 
-def trace(magics: DesignProjects, command: Command) -> Any:
+def trace(host: NotebookHost, command: Command) -> Any:
     """The HTTP trace (its table), on|off, --clear, --har, --curl (`trace`)."""
     from .trace import trace_command
 
-    return trace_command(magics.session.trace, command.args)
+    return trace_command(host.session.trace, command.args)
 
 
-def login(magics: DesignProjects, command: Command) -> Any:
-    return magics._login(command.args.get("code"), paste=command.args.get("paste", False))
+def login(host: NotebookHost, command: Command) -> Any:
+    from .login import sign_in
+
+    return sign_in(host, command.args.get("code"), paste=command.args.get("paste", False))
 
 
-def deck(magics: DesignProjects, command: Command) -> Any:
-    """`%design deck …` and `%%design slide …`: the notebook's deck lives on the magics."""
+def deck(host: NotebookHost, command: Command) -> Any:
+    """`%design deck …` and `%%design slide …`: the notebook's deck lives on the host."""
     from .deck import NotebookDeck, deck_command
 
-    result = deck_command(magics, command, magics._deck)
+    result = deck_command(host, command, host.deck)
     if isinstance(result, NotebookDeck):
-        magics._deck = result
+        host.deck = result
     return result
 
 
-def call(magics: DesignProjects, command: Command) -> Any:
+def call(host: NotebookHost, command: Command) -> Any:
     """One Design operation; a call that needs a person shows its approval card (where
     nobody can click, it fails closed)."""
     operation, arguments = command.args["operation"], command.args["arguments"]
-    session = magics.session
+    session = host.session
     result = session.run(session.design.call(operation, arguments))
     from ..design.approval import PendingApproval
 
     if not isinstance(result, PendingApproval):
         return views.design_outcome(result)
-    if not magics.can_ask():  # fail closed
+    if not host.can_ask():  # fail closed
         from ..core.permissions import explain
 
         raise PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
@@ -86,7 +88,7 @@ def call(magics: DesignProjects, command: Command) -> Any:
         """The grant watcher of a waiting grant card, on the session's loop (spec §8)."""
         return session.submit(session.design.watch_grant(pending, claim=claim))
 
-    card = ApprovalCard(result, resume=magics.resume, present=views.design_outcome,
+    card = ApprovalCard(result, resume=host.resume, present=views.design_outcome,
                         watch=watch, project_names=session.design.projects_seen)
     display(card.widget)
     return PendingOutcome(operation, card)

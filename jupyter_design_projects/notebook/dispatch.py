@@ -3,7 +3,8 @@ tables, and settle its outcome (kept as `last`; a failure becomes one `UsageErro
 
 The magics class (`magics.DesignProjects`) imports this module on its first call, not at
 `%load_ext`: the grammar, the action tables, the views and the error tree load with the
-first line that needs them.
+first line that needs them. Everything a line works with besides its words is the
+notebook host (`host.NotebookHost`) the magics hand over; each handler is handed it too.
 """
 
 from __future__ import annotations
@@ -27,63 +28,62 @@ from .outcome import Outcome
 from .project_actions import PROJECT_ACTIONS
 
 if TYPE_CHECKING:
-    from .magics import DesignProjects
+    from .host import NotebookHost
 
 OUTCOME_FLAG = "--outcome"
 
 
-def run(magics: DesignProjects, tool: str, line: str, cell: str | None, local_ns: Any) -> Any:
+def run(host: NotebookHost, tool: str, line: str, cell: str | None, local_ns: Any) -> Any:
     """Parse, run and settle one magic: a failure raises one `UsageError` line (or, with
     errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
-    as_outcome, line = _outcome_flag(line, magics.errors == "outcome")
+    as_outcome, line = _outcome_flag(line, host.options.errors == "outcome")
     try:
         if tool == "project":
-            command = grammar.parse_project(line, cell, magics._namespace(local_ns))
+            command = grammar.parse_project(line, cell, host.namespace(local_ns))
         else:
-            command = grammar.parse_design(line, cell, magics._namespace(local_ns))
+            command = grammar.parse_design(line, cell, host.namespace(local_ns))
         if command.help is not None:
-            print(help_text(magics._session, command))
+            print(help_text(host.opened, command))
             return None
         if command.action == "last":
-            return _last_outcome(magics, tool)
+            return _last_outcome(host, tool)
         if tool == "project":
-            outcome = PROJECT_ACTIONS[command.action](magics, command)
+            outcome = PROJECT_ACTIONS[command.action](host, command)
         else:
-            with magics._answering(magics._live_can_ask()), \
-                    magics._first_handshake() as panel:
+            with host.answering(host.live_can_ask()), host.first_handshake() as panel:
                 if panel is not None:
                     panel.report("Design handshake (initialize, tools/list)", 0, 1)
-                outcome = DESIGN_ACTIONS[command.action](magics, command)
+                outcome = DESIGN_ACTIONS[command.action](host, command)
     except BadCommand as exc:  # a mistyped line: nothing ran, nothing to keep
         raise UsageError(views.failure_line(exc, tool)) from None
     except JdpError as exc:
-        error = _reworded(magics, exc)
+        error = _reworded(host, exc)
         outcome = views.failed_outcome(f"{tool} {_label(line)}", error)
-    return _settle(magics, tool, outcome, as_outcome)
+    return _settle(host, tool, outcome, as_outcome)
 
 
-def _settle(magics: DesignProjects, tool: str, outcome: Any, as_outcome: bool) -> Any:
+def _settle(host: NotebookHost, tool: str, outcome: Any, as_outcome: bool) -> Any:
     if isinstance(outcome, Outcome) and outcome.error is not None:
-        error = _reworded(magics, outcome.error)
+        error = _reworded(host, outcome.error)
         if error is not outcome.error:
             outcome.error, outcome.notice = error, str(error)
-    magics._last[tool] = outcome
+    host.last[tool] = outcome
     if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
         return outcome  # a pending card is not a failure
     raise UsageError(views.failure_line(outcome, tool)) from None
 
 
-def _last_outcome(magics: DesignProjects, tool: str) -> Any:
-    if tool not in magics._last:
+def _last_outcome(host: NotebookHost, tool: str) -> Any:
+    if tool not in host.last:
         raise UsageError(f"%{tool} last: no %{tool} call has finished in this session yet.")
-    return magics._last[tool]
+    return host.last[tool]
 
 
-def _reworded(magics: DesignProjects, error: JdpError) -> JdpError:
+def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
     """The few failures whose line needs what only the magic knows: the approval_mode
     setting, the catalogue (did-you-mean) and the configured URL."""
     if (isinstance(error, PermissionDenied) and error.reason == "nobody_can_approve"
-            and magics.approval_mode == "deny"):
+            and host.options.approval_mode == "deny"):
         return PermissionRefused(error.operation, "approval_mode_deny",
                                  guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
@@ -91,12 +91,12 @@ def _reworded(magics: DesignProjects, error: JdpError) -> JdpError:
 
         from ..core.design_operations import BY_NAME
 
-        names = sorted({*BY_NAME, *(e.name for e in catalogue_entries(magics._session))})
+        names = sorted({*BY_NAME, *(e.name for e in catalogue_entries(host.opened))})
         close = difflib.get_close_matches(error.operation, names, n=1, cutoff=0.6)
         if close:
             return guidance.reworded(error, f"{error} Did you mean {close[0]!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):
-        settings = magics.settings()
+        settings = host.settings()
         url = (settings.web_base_url if error.action.startswith("project")
                else settings.api_base_url)
         return guidance.reworded(error, guidance.connection_line(error, url))

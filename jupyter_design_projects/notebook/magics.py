@@ -14,18 +14,18 @@ stays reachable with `%design last` / `%project last`. `%config DesignProjects.e
 'outcome'`, or `--outcome` as the first word of one line, returns error outcomes instead
 (for notebooks that debug the API). A pending approval card is not a failure.
 
-This module holds the magics class: its traits, the two magics and their help. What a
-line does (parse, dispatch through `project_actions.PROJECT_ACTIONS` or
-`design_actions.DESIGN_ACTIONS`, settle) is `dispatch`, loaded by the first call so that
-`%load_ext` stays light; the session's lifecycle is in `lifecycle`, and sign-in in `login`.
+This module holds the magics class: its traits, the two magics and their help. The class
+composes one `host.NotebookHost` (the session's lifecycle, sign-in, the deck, the last
+outcomes, who can answer a card) and hands it to `dispatch`, which parses a line, runs it
+through `project_actions.PROJECT_ACTIONS` or `design_actions.DESIGN_ACTIONS` and settles it;
+`dispatch` loads with the first call (or on the background start's thread), so that
+`%load_ext` stays light.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections import ChainMap
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import (
     Magics,
@@ -37,8 +37,11 @@ from IPython.core.magic import (
 from traitlets import Bool, Enum, Float, Int, Unicode, observe
 
 from ..core.trace_limits import TRACE_LIMIT, TRACE_LIMIT_MAX, TRACE_LIMIT_MIN
+from .host import NotebookHost
 from .lifecycle import SETTING_TRAITS
-from .login import SignIn
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 
 def with_usage(tool: str):
@@ -56,14 +59,22 @@ def with_usage(tool: str):
     return decorate
 
 
+def _load_call_path() -> None:
+    """What the first call needs (the grammar, the action tables, the views, the error
+    tree), loaded on the background start's thread rather than in the first call."""
+    from . import dispatch  # noqa: F401
+
+
 @magics_class
-class DesignProjects(SignIn, Magics):
+class DesignProjects(Magics):
     """%design and %project. Options: %config DesignProjects.<trait> = value.
 
     Each line is parsed (`grammar`), dispatched through the action tables
     (`project_actions.PROJECT_ACTIONS`, `design_actions.DESIGN_ACTIONS`) and settled by
-    `dispatch`; the session's lifecycle is `lifecycle.SessionLifecycle`, sign-in
-    `login.SignIn`."""
+    `dispatch`, with the notebook host (`self.host`: the session's lifecycle, sign-in, the
+    deck, the last outcomes, who can answer) as everything it works with."""
+
+    # ------------------------------------------------------------ the traits
 
     approval_mode = Enum(
         ("auto", "widget", "deny"), "auto", config=True,
@@ -102,36 +113,49 @@ class DesignProjects(SignIn, Magics):
              "error outcome instead. Either way `%design last` / `%project last` has it.",
     )
 
-    def __init__(self, shell=None, **kwargs: Any) -> None:
-        super().__init__(shell=shell, **kwargs)
-        self._init_lifecycle()
-        self._init_sign_in()
-        #: the notebook's deck (`%design deck open|new`)
-        self._deck: Any = None
-        #: each magic's last outcome, failed ones included (`%design last`, `%project last`)
-        self._last: dict[str, Any] = {}
+    # ------------------------------------------------------------ the setting traits
+
+    def setting_values(self) -> dict[str, Any]:
+        """The setting traits' values: `Settings.resolve`'s overrides (the host reads them
+        when it resolves the settings)."""
+        return {name: getattr(self, name) for name in SETTING_TRAITS}
 
     @observe(*SETTING_TRAITS)
     def _setting_changed(self, change: Any) -> None:
-        # (config applied while the instance is built sets traits before __init__ ends)
-        if getattr(self, "_starting", None) is not None:  # begun before this setting
-            self._discard_started()
-        elif getattr(self, "_session", None) is not None:
-            from .trace import apply_setting
+        # (config applied while the instance is built sets traits before there is a host)
+        host = getattr(self, "host", None)
+        if host is not None:
+            host.setting_changed(change["name"], change["new"])
 
-            if apply_setting(self._session, change["name"], change["new"]):
-                return
-            print(f"DesignProjects.{change['name']} applies to the next session: run "
-                  "%reload_ext jupyter_design_projects to start one.")
+    # ------------------------------------------------------------ the host
+
+    def __init__(self, shell=None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        #: everything a call works with besides its line (`host.NotebookHost`)
+        self.host = NotebookHost(shell, self, warm=_load_call_path)
+
+    @property
+    def session(self) -> Any:
+        """The session: the one begun at `%load_ext`, or opened now."""
+        return self.host.session
+
+    def settings(self) -> Settings:
+        """The settings a session of these traits resolves (environment, then traits)."""
+        return self.host.settings()
+
+    def can_ask(self) -> bool:
+        """Whether a person can answer an approval card now."""
+        return self.host.can_ask()
+
+    def start_session(self) -> None:
+        """Begin opening the session in the background (what `%load_ext` does)."""
+        self.host.start_session()
+
+    def close(self) -> None:
+        """Close the session (a sign-in in progress is cancelled first)."""
+        self.host.close()
 
     # ------------------------------------------------------------ the magics
-
-    def _namespace(self, local_ns: Any) -> ChainMap:
-        return ChainMap(local_ns or {}, self.shell.user_ns if self.shell else {})
-
-    def user_namespace(self) -> Mapping[str, Any]:
-        """The notebook's variables (a deck's `$name`)."""
-        return dict(getattr(self.shell, "user_ns", None) or {})
 
     @no_var_expand
     @needs_local_scope
@@ -164,7 +188,7 @@ class DesignProjects(SignIn, Magics):
         so that `%load_ext` registers the magics without loading the call path."""
         from .dispatch import run
 
-        return run(self, tool, line, cell, local_ns)
+        return run(self.host, tool, line, cell, local_ns)
 
 
 def load(ipython) -> None:

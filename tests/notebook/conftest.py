@@ -27,7 +27,7 @@ def shell() -> Iterator[Any]:
 @pytest.fixture
 def magics(shell):
     instance = shell.magics_manager.registry["DesignProjects"]
-    instance._session = FakeSession(instance.can_ask)
+    instance.host.lifecycle.adopt(FakeSession(instance.can_ask))
     return instance
 
 

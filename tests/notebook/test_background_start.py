@@ -28,23 +28,23 @@ def loaded(module_reference_service, monkeypatch) -> Iterator[Any]:
 
 def test_load_ext_begins_the_session_and_the_first_call_uses_it(loaded):
     shell, magics = loaded
-    started = magics._starting
+    started = magics.host.lifecycle.starting
     assert started is not None
 
     begun = started.result(timeout=60)
     info = shell.run_line_magic("project", "info")
 
-    assert magics.session is begun and magics._starting is None
+    assert magics.session is begun and magics.host.lifecycle.starting is None
     assert info.data["project"]["name"] == "Team Handbook"
 
 
 def test_a_setting_changed_before_any_call_discards_the_begun_session(loaded):
     shell, magics = loaded
-    begun = magics._starting.result(timeout=60)
+    begun = magics.host.lifecycle.starting.result(timeout=60)
 
     shell.run_line_magic("config", "DesignProjects.http_trace = True")
     try:
-        assert magics._starting is None and begun._closed  # closed, not leaked
+        assert magics.host.lifecycle.starting is None and begun._closed  # closed, not leaked
         assert magics.session is not begun and magics.session.settings.http_trace is True
     finally:
         del shell.config.DesignProjects["http_trace"]  # the shell is shared by later tests
@@ -52,7 +52,7 @@ def test_a_setting_changed_before_any_call_discards_the_begun_session(loaded):
 
 def test_unload_closes_a_session_no_call_used(loaded):
     shell, magics = loaded
-    begun = magics._starting.result(timeout=60)
+    begun = magics.host.lifecycle.starting.result(timeout=60)
 
     unload(shell)
 
@@ -67,7 +67,7 @@ def test_plain_load_begins_nothing(module_reference_service):
     shell = InteractiveShell.instance()
     load(shell)
     try:
-        assert shell.magics_manager.registry["DesignProjects"]._starting is None
+        assert shell.magics_manager.registry["DesignProjects"].host.lifecycle.starting is None
     finally:
         unload(shell)
 
@@ -84,9 +84,10 @@ def test_a_bad_setting_at_load_is_reported_by_the_first_call(monkeypatch):
     magics = shell.magics_manager.registry["DesignProjects"]
     try:
         # the background start resolves the settings, so it holds the error, unseen
-        assert isinstance(magics._starting.exception(timeout=60), ConfigError)
+        assert isinstance(magics.host.lifecycle.starting.exception(timeout=60), ConfigError)
         with pytest.raises(UsageError, match="plain http"):
             shell.run_line_magic("project", "info")
-        assert magics._starting is None  # spent: a later call reads the settings afresh
+        # spent: a later call reads the settings afresh
+        assert magics.host.lifecycle.starting is None
     finally:
         unload(shell)

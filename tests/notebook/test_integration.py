@@ -24,7 +24,7 @@ def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
     magics = shell.magics_manager.registry["DesignProjects"]
     magics.approval_mode = "widget"
     magics.reports = []
-    magics.report_progress = lambda *report: magics.reports.append(report)
+    magics.host.report_progress = lambda *report: magics.reports.append(report)
     yield magics
     magics.close()
 
@@ -243,15 +243,15 @@ def test_login_paste_asks_for_the_code_without_putting_it_in_the_cell(shell, liv
                                                                      monkeypatch):
     import getpass
 
-    from jupyter_design_projects.notebook.magics import DesignProjects
+    from jupyter_design_projects.notebook.host import NotebookHost
 
     magics = shell.magics_manager.registry["DesignProjects"]
-    monkeypatch.setattr(DesignProjects, "_stdin_allowed", lambda self: True)
+    monkeypatch.setattr(NotebookHost, "stdin_allowed", lambda self: True)
     asked = []
 
     def paste(prompt: str) -> str:
         asked.append(prompt)
-        return pasted_code(magics._login_attempt.url)
+        return pasted_code(magics.host.login_attempt.url)
 
     monkeypatch.setattr(getpass, "getpass", paste)
     signed_in = shell.run_line_magic("design", "login --paste")

@@ -46,11 +46,7 @@ def test_load_registers_both_magics_and_unload_removes_them_and_closes_the_sessi
     assert "project" in shell.magics_manager.magics["cell"]
     instance = shell.magics_manager.registry["DesignProjects"]
     fake = FakeSession(instance.can_ask)
-    instance._session = fake
-    instance._finalizer = None
-    import weakref
-
-    instance._finalizer = weakref.finalize(instance, fake.close)
+    instance.host.lifecycle.adopt(fake)
     unload(shell)
     assert fake.closed
     assert "design" not in shell.magics_manager.magics["line"]
@@ -282,13 +278,14 @@ def test_a_first_call_whose_background_start_settles_within_the_quiet_wait_shows
     import threading
     from concurrent.futures import Future
 
-    from jupyter_design_projects.notebook import lifecycle as module
+    from jupyter_design_projects.notebook import host as module
 
     kernel(allow_stdin=False)
     monkeypatch.setattr(module, "QUIET_WAIT_S", 60.0)
-    begun, magics._session = magics._session, None
-    magics._starting = Future()
-    finishing = threading.Timer(0.2, magics._starting.set_result, [begun])
+    lifecycle = magics.host.lifecycle
+    begun, lifecycle.current = lifecycle.current, None
+    lifecycle.starting = Future()
+    finishing = threading.Timer(0.2, lifecycle.starting.set_result, [begun])
     finishing.start()
     try:
         shell.run_line_magic("project", "info")
@@ -302,7 +299,7 @@ def test_a_first_call_whose_background_start_is_not_done_within_the_quiet_wait_s
         shell, magics, kernel, capsys, monkeypatch):
     from concurrent.futures import Future
 
-    from jupyter_design_projects.notebook import lifecycle as module
+    from jupyter_design_projects.notebook import host as module
 
     class SettlesWhenWaitedFor(Future):
         """Not done when the call looks; done once the call waits on it."""
@@ -314,8 +311,9 @@ def test_a_first_call_whose_background_start_is_not_done_within_the_quiet_wait_s
 
     kernel(allow_stdin=False)
     monkeypatch.setattr(module, "QUIET_WAIT_S", 0.0)
-    begun, magics._session = magics._session, None
-    magics._starting = SettlesWhenWaitedFor()
+    lifecycle = magics.host.lifecycle
+    begun, lifecycle.current = lifecycle.current, None
+    lifecycle.starting = SettlesWhenWaitedFor()
     shell.run_line_magic("project", "info")
     assert magics.session is begun
     assert "FloatProgress" in capsys.readouterr().out
