@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,6 @@ REQUIRED = {
     "update_member_role": ["project_id", "account_uuid", "role"],
     "remove_member": ["project_id", "account_uuid"], "update_sharing": ["project_id"],
 }
-
-
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        yield harness
 
 
 def test_initialize_answers_json_with_a_session_id(h: Harness) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,23 +13,10 @@ from test_design_harness import (
     PARTNER_ID,
     Harness,
     McpClient,
-    build_harness,
     error_text,
     files_of,
     plan,
 )
-
-
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        harness.consent()
-        yield harness
-
-
-@pytest.fixture
-def m(h: Harness) -> McpClient:
-    return h.mcp().initialize()
 
 
 # -- catalogue and projects ---------------------------------------------------------------

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,7 +16,6 @@ from test_design_harness import (
     DECK_ID,
     Harness,
     McpClient,
-    build_harness,
     error_text,
     files_of,
     plan,
@@ -38,18 +36,6 @@ def refusal(result: dict[str, Any]) -> str:
     found = _REASON.match(error_text(result))
     assert found is not None, result
     return found.group(1)
-
-
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        harness.consent()
-        yield harness
-
-
-@pytest.fixture
-def m(h: Harness) -> McpClient:
-    return h.mcp().initialize()
 
 
 def member_arguments(m: McpClient, name: str) -> dict[str, Any]:
