@@ -130,6 +130,33 @@ def test_a_new_session_works_after_a_drop(h: Harness) -> None:
     assert client.initialize().request("tools/list").status_code == 200
 
 
+def test_a_drop_counts_the_open_sessions_only_and_spares_later_ones(h: Harness) -> None:
+    assert h.ctx.drop_mcp_sessions is not None
+    kept, ended = h.mcp().initialize(), h.mcp().initialize()
+    assert h.client.delete(MCP, headers=ended.headers()).status_code == 200
+    assert h.ctx.drop_mcp_sessions() == 1
+    later = h.mcp().initialize()
+    assert h.ctx.drop_mcp_sessions() == 1
+    assert h.ctx.drop_mcp_sessions() == 0
+    for dropped in (kept, later):
+        answer = dropped.request("tools/list")
+        assert answer.status_code == 404
+        assert answer.json() == {"jsonrpc": "2.0", "id": None,
+                                 "error": {"code": -32600, "message": "Session not found"}}
+        assert h.client.delete(MCP, headers=dropped.headers()).status_code == 404
+
+
+def test_a_dropped_session_answers_as_the_sdk_answers_an_unknown_one(h: Harness) -> None:
+    unknown = h.mcp()
+    unknown.session_id = "f" * 32
+    sdk = unknown.request("tools/list")
+    dropped = h.mcp().initialize()
+    h.ctx.drop_mcp_sessions()
+    ours = dropped.request("tools/list")
+    assert (ours.status_code, ours.json()) == (sdk.status_code, sdk.json())
+    assert ours.headers["content-type"] == sdk.headers["content-type"]
+
+
 def test_unknown_session_id_answers_404(h: Harness) -> None:
     client = h.mcp()
     client.session_id = "0" * 32
@@ -263,6 +290,11 @@ def test_the_service_registers_through_the_sdk_public_surface_only() -> None:
                 assert not any(name.startswith("_") for name in names), (source.name, names)
                 if module == "mcp.server":
                     assert set(names) <= set(mcp.server.__all__), (source.name, names)
+    # and the endpoint reads no private attribute of what the SDK hands it
+    endpoint = ast.parse((root / "design" / "mcp.py").read_text(encoding="utf-8"))
+    private = [node.attr for node in ast.walk(endpoint) if isinstance(node, ast.Attribute)
+               and node.attr.startswith("_") and not node.attr.startswith("__")]
+    assert private == []
 
 
 def test_get_on_the_endpoint_answers_405(h: Harness) -> None:

@@ -37,6 +37,7 @@ from ..context import Principal, ServiceContext
 from ..paths import DESIGN_MCP
 from .errors import ConsentMissing, DesignFailure
 from .gate import PRINCIPAL_KEY
+from .mcp_sessions import SessionBook
 from .operations import DesignOperations, Reply
 from .tool_arguments import InvalidArguments, argument_model, checked
 
@@ -187,8 +188,9 @@ def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
 
 
 def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContextManager[None]]]:
-    """The exact-path Route of the endpoint and its lifespan (run it once, in the app's
-    lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.mcp_session_manager`.
+    """The exact-path Route of the endpoint (the SDK's, behind a `SessionBook`) and its
+    lifespan (run it once, in the app's lifespan). Sets `ctx.drop_mcp_sessions` and
+    `ctx.mcp_session_manager`.
     Call once per app: the SDK's session manager runs only once per instance."""
     table = ctx.design_operations
     operations = (ctx.design_service or DesignOperations)(ctx)
@@ -199,15 +201,11 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         session_idle_timeout=ctx.config.session_idle_timeout,
         max_request_body_size=ctx.config.max_body_bytes,
         transport_security=_transport_security(ctx))
-    (route,) = [r for r in sdk_app.routes if isinstance(r, Route) and r.path == DESIGN_MCP]
+    (sdk_route,) = [r for r in sdk_app.routes
+                    if isinstance(r, Route) and r.path == DESIGN_MCP]
+    sessions = SessionBook(sdk_route.app)
+    route = Route(DESIGN_MCP, endpoint=sessions)
     manager = server.session_manager
-
-    def drop_mcp_sessions() -> int:
-        """Forget every session, as a restart does: their ids now answer HTTP 404."""
-        dropped = len(manager._server_instances)
-        manager._server_instances.clear()
-        manager._session_owners.clear()
-        return dropped
 
     def extra_design_operation(name: str, description: str | None) -> bool:
         """Serve (or, with description None, stop serving) a read-only operation beyond
@@ -222,7 +220,7 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         return True
 
     ctx.extra_design_operation = extra_design_operation
-    ctx.drop_mcp_sessions = drop_mcp_sessions
+    ctx.drop_mcp_sessions = sessions.drop_all
     ctx.mcp_session_manager = manager
 
     @contextlib.asynccontextmanager
