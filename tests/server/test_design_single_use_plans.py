@@ -2,7 +2,9 @@
 naming a reserved target is spent by the first call it authorizes; a membership or sharing
 change takes only a token finalized with no paths, spent by that call; a token naming paths
 never authorizes one; of two calls racing with one single-use token exactly one wins; an
-ordinary path token still serves its paths again and again until it expires."""
+ordinary path token still serves its paths again and again until it expires. And the
+project's own client, answered by the service, asks and finalizes afresh for each such
+call, so it never presents a spent token."""
 
 from __future__ import annotations
 
@@ -16,10 +18,13 @@ from test_design_harness import (
     DECK_ID,
     Harness,
     McpClient,
+    design_client,
     error_text,
     files_of,
     plan,
 )
+
+from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 
 _REASON = re.compile(r"^Plan token refused \(([a-z_]+)\)")
 
@@ -212,3 +217,39 @@ def test_two_racing_sharing_changes_with_one_token_change_once(h: Harness,
                                        plan_token=token, scope="private"))
     assert sorted(bool(r.get("isError")) for r in results) == [False, True]
     assert refusal(next(r for r in results if r.get("isError"))) == "spent"
+
+
+# ---------------------------------------------------------------- the project's own client
+
+
+async def approved(client: Any, name: str, arguments: dict[str, Any]) -> Any:
+    """`name` called through the client, its card approved as a person would."""
+    card = await client.call(name, arguments)
+    assert isinstance(card, PendingApproval), card
+    outcome = await client.resume(card, approved=True)
+    assert isinstance(outcome, DesignOutcome) and not outcome.is_error, outcome
+    return outcome
+
+
+@pytest.mark.asyncio
+async def test_the_client_finalizes_a_pathless_plan_for_each_sharing_change(
+        consented: Harness) -> None:
+    async with design_client(consented) as (client, calls):
+        for permission in ("comment", "edit"):
+            await approved(client, "update_sharing",
+                           {"project_id": DECK_ID, "link_permission": permission})
+    assert (calls["finalize_plan"], calls["update_sharing"]) == (2, 2)
+    spent = consented.ctx.db.read().execute(
+        "SELECT count(*) FROM design_spent_plans").fetchone()[0]
+    assert spent == 2
+
+
+@pytest.mark.asyncio
+async def test_the_client_asks_again_for_each_reserved_write_under_a_grant(
+        consented: Harness) -> None:
+    consented.grant(DECK_ID)
+    async with design_client(consented) as (client, calls):
+        for text in ("one", "two"):
+            await approved(client, "write_files", {
+                "project_id": DECK_ID, "files": [{"path": "CLAUDE.md", "data": text}]})
+    assert (calls["finalize_plan"], calls["write_files"]) == (2, 2)
