@@ -55,9 +55,10 @@ class NotFound(DesignFailure):
 
 
 class PlanRefused(DesignFailure):
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "",
+                 remedy: str = "Call finalize_plan for these paths first.") -> None:
         message = f"Plan token refused ({reason})" + (f": {detail}" if detail else "")
-        super().__init__(message + ". Call finalize_plan for these paths first.", reason=reason)
+        super().__init__(f"{message}. {remedy}", reason=reason)
 
 
 class GrantMissing(DesignFailure):

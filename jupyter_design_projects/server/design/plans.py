@@ -75,7 +75,8 @@ class PlanBook:
         row = self._live(token, user_id, project_id)
         if json.loads(row["writes"]) or json.loads(row["deletes"]):
             raise PlanRefused("paths_not_allowed", "a membership or sharing change takes a "
-                              "plan finalized with no writes and no deletes")
+                              "plan finalized with no writes and no deletes",
+                              "Call finalize_plan with no paths for this change.")
         self._spend(row["token_sha256"])
 
     def _live(self, token: str | None, user_id: str, project_id: str) -> sqlite3.Row:
