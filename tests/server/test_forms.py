@@ -45,20 +45,22 @@ def post(client: TestClient, page: str, **changes: Any) -> Any:
     return client.post(PAGES[page][0], data=form, headers=headers, follow_redirects=False)
 
 
-@pytest.mark.parametrize("page", sorted(PAGES))
-def test_a_form_from_another_site_is_refused_in_the_pages_words(client: TestClient,
-                                                                page: str) -> None:
-    answer = post(client, page, origin="http://evil.example")
-    assert answer.status_code == 403
-    assert f"The form was posted from another site; {PAGES[page][1]}." in answer.text
+#: a refusal -> what the post changes, and the page's words for it (page's parts by index)
+REFUSALS = {
+    "other_site": ({"origin": "http://evil.example"},
+                   "The form was posted from another site; {1}."),
+    "expired": ({"form_token": "from-an-earlier-run"}, "The form has expired: {2}."),
+}
 
 
+@pytest.mark.parametrize("why", sorted(REFUSALS))
 @pytest.mark.parametrize("page", sorted(PAGES))
-def test_a_stale_form_token_is_refused_in_the_pages_words(client: TestClient,
-                                                          page: str) -> None:
-    answer = post(client, page, form_token="from-an-earlier-run")
+def test_a_form_from_another_site_or_an_earlier_run_is_refused_in_the_pages_words(
+        client: TestClient, page: str, why: str) -> None:
+    changes, words = REFUSALS[why]
+    answer = post(client, page, **changes)
     assert answer.status_code == 403
-    assert f"The form has expired: {PAGES[page][2]}." in answer.text
+    assert words.format(*PAGES[page]) in answer.text
 
 
 def post_sized(client: TestClient, page: str, size: int) -> Any:
