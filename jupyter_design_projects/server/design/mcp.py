@@ -9,14 +9,12 @@ JSON answers at POST /v1/design/mcp."""
 import base64
 import contextlib
 import dataclasses
-import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import anyio.to_thread
 from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import (
@@ -30,6 +28,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
 from ...core.design_operations import DesignOperation
@@ -161,8 +160,7 @@ def _handlers(served: dict[str, ServedTool]) -> dict[str, Any]:
             return _text(f"Error executing tool {params.name}: {invalid}", True)
         principal = _principal(ctx)
         try:  # on a worker thread: an operation blocks on SQLite or the preview browser
-            value = await anyio.to_thread.run_sync(
-                functools.partial(tool.answer, principal, arguments))
+            value = await run_in_threadpool(tool.answer, principal, arguments)
         except Exception:
             log.exception("Design tool %r raised an unexpected exception", params.name)
             return _text(f"Error executing tool {params.name}", True)
