@@ -1,16 +1,18 @@
 """Fixtures every test package shares: the real reference service as a subprocess on
-loopback (a fresh one per test, or one per session) and its fault switches; the fast
-tier (`--fast`), which leaves out the slow kinds of test declared in SLOW_KINDS."""
+loopback (a fresh one per test, or one per module or session) and its fault switches, a
+private copy of its first credential, worker processes racing against it; the fast tier
+(`--fast`), which leaves out the slow kinds of test declared in SLOW_KINDS."""
 
 from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from faults_client import FaultsClient, faults
+from worker_processes import Workers, copied_credentials
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 
@@ -81,6 +83,35 @@ def shared_reference_service(tmp_path_factory: pytest.TempPathFactory,
     """One reference service for the whole session; tests that switch faults on must call
     `faults(service).reset()` when done, and must not rely on the seeded docs being intact."""
     yield from _running(tmp_path_factory, "shared-reference-service", seeded_database)
+
+
+@pytest.fixture(scope="module")
+def service(module_reference_service: EmbeddedService) -> EmbeddedService:
+    """The service a test module's tests share: its module reference service, unless the
+    module names a `service` of its own."""
+    return module_reference_service
+
+
+@pytest.fixture
+def shared_credentials(reference_service: EmbeddedService, tmp_path: Path) -> Path:
+    """A private copy of this test's fresh service's first credential (no project scopes
+    yet), for the test and the processes it starts to share."""
+    return copied_credentials(reference_service, tmp_path / "shared")
+
+
+@pytest.fixture
+def workers() -> Iterator[Callable[[int], Workers]]:
+    """workers(parties) -> the worker processes of one race (worker_processes.Workers),
+    every one reaped when the test ends."""
+    made: list[Workers] = []
+
+    def make(parties: int) -> Workers:
+        made.append(Workers(parties))
+        return made[-1]
+
+    yield make
+    for race in made:
+        race.reap()
 
 
 @pytest.fixture

@@ -37,11 +37,6 @@ def open_session(service: EmbeddedService, tmp_path: Path, **overrides) -> Sessi
                         can_ask=lambda: True)
 
 
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
-
-
 @pytest.fixture
 def session(service, tmp_path) -> Iterator[Session]:
     s = open_session(service, tmp_path)

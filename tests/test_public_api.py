@@ -18,7 +18,6 @@ from jupyter_design_projects import (
     ProjectsChangeDenied,
     Session,
 )
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import InvalidProjectsArgument
 
 PATH = "claude/facade.md"
@@ -33,11 +32,6 @@ def test_a_public_name_is_its_modules_object_and_an_unknown_one_is_an_attribute_
     assert set(jdp.__all__) == {*jdp._PUBLIC, "__version__", "load_ipython_extension",
                                 "unload_ipython_extension"}
     assert set(jdp.__all__) <= set(dir(jdp))
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 @pytest.fixture

@@ -217,8 +217,8 @@ PLAN_SCOPE = Text(enum=("paths", "project"))
 #: membership and sharing take a plan_token the PROTOCOL §3 table does not list: optional in
 #: the service's schema (so a call without one is a plan refusal, not a schema error)
 SENSITIVE_PLAN_TOKEN = ("plan_token (not in the published input table): a finalize_plan token "
-                        "for this project, with any path sets; the call is refused without "
-                        "one.")
+                        "for this project finalized with no paths, spent by this call; the "
+                        "call is refused without one.")
 _SENSITIVE_TOKEN = Input(
     "plan_token", Text(max_length=65536), description="A finalize_plan token for this "
     "project; required, though optional in this schema.", client_supplied=True)

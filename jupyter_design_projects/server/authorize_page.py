@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from . import paths
 from .context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from .forms import FormRefused, posted_form
+from .forms import FormRefused, PageForm
 from .oauth import (
     CLIENTS,
     CODE_TTL_S,
@@ -54,14 +54,6 @@ pre{{font-size:1.1rem;padding:1rem;background:#f3f4f6;border-radius:6px;
 white-space:pre-wrap;word-break:break-all;}} button{{font-size:1rem;margin-right:1rem;}}
 </style></head>
 <body><h1>{title}</h1>{body}</body></html>"""
-
-
-#: what the page says of a form it does not take
-FORM_REFUSED = {
-    "other_site": "The form was posted from another site; nothing was authorized.",
-    "too_large": "The form is too large; nothing was authorized.",
-    "expired": "The form has expired: open the sign-in link again.",
-}
 
 
 def page(title: str, body: str, status: int = 200, form_action: str = "'none'") -> HTMLResponse:
@@ -132,7 +124,8 @@ def _origin_of_uri(uri: str) -> str:
 
 
 def routes(ctx: ServiceContext) -> list[Route]:
-    form_token = secrets.token_urlsafe(24)
+    form = PageForm(MAX_FORM_BYTES, nothing="nothing was authorized",
+                    fresh="open the sign-in link again")
 
     def refused(problem: str, status: int = 400) -> HTMLResponse:
         return page("Sign-in request refused", f"<p>{html.escape(problem)}</p>", status)
@@ -156,7 +149,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
             f"<p>After you answer, your browser goes back to "
             f"<code id=\"redirect\">{html.escape(q['redirect_uri'])}</code>.</p>"
             f'<form method="post" action="{paths.AUTHORIZE}">'
-            f'<input type="hidden" name="form_token" value="{form_token}">{hidden}'
+            f"{form.token_field()}{hidden}"
             '<button type="submit" name="decision" value="approve" id="authorize">Authorize'
             '</button><button type="submit" name="decision" value="deny" id="deny">Deny'
             "</button></form>")
@@ -165,16 +158,14 @@ def routes(ctx: ServiceContext) -> list[Route]:
 
     async def answer(request: Request) -> Response:
         try:
-            form = await posted_form(request, MAX_FORM_BYTES, form_token)
+            posted = await form.posted(request)
         except FormRefused as no:
-            if no.why == "disconnected":
-                return Response(status_code=no.status)
-            return refused(FORM_REFUSED[no.why], no.status)
-        problem = request_problem(form, origin_of(request.scope))
+            return no.answer(refused)
+        problem = request_problem(posted, origin_of(request.scope))
         if problem:
             return refused(problem)
-        redirect_uri, state = form["redirect_uri"], form["state"]
-        decision = form.get("decision")
+        redirect_uri, state = posted["redirect_uri"], posted["state"]
+        decision = posted.get("decision")
         if decision == "deny":
             return redirect_to(redirect_uri, {"error": "access_denied", "state": state})
         if decision != "approve":
@@ -184,8 +175,8 @@ def routes(ctx: ServiceContext) -> list[Route]:
             conn.execute(
                 "INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, scopes, "
                 "code_challenge, state, user_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (token_hash(code), form["client_id"], redirect_uri,
-                 " ".join(scope_list(form["scope"])), form["code_challenge"], state,
+                (token_hash(code), posted["client_id"], redirect_uri,
+                 " ".join(scope_list(posted["scope"])), posted["code_challenge"], state,
                  DEMO_USER_ID, ctx.clock() + CODE_TTL_S))
         return redirect_to(redirect_uri, {"code": code, "state": state})
 

@@ -1,15 +1,27 @@
 """HTML forms a person posts to the reference service (the authorize page, the Design
-settings page): the same-origin check, the form-token check and the bounded read of an
-urlencoded body."""
+settings page): one `PageForm` per page holds the same-origin check, the form-token check,
+the bounded read of an urlencoded body, and the words and status of each refusal."""
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
+import secrets
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
+from starlette.responses import Response
 
 from .request_body import Disconnected, read_body
+
+#: what a page says of a form it does not take, by why: `{nothing}` is what did not
+#: happen ("nothing changed"), `{fresh}` how the person gets a fresh form
+_REFUSALS = {
+    "other_site": "The form was posted from another site; {nothing}.",
+    "too_large": "The form is too large; {nothing}.",
+    "expired": "The form has expired: {fresh}.",
+}
 
 
 class FormTooLarge(Exception):
@@ -33,29 +45,57 @@ def token_matches(form: dict[str, str], form_token: str) -> bool:
 
 class FormRefused(Exception):
     """A posted form that is not taken: `status` (400 the client went away, 403 another
-    site or a stale form token, 413 too large) and `why` (disconnected, other_site,
-    expired, too_large), for the page to word."""
+    site or a stale form token, 413 too large), `why` (disconnected, other_site,
+    expired, too_large) and `message`, the page's words for it ("" when nobody is there
+    to read them)."""
 
-    def __init__(self, status: int, why: str) -> None:
+    def __init__(self, status: int, why: str, message: str = "") -> None:
         super().__init__(why)
         self.status = status
         self.why = why
+        self.message = message
+
+    def answer(self, page: Callable[[str, int], Response]) -> Response:
+        """The answer: `page(message, status)`, or a bare status when the client went away."""
+        if self.why == "disconnected":
+            return Response(status_code=self.status)
+        return page(self.message, self.status)
 
 
-async def posted_form(request: Request, max_bytes: int, form_token: str) -> dict[str, str]:
-    """The fields of a form a person posted from this page: same origin, within
-    `max_bytes`, carrying this run's form token; else FormRefused."""
-    if not same_origin(request):
-        raise FormRefused(403, "other_site")
-    try:
-        form = await read_form(request, max_bytes)
-    except Disconnected:
-        raise FormRefused(400, "disconnected") from None
-    except FormTooLarge:
-        raise FormRefused(413, "too_large") from None
-    if not token_matches(form, form_token):
-        raise FormRefused(403, "expired")
-    return form
+@dataclasses.dataclass(frozen=True)
+class PageForm:
+    """The form one page serves and takes back: its byte limit, the words its refusals
+    use (`nothing`: what did not happen; `fresh`: how to get a fresh form), and the form
+    token of this service run (random; never shown in a repr)."""
+
+    max_bytes: int
+    nothing: str
+    fresh: str
+    token: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(24),
+                                   repr=False)
+
+    def token_field(self) -> str:
+        """The hidden input that carries this run's form token."""
+        return f'<input type="hidden" name="form_token" value="{self.token}">'
+
+    def refused(self, status: int, why: str) -> FormRefused:
+        return FormRefused(status, why, _REFUSALS[why].format(nothing=self.nothing,
+                                                              fresh=self.fresh))
+
+    async def posted(self, request: Request) -> dict[str, str]:
+        """The fields of this form as a person posted it from this page: same origin,
+        within the byte limit, carrying this run's form token; else FormRefused."""
+        if not same_origin(request):
+            raise self.refused(403, "other_site")
+        try:
+            form = await read_form(request, self.max_bytes)
+        except Disconnected:
+            raise FormRefused(400, "disconnected") from None
+        except FormTooLarge:
+            raise self.refused(413, "too_large") from None
+        if not token_matches(form, self.token):
+            raise self.refused(403, "expired")
+        return form
 
 
 async def read_form(request: Request, max_bytes: int) -> dict[str, str]:
@@ -67,5 +107,5 @@ async def read_form(request: Request, max_bytes: int) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
 
 
-__all__ = ["Disconnected", "FormRefused", "FormTooLarge", "posted_form", "read_form",
+__all__ = ["Disconnected", "FormRefused", "FormTooLarge", "PageForm", "read_form",
            "same_origin", "token_matches"]

@@ -18,18 +18,12 @@ from live_design import delta, design_http
 from jupyter_design_projects.core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.settings import Settings
 
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
 DECK = str(uuid.uuid5(DEMO_NAMESPACE, "project:Quarterly Review Deck"))
 SENT = ("mcp:tools/call:write_files", "mcp:tools/call:finalize_plan")
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 @pytest_asyncio.fixture

@@ -125,11 +125,6 @@ def test_listing_is_newest_first_and_bounded(tmp_path):
 # ---------------------------------------------------------------- the client records
 
 
-@pytest.fixture(scope="module")
-def service(module_reference_service):
-    return module_reference_service
-
-
 @pytest_asyncio.fixture
 async def http(service) -> AsyncIterator:
     async with design_http(service) as client:

@@ -16,17 +16,11 @@ from live_design import design_http
 from jupyter_design_projects.core.results import PREVIEW_CHARS, RESULT_MAX_CHARS
 from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.client import DesignClient
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.projects.downloads import DownloadDir
 from jupyter_design_projects.settings import Settings
 
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
 DECK = str(uuid.uuid5(DEMO_NAMESPACE, "project:Quarterly Review Deck"))
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 @pytest_asyncio.fixture

@@ -30,11 +30,6 @@ from jupyter_design_projects.transport.auth import BearerAuth
 from jupyter_design_projects.transport.http import make_client
 
 
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
-
-
 @pytest.fixture
 def session(service, tmp_path) -> Iterator[Session]:
     settings = Settings.resolve({}, {

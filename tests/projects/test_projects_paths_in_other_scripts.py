@@ -9,15 +9,9 @@ import uuid
 import pytest
 
 from jupyter_design_projects.agent_tools import projects_request
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import PathRejected
 
 ROUTES = ["org", "remote-session"]
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 @pytest.mark.asyncio

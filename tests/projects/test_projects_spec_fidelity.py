@@ -17,7 +17,6 @@ from faults_client import FaultsClient
 from projects_harness import settings_for
 
 from jupyter_design_projects.core.budgets import ANSWER_MAX_BYTES
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import (
     GateClosed,
     InvalidProjectsArgument,
@@ -28,11 +27,6 @@ from jupyter_design_projects.errors import (
 from jupyter_design_projects.projects import api as api_module
 
 ROUTES = ["org", "remote-session"]
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 def requests_seen(switches: FaultsClient) -> int:

@@ -17,14 +17,8 @@ from jupyter_design_projects.core.budgets import (
     RESULT_PREVIEW_CHARS,
     result_chars,
 )
-from jupyter_design_projects.embedded import EmbeddedService
 
 ROUTES = ["org", "remote-session"]
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 def unique() -> str:

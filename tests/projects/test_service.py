@@ -17,7 +17,6 @@ from projects_harness import NOTICE, Arming
 from jupyter_design_projects.core.budgets import INLINE_MAX_BYTES
 from jupyter_design_projects.core.project_paths import RULE_UPLOAD
 from jupyter_design_projects.core.redaction import REDACTED
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import (
     DocNotFound,
     DownloadSizeMismatch,
@@ -30,12 +29,6 @@ from jupyter_design_projects.errors import (
 ROUTES = ["org", "remote-session"]
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    """One service for this module (its faults are reset after every test)."""
-    return module_reference_service
 
 
 def unique(stem: str) -> str:

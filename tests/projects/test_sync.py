@@ -30,11 +30,6 @@ from jupyter_design_projects.projects.sync_state import SyncState
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + b"\x00" * 64
 
 
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
-
-
 @pytest.fixture
 def prefix() -> str:
     return f"sync-{uuid.uuid4().hex[:8]}"

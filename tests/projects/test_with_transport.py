@@ -4,7 +4,6 @@ credential and carries the notice; the remote-session call keeps its own bearer.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,9 @@ from jupyter_design_projects.transport.oauth import OAuthClient
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("route", ["org", "remote-session"])
-async def test_projects_on_the_real_transport(reference_service, tmp_path: Path, route) -> None:
-    credentials = tmp_path / "credentials.json"
-    shutil.copy(reference_service.credentials_file, credentials)
-    credentials.chmod(0o600)
+async def test_projects_on_the_real_transport(reference_service, shared_credentials: Path,
+                                             tmp_path: Path, route) -> None:
+    credentials = shared_credentials
     overrides = {"api_base_url": reference_service.base_url,
                  "project_uuid": reference_service.project_uuid}
     if route == "remote-session":

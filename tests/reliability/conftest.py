@@ -18,7 +18,6 @@ import pytest
 from battery import Live, LiveShell, Scripted, settings_for, signed_in_file
 from hypothesis import HealthCheck, settings
 
-from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import JdpError
 from jupyter_design_projects.session import Session
 
@@ -53,11 +52,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-
-
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
 
 
 def _open_live(service, tmp_path, caplog, capsys, **kwargs) -> Iterator[Live]:

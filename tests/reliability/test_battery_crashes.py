@@ -7,7 +7,6 @@ blocks every later kernel, a credential file cut in half."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import threading
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from battery import Live, ServiceState, settings_for, signed_in_file
 from faults_client import faults
 from kernels import Kernel, wait_until
+from worker_processes import copied_credentials
 
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.embedded import start_embedded
@@ -125,12 +125,7 @@ def test_service_killed_during_a_write_restarts_whole__threat_torn_write(tmp_pat
 @pytest.fixture
 def narrow(reference_service, tmp_path):
     """The service's first credential (no project scopes), copied for one kernel."""
-    directory = tmp_path / "creds"
-    directory.mkdir()
-    path = directory / "credentials.json"
-    shutil.copyfile(reference_service.credentials_file, path)
-    path.chmod(0o600)
-    return path
+    return copied_credentials(reference_service, tmp_path / "creds")
 
 
 def job(service, credentials: Path, tmp_path: Path, **extra) -> dict:

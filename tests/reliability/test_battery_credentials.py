@@ -17,6 +17,7 @@ from battery import Live, settings_for, signed_in_file
 from faults_client import faults
 from kernels import Kernel
 from sign_in_page import pasted_code
+from worker_processes import copied_credentials
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
@@ -34,10 +35,7 @@ KERNELS = 8
 
 def narrow_copy(service, directory) -> str:
     """A copy of the service's first credential (no project scopes yet)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "credentials.json"
-    shutil.copyfile(service.credentials_file, path)
-    os.chmod(path, 0o600)
+    path = copied_credentials(service, directory)
     assert not set(PROJECT_SCOPES) & set(json.loads(path.read_text())["scopes"])
     return str(path)
 

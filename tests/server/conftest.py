@@ -1,5 +1,6 @@
 """In-process fixtures for the reference service: its config, the app and context, a
-TestClient with the lifespan running, bearer tokens and the demo ids."""
+TestClient with the lifespan running, bearer tokens and the demo ids; and the Design
+harness (test_design_harness.py) with an MCP session, as most Design tests start."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
+from test_design_harness import Harness, McpClient, build_harness
 
 from jupyter_design_projects.server import oauth
 from jupyter_design_projects.server.app import DB_FILE, create_app
@@ -76,3 +78,25 @@ def demo(service_app: tuple[Starlette, ServiceContext]) -> Demo:
     ctx = service_app[1]
     assert ctx.demo_org_uuid is not None and ctx.demo_project_uuid is not None
     return Demo(ctx.demo_org_uuid, ctx.demo_project_uuid)
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Iterator[Harness]:
+    """The Design harness over this test's data dir: the real Design routes and MCP
+    endpoint behind the gate, a stub authenticator, an injectable clock. A module whose
+    harness serves another table or service defines its own `h`."""
+    with build_harness(tmp_path) as harness:
+        yield harness
+
+
+@pytest.fixture
+def consented(h: Harness) -> Harness:
+    """`h` once alice has given consent for agents."""
+    h.consent()
+    return h
+
+
+@pytest.fixture
+def m(consented: Harness) -> McpClient:
+    """An initialized MCP session of alice, who has given consent."""
+    return consented.mcp().initialize()

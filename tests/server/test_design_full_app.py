@@ -88,3 +88,30 @@ def test_full_app_seed_has_one_grantable_and_one_ineligible_project(
                        json={"project_id": DECK_ID}).status_code == 201
     ineligible = client.post("/v1/design/grants", headers=auth, json={"project_id": PARTNER_ID})
     assert (ineligible.status_code, ineligible.json()) == (404, {"error": "grant_ineligible"})
+
+
+def test_full_app_spends_the_pathless_token_of_a_sharing_change(
+        client: TestClient, bearer: Callable[..., dict[str, str]]) -> None:
+    auth = bearer()
+    client.post("/v1/design/consent", headers=auth, json={"consent": "agent_design_projects"})
+    rpc = Rpc(client, auth).handshake()
+
+    def call(name: str, **arguments: Any) -> dict[str, Any]:
+        answer = rpc.post("tools/call", {"name": name, "arguments": arguments})
+        assert answer.status_code == 200
+        result: dict[str, Any] = answer.json()["result"]
+        return result
+
+    def token(**paths: list[str]) -> str:
+        plan = call("finalize_plan", project_id=DECK_ID, **paths)
+        return str(json.loads(plan["content"][0]["text"])["plan_token"])
+
+    slides = token(writes=["slides/01-title.html"])
+    refused = call("update_sharing", project_id=DECK_ID, scope="private", plan_token=slides)
+    assert refused["isError"] is True
+    assert refused["content"][0]["text"].startswith("Plan token refused (paths_not_allowed)")
+    pathless = token()
+    assert call("update_sharing", project_id=DECK_ID, scope="private",
+                plan_token=pathless).get("isError") is not True
+    again = call("update_sharing", project_id=DECK_ID, scope="org", plan_token=pathless)
+    assert again["content"][0]["text"].startswith("Plan token refused (spent)")

@@ -1,19 +1,24 @@
 """A minimal app for the Design tests: the Design REST routes and MCP endpoint behind
-DesignGate, a stub `ctx.authenticate`, an injectable clock, and a raw JSON-RPC client.
-(Holds no tests itself; the other test_design_* modules import it.)"""
+DesignGate, a stub `ctx.authenticate`, an injectable clock, a raw JSON-RPC client, and the
+project's own DesignClient answered by the harness. (Holds no tests itself; the other
+test_design_* modules import it.)"""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.server.context import (
     Principal,
     ServiceConfig,
@@ -25,6 +30,7 @@ from jupyter_design_projects.server.design import rest as design_rest
 from jupyter_design_projects.server.design import store as design_store
 from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
 from jupyter_design_projects.server.design.gate import DesignGate
+from jupyter_design_projects.settings import Settings
 
 MCP = "/v1/design/mcp"
 DESIGN = frozenset({"user:design:read", "user:design:write"})
@@ -181,3 +187,40 @@ def files_of(m: McpClient, project_id: str = DECK_ID) -> dict[str, str]:
     """Each file of the project → its etag."""
     return {e["path"]: e["etag"] for e in m.ok("list_files", project_id=project_id)
             if e["type"] == "file"}
+
+
+class ThroughHarness(httpx.AsyncBaseTransport):
+    """The client's requests, answered by the harness's app as user alice; each tool call
+    that reached the service counted by name in `calls`."""
+
+    def __init__(self, harness: Harness) -> None:
+        self._client = harness.client
+        self.calls: collections.Counter[str] = collections.Counter()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        if request.url.path.endswith("/mcp") and body:
+            message = json.loads(body)
+            if isinstance(message, dict) and message.get("method") == "tools/call":
+                self.calls[message["params"]["name"]] += 1
+        headers = {**request.headers, "authorization": "Bearer alice"}
+        answer = await asyncio.to_thread(self._client.request, request.method,
+                                         str(request.url), headers=headers, content=body)
+        return httpx.Response(answer.status_code, headers=answer.headers,
+                              content=answer.content)
+
+
+@contextlib.asynccontextmanager
+async def design_client(harness: Harness, *, can_ask: bool = True, operations: Any = None
+                        ) -> AsyncIterator[tuple[DesignClient, collections.Counter[str]]]:
+    """The project's DesignClient (with `operations` for a table of its own) talking to the
+    harness, and the count of the tool calls that reached the service."""
+    transport = ThroughHarness(harness)
+    async with httpx.AsyncClient(transport=transport) as http:
+        extra = {} if operations is None else {"operations": operations}
+        client = DesignClient(http, Settings(api_base_url="http://127.0.0.1"),
+                              can_ask=lambda: can_ask, **extra)
+        try:
+            yield client, transport.calls
+        finally:
+            await client.close()

@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import ast
+import json
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_design_harness import DECK_ID, MCP, Harness, build_harness
+
+from jupyter_design_projects.server.design.operations import DesignOperations
 
 #: name -> (readOnlyHint, destructiveHint) exactly as PROTOCOL §3's catalogue pins them
 CATALOGUE = {
@@ -33,12 +38,6 @@ REQUIRED = {
     "update_member_role": ["project_id", "account_uuid", "role"],
     "remove_member": ["project_id", "account_uuid"], "update_sharing": ["project_id"],
 }
-
-
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        yield harness
 
 
 def test_initialize_answers_json_with_a_session_id(h: Harness) -> None:
@@ -131,6 +130,33 @@ def test_a_new_session_works_after_a_drop(h: Harness) -> None:
     assert client.initialize().request("tools/list").status_code == 200
 
 
+def test_a_drop_counts_the_open_sessions_only_and_spares_later_ones(h: Harness) -> None:
+    assert h.ctx.drop_mcp_sessions is not None
+    kept, ended = h.mcp().initialize(), h.mcp().initialize()
+    assert h.client.delete(MCP, headers=ended.headers()).status_code == 200
+    assert h.ctx.drop_mcp_sessions() == 1
+    later = h.mcp().initialize()
+    assert h.ctx.drop_mcp_sessions() == 1
+    assert h.ctx.drop_mcp_sessions() == 0
+    for dropped in (kept, later):
+        answer = dropped.request("tools/list")
+        assert answer.status_code == 404
+        assert answer.json() == {"jsonrpc": "2.0", "id": None,
+                                 "error": {"code": -32600, "message": "Session not found"}}
+        assert h.client.delete(MCP, headers=dropped.headers()).status_code == 404
+
+
+def test_a_dropped_session_answers_as_the_sdk_answers_an_unknown_one(h: Harness) -> None:
+    unknown = h.mcp()
+    unknown.session_id = "f" * 32
+    sdk = unknown.request("tools/list")
+    dropped = h.mcp().initialize()
+    h.ctx.drop_mcp_sessions()
+    ours = dropped.request("tools/list")
+    assert (ours.status_code, ours.json()) == (sdk.status_code, sdk.json())
+    assert ours.headers["content-type"] == sdk.headers["content-type"]
+
+
 def test_unknown_session_id_answers_404(h: Harness) -> None:
     client = h.mcp()
     client.session_id = "0" * 32
@@ -162,6 +188,113 @@ def test_bad_arguments_are_an_error_result(h: Harness) -> None:
     h.consent()
     result = h.mcp().initialize().tool("read_file", project_id=DECK_ID)
     assert result["isError"] is True
+
+
+SECRET = "dpt_" + "s3cr3t" * 7
+
+
+@pytest.mark.parametrize(("name", "arguments", "field"), [
+    ("delete_files", {"project_id": DECK_ID, "plan_token": SECRET}, "paths"),
+    ("delete_files", {"project_id": DECK_ID, "plan_token": [SECRET], "paths": ["a"]},
+     "plan_token"),
+    ("write_files", {"project_id": DECK_ID, "plan_token": SECRET,
+                     "files": [{"path": "a.html", "data": SECRET, "mode": SECRET}]},
+     "files.0.mode"),
+])
+def test_an_argument_error_names_the_field_and_never_echoes_a_value(
+        h: Harness, name: str, arguments: dict[str, Any], field: str) -> None:
+    h.consent()
+    result = h.mcp().initialize().tool(name, **arguments)
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert f"{field}: " in text
+    assert "s3cr3t" not in text
+
+
+def test_a_list_sent_as_json_text_is_taken_as_the_list(h: Harness) -> None:
+    h.consent()
+    client = h.mcp().initialize()
+    token = client.ok("finalize_plan", project_id=DECK_ID, writes='["notes/a.html"]')
+    assert token["writes"] == ["notes/a.html"]
+    written = client.ok("write_files", project_id=DECK_ID, plan_token=token["plan_token"],
+                        files=json.dumps([{"path": "notes/a.html", "data": "x"}]))
+    assert written["written"] == 1
+
+
+def test_a_string_input_keeps_json_text_as_text(h: Harness) -> None:
+    h.consent()
+    result = h.mcp().initialize().tool("get_project", project_id='["x"]')
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == "No such project: '[\"x\"]'"
+
+
+class FailingOperations(DesignOperations):
+    def list_design_systems(self, user: str) -> list[dict[str, Any]]:
+        raise RuntimeError("internal detail: /srv/secret/path")
+
+
+def test_an_unexpected_failure_is_an_error_result_without_its_detail(tmp_path: Path) -> None:
+    with build_harness(tmp_path, design_service=FailingOperations) as harness:
+        harness.consent()
+        result = harness.mcp().initialize().tool("list_design_systems")
+    assert result == {"content": [{"type": "text",
+                                   "text": "Error executing tool list_design_systems"}],
+                      "isError": True}
+
+
+def test_each_call_runs_on_a_worker_thread_not_the_event_loop(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class Recording(DesignOperations):
+        def list_design_systems(self, user: str) -> list[dict[str, Any]]:
+            seen.append(threading.current_thread().name)
+            return super().list_design_systems(user)
+
+    with build_harness(tmp_path, design_service=Recording) as harness:
+        harness.consent()
+        loop_thread = harness.client.portal.call(_thread_name)  # type: ignore[union-attr]
+        harness.mcp().initialize().ok("list_design_systems")
+    assert seen and seen[0] != loop_thread
+
+
+async def _thread_name() -> str:
+    return threading.current_thread().name
+
+
+#: the MCP SDK modules the service may import: the package's public surface (names its
+#: `__init__` exports, the transport security settings, the wire types)
+PUBLIC_SDK_MODULES = {"mcp.server", "mcp.server.transport_security", "mcp_types",
+                      "mcp.server.streamable_http_manager"}
+
+
+def test_the_service_registers_through_the_sdk_public_surface_only() -> None:
+    """No module of the service imports the SDK's internals (`mcpserver.utilities`,
+    `mcpserver.tools`, ...) or a private name; `mcp.server` names come from its
+    `__all__`."""
+    import mcp.server
+
+    import jupyter_design_projects.server as service
+
+    root = Path(service.__file__).parent
+    for source in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom | ast.Import):
+                continue
+            modules = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                       else [alias.name for alias in node.names])
+            for module in modules:
+                if module.split(".")[0] not in ("mcp", "mcp_types"):
+                    continue
+                assert module in PUBLIC_SDK_MODULES, (source.name, module)
+                names = [alias.name for alias in getattr(node, "names", [])]
+                assert not any(name.startswith("_") for name in names), (source.name, names)
+                if module == "mcp.server":
+                    assert set(names) <= set(mcp.server.__all__), (source.name, names)
+    # and the endpoint reads no private attribute of what the SDK hands it
+    endpoint = ast.parse((root / "design" / "mcp.py").read_text(encoding="utf-8"))
+    private = [node.attr for node in ast.walk(endpoint) if isinstance(node, ast.Attribute)
+               and node.attr.startswith("_") and not node.attr.startswith("__")]
+    assert private == []
 
 
 def test_get_on_the_endpoint_answers_405(h: Harness) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,23 +13,10 @@ from test_design_harness import (
     PARTNER_ID,
     Harness,
     McpClient,
-    build_harness,
     error_text,
     files_of,
     plan,
 )
-
-
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        harness.consent()
-        yield harness
-
-
-@pytest.fixture
-def m(h: Harness) -> McpClient:
-    return h.mcp().initialize()
 
 
 # -- catalogue and projects ---------------------------------------------------------------
@@ -307,16 +292,15 @@ def test_membership_token_is_bound_to_its_project(m: McpClient) -> None:
     assert "other_project" in error_text(result)
 
 
-def test_member_lifecycle_with_a_plan_token(m: McpClient) -> None:
-    token = plan(m)
+def test_member_lifecycle_with_a_plan_token_each(m: McpClient) -> None:
     added = m.ok("add_member", project_id=DECK_ID, role="viewer",
-                 email="new@acme-research.example", plan_token=token)
+                 email="new@acme-research.example", plan_token=plan(m))
     assert added["role"] == "viewer"
     changed = m.ok("update_member_role", project_id=DECK_ID, role="editor",
-                   account_uuid=added["account_uuid"], plan_token=token)
+                   account_uuid=added["account_uuid"], plan_token=plan(m))
     assert changed == {"account_uuid": added["account_uuid"], "role": "editor"}
     assert m.ok("remove_member", project_id=DECK_ID, account_uuid=added["account_uuid"],
-                plan_token=token) == {"removed": True}
+                plan_token=plan(m)) == {"removed": True}
     emails = [member["email"] for member in m.ok("list_members", project_id=DECK_ID)]
     assert "new@acme-research.example" not in emails
 

@@ -1,7 +1,9 @@
-"""Plan tokens: bound to one user, one project, exact path sets and 15 minutes."""
+"""Plan tokens: bound to one user, one project, exact path sets and 15 minutes; a token
+naming a reserved target or no path at all is spent by the first call it authorizes."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from jupyter_design_projects.server.database import Database
 from jupyter_design_projects.server.design import store as design_store
 from jupyter_design_projects.server.design.errors import PlanRefused
-from jupyter_design_projects.server.design.plans import PLAN_TTL_SECONDS, PlanBook
+from jupyter_design_projects.server.design.plans import PLAN_TTL_SECONDS, PlanBook, single_use
 
 START = 1_700_000_000.25
 
@@ -130,3 +132,103 @@ def test_tokens_are_stored_only_as_digests(book: tuple[PlanBook, Clock]) -> None
     token = issue(plans)["plan_token"]
     rows = plans.db.read().execute("SELECT * FROM design_plans").fetchall()
     assert rows and all(token not in str(tuple(row)) for row in rows)
+
+
+# ---------------------------------------------------------------- single-use tokens
+
+
+@pytest.mark.parametrize(("writes", "deletes", "once"), [
+    ([], [], True), (["CLAUDE.md"], [], True), ([], [".claude/x.json"], True),
+    (["index.html", "notes/Claude.md"], [], True), (["index.html"], ["old.html"], False),
+    (["claude.md.html"], [], False), (["notes/claude/x.html"], [], False)])
+def test_a_plan_is_single_use_exactly_when_it_names_a_reserved_target_or_nothing(
+        writes: list[str], deletes: list[str], once: bool) -> None:
+    assert single_use(writes, deletes) is once
+
+
+def test_a_reserved_plan_authorizes_once_then_answers_spent(
+        book: tuple[PlanBook, Clock]) -> None:
+    plans, _ = book
+    token = plans.issue("alice", "p1", ["CLAUDE.md"], [], {})["plan_token"]
+    assert plans.require(token, user_id="alice", project_id="p1",
+                         writes=["CLAUDE.md"]) is None
+    with pytest.raises(PlanRefused) as refused:
+        plans.require(token, user_id="alice", project_id="p1", writes=["CLAUDE.md"])
+    assert refused.value.reason == "spent"
+
+
+def test_a_spent_plan_says_spent_after_its_expiry_too(book: tuple[PlanBook, Clock]) -> None:
+    plans, clock = book
+    plan = plans.issue("alice", "p1", [], [], {})
+    plans.require_pathless(plan["plan_token"], user_id="alice", project_id="p1")
+    clock.now = plan["expires_at"] + 1
+    with pytest.raises(PlanRefused) as refused:
+        plans.require_pathless(plan["plan_token"], user_id="alice", project_id="p1")
+    assert refused.value.reason == "spent"
+
+
+@pytest.mark.parametrize(("writes", "deletes"), [
+    (["index.html"], []), ([], ["old.html"]), (["CLAUDE.md"], [])])
+def test_a_plan_naming_paths_never_authorizes_a_pathless_call(
+        book: tuple[PlanBook, Clock], writes: list[str], deletes: list[str]) -> None:
+    plans, _ = book
+    token = plans.issue("alice", "p1", writes, deletes, {})["plan_token"]
+    with pytest.raises(PlanRefused) as refused:
+        plans.require_pathless(token, user_id="alice", project_id="p1")
+    assert refused.value.reason == "paths_not_allowed"
+
+
+@pytest.mark.parametrize(("user", "project", "reason"), [
+    ("bob", "p1", "unknown"), ("alice", "p2", "other_project")])
+def test_a_pathless_plan_of_another_user_or_project_is_refused_and_kept(
+        book: tuple[PlanBook, Clock], user: str, project: str, reason: str) -> None:
+    plans, _ = book
+    token = plans.issue("alice", "p1", [], [], {})["plan_token"]
+    with pytest.raises(PlanRefused) as refused:
+        plans.require_pathless(token, user_id=user, project_id=project)
+    assert refused.value.reason == reason
+    assert plans.require_pathless(token, user_id="alice", project_id="p1") is None
+
+
+def test_of_two_calls_that_both_saw_the_plan_unspent_exactly_one_spends_it(
+        book: tuple[PlanBook, Clock], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both threads pass every check before either spends: the spend itself decides."""
+    plans, _ = book
+    token = plans.issue("alice", "p1", [], [], {})["plan_token"]
+    both_checked = threading.Barrier(2, timeout=30)
+    live = plans._live
+
+    def checked_then_wait(*args: object) -> object:
+        row = live(*args)  # type: ignore[arg-type]
+        both_checked.wait()
+        return row
+
+    monkeypatch.setattr(plans, "_live", checked_then_wait)
+    outcomes: list[str] = []
+
+    def call() -> None:
+        try:
+            plans.require_pathless(token, user_id="alice", project_id="p1")
+            outcomes.append("ok")
+        except PlanRefused as refused:
+            outcomes.append(refused.reason)
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcomes) == ["ok", "spent"]
+
+
+def test_revoking_consent_forgets_spent_plans_with_the_plans(
+        book: tuple[PlanBook, Clock]) -> None:
+    plans, clock = book
+    token = plans.issue("alice", "p1", [], [], {})["plan_token"]
+    plans.require_pathless(token, user_id="alice", project_id="p1")
+    design_store.DesignStore(plans.db, clock).revoke_consent("alice")
+    conn = plans.db.read()
+    assert conn.execute("SELECT count(*) FROM design_spent_plans").fetchone()[0] == 0
+    with pytest.raises(PlanRefused) as refused:
+        plans.require_pathless(token, user_id="alice", project_id="p1")
+    assert refused.value.reason == "unknown"

@@ -6,32 +6,21 @@ stays refused even with a plan."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from test_design_harness import (
     DECK_ID,
     Harness,
     McpClient,
-    build_harness,
     error_text,
     files_of,
     plan,
 )
 
 
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        harness.consent()
-        harness.grant(DECK_ID)
-        yield harness
-
-
-@pytest.fixture
-def m(h: Harness) -> McpClient:
-    return h.mcp().initialize()
+@pytest.fixture(autouse=True)
+def granted(consented: Harness) -> None:
+    """Alice holds a durable grant for the deck: only reserved paths are beyond it."""
+    consented.grant(DECK_ID)
 
 
 @pytest.mark.parametrize("path", ["CLAUDE.md", "docs/claude.MD", ".claude/settings.json",

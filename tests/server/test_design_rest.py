@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from test_design_harness import DECK_ID, PARTNER_ID, Harness, build_harness
+from test_design_harness import DECK_ID, PARTNER_ID, Harness
 
 CONSENT = {"consent": "agent_design_projects"}
-
-
-@pytest.fixture
-def h(tmp_path: Path) -> Iterator[Harness]:
-    with build_harness(tmp_path) as harness:
-        yield harness
 
 
 def assert_envelope(answer, status: int, kind: str) -> None:

@@ -4,14 +4,12 @@ runs it, and the client floors it, decides about it and shows it on a card."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from test_design_harness import DECK_ID, Harness, build_harness
+from test_design_harness import DECK_ID, Harness, build_harness, design_client
 
 from jupyter_design_projects.core.design_operations import (
     DESIGN_OPERATIONS,
@@ -33,9 +31,7 @@ from jupyter_design_projects.core.permissions import (
     facts_of,
 )
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
-from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.server.design.operations import DesignOperations
-from jupyter_design_projects.settings import Settings
 
 #: the one row a new operation needs
 ARCHIVE = DesignOperation(
@@ -68,21 +64,6 @@ def h(tmp_path: Path) -> Iterator[Harness]:
     with build_harness(tmp_path, design_operations=TABLE,
                        design_service=ArchivingOperations) as harness:
         yield harness
-
-
-class ThroughHarness(httpx.AsyncBaseTransport):
-    """The client's requests, answered by the harness's app (as user alice)."""
-
-    def __init__(self, harness: Harness) -> None:
-        self._client = harness.client
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()
-        headers = {**request.headers, "authorization": "Bearer alice"}
-        answer = await asyncio.to_thread(self._client.request, request.method,
-                                         str(request.url), headers=headers, content=body)
-        return httpx.Response(answer.status_code, headers=answer.headers,
-                              content=answer.content)
 
 
 def test_the_service_lists_the_new_row_with_its_hints_and_typed_inputs(h: Harness) -> None:
@@ -136,25 +117,20 @@ def test_without_the_row_the_client_knows_no_such_operation() -> None:
 @pytest.mark.asyncio
 async def test_the_client_floors_asks_and_runs_the_new_row(h: Harness) -> None:
     h.consent()
-    async with httpx.AsyncClient(transport=ThroughHarness(h)) as http:
-        client = DesignClient(http, Settings(api_base_url="http://127.0.0.1"),
-                              can_ask=lambda: True, operations=TABLE)
-        try:
-            entry = await client.catalogue.entry("archive_project")
-            assert entry.known and (entry.read_only, entry.destructive) == (False, True)
-            assert entry.input_schema == ARCHIVE.schema
-            pending = await client.call("archive_project", {"project_id": DECK_ID})
-            assert isinstance(pending, PendingApproval)
-            assert pending.request.title == "Archive this Design project?"
-            assert pending.request.project_id == DECK_ID
-            outcome = await client.resume(pending, approved=True)
-            assert isinstance(outcome, DesignOutcome) and not outcome.is_error
-            assert outcome.data == {"archived": DECK_ID, "reason": None}
-            refused = await client.call("archive_project",
-                                        {"project_id": DECK_ID, "reason": "bored"})
-            assert isinstance(refused, DesignOutcome) and refused.is_error
-        finally:
-            await client.close()
+    async with design_client(h, operations=TABLE) as (client, _):
+        entry = await client.catalogue.entry("archive_project")
+        assert entry.known and (entry.read_only, entry.destructive) == (False, True)
+        assert entry.input_schema == ARCHIVE.schema
+        pending = await client.call("archive_project", {"project_id": DECK_ID})
+        assert isinstance(pending, PendingApproval)
+        assert pending.request.title == "Archive this Design project?"
+        assert pending.request.project_id == DECK_ID
+        outcome = await client.resume(pending, approved=True)
+        assert isinstance(outcome, DesignOutcome) and not outcome.is_error
+        assert outcome.data == {"archived": DECK_ID, "reason": None}
+        refused = await client.call("archive_project",
+                                    {"project_id": DECK_ID, "reason": "bored"})
+        assert isinstance(refused, DesignOutcome) and refused.is_error
 
 
 def test_a_row_without_a_service_implementation_is_refused_at_build(tmp_path: Path) -> None:

@@ -8,16 +8,13 @@ before anything is sent. The counts are of the tool calls that reached the servi
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from test_design_harness import DECK_ID, Harness, build_harness
+from test_design_harness import DECK_ID, Harness, build_harness, design_client
 
 from jupyter_design_projects.core.cards import APPROVE, DENY, NOT_ENUMERABLE_NOTE
 from jupyter_design_projects.core.design_operations import (
@@ -37,7 +34,6 @@ from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.server.design.files import FileWrite
 from jupyter_design_projects.server.design.operations import DesignOperations
-from jupyter_design_projects.settings import Settings
 
 
 def chosen_by_the_service(arguments: Mapping[str, Any]) -> Targets | None:
@@ -68,27 +64,6 @@ class IndexingOperations(DesignOperations):
         return {"written": paths}
 
 
-class Counting(httpx.AsyncBaseTransport):
-    """The client's requests, answered by the harness's app as user alice; each tool call
-    that reached the service counted by name."""
-
-    def __init__(self, harness: Harness) -> None:
-        self._client = harness.client
-        self.calls: collections.Counter[str] = collections.Counter()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()
-        if request.url.path.endswith("/mcp") and body:
-            message = json.loads(body)
-            if message.get("method") == "tools/call":
-                self.calls[message["params"]["name"]] += 1
-        headers = {**request.headers, "authorization": "Bearer alice"}
-        answer = await asyncio.to_thread(self._client.request, request.method,
-                                         str(request.url), headers=headers, content=body)
-        return httpx.Response(answer.status_code, headers=answer.headers,
-                              content=answer.content)
-
-
 @pytest.fixture
 def h(tmp_path: Path) -> Iterator[Harness]:
     with build_harness(tmp_path, design_operations=TABLE,
@@ -98,14 +73,8 @@ def h(tmp_path: Path) -> Iterator[Harness]:
 
 
 async def run(h: Harness, steps: Any, *, can_ask: bool = True) -> Any:
-    transport = Counting(h)
-    async with httpx.AsyncClient(transport=transport) as http:
-        client = DesignClient(http, Settings(api_base_url="http://127.0.0.1"),
-                              can_ask=lambda: can_ask, operations=TABLE)
-        try:
-            return await steps(client, transport.calls)
-        finally:
-            await client.close()
+    async with design_client(h, can_ask=can_ask, operations=TABLE) as (client, calls):
+        return await steps(client, calls)
 
 
 def indexes(h: Harness) -> set[str]:

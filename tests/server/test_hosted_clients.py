@@ -41,11 +41,6 @@ DOC_KEYS = {"uuid", "file_name", "content", "created_at", "updated_at",
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 
 
-@pytest.fixture(scope="module")
-def service(module_reference_service: EmbeddedService) -> EmbeddedService:
-    return module_reference_service
-
-
 def signed_in(service: EmbeddedService) -> dict[str, str]:
     """The Authorization header of a client that signed in with every scope (a refresh of
     the service's first credential asking for the full list, as PROTOCOL §1 has it)."""

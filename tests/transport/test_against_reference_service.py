@@ -3,9 +3,7 @@ narrowing and the PKCE login, over loopback."""
 
 import asyncio
 import json
-import os
 import secrets
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest_asyncio
 from design_headers import DESIGN_HEADERS
 from faults_client import faults
 from sign_in_page import pasted_code
+from worker_processes import copied_credentials
 
 from jupyter_design_projects.core import pkce
 from jupyter_design_projects.core.redaction import Secret
@@ -55,10 +54,7 @@ class Client:
 
 
 def copy_credentials(service, tmp_path) -> Path:
-    path = tmp_path / "credentials.json"
-    shutil.copyfile(service.credentials_file, path)
-    os.chmod(path, 0o600)
-    return path
+    return copied_credentials(service, tmp_path)
 
 
 async def sign_in(client: Client, scopes) -> None:

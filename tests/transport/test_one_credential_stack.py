@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
-import os
-import shutil
 
 import one_stack_worker
 from faults_client import faults
@@ -19,34 +16,18 @@ from jupyter_design_projects.transport.credentials import FileCredentialStore
 from jupyter_design_projects.transport.http import make_client
 
 
-def test_a_kernel_and_the_server_extension_refresh_an_expired_token_once(reference_service,
-                                                                         tmp_path):
-    service = reference_service
-    shared = tmp_path / "shared" / "credentials.json"
-    shared.parent.mkdir()
-    shutil.copyfile(service.credentials_file, shared)
-    os.chmod(shared, 0o600)
+def test_a_kernel_and_the_server_extension_refresh_an_expired_token_once(
+        reference_service, shared_credentials, workers, tmp_path):
+    service, shared = reference_service, shared_credentials
     env = {**service.client_env(), "JDP_CREDENTIALS_FILE": str(shared)}
-    ctx = multiprocessing.get_context("spawn")
-    barrier, results = ctx.Barrier(3), ctx.Queue()
+    race = workers(3)
     # each side has its own data directory: the lock follows the credential file
-    workers = [ctx.Process(target=one_stack_worker.run,
-                           args=(side, env, str(tmp_path / side), barrier, results))
-               for side in ("kernel", "server")]
-    for worker in workers:
-        worker.start()
-    try:
-        barrier.wait(120)
-        assert faults(service).expire_tokens() >= 1
-        barrier.wait(60)
-        outcomes = sorted((results.get(timeout=120) for _ in workers), key=lambda o: o["side"])
-    finally:
-        for worker in workers:
-            worker.join(30)
-            if worker.is_alive():
-                worker.kill()
-        results.close()
-        results.join_thread()
+    race.start(one_stack_worker.run, [(side, env, str(tmp_path / side), race.barrier,
+                                       race.results) for side in ("kernel", "server")])
+    race.barrier.wait(120)
+    assert faults(service).expire_tokens() >= 1
+    race.barrier.wait(60)
+    outcomes = sorted(race.outcomes(), key=lambda o: o["side"])
 
     assert faults(service).counts().get("POST /v1/oauth/token") == 1
     assert [o["side"] for o in outcomes] == ["kernel", "server"]

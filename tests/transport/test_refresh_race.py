@@ -4,9 +4,6 @@ process spends a rotated refresh token: no invalid_grant), the others adopt the 
 stored, and every read is answered on its one retry."""
 
 import json
-import multiprocessing
-import os
-import shutil
 
 import refresh_race_worker
 from faults_client import faults
@@ -18,35 +15,18 @@ TOKEN = "POST /v1/oauth/token"
 
 
 def test_four_processes_refreshing_after_a_401_at_once_make_exactly_one_token_request(
-        reference_service, tmp_path):
-    service = reference_service
-    shared = tmp_path / "credentials.json"
-    shutil.copyfile(service.credentials_file, shared)
-    os.chmod(shared, 0o600)
+        reference_service, shared_credentials, workers):
+    service, shared = reference_service, shared_credentials
     stored = json.loads(shared.read_text())
     grants = f"GET {paths.DESIGN_GRANTS}"
     control = faults(service)
     assert control.expire_tokens() >= 1  # the stored access token now answers 401
     before = control.counts()
 
-    ctx = multiprocessing.get_context("spawn")
-    barrier, results = ctx.Barrier(PROCESSES), ctx.Queue()
-    workers = [ctx.Process(target=refresh_race_worker.run,
-                           args=(barrier, service.base_url, str(shared), paths.DESIGN_GRANTS,
-                                 results))
-               for _ in range(PROCESSES)]
-    for worker in workers:
-        worker.start()
-    try:
-        outcomes = [results.get(timeout=120) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(30)
-            if worker.is_alive():
-                worker.kill()
-                worker.join()
-        results.close()
-        results.join_thread()
+    race = workers(PROCESSES)
+    race.start(refresh_race_worker.run, [(race.barrier, service.base_url, str(shared),
+                                          paths.DESIGN_GRANTS, race.results)] * PROCESSES)
+    outcomes = race.outcomes()
 
     after = control.counts()
     assert not [o for o in outcomes if "failed" in o], outcomes  # no invalid_grant anywhere

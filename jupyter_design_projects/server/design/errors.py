@@ -8,7 +8,8 @@ reference service keeps its own small tree:
     ├── PathRefused(path, rule)             a path broke a path rule
     ├── TooManyTargets(field, count)        more than 256 entries in one call
     ├── NotFound(what, key)                 no such project, file, member, design system
-    ├── PlanRefused(reason)                 missing, unknown, expired or non-covering plan token
+    ├── PlanRefused(reason)                 missing, unknown, spent, expired, other project,
+    │                                       not covering, or naming paths for a membership change
     ├── GrantMissing(project_id)            tokenless write without a durable grant
     ├── ConsentMissing()                    consent not given (the gate answers first)
     ├── InvalidValue(field, reason)         an argument the schema let through but is wrong
@@ -54,9 +55,10 @@ class NotFound(DesignFailure):
 
 
 class PlanRefused(DesignFailure):
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "",
+                 remedy: str = "Call finalize_plan for these paths first.") -> None:
         message = f"Plan token refused ({reason})" + (f": {detail}" if detail else "")
-        super().__init__(message + ". Call finalize_plan for these paths first.", reason=reason)
+        super().__init__(f"{message}. {remedy}", reason=reason)
 
 
 class GrantMissing(DesignFailure):

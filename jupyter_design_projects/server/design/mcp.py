@@ -1,44 +1,54 @@
-"""The Design MCP endpoint: a fresh official-SDK `MCPServer` per app carrying the Design
-operations of PROTOCOL §3 as tools, registered by one generic registration from the table
-in `core.design_operations` (each row's name, description, hints and typed inputs, which
-become the tool's argument model and published schema); every tool calls the method of
-the same name of the service's `operations.DesignOperations`. Served as stateful
-Streamable HTTP with JSON answers at POST /v1/design/mcp."""
+"""The Design MCP endpoint: the official SDK's low-level `Server`, through its public
+handlers only (`on_list_tools`, `on_call_tool`), serving the Design operations of PROTOCOL
+§3 from the table in `core.design_operations`: each row becomes a tool whose name,
+description and hints are the row's and whose input schema and argument check are the
+service's own (`tool_arguments`); every call runs the method of the same name of
+`operations.DesignOperations` on a worker thread. Served as stateful Streamable HTTP with
+JSON answers at POST /v1/design/mcp."""
 
 import base64
 import contextlib
-import functools
+import dataclasses
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ImageContent,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
-from ...core.design_operations import (
-    DesignOperation,
-    Input,
-    InputType,
-    ListOf,
-    Record,
-    Text,
-    Whole,
-)
+from ...core.design_operations import DesignOperation
 from ..context import Principal, ServiceContext
 from ..paths import DESIGN_MCP
 from .errors import ConsentMissing, DesignFailure
 from .gate import PRINCIPAL_KEY
+from .mcp_sessions import SessionBook
 from .operations import DesignOperations, Reply
+from .tool_arguments import InvalidArguments, argument_model, checked
+
+log = logging.getLogger(__name__)
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-#: the tool parameter that receives the SDK's request context
-_CONTEXT = "ctx"
+#: the schema title of an operation served beyond the table (the one the faults hook
+#: served before the endpoint left the SDK's function registration, kept so a client's
+#: cached catalogue sees no change)
+EXTRA_ARGUMENTS_TITLE = "servedArguments"
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                             idempotent_hint=True, open_world_hint=False)
 
 
 def _annotations(operation: DesignOperation) -> ToolAnnotations:
@@ -46,64 +56,6 @@ def _annotations(operation: DesignOperation) -> ToolAnnotations:
     return ToolAnnotations(read_only_hint=operation.floor.read_only,
                            destructive_hint=operation.floor.destructive,
                            idempotent_hint=operation.idempotent, open_world_hint=False)
-
-
-# ---------------------------------------------------------------- typed inputs → pydantic
-
-
-def _python_type(kind: InputType) -> Any:
-    """The pydantic type of one declared input type (constraints as Field metadata)."""
-    if isinstance(kind, Text):
-        base: Any = Literal[kind.enum] if kind.enum else str  # type: ignore[valid-type]
-        if kind.max_length is None and kind.description is None:
-            return base
-        return Annotated[base, Field(max_length=kind.max_length, description=kind.description)]
-    if isinstance(kind, Whole):
-        if kind.minimum is None and kind.maximum is None:
-            return int
-        return Annotated[int, Field(ge=kind.minimum, le=kind.maximum)]
-    if isinstance(kind, ListOf):
-        return list[_python_type(kind.item)]  # type: ignore[misc]
-    return _record_model(kind)
-
-
-def _record_model(record: Record) -> type[BaseModel]:
-    """A record as a model of its own name that refuses unknown fields."""
-    return create_model(record.name, __config__=ConfigDict(extra="forbid"),
-                        **_fields(record.fields))
-
-
-def _fields(inputs: tuple[Input, ...]) -> dict[str, Any]:
-    """pydantic field definitions, in declared order: a required input has no default, an
-    optional one is `T | None = None`; the input's own description beside its type."""
-    fields: dict[str, Any] = {}
-    for item in inputs:
-        kind = _python_type(item.type)
-        info = Field(description=item.description) if item.description else Field()
-        if item.required:
-            fields[item.name] = Annotated[kind, info]
-        else:
-            fields[item.name] = (Annotated[kind | None, info], None)
-    return fields
-
-
-@functools.cache
-def _arguments(name: str, inputs: tuple[Input, ...]) -> tuple[type[ArgModelBase], str]:
-    """The tool's argument model, named as the SDK names one (`<tool>Arguments`), and its
-    JSON schema as text. Made once per process (models and schemas are pydantic's slowest
-    work, half of building an app, and the tests build one per test); each tool parses
-    the schema afresh, so no two apps share a mutable dict."""
-    model = create_model(f"{name}Arguments", __base__=ArgModelBase, **_fields(inputs))
-    return model, json.dumps(model.model_json_schema(by_alias=True))
-
-
-def _plain(value: Any) -> Any:
-    """A validated argument as the store's operations take it: records as dicts."""
-    if isinstance(value, BaseModel):
-        return value.model_dump()
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
 
 
 # ---------------------------------------------------------------- results
@@ -114,6 +66,8 @@ def _text(text: str, is_error: bool = False) -> CallToolResult:
 
 
 def _result(value: Any) -> CallToolResult:
+    if isinstance(value, CallToolResult):
+        return value
     if isinstance(value, str):
         return _text(value)
     if isinstance(value, Reply):
@@ -127,45 +81,97 @@ def _result(value: Any) -> CallToolResult:
     return _text(json.dumps(value))
 
 
-def _principal(ctx: Context) -> Principal | None:
-    request = ctx.request_context.request
-    scope = getattr(request, "scope", None) or {}
-    return scope.get(PRINCIPAL_KEY)
+def _principal(ctx: ServerRequestContext[Any, Any]) -> Principal | None:
+    """Who the gate admitted for this HTTP request (it left them in the ASGI scope)."""
+    scope = getattr(ctx.request, "scope", None) or {}
+    principal = scope.get(PRINCIPAL_KEY)
+    return principal if isinstance(principal, Principal) else None
 
 
-# ---------------------------------------------------------------- the one registration
+# ---------------------------------------------------------------- the served tools
 
 
-def tools(table: Mapping[str, DesignOperation], ops: DesignOperations) -> list[Tool]:
-    """One SDK tool per row of `table`, each validating its typed inputs and calling
+@dataclasses.dataclass(frozen=True)
+class ServedTool:
+    """One tool as served: its `tools/list` entry, the model its arguments must fit, and
+    what answers a call (the caller, the checked arguments) -> a value or a result."""
+
+    listing: Tool
+    arguments: type[BaseModel]
+    answer: Callable[[Principal | None, dict[str, Any]], Any]
+
+
+def _listing(name: str, description: str, schema: str,
+             annotations: ToolAnnotations) -> Tool:
+    return Tool(name=name, description=description, input_schema=json.loads(schema),
+                annotations=annotations)
+
+
+def tools(table: Mapping[str, DesignOperation], ops: DesignOperations) -> dict[str, ServedTool]:
+    """One tool per row of `table`, in the table's order, each calling
     `ops.<name>(user, **arguments)` after the consent backstop."""
     missing = [name for name in table if not callable(getattr(ops, name, None))]
     if missing:
         raise TypeError(f"no service implementation for {', '.join(missing)}")
-    return [_tool(operation, ops) for operation in table.values()]
+    return {operation.name: _tool(operation, ops) for operation in table.values()}
 
 
-def _tool(operation: DesignOperation, ops: DesignOperations) -> Tool:
-    name = operation.name
-    implementation = getattr(ops, name)
-    model, schema = _arguments(name, operation.inputs)
+def _tool(operation: DesignOperation, ops: DesignOperations) -> ServedTool:
+    implementation = getattr(ops, operation.name)
+    model, schema = argument_model(f"{operation.name}Arguments", operation.inputs)
 
-    def run(**arguments: Any) -> CallToolResult:
-        principal = _principal(arguments.pop(_CONTEXT))
+    def answer(principal: Principal | None, arguments: dict[str, Any]) -> Any:
         if principal is None:
             return _text("Not authenticated: the Design gate did not admit this call.", True)
         try:
             if not ops.store.consent(principal.user_id):
                 raise ConsentMissing()
-            plain = {key: _plain(value) for key, value in arguments.items()}
-            return _result(implementation(principal.user_id, **plain))
+            return implementation(principal.user_id, **arguments)
         except DesignFailure as failure:
             return _text(failure.text(), True)
 
-    return Tool(fn=run, name=name, title=None, description=operation.description,
-                parameters=json.loads(schema),
-                fn_metadata=FuncMetadata(arg_model=model), is_async=False,
-                context_kwarg=_CONTEXT, annotations=_annotations(operation))
+    return ServedTool(_listing(operation.name, operation.description, schema,
+                               _annotations(operation)), model, answer)
+
+
+def _extra_tool(name: str, description: str) -> ServedTool:
+    """A read-only operation beyond the table: it answers `{"operation": name, "ok": true}`."""
+    model, schema = argument_model(EXTRA_ARGUMENTS_TITLE, ())
+    return ServedTool(_listing(name, description, schema, _READ_ONLY), model,
+                      lambda principal, arguments: {"operation": name, "ok": True})
+
+
+def _handlers(served: dict[str, ServedTool]) -> dict[str, Any]:
+    """The low-level server's `tools/list` and `tools/call` handlers over `served` (read
+    at each request, so a tool added or removed shows at once)."""
+
+    async def list_tools(ctx: ServerRequestContext[Any, Any],
+                         params: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=[tool.listing for tool in served.values()])
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any],
+                        params: CallToolRequestParams) -> CallToolResult:
+        tool = served.get(params.name)
+        if tool is None:
+            return _text(f"Unknown tool: {params.name}", True)
+        try:
+            arguments = checked(tool.arguments, params.arguments or {})
+        except InvalidArguments as invalid:
+            return _text(f"Error executing tool {params.name}: {invalid}", True)
+        principal = _principal(ctx)
+        try:  # on a worker thread: an operation blocks on SQLite or the preview browser
+            value = await run_in_threadpool(tool.answer, principal, arguments)
+        except Exception:
+            log.exception("Design tool %r raised an unexpected exception", params.name)
+            return _text(f"Error executing tool {params.name}", True)
+        return _result(value)
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tool = served.get(name)
+        return None if tool is None else tool.listing.input_schema
+
+    return {"on_list_tools": list_tools, "on_call_tool": call_tool,
+            "get_tool_input_schema": input_schema}
 
 
 def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
@@ -180,29 +186,24 @@ def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
 
 
 def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContextManager[None]]]:
-    """The exact-path Route of the endpoint and its lifespan (run it once, in the app's
-    lifespan). Sets `ctx.drop_mcp_sessions` and `ctx.mcp_session_manager`.
+    """The exact-path Route of the endpoint (the SDK's, behind a `SessionBook`) and its
+    lifespan (run it once, in the app's lifespan). Sets `ctx.drop_mcp_sessions` and
+    `ctx.mcp_session_manager`.
     Call once per app: the SDK's session manager runs only once per instance."""
     table = ctx.design_operations
     operations = (ctx.design_service or DesignOperations)(ctx)
-    server = MCPServer("claude-design-reference", version="1",
-                       tools=tools(table, operations))
+    served = tools(table, operations)
+    server: Server[Any] = Server("claude-design-reference", version="1", **_handlers(served))
     sdk_app = server.streamable_http_app(
         streamable_http_path=DESIGN_MCP, json_response=True, stateless_http=False,
         session_idle_timeout=ctx.config.session_idle_timeout,
         max_request_body_size=ctx.config.max_body_bytes,
         transport_security=_transport_security(ctx))
-    (route,) = [r for r in sdk_app.routes if isinstance(r, Route) and r.path == DESIGN_MCP]
+    (sdk_route,) = [r for r in sdk_app.routes
+                    if isinstance(r, Route) and r.path == DESIGN_MCP]
+    sessions = SessionBook(sdk_route.app)
+    route = Route(DESIGN_MCP, endpoint=sessions)
     manager = server.session_manager
-
-    def drop_mcp_sessions() -> int:
-        """Forget every session, as a restart does: their ids now answer HTTP 404."""
-        dropped = len(manager._server_instances)
-        manager._server_instances.clear()
-        manager._session_owners.clear()
-        return dropped
-
-    extra: set[str] = set()
 
     def extra_design_operation(name: str, description: str | None) -> bool:
         """Serve (or, with description None, stop serving) a read-only operation beyond
@@ -210,27 +211,14 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         if name in table:
             return False
         if description is None:
-            if name not in extra:
-                return False
-            server.remove_tool(name)
-            extra.discard(name)
-            return True
-        if name in extra:
+            return served.pop(name, None) is not None
+        if name in served:
             return False
-
-        def served(ctx: Context) -> CallToolResult:
-            return _text(json.dumps({"operation": name, "ok": True}))
-
-        server.add_tool(served, name=name, description=description,
-                        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                                    idempotent_hint=True,
-                                                    open_world_hint=False),
-                        structured_output=False)
-        extra.add(name)
+        served[name] = _extra_tool(name, description)
         return True
 
     ctx.extra_design_operation = extra_design_operation
-    ctx.drop_mcp_sessions = drop_mcp_sessions
+    ctx.drop_mcp_sessions = sessions.drop_all
     ctx.mcp_session_manager = manager
 
     @contextlib.asynccontextmanager

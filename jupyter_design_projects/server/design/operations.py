@@ -99,8 +99,10 @@ class DesignOperations:
             raise GrantMissing(project_id)
 
     def _authorize_sensitive(self, user: str, project_id: str, plan_token: str | None) -> None:
+        """A membership or sharing change: a plan finalized with no paths, which this call
+        spends (a token naming paths never authorizes one)."""
         self.store.project(project_id)
-        self.plans.require(plan_token, user_id=user, project_id=project_id)
+        self.plans.require_pathless(plan_token, user_id=user, project_id=project_id)
 
     # -- catalogue and projects -----------------------------------------------------------
     def get_claude_design_prompt(self, user: str, design_system_id: str | None = None,

@@ -9,7 +9,6 @@ and a same-origin check keep another page from posting the form.
 from __future__ import annotations
 
 import html
-import secrets
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -17,7 +16,7 @@ from starlette.routing import Route
 
 from .. import paths
 from ..context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
-from ..forms import FormRefused, posted_form
+from ..forms import FormRefused, PageForm
 from .errors import NotFound
 from .store import DesignStore
 
@@ -36,14 +35,6 @@ td,th{{padding:4px 10px;text-align:left}} .note{{color:#555}}</style></head>
 </body></html>"""
 
 
-#: what the page says of a form it does not take
-FORM_REFUSED = {
-    "other_site": "The form was posted from another site; nothing changed.",
-    "too_large": "The form is too large; nothing changed.",
-    "expired": "The form has expired: reload the page and try again.",
-}
-
-
 def _page(body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(body, status_code=status, headers={
         "cache-control": "no-store", "x-frame-options": "DENY",
@@ -53,7 +44,8 @@ def _page(body: str, status: int = 200) -> HTMLResponse:
 
 def routes(ctx: ServiceContext) -> list[Route]:
     store = DesignStore(ctx.db, ctx.clock)
-    form_token = secrets.token_urlsafe(24)
+    form = PageForm(MAX_FORM_BYTES, nothing="nothing changed",
+                    fresh="reload the page and try again")
 
     def render(notice: str = "", status: int = 200) -> HTMLResponse:
         granted = {g["project_id"]: g["created_at"] for g in store.grants(DEMO_USER_ID)}
@@ -68,7 +60,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
                 state, action = "not granted", "grant"
             button = "" if action is None else (
                 f'<form method="post" action="{paths.DESIGN_SETTINGS_GRANTS}">'
-                f'<input type="hidden" name="form_token" value="{form_token}">'
+                f"{form.token_field()}"
                 f'<input type="hidden" name="project_id" value="{html.escape(pid, quote=True)}">'
                 f'<input type="hidden" name="action" value="{action}">'
                 f'<button type="submit" data-jdp="{action}-{html.escape(pid, quote=True)}">'
@@ -86,12 +78,10 @@ def routes(ctx: ServiceContext) -> list[Route]:
 
     async def change(request: Request) -> Response:
         try:
-            form = await posted_form(request, MAX_FORM_BYTES, form_token)
+            posted = await form.posted(request)
         except FormRefused as no:
-            if no.why == "disconnected":
-                return Response(status_code=no.status)
-            return render(FORM_REFUSED[no.why], no.status)
-        project_id, action = form.get("project_id", ""), form.get("action", "")
+            return no.answer(render)
+        project_id, action = posted.get("project_id", ""), posted.get("action", "")
         if action not in ACTIONS or not project_id:
             return render("Unknown change; nothing changed.", 400)
         if action == "revoke":

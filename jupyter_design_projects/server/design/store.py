@@ -1,8 +1,8 @@
 """Design storage: the tables (SCHEMA), the demo seed, and the project-level records —
 projects, design systems, consent, durable grants, members and sharing.
 
-Files live in `files.py` and plan tokens in `plans.py`; all three share the
-one SQLite database of the service (`ctx.db`).
+Files live in `files.py` and plan tokens (and which single-use ones are spent) in
+`plans.py`; all three share the one SQLite database of the service (`ctx.db`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ CREATE TABLE IF NOT EXISTS design_grants (
 CREATE TABLE IF NOT EXISTS design_plans (
     token_sha256 TEXT PRIMARY KEY, user_id TEXT NOT NULL, project_id TEXT NOT NULL,
     writes TEXT NOT NULL, deletes TEXT NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS design_spent_plans (
+    token_sha256 TEXT PRIMARY KEY REFERENCES design_plans(token_sha256) ON DELETE CASCADE,
+    spent_at REAL NOT NULL);
 """
 
 PROJECT_URL = "https://design.example/p/{id}"
