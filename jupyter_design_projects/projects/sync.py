@@ -150,12 +150,13 @@ async def plan_sync(
                     project_name=str(detail.raw.get("name") or ""))
     if direction == rules.PUSH:
         writes = plan.writes
-        steps = rules.running_budget(detail.knowledge_size, [
-            rules.Change(r.action, r.tokens or 0, r.remote_tokens or 0) for r in writes])
+        changes = [r.change for r in writes]
+        steps = rules.running_budget(detail.knowledge_size, changes)
         for row, (before, after) in zip(writes, steps, strict=True):
             row.knowledge_before, row.knowledge_after = before, after
         if steps:
             plan.knowledge_after = steps[-1][1]
+        plan.knowledge_peak = rules.checked_peak(changes, steps)
     return plan
 
 
@@ -243,7 +244,7 @@ async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
     n_bytes, sha = text_digest(text)
     if sha != row.sha256:
         raise Moved("changed in the folder since the plan")
-    result = await client.write_exact(row.path, text, guard=guard)
+    result = await client.write_exact(row.path, text, guard=guard, net=True)
     _record_written(state, plan, row.path, sha, await _read_back(client, result["doc_uuid"]),
                     plan.updated_listed)
     return result.get("journal_id")
