@@ -243,3 +243,71 @@ def test_a_restore_over_a_doc_undoes_with_a_restore_that_works(shell, live,
     assert restored.body.endswith(f"undo: `%project restore {entry['id']}`")
     shell.run_line_magic("project", f"restore {entry['id']} --yes")
     assert stored(pointed_at_service)["kb/s.md"] == "v2\n"
+
+
+# ---------------------------------------------------------------- a real kernel, headless
+
+
+def test_in_a_kernel_under_nbclient_a_change_fails_naming_yes_and_yes_sends_it(
+        pointed_at_service, tmp_path, monkeypatch) -> None:
+    """nbclient runs each cell with allow_stdin False: nobody can click, so a change with
+    no `--yes` fails its cell (and sends nothing); with `--yes` it is sent, journaled so."""
+    import nbformat
+    from test_notebooks import run_path, text_of
+
+    refused = nbformat.v4.new_code_cell("%%project write claude/headless.md\nnot sent\n")
+    refused.metadata["tags"] = ["raises-exception"]  # the run goes on past the failed cell
+    cells = [
+        nbformat.v4.new_code_cell("%load_ext jupyter_design_projects"),
+        refused,
+        nbformat.v4.new_code_cell("%%project write claude/headless-yes.md --yes\nsent\n"),
+        nbformat.v4.new_code_cell(
+            "entry = get_ipython().run_line_magic('project', 'history -n 1').data[0]\n"
+            "print(entry['path'], entry['approved_by'])"),
+    ]
+    scratch = tmp_path / "headless-change.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), scratch)
+    executed = run_path(scratch, tmp_path, monkeypatch)
+    failed = executed.cells[1].outputs
+    # IPython shows a UsageError as one stderr line, no traceback
+    assert [(o["output_type"], o.get("name")) for o in failed] == [("stream", "stderr")]
+    assert failed[0]["text"].startswith("UsageError: ") and "--yes" in failed[0]["text"]
+    assert "claude/headless-yes.md --yes" in text_of(executed.cells[3].outputs)
+    docs = stored(pointed_at_service)
+    assert "claude/headless.md" not in docs and docs["claude/headless-yes.md"] == "sent\n"
+
+
+# ---------------------------------------------------------------- a pending outcome
+
+
+def test_a_pending_outcome_answers_hasattr_getattr_and_dir_without_raising(shell,
+                                                                           live) -> None:
+    from jupyter_design_projects.errors import AwaitingApproval
+
+    pending = shell.run_cell_magic("project", "write kb/pending.md", "x\n")
+    assert hasattr(pending, "no_such_name") is False
+    assert getattr(pending, "no_such_name", "default") == "default"
+    with pytest.raises(AttributeError) as caught:
+        _ = pending.no_such_name
+    assert not isinstance(caught.value, AwaitingApproval)
+    assert {"data", "df", "is_error", "to_tool_result"} <= set(dir(pending))
+    with pytest.raises(AwaitingApproval) as waiting:
+        _ = pending.data  # an Outcome's name: it waits for the card
+    assert waiting.value.operation == "project write"
+    assert str(waiting.value).startswith("%project write is awaiting approval")
+    pending.card.approve()
+    assert pending.data["path"] == "kb/pending.md" and not hasattr(pending, "no_such_name")
+
+
+def test_a_pending_sync_names_its_own_pipeline(shell, live, tmp_path) -> None:
+    from jupyter_design_projects.errors import AwaitingApproval
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# A\n")
+    pending = shell.run_line_magic("project", "sync notes --to kb")
+    assert not hasattr(pending, "report")  # no Outcome has it: AttributeError, no wait
+    with pytest.raises(AwaitingApproval) as waiting:
+        _ = pending.is_error
+    assert "Design" not in str(waiting.value)
+    assert str(waiting.value).startswith("%project sync is awaiting approval")
+    pending.card.deny()
