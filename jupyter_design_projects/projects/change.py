@@ -80,7 +80,8 @@ class ProjectChange:
         if self.local_path is not None:
             lines.append(f"Content: the local file {self.local_path}, as read for this card")
         if self.replaces:
-            lines.append(f"Replaces the doc's current {preview.size_line(utf8_size(self.previous or ''))}")
+            old = preview.size_line(utf8_size(self.previous or ""))
+            lines.append(f"Replaces the doc's current {old}")
         return tuple(lines)
 
     def request(self, project_uuid: str) -> ApprovalRequest:
@@ -95,7 +96,8 @@ class ProjectChange:
             lost = preview.lost_lines(self.previous or "")
             extra = (f"First lines lost{f' ({lost.note})' if lost.cut else ''}:\n{lost.text}",)
         return ApprovalRequest(
-            kind="operation", operation=f"project_{'delete' if self.method == DELETE else 'write'}",
+            kind="operation",
+            operation="project_delete" if self.method == DELETE else "project_write",
             title=self.title, project_id=project_uuid,
             writes=() if self.method == DELETE else (self.path,),
             deletes=(self.path,) if self.method == DELETE else (),
