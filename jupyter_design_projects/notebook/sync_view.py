@@ -83,6 +83,20 @@ def _rows_html(rows: list[Any]) -> str:
             f"<th>tokens</th><th>why</th></tr>{body}</table>")
 
 
+#: how many conflicting paths a sync card's line names (the list under it has them all)
+CONFLICTS_NAMED = 3
+
+
+def conflicts_line(conflicts: list[Any]) -> str:
+    """'1 conflict kept, not written: kb/a.md (…)': the paths held back, named."""
+    paths = [r.path for r in conflicts]
+    named = ", ".join(paths[:CONFLICTS_NAMED])
+    if len(paths) > CONFLICTS_NAMED:
+        named += f" and {len(paths) - CONFLICTS_NAMED} more"
+    return (f"{len(paths)} conflict{'s' * (len(paths) != 1)} kept, not written: {named} "
+            "(--force PATH writes one)")
+
+
 def card_html(plan: Any) -> str:
     """The card's body: what will be written where, the budget, and the list of writes —
     whole when it fits the card's size, else in a collapsible list under a summary."""
@@ -107,9 +121,9 @@ def card_html(plan: Any) -> str:
     conflicts = [r for r in plan.rows if r.action == CONFLICT]
     held = ""
     if conflicts:
-        held = (f'<details class="jdp-sync-conflicts"><summary>{len(conflicts)} '
-                f"conflict{'s' * (len(conflicts) != 1)} kept, not written (--force PATH "
-                f"writes one)</summary>{_rows_html(conflicts)}</details>")
+        held = (f'<details class="jdp-sync-conflicts"><summary>'
+                f"{html.escape(conflicts_line(conflicts))}</summary>{_rows_html(conflicts)}"
+                "</details>")
     return (f'<div class="jdp-card jdp-sync-card"><h4 style="margin:4px 0">'
             f"{html.escape(title)}</h4><table>{table}</table>{listing}{held}</div>")
 
