@@ -45,7 +45,7 @@ def change_command(magics: Any, action: str, args: dict[str, Any]) -> Any:
 
     card = ChangeCard(change, session.projects.project_uuid,
                       lambda: _send(magics, change, APPROVED_ON_CARD))
-    display(card.widget)
+    display(card)
     return PendingChange(card)
 
 
@@ -203,7 +203,11 @@ class ChangeCard:
         return outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        """The live card, and for a frontend with no widgets (nbconvert, a docs page, a
+        saved notebook) the card as HTML and text."""
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        return {**bundle, "text/html": self.header.value,
+                "text/plain": f"Approval card: {self.change.title} {self.change.path}"}
 
 
 class PendingChange(PendingOutcome):

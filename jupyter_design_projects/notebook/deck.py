@@ -430,6 +430,10 @@ class DeckPush:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
         bundle["text/plain"] = self.message
+        # a frontend with no widgets (a docs page, nbconvert) shows the same as HTML: the
+        # status, each card with what its answer said, the previews
+        cards = "".join(f"{c.header.value}{c.status.value}" for c in self.cards)
+        bundle["text/html"] = f"{self.status.value}{cards}{self.grid.value}"
         return bundle
 
     def __repr__(self) -> str:

@@ -46,7 +46,7 @@ def sync_command(magics: Any, args: dict[str, Any]) -> Any:
 
     card = SyncCard(plan, lambda progress: session.run(apply_sync(projects, state, plan,
                                                                   progress)))
-    display(card.widget)
+    display(card)
     return PendingSync(card)
 
 
@@ -193,7 +193,10 @@ class SyncCard:
         return outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        """The live card, and for a frontend with no widgets its body as HTML and text."""
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        return {**bundle, "text/html": self.header.value,
+                "text/plain": f"Approval card: {self.plan.summary}"}
 
 
 class PendingSync(PendingOutcome):
