@@ -2,8 +2,9 @@
 executed against the embedded reference service at build time (myst-nb), the public API
 from its docstrings (autodoc), Mermaid blocks drawn as pictures at build time
 (`_ext/mermaid_svg.py`), and the pydata theme (as JupyterLab, ipywidgets and jupyter_server
-use), its sidebar listing every page. `python3 tasks.py docs` builds it strictly: every warning is an error
-and every internal link and cross-reference is checked (`-W --keep-going -n`)."""
+use), its sidebar listing every page. `python3 tasks.py docs` builds it strictly: every
+warning is an error and every internal link and cross-reference is checked
+(`-W --keep-going -n`)."""
 
 from __future__ import annotations
 
