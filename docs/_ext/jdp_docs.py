@@ -83,9 +83,6 @@ def fresh_data_dir(app, docname: str, source: list[str]) -> None:
 
 
 def setup(app):
-    from pygments.lexers.special import TextLexer
-
-    app.add_lexer("mermaid", TextLexer)  # a Mermaid block left as a code block
     app.connect("builder-inited", generate)
     app.connect("source-read", fresh_data_dir)
     return {"parallel_read_safe": False, "parallel_write_safe": True}

@@ -90,5 +90,8 @@ def replace_blocks(app, doctree: nodes.document) -> None:
 
 
 def setup(app):
+    from pygments.lexers.special import TextLexer
+
+    app.add_lexer("mermaid", TextLexer)  # a block left as its source is plain text
     app.connect("doctree-read", replace_blocks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
