@@ -14,6 +14,7 @@ from typing import Any
 from ..core import budgets
 from ..core import change_preview as preview
 from ..core.cards import APPROVE_FOR_PROJECT, ApprovalRequest
+from ..core.display import text_rule
 from ..core.project_paths import RULE_UPLOAD, normalize, resolve_write_path
 from ..errors import DocNotFound, PathRejected, ProjectsChangeDenied
 from . import wire
@@ -42,6 +43,8 @@ class ProjectChange:
     max_knowledge_size: int
     local_path: str | None = None
     restored_from: int | None = None
+    #: the Project's name as its listing gives it, shown only when display-safe
+    project_name: str | None = None
 
     @property
     def replaces(self) -> bool:
@@ -99,6 +102,7 @@ class ProjectChange:
             kind="operation",
             operation="project_delete" if self.method == DELETE else "project_write",
             title=self.title, project_id=project_uuid,
+            project_name=self.project_name if text_rule(self.project_name) is None else None,
             writes=() if self.method == DELETE else (self.path,),
             deletes=(self.path,) if self.method == DELETE else (),
             details=self.details() + extra,
@@ -129,7 +133,7 @@ async def prepare(client: ProjectsClient, method: str, args: dict[str, Any]) -> 
         return ProjectChange(DELETE, name, None, previous, old.uuid, detail.knowledge_size,
                              budgets.knowledge_after(detail.knowledge_size, 0,
                                                      old.estimated_token_count or 0),
-                             detail.max_knowledge_size)
+                             detail.max_knowledge_size, project_name=_name(detail))
     if method == RESTORE:
         entry = client.restorable_entry(int(args["entry_id"]))
         content, restored_from = entry["previous_content"], entry["id"]
@@ -150,7 +154,13 @@ async def prepare(client: ProjectsClient, method: str, args: dict[str, Any]) -> 
                                     (old.estimated_token_count or 0) if old else 0)
     return ProjectChange(method, final, content, previous, old.uuid if old else None,
                          detail.knowledge_size, after, detail.max_knowledge_size,
-                         local_path=local_path, restored_from=restored_from)
+                         local_path=local_path, restored_from=restored_from,
+                         project_name=_name(detail))
+
+
+def _name(detail: wire.Detail) -> str | None:
+    name = detail.raw.get("name")
+    return name if isinstance(name, str) else None
 
 
 # ---------------------------------------------------------------- performing

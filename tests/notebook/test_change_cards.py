@@ -311,3 +311,18 @@ def test_a_pending_sync_names_its_own_pipeline(shell, live, tmp_path) -> None:
     assert "Design" not in str(waiting.value)
     assert str(waiting.value).startswith("%project sync is awaiting approval")
     pending.card.deny()
+
+
+def test_a_card_names_the_project_by_its_name_and_id(shell, live, pointed_at_service) -> None:
+    info = shell.run_line_magic("project", "info").data["project"]
+    pending = shell.run_cell_magic("project", "write kb/named.md", "x\n")
+    assert f"{info['name']} ({pointed_at_service.project_uuid})" in pending.card.header.value
+    pending.card.deny()
+
+
+def test_a_name_that_is_not_display_safe_is_left_out() -> None:
+    from jupyter_design_projects.projects.change import ProjectChange
+
+    change = ProjectChange("write", "a.md", "x", None, None, 0, 1, 10,
+                           project_name="\u202eevil")  # a bidi override
+    assert change.request("p-1").project == "p-1"
