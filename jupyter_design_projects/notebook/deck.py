@@ -97,6 +97,9 @@ class NotebookDeck:
         self.create_card: Any = None
         #: why this deck can no longer be used (its create card was denied), else None
         self.ended: str | None = None
+        #: while a create card is open, the deck's cell shows this widget, redrawn once the
+        #: card is answered (the cell's first rendering cannot change by itself)
+        self._live: Any = None
 
     # ------------------------------------------------------------ opening
 
@@ -134,8 +137,13 @@ class NotebookDeck:
                 made.ended = (f"the deck for {name!r} ended: its create_project card was "
                               f"{'denied' if not approved else 'not carried out'}. Run "
                               f"`%design deck new {name}` again to create it.")
+            made._live.value = made._html()
             return answer
 
+        import ipywidgets as w
+
+        made._live = w.HTML()
+        made._live.value = made._html()
         made.create_card = ApprovalCard(result, resume=resume, present=views.design_outcome)
         display(made.create_card.widget)
         return made
@@ -267,11 +275,16 @@ class NotebookDeck:
         return (f"Deck for {project} · design system: {deck.theme.name} · "
                 f"{len(deck.stage.slides)} slide(s), {len(deck.stage.files)} file(s) staged")
 
+    def _html(self) -> str:
+        return (f"<div><b>{html.escape(self._summary())}</b></div>"
+                + tables.html_table(self.deck.staged_rows(), STAGED_COLUMNS))
+
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        rows = self.deck.staged_rows()
-        return {"text/plain": self._summary(),
-                "text/html": f"<div><b>{html.escape(self._summary())}</b></div>"
-                + tables.html_table(rows, STAGED_COLUMNS)}
+        if self._live is not None:  # a create card was shown: a view that follows it
+            self._live.value = self._html()
+            bundle = self._live._repr_mimebundle_(include=include, exclude=exclude)
+            return {**bundle, "text/plain": self._summary(), "text/html": self._html()}
+        return {"text/plain": self._summary(), "text/html": self._html()}
 
     def __repr__(self) -> str:
         return f"<NotebookDeck {self._summary()}>"
@@ -417,6 +430,10 @@ class DeckPush:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
         bundle["text/plain"] = self.message
+        # a frontend with no widgets (a docs page, nbconvert) shows the same as HTML: the
+        # status, each card with what its answer said, the previews
+        cards = "".join(f"{c.header.value}{c.status.value}" for c in self.cards)
+        bundle["text/html"] = f"{self.status.value}{cards}{self.grid.value}"
         return bundle
 
     def __repr__(self) -> str:

@@ -144,7 +144,7 @@ def change_summary(action: str, record: Mapping[str, Any]) -> str | None:
         verb = "Replaced" if record.get("replaced") else "Created"
         if action == "restore":
             verb = f"Restored (from entry {record.get('restored_from')})"
-        elif not record.get("replaced"):
+        if not record.get("replaced"):  # it created the doc: the undo is a delete
             undo = f"`%project delete {path}`"
         line = f"{verb} {path} ({size_text(record.get('bytes'))})"
     elif action == "delete" and isinstance(path, str):

@@ -2,8 +2,8 @@
 (`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`), in the
 project's design system (`theme`), cut into plans at the card limits (`batches`) and pushed
 through the Design client's permission path (`deck`), which remembers what it pushed across
-kernels (`records`); and the deck out of the project again as PDF or HTML (`export`), the HTML as one
-offline reveal.js file (`reveal`, with the reveal.js files the build ships: `reveal_assets`).
+kernels (`records`); and the deck out of the project again as PDF or HTML (`export`), the
+HTML as one offline reveal.js file (`reveal`, with the files the build ships: `reveal_assets`).
 
 The names below load with their module on first use, so a module that needs one constant
 of `slides` (the magics' usage text does, at `%load_ext`) does not load the whole
