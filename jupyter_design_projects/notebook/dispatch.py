@@ -87,14 +87,12 @@ def _reworded(magics: DesignProjects, error: JdpError) -> JdpError:
         return PermissionRefused(error.operation, "approval_mode_deny",
                                  guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
-        import difflib
+        from .catalogue import closest_operation, operations_of
 
-        from ..core.design_operations import BY_NAME
-
-        names = sorted({*BY_NAME, *(e.name for e in catalogue_entries(magics._session))})
-        close = difflib.get_close_matches(error.operation, names, n=1, cutoff=0.6)
+        close = closest_operation(error.operation, operations_of(magics._session),
+                                  catalogue_entries(magics._session))
         if close:
-            return guidance.reworded(error, f"{error} Did you mean {close[0]!r}?")
+            return guidance.reworded(error, f"{error} Did you mean {close!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):
         settings = magics.settings()
         url = (settings.web_base_url if error.action.startswith("project")

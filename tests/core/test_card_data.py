@@ -32,7 +32,7 @@ def files(*paths):
 
 #: every reason the decision table asks a change card for
 CHANGE_REASONS = [
-    "consent_not_given", "finalize_plan", "sensitive_operation", "no_plan_token",
+    "consent_not_given", "plan_operation", "sensitive_operation", "no_plan_token",
     "grant_ineligible", "write_operation", "plan_token_unknown", "plan_token_expired",
     "plan_token_other_project", "plan_token_does_not_cover",
     "grant_card_refused_get_project_failed", "grant_card_refused_card_too_long",
@@ -68,7 +68,7 @@ def test_the_grant_card_offers_all_three_buttons_and_withholds_none():
 
 def test_a_plan_card_carries_its_paths_in_normal_form_and_no_identity():
     request = card_of("plan", facts("finalize_plan", writes=["./a.html"], deletes=["b.html"]),
-                      "finalize_plan")
+                      "plan_operation")
     assert (request.kind, request.operation, request.project_id) == ("plan", "finalize_plan", P)
     assert (request.writes, request.deletes) == (("a.html",), ("b.html",))
     assert (request.project_name, request.sharing, request.url) == (None, None, None)

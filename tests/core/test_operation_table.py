@@ -1,22 +1,27 @@
 """The Design operation table's rows (`core.design_operations`): what each target extractor
 reads from a call, the copy card's lines, and the rules a row must keep."""
 
+import dataclasses
 import types
 
 import pytest
 
 from jupyter_design_projects.core import design_operations as ops
 from jupyter_design_projects.core.design_inputs import Input, Text, json_schema
-from jupyter_design_projects.core.design_operations import (
-    Approval,
-    DesignOperation,
+from jupyter_design_projects.core.design_effects import (
     copy_lines,
     deletes_of_list,
-    operation_table,
+    moves_of_entries,
     planned,
-    targets_of,
     writes_of_entries,
     writes_of_path,
+)
+from jupyter_design_projects.core.design_operations import (
+    BY_NAME,
+    Approval,
+    DesignOperation,
+    operation_table,
+    plan_operation,
 )
 from jupyter_design_projects.core.plans import Targets
 
@@ -80,9 +85,24 @@ def test_a_copy_that_cannot_be_shown_exactly_has_no_lines(files: object) -> None
     assert copy_lines({"files": files}) is None
 
 
-def test_targets_of_an_operation_the_table_does_not_know_is_nothing() -> None:
-    assert targets_of("no_such_operation", {"paths": ["a.html"]}) == Targets()
-    assert targets_of("delete_files", {"paths": ["a.html"]}) == Targets((), ("a.html",))
+def test_moves_of_entries_write_each_destination_and_delete_each_source() -> None:
+    extract = moves_of_entries("files", "from", "to")
+    call = {"files": [{"from": "a.html", "to": "b.html"}, {"from": "c", "to": "d"}]}
+    assert extract(call) == Targets(("b.html", "d"), ("a.html", "c"))
+    assert extract({"files": [{"from": "a.html"}]}) is None
+
+
+def test_a_row_that_touches_no_paths_has_no_targets() -> None:
+    assert BY_NAME["add_member"].targets_of({"email": "a@b.example"}) == Targets()
+    assert BY_NAME["delete_files"].targets_of({"paths": ["a.html"]}) == Targets(
+        (), ("a.html",))
+
+
+def test_the_plan_operation_is_the_row_approved_as_a_plan() -> None:
+    assert plan_operation(BY_NAME) == "finalize_plan"
+    renamed = dataclasses.replace(BY_NAME["finalize_plan"], name="register_plan")
+    assert plan_operation(operation_table([BY_NAME["read_file"], renamed])) == "register_plan"
+    assert plan_operation(operation_table([BY_NAME["read_file"]])) is None
 
 
 def test_operation_table_is_read_only_and_keeps_the_given_order() -> None:
