@@ -7,7 +7,6 @@ import types
 import pytest
 
 from jupyter_design_projects.core import design_operations as ops
-from jupyter_design_projects.core.design_inputs import Input, Text, json_schema
 from jupyter_design_projects.core.design_effects import (
     copy_lines,
     deletes_of_list,
@@ -16,6 +15,7 @@ from jupyter_design_projects.core.design_effects import (
     writes_of_entries,
     writes_of_path,
 )
+from jupyter_design_projects.core.design_inputs import Input, Text, json_schema
 from jupyter_design_projects.core.design_operations import (
     BY_NAME,
     Approval,

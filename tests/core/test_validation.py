@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.validation import (
     FIELDS_NAMED,
     PLAN_TOKEN_MAX_BYTES,
@@ -13,7 +14,6 @@ from jupyter_design_projects.core.validation import (
     unknown_field,
     validate,
 )
-from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.schemas import local_schema
 from jupyter_design_projects.errors import InvalidArguments
 
