@@ -6,6 +6,7 @@ import types
 
 import pytest
 
+from jupyter_design_projects.core import design_effects as effects
 from jupyter_design_projects.core import design_operations as ops
 from jupyter_design_projects.core.design_effects import (
     copy_lines,
@@ -148,3 +149,43 @@ def test_required_and_optional_inputs_keep_name_type_and_description() -> None:
     assert ops._required("a", kind, "The a.") == Input("a", kind, required=True,
                                                        description="The a.")
     assert ops._optional("b", kind, "The b.") == Input("b", kind, description="The b.")
+
+
+def test_the_journal_readers_list_each_path_and_skip_what_is_not_an_entry() -> None:
+    assert effects.written_path("path", "support.js")({}) == [
+        {"path": "support.js", "change": "written"}]
+    assert effects.written_path("path", "support.js")({"path": "js/support.js"}) == [
+        {"path": "js/support.js", "change": "written"}]
+    assert effects.written_entries("files")({"files": ["a.html", {"path": "b", "data": 7}]}) == [
+        {"path": "b", "change": "written", "bytes": 0}]
+    assert effects.written_entries("files")({"files": "a.html"}) == []
+    assert effects.deleted_list("paths")({"paths": "a.html"}) == []
+    moved = effects.moved_entries("files", "src", "dest", "moved")
+    assert moved({"files": [{"src": "a", "dest": "b", "src_project_id": "P"}, 3]}) == [
+        {"path": "b", "change": "moved", "from": "a"}]
+
+
+def test_a_call_that_touches_no_paths_is_journaled_without_its_project_or_token() -> None:
+    [line] = effects.settings_change("update_sharing", {
+        "project_id": "p", "plan_token": "SECRET", "scope": "org"})
+    assert line == {"change": "update_sharing", "detail": '{"scope": "org"}'}
+    [long] = effects.settings_change("op", {"text": "x" * 1000})
+    assert len(long["detail"]) == effects.JOURNAL_DETAIL_CHARS
+
+
+@pytest.mark.parametrize(("reader", "data"), [
+    (effects.wrote_files, {"written": "2"}),
+    (effects.created_project, {"project_id": 3}),
+    (effects.deleted_files, {"removed": 1}),
+    (effects.plan_made, {"plan_token": None}),
+    (effects.preview_made, {"url": "u"}),
+])
+def test_a_summary_of_an_answer_of_another_shape_is_none(reader, data) -> None:
+    assert reader(data) is None
+
+
+def test_a_preview_summary_counts_what_it_can_and_clips_the_page_text() -> None:
+    line = effects.preview_made({"open_url": "u", "console_logs": 5,
+                                 "text_content": "w " * 400})
+    assert line.startswith("Preview of u · 0 console log(s), 0 failed request(s)\n")
+    assert line.endswith("…") and len(line.split("\n")[1]) == effects.EXCERPT_CHARS + 1
