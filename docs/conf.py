@@ -68,8 +68,10 @@ nitpick_ignore_regex = [
     ("py:.*", r"(Any|Callable|Awaitable|Mapping|Iterator|Iterable|Sequence|Coroutine|T|Path"
               r"|DataFrame|datetime|Self|Approve|ProjectsClient|MappedResult)"),
     # our own names in public signatures that are not public themselves: a type variable,
-    # and the wrapper that keeps a pasted sign-in code out of reprs (internal, may change)
-    ("py:class", r"jupyter_design_projects\.(session\.T|core\.redaction\.Secret)"),
+    # the wrapper that keeps a pasted sign-in code out of reprs, and a Design outcome's row
+    # of the operation table (internal, may change)
+    ("py:class", r"(jupyter_design_projects\.)?(session\.T|core\.redaction\.Secret"
+                 r"|(core\.design_operations\.)?DesignOperation)"),
 ]
 
 html_theme = "pydata_sphinx_theme"
