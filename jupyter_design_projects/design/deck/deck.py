@@ -130,7 +130,7 @@ class Deck:
         def recipe(slide: NotebookSlide) -> Callable[[], StagedFile]:
             return lambda: self.stage.add_slide(
                 slide.path, page(slide.title, slide.body + slide.notes, self.theme,
-                                 NOTEBOOK_CSS), slide.assets)
+                                 NOTEBOOK_CSS, slide.layout), slide.assets)
 
         for slide in reading.slides:  # a path staged for another slide is refused first
             taken = next((f for f in self.stage.files if f.path == slide.path), None)

@@ -96,4 +96,7 @@ def stylesheet(theme: Theme) -> str:
         f"th{{background:{t.primary};color:{t.background};text-align:left}}"
         f"th,td{{padding:4px 10px;border-bottom:1px solid {t.accent}}}"
         ".jdp-more-rows{font-size:20px;opacity:.75}"
+        ".slide.title{display:flex;flex-direction:column;justify-content:center;"
+        "align-items:center;text-align:center}"
+        ".slide.title h1{font-size:72px}"
     )
