@@ -32,6 +32,7 @@ def eight_slide_export(scratch: Path):
 
     from jupyter_design_projects.design.deck import Deck
     from jupyter_design_projects.design.deck import export as exporting
+    from jupyter_design_projects.design.deck import pdf
 
     shutil.copytree(TALK, scratch / "talk")
     path = scratch / "talk" / "talk.ipynb"
@@ -64,6 +65,7 @@ async def _measure(read, rounds: int) -> dict[str, float]:
     from playwright.async_api import async_playwright
 
     from jupyter_design_projects.design.deck import export as exporting
+    from jupyter_design_projects.design.deck import pdf
 
     best = {"export": float("inf"), "bare": float("inf"), "html": float("inf")}
     async with async_playwright() as playwright:
@@ -82,7 +84,7 @@ async def _measure(read, rounds: int) -> dict[str, float]:
 
         for _ in range(rounds):
             started = time.perf_counter()
-            await exporting.pdf_bytes(read, context=context)
+            await pdf.pdf_bytes(read, launched=browser)
             best["export"] = min(best["export"], time.perf_counter() - started)
             started = time.perf_counter()
             await bare()
@@ -114,6 +116,7 @@ async def _bare_shots(pages: list[str], *, cold: bool) -> float:
     from playwright.async_api import async_playwright
 
     from jupyter_design_projects.design.deck import export as exporting
+    from jupyter_design_projects.design.deck import pdf
 
     async with async_playwright() as playwright:
         started = time.perf_counter()

@@ -32,7 +32,7 @@ from .slides import (
     table_piece,
     title_of,
 )
-from .staging import Stage, StagedFile
+from .staging import UNCHANGED, Stage, StagedFile
 from .theme import DEFAULT_THEME, Theme, theme_from_prompt
 
 CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first: run "
@@ -59,8 +59,9 @@ class Deck:
         self.project_name = project_name
         self.theme = theme
         self.stage = Stage()
-        #: the project's files as last listed: path -> etag
+        #: the project's files as last listed: path -> etag, and path -> size in bytes
         self.remote: dict[str, str | None] = {}
+        self.sizes: dict[str, int] = {}
         #: what this deck wrote: path -> (sha256 of the content, the etag the service gave)
         self.pushed: dict[str, tuple[str, str]] = {}
         #: slide path -> how to stage it again (after the theme changed)
@@ -130,7 +131,7 @@ class Deck:
         def recipe(slide: NotebookSlide) -> Callable[[], StagedFile]:
             return lambda: self.stage.add_slide(
                 slide.path, page(slide.title, slide.body + slide.notes, self.theme,
-                                 NOTEBOOK_CSS, slide.layout), slide.assets)
+                                 NOTEBOOK_CSS, slide.layout, reading.author), slide.assets)
 
         for slide in reading.slides:  # a path staged for another slide is refused first
             taken = next((f for f in self.stage.files if f.path == slide.path), None)
@@ -147,7 +148,11 @@ class Deck:
         return reading
 
     def staged_rows(self) -> list[dict[str, object]]:
-        return self.stage.rows(self.remote)
+        """The staged table; a file the project holds exactly as staged (this deck wrote
+        these bytes and the project's etag is still the one it answered) is `unchanged`."""
+        missing = {f.path for f in self.missing()}
+        return [{**row, "change": UNCHANGED} if row["path"] not in missing else row
+                for row in self.stage.rows(self.remote)]
 
     # ------------------------------------------------------------ binding (reads only)
 
@@ -202,8 +207,9 @@ class Deck:
     async def refresh(self) -> dict[str, str | None]:
         """List the project's files (path -> etag)."""
         listing = await self._read("list_files", {"project_id": self._bound()})
-        self.remote = {e["path"]: e.get("etag") for e in listing or []
-                       if isinstance(e, dict) and e.get("type") == "file"}
+        files = [e for e in listing or [] if isinstance(e, dict) and e.get("type") == "file"]
+        self.remote = {e["path"]: e.get("etag") for e in files}
+        self.sizes = {e["path"]: e["size"] for e in files if isinstance(e.get("size"), int)}
         return self.remote
 
     def _bound(self) -> str:
@@ -274,7 +280,8 @@ class Deck:
         listing = await self.refresh()
         local = {f.path: f.data for f in self.stage.files
                  if self.pushed.get(f.path) == (f.sha256, listing.get(f.path))}
-        return await read_deck(self._outcome, self._bound(), listing, local)
+        return await read_deck(self._outcome, self._bound(), listing, local,
+                               sizes=self.sizes)
 
     async def preview(self, path: str) -> DesignOutcome:
         return await self.client.call("render_preview",

@@ -90,6 +90,8 @@ class NotebookReading:
     slides: list[NotebookSlide]
     skipped: list[str] = dataclasses.field(default_factory=list)
     left_out: list[str] = dataclasses.field(default_factory=list)
+    #: the notebook's authors (`metadata.authors`, as nbconvert reads them), or ""
+    author: str = ""
 
 
 def _refuse(field: str, rule: str) -> InvalidArguments:
@@ -378,6 +380,13 @@ def title_for(cells: Sequence[CellView], indexes: Sequence[int], number: int) ->
     return f"Slide {number}"
 
 
+def authors_of(notebook: Any) -> str:
+    """The notebook's `metadata.authors` names, joined (nbformat's documented field)."""
+    authors = (notebook.get("metadata") or {}).get("authors") or []
+    names = [a.get("name") if isinstance(a, dict) else a for a in authors]
+    return ", ".join(n.strip() for n in names if isinstance(n, str) and n.strip())[:200]
+
+
 def _is_title_slide(cells: Sequence[CellView], indexes: Sequence[int]) -> bool:
     """A slide whose first heading is a top one (H1): the deck's title slide."""
     for i in indexes:
@@ -412,7 +421,7 @@ def read(path: str | os.PathLike[str], code: bool = False) -> NotebookReading:
     notebook = load(path)
     cells = [cell_view(c) for c in notebook.cells]
     rule = "slideshow metadata" if slideshow.has_slideshow_metadata(cells) else "headings"
-    reading = NotebookReading(str(path), rule, [])
+    reading = NotebookReading(str(path), rule, [], author=authors_of(notebook))
     folder = Path(path).parent
     # a first pass finds the slides that show something, so they are numbered from 01
     scratch = NotebookReading(str(path), rule, [])
