@@ -361,9 +361,13 @@ _HTML_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | r
 def heading(source: str) -> tuple[int, str] | None:
     """A Markdown cell's first heading (level, plain text): a Markdown heading, else an
     HTML `<h1>`…`<h6>` (as in `<center><h1>…</h1></center>`)."""
-    found = slideshow.heading_of(source)
-    if found:
-        return found[0], _plain_title(found[1])
+    fenced = False
+    for line in source.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        found = None if fenced else slideshow.heading_of(line)
+        if found:
+            return found[0], _plain_title(found[1])
     tag = _HTML_HEADING.search(source)
     if tag:
         text = html.unescape(re.sub(r"<[^>]*>", "", tag.group(2)))
