@@ -1,7 +1,8 @@
 """A deck as a PDF: one PAGE_WIDTH x PAGE_HEIGHT (16:9) page per slide, drawn by a local
 Chromium through Playwright with nothing of the page running or loading — JavaScript is
 off for the drawing context and every request it would make is aborted (the slides' assets
-are already inlined as data: URIs, which never leave the page), and counted.
+are already inlined as data: URIs, which never leave the page), and counted; a navigation
+away (a meta refresh) is answered "204 No Content", so the slide stays where it is.
 
 Nothing is lost on a page. A slide that overflows 16:9 is fitted as reveal.js fits one, by
 scaling it down (Chromium's print scale, so text stays text), as far as FIT_FLOOR; a slide
@@ -114,7 +115,12 @@ async def _draw(browser: Any, documents: list[tuple[str, str]],
 
     async def refuse(route: Any) -> None:
         printed.blocked += 1
-        await route.abort("blockedbyclient")
+        if route.request.is_navigation_request() and route.request.frame.parent_frame is None:
+            # a meta refresh or link leaving the page: "204 No Content" keeps the page
+            # where it is (an aborted navigation would replace it with an error page)
+            await route.fulfill(status=204, body=b"")
+        else:
+            await route.abort("blockedbyclient")
 
     await context.route("**/*", refuse)
     try:
