@@ -32,7 +32,6 @@ def eight_slide_export(scratch: Path):
 
     from jupyter_design_projects.design.deck import Deck
     from jupyter_design_projects.design.deck import export as exporting
-    from jupyter_design_projects.design.deck import pdf
 
     shutil.copytree(TALK, scratch / "talk")
     path = scratch / "talk" / "talk.ipynb"
@@ -116,7 +115,6 @@ async def _bare_shots(pages: list[str], *, cold: bool) -> float:
     from playwright.async_api import async_playwright
 
     from jupyter_design_projects.design.deck import export as exporting
-    from jupyter_design_projects.design.deck import pdf
 
     async with async_playwright() as playwright:
         started = time.perf_counter()

@@ -14,9 +14,8 @@ import nbformat
 import pytest
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
-from jupyter_design_projects.design.deck import Deck
+from jupyter_design_projects.design.deck import Deck, pdf
 from jupyter_design_projects.design.deck import export as exporting
-from jupyter_design_projects.design.deck import pdf
 from jupyter_design_projects.design.deck.from_notebook import read, sanitize
 from jupyter_design_projects.errors import ConfigError, InvalidArguments
 

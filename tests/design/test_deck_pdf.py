@@ -20,7 +20,6 @@ from jupyter_design_projects.design.deck import Deck, pdf
 from jupyter_design_projects.design.deck import export as exporting
 
 
-
 def slide(source: str, kind: str = "slide"):
     return new_markdown_cell(source, metadata={"slideshow": {"slide_type": kind}})
 
@@ -131,3 +130,26 @@ def test_the_pdf_carries_the_decks_title_and_author(printed):
 def test_fit_scale_on_each_side_of_the_floor(width, height, scale, continued):
     got, more = pdf.fit_scale(width, height)
     assert (round(got, 4), more) == (scale, continued)
+
+
+def test_without_pypdf_the_export_is_one_line_naming_the_extra(monkeypatch):
+    import sys
+
+    from jupyter_design_projects.errors import ConfigError
+
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # import pypdf raises ImportError
+    export = exporting.Export([exporting.ExportedSlide("slides/01.html", "t", "<p>x</p>", "")])
+    with pytest.raises(ConfigError) as refused:
+        asyncio.run(pdf.pdf_bytes(export))
+    assert "\n" not in str(refused.value) and "[export]" in str(refused.value)
+    assert "`lab` extra" in str(refused.value)
+
+
+def test_the_lab_extra_holds_what_export_needs():
+    import tomllib
+
+    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())[
+        "project"]["optional-dependencies"]
+    names = {req.split(">")[0].split("=")[0].split("[")[0] for req in extras["lab"]}
+    needs = {req.split(">")[0] for req in extras["export"]}
+    assert needs <= names
