@@ -67,6 +67,8 @@ def deck_command(host: DeckHost, command: grammar.Command,
         return (NotebookDeck.open(host, target) if verb == "open"
                 else NotebookDeck.create(host, target))
     deck = _current(current, f"design deck {verb}")
+    if args.get("theme"):
+        deck.deck.use_theme(args["theme"])
     if verb in ("from-notebook", "export"):
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a path: " + (

@@ -33,7 +33,7 @@ from .slides import (
     title_of,
 )
 from .staging import UNCHANGED, Stage, StagedFile
-from .theme import DEFAULT_THEME, Theme, theme_from_prompt
+from .theme import DEFAULT_THEME, Theme, chosen_theme, theme_from_prompt
 
 CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first: run "
                  "`%design consent`, then this cell again.")
@@ -58,6 +58,8 @@ class Deck:
         self.project_id = project_id
         self.project_name = project_name
         self.theme = theme
+        #: the look the person chose (`use_theme`), kept over the project's design system
+        self.chosen: Theme | None = None
         self.stage = Stage()
         #: the project's files as last listed: path -> etag, and path -> size in bytes
         self.remote: dict[str, str | None] = {}
@@ -147,6 +149,14 @@ class Deck:
         self._notebooks[key] = paths
         return reading
 
+    def use_theme(self, choice: str) -> Theme:
+        """Use `--theme light|dark|PATH.css` (see `theme.chosen_theme`) for every staged
+        slide and those staged after; a push then writes the slides it changed."""
+        self.chosen = self.theme = chosen_theme(choice, self.theme)
+        for restage in list(self._recipes.values()):
+            restage()
+        return self.theme
+
     def staged_rows(self) -> list[dict[str, object]]:
         """The staged table; a file the project holds exactly as staged (this deck wrote
         these bytes and the project's etag is still the one it answered) is `unchanged`."""
@@ -199,7 +209,7 @@ class Deck:
         if self.records is not None:  # what decks in other kernels pushed here
             self.pushed = {**self.records.load(project_id), **self.pushed}
         prompt = await self._read("get_claude_design_prompt", {"project_id": project_id})
-        self.theme = theme_from_prompt(prompt) or DEFAULT_THEME
+        self.theme = self.chosen or theme_from_prompt(prompt) or DEFAULT_THEME
         await self.refresh()
         for restage in list(self._recipes.values()):  # what was staged, in this look
             restage()
