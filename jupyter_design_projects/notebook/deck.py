@@ -203,10 +203,15 @@ class NotebookDeck:
 
             printed = session.run(pdf.pdf_bytes(read, notes, title=title, author=read.author))
             data = printed.data
+            kind = "PDF"
         else:
-            data = exporting.html_file(read, title, notes).encode("utf-8")
+            from ..design.deck.html_deck import html_document
+
+            theme = "dark" if self.deck.theme.name.startswith("dark") else "light"
+            document, kind = html_document(read, title, notes, theme)
+            data = document.encode("utf-8")
         exporting.write_export(target, data)
-        return export_outcome(target, data, read, title, notes, printed)
+        return export_outcome(target, data, read, title, notes, printed, kind)
 
     # ------------------------------------------------------------ what a user reaches for
 
@@ -440,11 +445,11 @@ def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
 
 
 def export_outcome(target: Any, data: bytes, read: Any, title: str, notes: bool,
-                   printed: Any = None) -> Outcome:
-    """What an export says: where it went, and everything not exported as the project
-    holds it (not read whole, pictured, missing, scaled, continued, cut, blocked)."""
-    notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
-              f"{title} as the project holds them"
+                   printed: Any = None, kind: str = "PDF") -> Outcome:
+    """What an export says: where it went, as what, and everything not exported as the
+    project holds it (not read whole, pictured, missing, scaled, continued, cut, blocked)."""
+    notice = (f"Wrote {target} ({len(data):,} bytes, {kind}): {len(read.slides)} slide(s) "
+              f"of {title} as the project holds them"
               + (", with speaker notes" if notes else "") + ".")
     if read.partial:
         notice += (f" {len(read.partial)} file(s) NOT exported whole: "
@@ -459,7 +464,7 @@ def export_outcome(target: Any, data: bytes, read: Any, title: str, notes: bool,
     fields: dict[str, Any] = {"path": str(target), "bytes": len(data),
                               "slides": [s.path for s in read.slides],
                               "missing": read.missing, "pictured": read.pictured,
-                              "partial": read.partial}
+                              "partial": read.partial, "kind": kind}
     if printed is not None:
         if printed.scaled:
             notice += (" Scaled down to fit a page: " + "; ".join(

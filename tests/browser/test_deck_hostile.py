@@ -175,6 +175,7 @@ async def every_surface(tmp: Path, beacon: Beacon) -> dict[str, int]:
     """The beacon's count after each surface, in order."""
     from playwright.async_api import async_playwright
 
+    from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
     from jupyter_design_projects.notebook.deck import preview_grid
     from jupyter_design_projects.server.design.browser import Browser
 
@@ -212,17 +213,29 @@ async def every_surface(tmp: Path, beacon: Beacon) -> dict[str, int]:
         counts["PDF"] = len(beacon.hits)
 
         target = tmp / "deck.html"
-        target.write_text(exporting.html_file(read, "Hostile", notes=True), encoding="utf-8")
+        document, kind = html_document(read, "Hostile", notes=True)
+        target.write_text(document, encoding="utf-8")
         page = await context.new_page()
         await page.goto(target.as_uri())
         await settle(page)
-        for _ in read.slides:
+        for _ in range(3 * len(read.slides)):  # every slide and fragment
             await page.keyboard.press("ArrowRight")
+        if kind == REVEAL:  # and the speaker view, with the notes
+            async with page.expect_popup(timeout=SETTLE_MS) as opened:
+                await page.keyboard.press("s")
+            speaker = await opened.value
+            await settle(speaker)
+            await speaker.close()
         await settle(page)
-        assert page.url == target.as_uri()  # nothing navigated the viewer away
-        shown = [await frame.evaluate("document.body.innerText") for frame in page.frames[1:]]
+        assert page.url.split("#")[0] == target.as_uri()  # nothing navigated it away
+        if kind == REVEAL:
+            last = await page.evaluate("Reveal.getIndices().h")
+            shown = [await page.evaluate("document.querySelector('.slides').textContent")]
+        else:
+            last = int(await page.evaluate("document.body.dataset.slide")) - 1
+            shown = [await f.evaluate("document.body.innerText") for f in page.frames[1:]]
+        assert last == len(read.slides) - 1
         assert any("Hostile talk" in text for text in shown)  # the slides do draw
-        assert await page.evaluate("document.body.dataset.slide") == str(len(read.slides))
         await page.close()
         counts["HTML export with notes"] = len(beacon.hits)
         await browser.close()

@@ -73,6 +73,10 @@ class ExportedSlide:
     title: str
     html: str  # the page with its assets inlined
     notes: str  # the speaker notes' HTML ("" when none)
+    #: the page's body (cleaned, assets inlined, notes still in it) and its stylesheet
+    #: (cleaned), as a renderer that lays slides out itself takes them
+    body: str = ""
+    css: str = ""
 
 
 @dataclasses.dataclass
@@ -169,7 +173,8 @@ async def read_text(call: Callable[[str, dict], Awaitable[Any]], project_id: str
 
 def page_for_export(text: str) -> tuple[str, str]:
     """A page from the project as the export shows it: its stylesheets (without imports
-    or URLs) and its body reduced to `allowlist`; and its title."""
+    or URLs) and its body reduced to `allowlist`; and its title. (`parts` takes it apart
+    again.)"""
     title = _TITLE.search(text)
     shown_title = html.unescape(title.group(1)).strip() if title else ""
     head_end = _HEAD_END.search(text)
@@ -263,8 +268,15 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
             export.missing += [item for item in unread if item not in held]
         else:
             export.missing += unread
-        export.slides.append(ExportedSlide(page, shown_title, inlined, notes))
+        export.slides.append(ExportedSlide(page, shown_title, inlined, notes,
+                                           *parts(inlined)))
     return export
+
+
+def parts(page: str) -> tuple[str, str]:
+    """The body and the stylesheet of a page `page_for_export` made."""
+    body = _BODY.search(page)
+    return (body.group(1) if body else page), "".join(_STYLE.findall(page))
 
 
 def _asset_path(page: str, src: str) -> str:

@@ -16,6 +16,8 @@
 - Images a Markdown cell references by a relative path (inside the notebook's folder), in
   Markdown or in its raw HTML, and cell attachments become assets; remote URLs are never
   fetched, only listed as skipped.
+- A `fragment` cell is kept in a `<div class="fragment">` (it steps in the reveal.js
+  export; a page and the PDF show it with its slide).
 - Notes cells become the slide's speaker notes: kept in the page, never visible on it,
   cleaned as the slide is.
 - Slides are numbered and named after the slides shown (the first is `01`), from their
@@ -406,10 +408,14 @@ def _render(notebook: Any, cells: Sequence[CellView], group: Any, folder: Path,
     body = []
     for i in group.cells:
         cell = notebook.cells[i]
+        shown = ""
         if cells[i].kind == "markdown":
-            body.append(renderer.markdown(i, cell))
+            shown = renderer.markdown(i, cell)
         elif cells[i].kind == "code":
-            body.append(renderer.code_cell(i, cell, cells[i].tags))
+            shown = renderer.code_cell(i, cell, cells[i].tags)
+        if shown and cells[i].slide_type == "fragment":  # steps in the reveal.js export
+            shown = f'<div class="fragment">{shown}</div>'
+        body.append(shown)
     notes = []
     for i in group.notes:
         cell = notebook.cells[i]
