@@ -14,6 +14,7 @@ down to Chromium's smallest print scale, PRINT_SCALE_MIN; anything still wider i
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 from typing import Any
@@ -29,6 +30,8 @@ PRINT_SCALE_MIN = 0.1
 #: a fitted slide printed one page too long (rounding) is tried again this much smaller
 RETRY_SHRINK = 0.95
 RETRIES = 3
+#: slides printed side by side, each in a page of the drawing context
+PAGES_AT_ONCE = 2
 NO_PYPDF = ("needs pypdf to put the pages together: pip install "
             "'jupyter-design-projects[export]' (the `lab` extra includes it)")
 
@@ -107,7 +110,8 @@ def fit_scale(width: float, height: float) -> tuple[float, bool]:
 
 async def _draw(browser: Any, documents: list[tuple[str, str]],
                 printed: Printed) -> list[bytes]:
-    """Each document as a PDF, all pages kept, in one locked-down page."""
+    """Each document as a PDF, all pages kept, in order, printed PAGES_AT_ONCE at a time in
+    pages of one locked-down context."""
     pypdf = _pypdf()
     context = await browser.new_context(
         viewport={"width": PAGE_WIDTH, "height": PAGE_HEIGHT}, java_script_enabled=False,
@@ -123,34 +127,50 @@ async def _draw(browser: Any, documents: list[tuple[str, str]],
             await route.abort("blockedbyclient")
 
     await context.route("**/*", refuse)
-    try:
+    parts: list[bytes] = [b""] * len(documents)
+    queue = list(enumerate(documents))
+
+    async def worker() -> None:
         page = await context.new_page()
         await page.emulate_media(media="screen")
-        parts = []
-        for path, document in documents:
-            await page.set_content(document, wait_until="load")
-            width, height = await page.evaluate(
-                "() => [document.documentElement.scrollWidth,"
-                " document.documentElement.scrollHeight]")
-            scale, continued = fit_scale(float(width), float(height))
-            if PAGE_WIDTH / max(float(width), 1.0) < PRINT_SCALE_MIN:
-                printed.cut.append(path)
-            for attempt in range(RETRIES + 1):
-                data = bytes(await page.pdf(width=f"{PAGE_WIDTH}px", height=f"{PAGE_HEIGHT}px",
-                                            print_background=True, scale=round(scale, 3)))
-                pages = len(pypdf.PdfReader(io.BytesIO(data)).pages)
-                smaller = scale * RETRY_SHRINK
-                if pages == 1 or continued or attempt == RETRIES or smaller < FIT_FLOOR:
-                    break
-                scale = smaller
-            if scale < 1.0:
-                printed.scaled[path] = round(scale, 3)
-            if pages > 1:
-                printed.continued[path] = pages
-            parts.append(data)
-        return parts
+        while queue:
+            index, (path, document) = queue.pop(0)
+            parts[index] = await _print(page, path, document, printed, pypdf)
+        await page.close()
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(PAGES_AT_ONCE, len(documents)))))
     finally:
         await context.close()
+    order = {path: n for n, (path, _) in enumerate(documents)}
+    printed.scaled = dict(sorted(printed.scaled.items(), key=lambda kv: order[kv[0]]))
+    printed.continued = dict(sorted(printed.continued.items(), key=lambda kv: order[kv[0]]))
+    printed.cut.sort(key=order.__getitem__)
+    return parts
+
+
+async def _print(page: Any, path: str, document: str, printed: Printed, pypdf: Any) -> bytes:
+    """One document as a PDF: measured, fitted, printed (again smaller when rounding made
+    a fitted slide one page too long), and noted in `printed`."""
+    await page.set_content(document, wait_until="load")
+    width, height = await page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    scale, continued = fit_scale(float(width), float(height))
+    if PAGE_WIDTH / max(float(width), 1.0) < PRINT_SCALE_MIN:
+        printed.cut.append(path)
+    for attempt in range(RETRIES + 1):
+        data = bytes(await page.pdf(width=f"{PAGE_WIDTH}px", height=f"{PAGE_HEIGHT}px",
+                                    print_background=True, scale=round(scale, 3)))
+        pages = len(pypdf.PdfReader(io.BytesIO(data)).pages)
+        smaller = scale * RETRY_SHRINK
+        if pages == 1 or continued or attempt == RETRIES or smaller < FIT_FLOOR:
+            break
+        scale = smaller
+    if scale < 1.0:
+        printed.scaled[path] = round(scale, 3)
+    if pages > 1:
+        printed.continued[path] = pages
+    return data
 
 
 class _Chromium:
