@@ -68,3 +68,22 @@ def test_a_css_file_over_the_limit_is_refused_at_the_limit_it_is_read(tmp_path):
     with pytest.raises(InvalidArguments) as refused:
         Deck(None, PID).use_theme(str(over))
     assert "bytes" in refused.value.rule
+
+
+def test_a_slide_of_code_inputs_alone_is_listed_not_dropped_silently(tmp_path):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    from jupyter_design_projects.design.deck.from_notebook import read
+
+    slide = {"slideshow": {"slide_type": "slide"}}
+    notebook = new_notebook(cells=[new_markdown_cell("# One", metadata=slide),
+                                   new_code_cell("x = 1", metadata=slide),
+                                   new_markdown_cell("# Three", metadata=slide)])
+    path = tmp_path / "t.ipynb"
+    nbformat.write(notebook, path)
+    shown = read(path)
+    assert [s.path for s in shown.slides] == ["slides/01-one.html", "slides/02-three.html"]
+    assert shown.left_out == ["a slide of cell(s) 2 (only code inputs: --code shows them)"]
+    with_code = read(path, code=True)
+    assert len(with_code.slides) == 3 and with_code.left_out == []

@@ -440,6 +440,11 @@ def read(path: str | os.PathLike[str], code: bool = False) -> NotebookReading:
         body, notes, _ = _render(notebook, cells, group, folder, "x", code, scratch)
         if body.strip() or notes:
             groups.append(group)
+        elif group.cells:  # said, never dropped silently
+            numbers = ", ".join(str(i + 1) for i in group.cells)
+            why = ("only code inputs: --code shows them" if not code and any(
+                cells[i].kind == "code" for i in group.cells) else "nothing to show")
+            reading.left_out.append(f"a slide of cell(s) {numbers} ({why})")
     titles = [title_for(cells, g.cells, n) for n, g in enumerate(groups, start=1)]
     for number, (group, title, stem) in enumerate(
             zip(groups, titles, slideshow.slide_stems(titles), strict=True), start=1):
