@@ -2,7 +2,9 @@
 Chromium through Playwright with nothing of the page running or loading — JavaScript is
 off for the drawing context and every request it would make is aborted (the slides' assets
 are already inlined as data: URIs, which never leave the page), and counted; a navigation
-away (a meta refresh) is answered "204 No Content", so the slide stays where it is.
+away (a meta refresh) is answered "204 No Content", so the slide stays where it is. The
+slides are loaded at once, each a frame of one sheet, and measured there; every slide that
+fits its page as it is prints in one go (one page each), the others one by one.
 
 Nothing is lost on a page. A slide that overflows 16:9 is fitted as reveal.js fits one, by
 scaling it down (Chromium's print scale, so text stays text), as far as FIT_FLOOR; a slide
@@ -14,8 +16,8 @@ down to Chromium's smallest print scale, PRINT_SCALE_MIN; anything still wider i
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import html
 import io
 from typing import Any
 
@@ -30,8 +32,6 @@ PRINT_SCALE_MIN = 0.1
 #: a fitted slide printed one page too long (rounding) is tried again this much smaller
 RETRY_SHRINK = 0.95
 RETRIES = 3
-#: slides printed side by side, each in a page of the drawing context
-PAGES_AT_ONCE = 2
 NO_PYPDF = ("needs pypdf to put the pages together: pip install "
             "'jupyter-design-projects[export]' (the `lab` extra includes it)")
 
@@ -77,8 +77,9 @@ async def pdf_bytes(export: Export, notes: bool = False, browser: str | None = N
         async with _Chromium(browser) as opened:
             parts = await _draw(opened, documents, printed)
     writer = pypdf.PdfWriter()
-    for part in parts:
-        writer.append(io.BytesIO(part))
+    for reader, pages in parts:
+        for number in pages:
+            writer.add_page(reader.pages[number])
     metadata = {"/Title": title, "/Author": author, "/Creator": "jupyter-design-projects"}
     writer.add_metadata({k: v for k, v in metadata.items() if v})
     out = io.BytesIO()
@@ -88,8 +89,6 @@ async def pdf_bytes(export: Export, notes: bool = False, browser: str | None = N
 
 
 def _notes_page(slide: ExportedSlide) -> str:
-    import html
-
     return ("<!doctype html><html><head><meta charset=\"utf-8\"><style>"
             "body{margin:0;padding:48px 64px;font-family:DejaVu Sans,sans-serif;"
             "font-size:24px;line-height:1.4}h2{font-size:28px;margin:0 0 16px}"
@@ -108,10 +107,33 @@ def fit_scale(width: float, height: float) -> tuple[float, bool]:
     return max(PRINT_SCALE_MIN, scale), scale > down
 
 
+#: what the sheet's frames may load: only what is inlined (srcdoc frames inherit the
+#: policy; a request from such a frame does not always reach the context's route)
+SHEET_POLICY = ("default-src 'none'; img-src data:; font-src data:; "
+                "style-src 'unsafe-inline'; frame-src 'none'; base-uri 'none'; "
+                "form-action 'none'")
+#: one page holding every slide that fits, each in a 16:9 frame of its own (sandboxed, as
+#: the context runs no script anyway), a page break after each
+_SHEET = ("<!doctype html><html><head><meta charset=\"utf-8\">"
+          f"<meta http-equiv=\"Content-Security-Policy\" content=\"{SHEET_POLICY}\">"
+          "<style>@page{margin:0}"
+          f"html,body{{margin:0}}iframe{{display:block;width:{PAGE_WIDTH}px;"
+          f"height:{PAGE_HEIGHT}px;border:0;break-after:page}}</style></head><body>"
+          "{frames}</body></html>")
+_MEASURE = "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+
+
+def _sheet(documents: list[str]) -> str:
+    return _SHEET.replace("{frames}", "".join(
+        f'<iframe sandbox="" srcdoc="{html.escape(d, quote=True)}"></iframe>'
+        for d in documents))
+
+
 async def _draw(browser: Any, documents: list[tuple[str, str]],
-                printed: Printed) -> list[bytes]:
-    """Each document as a PDF, all pages kept, in order, printed PAGES_AT_ONCE at a time in
-    pages of one locked-down context."""
+                printed: Printed) -> list[tuple[Any, list[int]]]:
+    """Each document's pages (a reader and its page numbers), in order. All of them are
+    loaded at once, as frames of one sheet, and measured; those that fit a page as they
+    are print in one go, the others one by one, fitted (`_print`)."""
     pypdf = _pypdf()
     context = await browser.new_context(
         viewport={"width": PAGE_WIDTH, "height": PAGE_HEIGHT}, java_script_enabled=False,
@@ -119,33 +141,43 @@ async def _draw(browser: Any, documents: list[tuple[str, str]],
 
     async def refuse(route: Any) -> None:
         printed.blocked += 1
-        if route.request.is_navigation_request() and route.request.frame.parent_frame is None:
-            # a meta refresh or link leaving the page: "204 No Content" keeps the page
-            # where it is (an aborted navigation would replace it with an error page)
+        if route.request.is_navigation_request():
+            # a meta refresh or link leaving the slide: "204 No Content" keeps it where
+            # it is (an aborted navigation would replace it with an error page)
             await route.fulfill(status=204, body=b"")
         else:
             await route.abort("blockedbyclient")
 
     await context.route("**/*", refuse)
-    parts: list[bytes] = [b""] * len(documents)
-    queue = list(enumerate(documents))
-
-    async def worker() -> None:
+    parts: list[tuple[Any, list[int]]] = [(None, [])] * len(documents)
+    try:
         page = await context.new_page()
         await page.emulate_media(media="screen")
-        while queue:
-            index, (path, document) = queue.pop(0)
-            parts[index] = await _print(page, path, document, printed, pypdf)
-        await page.close()
-
-    try:
-        await asyncio.gather(*(worker() for _ in range(min(PAGES_AT_ONCE, len(documents)))))
+        await page.set_content(_sheet([d for _, d in documents]), wait_until="load")
+        sizes = []
+        for frame in await page.query_selector_all("iframe"):
+            inside = await frame.content_frame()
+            sizes.append(await inside.evaluate(_MEASURE) if inside else [0, 0])
+        fits = [n for n, (width, height) in enumerate(sizes)
+                if width <= PAGE_WIDTH and height <= PAGE_HEIGHT]
+        rest = [n for n in range(len(documents)) if n not in fits]
+        if fits:
+            await page.set_content(_sheet([documents[n][1] for n in fits]), wait_until="load")
+            data = bytes(await page.pdf(width=f"{PAGE_WIDTH}px", height=f"{PAGE_HEIGHT}px",
+                                        print_background=True))
+            reader = pypdf.PdfReader(io.BytesIO(data))
+            if len(reader.pages) == len(fits):
+                for page_number, n in enumerate(fits):
+                    parts[n] = (reader, [page_number])
+            else:  # the sheet did not print one page per slide: each on its own
+                rest = list(range(len(documents)))
+        for n in rest:
+            path, document = documents[n]
+            data = await _print(page, path, document, printed, pypdf)
+            reader = pypdf.PdfReader(io.BytesIO(data))
+            parts[n] = (reader, list(range(len(reader.pages))))
     finally:
         await context.close()
-    order = {path: n for n, (path, _) in enumerate(documents)}
-    printed.scaled = dict(sorted(printed.scaled.items(), key=lambda kv: order[kv[0]]))
-    printed.continued = dict(sorted(printed.continued.items(), key=lambda kv: order[kv[0]]))
-    printed.cut.sort(key=order.__getitem__)
     return parts
 
 
