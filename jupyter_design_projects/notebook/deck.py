@@ -64,8 +64,11 @@ def deck_command(host: DeckHost, command: grammar.Command,
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a project name" + (
                 " or id" if verb == "open" else ""))
-        return (NotebookDeck.open(host, target) if verb == "open"
-                else NotebookDeck.create(host, target))
+        opened = (NotebookDeck.open(host, target) if verb == "open"
+                  else NotebookDeck.create(host, target))
+        if args.get("theme") and isinstance(opened, NotebookDeck):
+            opened.deck.use_theme(args["theme"])
+        return opened
     deck = _current(current, f"design deck {verb}")
     if args.get("theme"):
         deck.deck.use_theme(args["theme"])
