@@ -64,9 +64,14 @@ def deck_command(host: DeckHost, command: grammar.Command,
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a project name" + (
                 " or id" if verb == "open" else ""))
-        return (NotebookDeck.open(host, target) if verb == "open"
-                else NotebookDeck.create(host, target))
+        opened = (NotebookDeck.open(host, target) if verb == "open"
+                  else NotebookDeck.create(host, target))
+        if args.get("theme") and isinstance(opened, NotebookDeck):
+            opened.deck.use_theme(args["theme"])
+        return opened
     deck = _current(current, f"design deck {verb}")
+    if args.get("theme"):
+        deck.deck.use_theme(args["theme"])
     if verb in ("from-notebook", "export"):
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a path: " + (
@@ -194,33 +199,30 @@ class NotebookDeck:
 
     def export(self, path: str, notes: bool = False) -> Outcome:
         """Write the deck as the project holds it to PATH.pdf or PATH.html (see
-        `design.deck.export`); `notes` adds the speaker notes."""
+        `design.deck.export` and `design.deck.pdf`); `notes` adds the speaker notes."""
         from ..design.deck import export as exporting
 
         target, kind = exporting.checked_target(path)
         session = self._host.session
         self.deck.client = session.design
         read = session.run(self.deck.read_export())
-        title = self.deck.project_name or self.deck.project_id or "deck"
+        title = read.slides[0].title if read.slides else (
+            self.deck.project_name or self.deck.project_id or "deck")
+        printed = None
         if kind == "pdf":
-            data = session.run(exporting.pdf_bytes(read, notes))
+            from ..design.deck import pdf
+
+            printed = session.run(pdf.pdf_bytes(read, notes, title=title, author=read.author))
+            data = printed.data
+            kind = "PDF"
         else:
-            data = exporting.html_file(read, title, notes).encode("utf-8")
+            from ..design.deck.html_deck import html_document
+
+            theme = "dark" if self.deck.theme.name.startswith("dark") else "light"
+            document, kind = html_document(read, title, notes, theme)
+            data = document.encode("utf-8")
         exporting.write_export(target, data)
-        notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
-                  f"{title} as the project holds them"
-                  + (", with speaker notes" if notes else "") + ".")
-        if read.pictured:
-            notice += (f" {len(read.pictured)} image asset(s) cannot be read back over the "
-                       "Design protocol (read_file is text only), so their slides are the "
-                       f"service's picture of them: {'; '.join(read.pictured)}.")
-        if read.missing:
-            notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
-                       f" (shown as their alt text): {'; '.join(read.missing)}.")
-        return Outcome("design deck export", {"path": str(target), "bytes": len(data),
-                                              "slides": [s.path for s in read.slides],
-                                              "missing": read.missing,
-                                              "pictured": read.pictured}, notice=notice)
+        return export_outcome(target, data, read, title, notes, printed, kind)
 
     # ------------------------------------------------------------ what a user reaches for
 
@@ -460,3 +462,44 @@ def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
                      f"<figcaption><code>{html.escape(path)}</code>{note}</figcaption></figure>")
     return (f'<div class="jdp-deck-grid" style="display:grid;gap:12px;grid-template-columns:'
             f'repeat(auto-fill,minmax({PREVIEW_WIDTH}px,1fr))">{"".join(cells)}</div>')
+
+
+def export_outcome(target: Any, data: bytes, read: Any, title: str, notes: bool,
+                   printed: Any = None, kind: str = "PDF") -> Outcome:
+    """What an export says: where it went, as what, and everything not exported as the
+    project holds it (not read whole, pictured, missing, scaled, continued, cut, blocked)."""
+    notice = (f"Wrote {target} ({len(data):,} bytes, {kind}): {len(read.slides)} slide(s) "
+              f"of {title} as the project holds them"
+              + (", with speaker notes" if notes else "") + ".")
+    if read.partial:
+        notice += (f" {len(read.partial)} file(s) NOT exported whole: "
+                   f"{'; '.join(read.partial)}.")
+    if read.pictured:
+        notice += (f" {len(read.pictured)} image asset(s) cannot be read back over the "
+                   "Design protocol (read_file is text only), so their slides are the "
+                   f"service's picture of them: {'; '.join(read.pictured)}.")
+    if read.missing:
+        notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
+                   f" (shown as their alt text): {'; '.join(read.missing)}.")
+    fields: dict[str, Any] = {"path": str(target), "bytes": len(data),
+                              "slides": [s.path for s in read.slides],
+                              "missing": read.missing, "pictured": read.pictured,
+                              "partial": read.partial, "kind": kind}
+    if printed is not None:
+        if printed.scaled:
+            notice += (" Scaled down to fit a page: " + "; ".join(
+                f"{p} to {s:.0%}" for p, s in printed.scaled.items()) + ".")
+        if printed.continued:
+            notice += (" Too tall for one page even at the smallest scale, so continued "
+                       "over pages: " + "; ".join(f"{p} on {n} pages"
+                                                  for p, n in printed.continued.items()) + ".")
+        if printed.cut:
+            notice += (" Wider than a page even at the smallest print scale, cut at the "
+                       f"right edge: {'; '.join(printed.cut)}.")
+        if printed.blocked:
+            notice += (f" {printed.blocked} request(s) the pages tried to make were blocked "
+                       "(a PDF loads nothing).")
+        fields.update(scaled=printed.scaled, continued=printed.continued, cut=printed.cut,
+                      blocked=printed.blocked)
+    return Outcome("design deck export", fields, notice=notice)
+

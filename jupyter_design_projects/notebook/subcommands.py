@@ -233,7 +233,8 @@ DESIGN = (
          Arg(("--paste",), {"action": "store_true"}))),
     Subcommand(
         "design", "deck",
-        "[open|new|push|show|from-notebook|export] [NAME_OR_ID | PATH] [--code] [--notes]",
+        "[open|new|push|show|from-notebook|export] [NAME_OR_ID | PATH] [--code] [--notes] "
+        "[--theme light|dark|PATH.css]",
         "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default), "
         "from-notebook PATH.ipynb, export PATH.pdf or PATH.html",
         "The notebook's deck of slides. open NAME_OR_ID binds it to a Design project (by id, "
@@ -250,14 +251,16 @@ DESIGN = (
         "and text outputs; --code shows the code cells' inputs too. export PATH.pdf writes "
         "one 16:9 page per slide through a local Chromium; export PATH.html one "
         "self-contained file (arrow keys move); --notes adds the speaker notes. Export "
-        "reads the deck as the project holds it (what was pushed).",
+        "reads the deck as the project holds it (what was pushed). --theme light, dark or "
+        "PATH.css restyles every staged slide (a CSS file of your own follows the deck's).",
         (Arg(("verb",), {"nargs": "?", "default": "show",
                          "metavar": "open|new|push|show|from-notebook|export",
                          "choices": ("open", "new", "push", "show", "from-notebook",
                                      "export")}),
          Arg(("target",), {"nargs": "*", "metavar": "NAME_OR_ID"}),
          Arg(("--code",), {"action": "store_true"}),
-         Arg(("--notes",), {"action": "store_true"}))),
+         Arg(("--notes",), {"action": "store_true"}),
+         Arg(("--theme",), {"default": None, "metavar": "light|dark|PATH.css"}))),
     Subcommand(
         "design", "slide", "PATH --drop",
         "remove a staged slide from the deck",
