@@ -4,8 +4,6 @@ page's stylesheet scoped to the slides for reveal.js."""
 
 from __future__ import annotations
 
-import sys
-
 from jupyter_design_projects.design.deck import export as exporting
 from jupyter_design_projects.design.deck.html_deck import PLAIN, SCOPE, html_document, scoped
 
@@ -28,8 +26,14 @@ def test_at_rules_imports_and_urls_are_left_out():
     assert f"{SCOPE} p{{background:none;color:blue}}" in css
 
 
-def test_without_the_reveal_renderer_the_plain_viewer_is_written_and_named(monkeypatch):
-    monkeypatch.setitem(sys.modules, "jupyter_design_projects.design.deck.reveal", None)
+def test_without_reveal_js_built_the_plain_viewer_is_written_and_named(monkeypatch):
+    from jupyter_design_projects.design.deck import reveal_assets
+    from jupyter_design_projects.errors import ConfigError
+
+    def not_built():
+        raise ConfigError("HTML export", reveal_assets.NOT_BUILT)
+
+    monkeypatch.setattr(reveal_assets, "packaged_assets", not_built)
     export = exporting.Export([exporting.ExportedSlide("slides/01.html", "One", "<p>1</p>",
                                                        "", "<p>1</p>", "")])
     document, kind = html_document(export, "Talk")

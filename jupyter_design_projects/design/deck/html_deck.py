@@ -1,6 +1,7 @@
 """The HTML export: the deck read from the project (`export.read_deck`) handed to the
 reveal.js renderer (`reveal.reveal_document`: one offline file, fragments stepping, the
-speaker view with `--notes`) when this install has it, else the plain viewer of
+speaker view with `--notes`) when the build put reveal.js's files in the package, else the
+plain viewer of
 `export.html_file`, and which of the two it is.
 
 A slide page carries its own stylesheet, written for a page of its own (`html, body`,
@@ -11,9 +12,9 @@ its `@`-rules left out.
 
 from __future__ import annotations
 
-import importlib
 import re
 
+from ...errors import ConfigError
 from .allowlist import clean, clean_css
 from .export import PAGE_HEIGHT, Export, html_file
 
@@ -48,9 +49,11 @@ def scoped(css: str, scope: str = SCOPE) -> str:
 def html_document(export: Export, title: str, notes: bool = False,
                   theme: str = "light") -> tuple[str, str]:
     """The HTML export and its kind (REVEAL or PLAIN)."""
-    try:
-        reveal = importlib.import_module(".reveal", __package__)
-    except ImportError:  # a build without the reveal.js renderer
+    from . import reveal, reveal_assets
+
+    try:  # reveal.js's files, which the build copies into the package
+        assets = reveal_assets.packaged_assets()
+    except ConfigError:  # a source tree never built: the plain viewer, and its kind says so
         return html_file(export, title, notes), PLAIN
     slides = []
     for slide in export.slides:
@@ -60,5 +63,6 @@ def html_document(export: Export, title: str, notes: bool = False,
             classes=("jdp-title",) if '<main class="slide title">' in body else ()))
     css = scoped(export.slides[0].css) if export.slides else ""
     document = reveal.reveal_document(slides, title=title, author=export.author,
-                                      notes=notes, theme=theme, theme_css=css)
+                                      notes=notes, theme=theme, theme_css=css,
+                                      assets=assets)
     return document, REVEAL
