@@ -1,8 +1,7 @@
 """The HTML export: the deck read from the project (`export.read_deck`) handed to the
 reveal.js renderer (`reveal.reveal_document`: one offline file, fragments stepping, the
 speaker view with `--notes`) when the build put reveal.js's files in the package, else the
-plain viewer of
-`export.html_file`, and which of the two it is.
+plain viewer of `export.html_file`, and which of the two it is.
 
 A slide page carries its own stylesheet, written for a page of its own (`html, body`,
 `100vh`); for reveal.js, which lays every slide out in one 1280x720 `<section>`, it is
