@@ -15,17 +15,12 @@ import weakref
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .setting_traits import SETTING_TRAITS
+
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from ..settings import Settings
-
-#: traits that are passed to Settings.resolve as overrides (never a secret among them)
-SETTING_TRAITS = (
-    "api_base_url", "web_base_url", "oauth_token_url", "oauth_client_id", "org_uuid",
-    "credentials_file", "allow_design_sync", "allow_projects_tool", "design_feature_flag",
-    "essential_traffic_only", "http_trace", "grant_watch", "client_platform", "trace_limit",
-)
 
 #: how long a first call waits for the session begun at `%load_ext` before it shows a
 #: "connecting" bar (building one imports ipywidgets, which costs more than a short wait)
