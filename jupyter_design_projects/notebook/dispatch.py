@@ -21,7 +21,7 @@ from ..errors import (
     UnknownOperation,
     guidance,
 )
-from . import grammar, views
+from . import grammar, remedies, views
 from .design_actions import DESIGN_ACTIONS, catalogue_entries, help_text
 from .outcome import Outcome
 from .project_actions import PROJECT_ACTIONS
@@ -66,7 +66,7 @@ def _settle(magics: DesignProjects, tool: str, outcome: Any, as_outcome: bool) -
     if isinstance(outcome, Outcome) and outcome.error is not None:
         error = _reworded(magics, outcome.error)
         if error is not outcome.error:
-            outcome.error, outcome.notice = error, str(error)
+            outcome.error, outcome.notice = error, error.message
     magics._last[tool] = outcome
     if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
         return outcome  # a pending card is not a failure
@@ -85,7 +85,7 @@ def _reworded(magics: DesignProjects, error: JdpError) -> JdpError:
     if (isinstance(error, PermissionDenied) and error.reason == "nobody_can_approve"
             and magics.approval_mode == "deny"):
         return PermissionRefused(error.operation, "approval_mode_deny",
-                                 guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
+                                 remedies.APPROVAL_MODE_DENY, remedies.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
         import difflib
 
@@ -94,7 +94,7 @@ def _reworded(magics: DesignProjects, error: JdpError) -> JdpError:
         names = sorted({*BY_NAME, *(e.name for e in catalogue_entries(magics._session))})
         close = difflib.get_close_matches(error.operation, names, n=1, cutoff=0.6)
         if close:
-            return guidance.reworded(error, f"{error} Did you mean {close[0]!r}?")
+            return guidance.reworded(error, f"{error.message} Did you mean {close[0]!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):
         settings = magics.settings()
         url = (settings.web_base_url if error.action.startswith("project")

@@ -68,7 +68,7 @@ class SignInCard:
             return
         self.error = error
         self.result = getattr(error, "reason", type(error).__name__)
-        self.status.value = self._line(f"Sign-in failed: {error}", "error")
+        self.status.value = self._line(f"Sign-in failed: {getattr(error, 'message', error)}", "error")
 
     @property
     def signed_in(self) -> bool:

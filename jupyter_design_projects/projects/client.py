@@ -413,8 +413,8 @@ class ProjectsClient:
             path = entry["path"]
             raise InvalidProjectsArgument(
                 "restore", "entry_id", f"{entry_id} recorded the creation of {path!r} with "
-                f"nothing before it, so restoring it would delete {path!r}; to do that, run "
-                f"`%project delete {path}`")
+                f"nothing before it, so restoring it would delete {path!r}; to do that, delete "
+                "it")
         if entry["restore_kind"] != RESTORE_WRITE_BACK:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "recorded no previous content to restore")
