@@ -68,7 +68,8 @@ class SignInCard:
             return
         self.error = error
         self.result = getattr(error, "reason", type(error).__name__)
-        self.status.value = self._line(f"Sign-in failed: {getattr(error, 'message', error)}", "error")
+        said = getattr(error, "message", error)
+        self.status.value = self._line(f"Sign-in failed: {said}", "error")
 
     @property
     def signed_in(self) -> bool:

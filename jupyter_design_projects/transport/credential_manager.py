@@ -285,7 +285,8 @@ class CredentialManager:
             try:
                 fresh = await self.finish_redirect(attempt, callback.query)
             except JdpError as exc:
-                await callback.answer(400, "Sign-in failed", f"{exc.message} Return to the notebook.")
+                await callback.answer(400, "Sign-in failed",
+                                      f"{exc.message} Return to the notebook.")
                 raise
             await callback.answer(200, "Signed in", "You are signed in; you can close this "
                                   "tab and return to the notebook.")
