@@ -78,8 +78,9 @@ CALLS: Mapping[str, Callable[[Remedy], str]] = {
     "project_info": lambda r: "see the Project's docs: `session.project.info()`",
     "project_help": lambda r: f"see `help(session.project.{r.get('method')})`",
     "project_history": _history,
-    "project_delete": lambda r: ("delete unused docs (`session.project.delete(path, "
-                                 "approve=…)`) or split the write"),
+    "project_delete": lambda r: (
+        f"delete it: `session.project.delete({r.get('path')!r}, approve=…)`" if r.get("path")
+        else "delete unused docs (`session.project.delete(path, approve=…)`) or split the write"),
     "sync_dry_run": lambda r: ("see the plan first: `session.project.sync(directory, "
                                "dry_run=True)`"),
     "name_encoding": lambda r: "name its encoding: `session.project.write(…, encoding=…)`",

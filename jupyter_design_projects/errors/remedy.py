@@ -37,7 +37,7 @@ ACTIONS: Mapping[str, frozenset[str]] = {
     "project_info": frozenset(),               # the Project's docs and uploads
     "project_help": frozenset({"method"}),     # a Projects method's arguments
     "project_history": frozenset({"restore"}),     # the journal (then a restore)
-    "project_delete": frozenset(),             # delete unused docs, or split the write
+    "project_delete": frozenset({"path"}),     # delete that doc (else: unused docs, or split)
     "sync_dry_run": frozenset(),               # see a sync's plan without sending it
     "name_encoding": frozenset(),              # a local file is not UTF-8: name its encoding
     "upgrade_client": frozenset(),             # this client is too old for the service

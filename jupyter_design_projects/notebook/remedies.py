@@ -101,7 +101,9 @@ MAGICS: Mapping[str, Callable[[Remedy], str]] = {
     "project_help": lambda r: (f"%project {r.get('method')} --help" if r.get("method")
                                else "%project --help"),
     "project_history": _history,
-    "project_delete": lambda r: "delete unused docs (%project delete PATH) or split the write",
+    "project_delete": lambda r: (
+        f"%project delete {r.get('path')}" if r.get("path")
+        else "delete unused docs (%project delete PATH) or split the write"),
     "sync_dry_run": lambda r: "%project sync DIR --dry-run",
     "name_encoding": lambda r: "name its encoding (--encoding, or encoding=)",
     "upgrade_client": lambda r: "pip install --upgrade jupyter-design-projects",

@@ -68,7 +68,10 @@ class SignInCard:
             return
         self.error = error
         self.result = getattr(error, "reason", type(error).__name__)
-        said = getattr(error, "message", error)
+        from ..errors import JdpError
+        from .remedies import magic_text
+
+        said = magic_text(error) if isinstance(error, JdpError) else error
         self.status.value = self._line(f"Sign-in failed: {said}", "error")
 
     @property
