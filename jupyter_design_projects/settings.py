@@ -42,9 +42,10 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 #: the gates that close each tool, in the order a closed one is named (spec §1, §11)
 DESIGN_POLICY = ("allow_design_sync", "essential_traffic_only", "design_feature_flag")
 PROJECTS_POLICY = ("allow_projects_tool", "essential_traffic_only")
-#: the plain types a setting may have, by the name its annotation gives; any other type
-#: (`Secret | None`) is a secret's, never a trait
+#: the plain types a setting may have, by the name its annotation gives
 PLAIN_TYPES: Mapping[str, type] = {"str": str, "bool": bool, "int": int}
+#: the one other type a setting may have: a secret's, never a trait nor printed
+SECRET_TYPE = "Secret | None"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,9 +101,11 @@ def _rows(settings: Any) -> tuple[Row, ...]:
             raise TypeError(f"setting {field.name!r} is not declared with setting()")
         # the annotation's text (the module defers annotations): read without importing
         # the secret type, so the magics class can be built at `%load_ext` from this table
-        kind = PLAIN_TYPES.get(field.type if isinstance(field.type, str)
-                               else getattr(field.type, "__name__", ""))
-        row = Row(field.name, kind, field.default, declared)
+        named = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", "")
+        if named not in PLAIN_TYPES and named != SECRET_TYPE:
+            raise TypeError(f"setting {field.name!r}: {named!r} is not a setting's type "
+                            f"({', '.join(PLAIN_TYPES)} or {SECRET_TYPE})")
+        row = Row(field.name, PLAIN_TYPES.get(named), field.default, declared)
         if row.secret and declared.trait:
             raise TypeError(f"setting {field.name!r} is a secret: it can never be a trait")
         out.append(row)

@@ -68,6 +68,15 @@ def test_a_secret_cannot_be_declared_a_trait():
         rows(Leaky)
 
 
+def test_a_setting_of_another_type_is_refused_not_taken_for_a_secret():
+    @dataclasses.dataclass(frozen=True)
+    class Odd(Settings):
+        ratio: float = setting(0.5, "A ratio.")
+
+    with pytest.raises(TypeError, match="not a setting's type"):
+        rows(Odd)
+
+
 def test_no_secret_is_a_trait_of_the_magics():
     traits = DesignProjects.class_traits(config=True)
     secrets = [row.name for row in rows(Settings) if row.secret]
