@@ -1,91 +1,245 @@
-"""Where the client's settings come from: defaults, then the environment, then traits.
+"""Where the client's settings come from: each declared once, then the environment and the
+traits read from that one declaration.
+
+Every setting is one field of `Settings` below: its name, its type (the annotation), its
+default, and its `Declared` metadata (help, environment variable, whether a
+`%config DesignProjects.<name>` trait carries it, its validation), written with `setting()`.
+Everything else is derived from it: the environment map (`ENVIRONMENT`, `GATES`), the
+magics' traits and their `%config` help (`notebook/setting_traits.py`), and the table of
+docs/configuration.md (a test compares it). A secret (`session_jwt`) is never a trait:
+`%config DesignProjects` prints every trait's value.
 
 `Settings.resolve(env, overrides)` is pure: the environment and the trait values are
-passed in. Environment wins over defaults, overrides (the `%config DesignProjects.*`
-traits) win over the environment. No service configured means the embedded reference
-service: `embedded` is then True and the URLs are filled in when it has started
-(`using_service`) — the Jupyter server's one service when `JDP_SERVICE_FILE` names it,
-else one this process starts.
+passed in. Environment wins over defaults, overrides (the traits) win over the
+environment. No service configured means the embedded reference service: `embedded` is
+then True and the URLs are filled in when it has started (`using_service`) — the Jupyter
+server's one service when `JDP_SERVICE_FILE` names it, else one this process starts.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .core.origins import origin
-from .core.redaction import Secret
-from .core.trace_limits import TRACE_LIMIT, check_trace_limit
-from .errors import ConfigError
+from .core.trace_limits import TRACE_LIMIT, TRACE_LIMIT_MAX, TRACE_LIMIT_MIN
+
+if TYPE_CHECKING:
+    from .core.redaction import Secret
+    from .errors import ConfigError
 
 #: the first-party OAuth client id the reference service (and this client) use
 FIRST_PARTY_CLIENT_ID = "jdp-notebook-client"
 #: what every Design request names as its client platform (`anthropic-client-platform`)
 DEFAULT_CLIENT_PLATFORM = "jupyter_design_projects"
 _PLATFORM = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-ENVIRONMENT = {
-    "JDP_API_BASE_URL": "api_base_url",
-    "JDP_WEB_BASE_URL": "web_base_url",
-    "JDP_OAUTH_TOKEN_URL": "oauth_token_url",
-    "JDP_OAUTH_AUTHORIZE_URL": "oauth_authorize_url",
-    "JDP_OAUTH_CLIENT_ID": "oauth_client_id",
-    "JDP_ORG_UUID": "org_uuid",
-    "JDP_CREDENTIALS_FILE": "credentials_file",
-    "JDP_CLIENT_PLATFORM": "client_platform",
-    "CLAUDE_PROJECT_UUID": "project_uuid",
-    "CLAUDE_SESSION_JWT": "session_jwt",
-    "JDP_SERVICE_FILE": "service_file",
-}
-
-#: the gates (spec §1, §10): each setting and the environment variable that sets it. A
-#: kernel reads them as the other settings (a `%config DesignProjects.<gate>` trait wins);
-#: the Jupyter server extension reads them too, with `c.DesignProjects.<gate>` in its
-#: Jupyter config, so the side panel honours the same policy as the kernels
-GATES = {
-    "allow_design_sync": "JDP_ALLOW_DESIGN_SYNC",
-    "allow_projects_tool": "JDP_ALLOW_PROJECTS_TOOL",
-    "design_feature_flag": "JDP_DESIGN_FEATURE_FLAG",
-    "essential_traffic_only": "JDP_ESSENTIAL_TRAFFIC_ONLY",
-}
 #: how a gate's environment variable is written (case does not matter)
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 #: the gates that close each tool, in the order a closed one is named (spec §1, §11)
 DESIGN_POLICY = ("allow_design_sync", "essential_traffic_only", "design_feature_flag")
 PROJECTS_POLICY = ("allow_projects_tool", "essential_traffic_only")
+#: the plain types a setting may have, by the name its annotation gives
+PLAIN_TYPES: Mapping[str, type] = {"str": str, "bool": bool, "int": int}
+#: the one other type a setting may have: a secret's, never a trait nor printed
+SECRET_TYPE = "Secret | None"
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """What a setting declares besides its name, type and default (the field's own)."""
+
+    #: what it does, in one or two sentences: the trait's `%config` help and the docs
+    help: str
+    #: the environment variable that sets it, if one does
+    env: str | None = None
+    #: whether a `%config DesignProjects.<name>` trait carries it (never for a secret)
+    trait: bool = True
+    #: a policy gate (spec §1, §10): the Jupyter server's config sets it too
+    gate: bool = False
+    #: the least and the most an int setting may be (the trait's min and max too)
+    bounds: tuple[int, int] | None = None
+    #: validation: (name, value) -> the value to keep, or ConfigError
+    check: Callable[[str, Any], Any] | None = None
+
+
+def setting(default: Any, help: str, **declared: Any) -> Any:
+    """A field of `Settings`: its default and its declaration."""
+    return dataclasses.field(default=default,
+                             metadata={"setting": Declared(help, **declared)})
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One setting as every derivation reads it: name, type, default and declaration."""
+
+    name: str
+    #: str, bool or int; None for a secret
+    kind: type | None
+    default: Any
+    declared: Declared
+
+    @property
+    def secret(self) -> bool:
+        return self.kind is None
+
+
+def rows(settings: type) -> tuple[Row, ...]:
+    """The settings a `Settings` class (or a subclass that adds some) declares, in order."""
+    return _rows(settings)
+
+
+@functools.cache
+def _rows(settings: Any) -> tuple[Row, ...]:
+    out = []
+    for field in dataclasses.fields(settings):
+        declared = field.metadata.get("setting")
+        if not isinstance(declared, Declared):
+            raise TypeError(f"setting {field.name!r} is not declared with setting()")
+        # the annotation's text (the module defers annotations): read without importing
+        # the secret type, so the magics class can be built at `%load_ext` from this table
+        named = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", "")
+        if named not in PLAIN_TYPES and named != SECRET_TYPE:
+            raise TypeError(f"setting {field.name!r}: {named!r} is not a setting's type "
+                            f"({', '.join(PLAIN_TYPES)} or {SECRET_TYPE})")
+        row = Row(field.name, PLAIN_TYPES.get(named), field.default, declared)
+        if row.secret and declared.trait:
+            raise TypeError(f"setting {field.name!r} is a secret: it can never be a trait")
+        out.append(row)
+    return tuple(out)
+
+
+def environment(settings: type) -> dict[str, str]:
+    """Each environment variable that sets a setting → the setting."""
+    return {row.declared.env: row.name for row in rows(settings) if row.declared.env}
+
+
+def _refused(setting: str, reason: str) -> ConfigError:
+    """A ConfigError; the error tree loads with the first call, not at `%load_ext` (which
+    builds the magics' traits from this module)."""
+    from .errors import ConfigError
+
+    return ConfigError(setting, reason)
+
+
+def check_url(setting: str, url: str) -> str:
+    """Refuse URLs that parsers disagree on (backslashes, userinfo) or that are not http(s)."""
+    if "\\" in url:
+        raise _refused(setting, "backslashes are not allowed in URLs")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _refused(setting, "must be an http(s) URL with a host")
+    if parts.username or parts.password or "@" in parts.netloc:
+        raise _refused(setting, "must not carry user information")
+    if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise _refused(setting, "plain http is allowed only on loopback")
+    return url.rstrip("/")
+
+
+def _platform(setting: str, value: Any) -> str:
+    if not isinstance(value, str) or not _PLATFORM.match(value):
+        raise _refused(setting, "must be 1-64 of A-Z a-z 0-9 _ . -")
+    return value
+
+
+def gate_value(setting: str, raw: str) -> bool:
+    """A gate's value as an environment variable writes it: 1/true/yes/on or 0/false/no/off."""
+    word = raw.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise _refused(setting, "must be one of 1, true, yes, on, 0, false, no, off")
+
+
+def _from_env(row: Row, var: str, raw: str) -> Any:
+    """An environment variable's text as the setting's type."""
+    if row.kind is bool:
+        return gate_value(var, raw)
+    if row.kind is int:
+        try:
+            return int(raw.strip())
+        except ValueError:
+            raise _refused(var, "must be a whole number") from None
+    if row.kind is str:
+        return raw
+    from .core.redaction import Secret
+
+    return Secret(raw)
+
+
+def _checked(row: Row, value: Any) -> Any:
+    """The value after the row's validation: its type's, its bounds, its own check."""
+    if row.kind is int and row.declared.bounds is not None:
+        low, high = row.declared.bounds
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise _refused(row.name, f"must be a whole number from {low} to {high:,}, "
+                                        f"got {value!r}")
+    elif row.kind is bool and not isinstance(value, bool):
+        raise _refused(row.name, f"must be True or False, got {value!r}")
+    return row.declared.check(row.name, value) if row.declared.check else value
+
+
+_URL = {"check": check_url}
+_GATE = {"gate": True}
 
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
-    api_base_url: str = ""
-    web_base_url: str = ""
-    oauth_token_url: str = ""
-    oauth_authorize_url: str = ""
-    oauth_client_id: str = FIRST_PARTY_CLIENT_ID
-    org_uuid: str = ""
-    credentials_file: str = ""
-    project_uuid: str = ""
-    session_jwt: Secret | None = None
-    #: the Jupyter server's runtime file naming its reference service (see service_file)
-    service_file: str = ""
-    # gates (spec §1, §10); all on for the reference service
-    allow_design_sync: bool = True
-    allow_projects_tool: bool = True
-    design_feature_flag: bool = True
-    essential_traffic_only: bool = False
-    #: the second Design gate (spec §1, §8): watch for a grant given elsewhere while a
-    #: grant card waits
-    grant_watch: bool = True
-    #: the `anthropic-client-platform` header of every Design request (spec §5)
-    client_platform: str = DEFAULT_CLIENT_PLATFORM
-    # debugging
-    http_trace: bool = False
-    #: how many exchanges the HTTP trace's ring keeps
-    trace_limit: int = TRACE_LIMIT
+    """The client's settings, each declared once (see the module's docstring)."""
+
+    api_base_url: str = setting(
+        "", "The Design MCP and REST base URL, and the Projects remote-session route "
+        "(empty: the embedded offline reference service).", env="JDP_API_BASE_URL", **_URL)
+    web_base_url: str = setting(
+        "", "The Projects org API base URL (empty: api_base_url).", env="JDP_WEB_BASE_URL",
+        **_URL)
+    oauth_token_url: str = setting(
+        "", "The OAuth token endpoint (empty: {api_base_url}/v1/oauth/token).",
+        env="JDP_OAUTH_TOKEN_URL", **_URL)
+    oauth_authorize_url: str = setting(
+        "", "The OAuth authorize page (empty: {api_base_url}/oauth/authorize).",
+        env="JDP_OAUTH_AUTHORIZE_URL", trait=False, **_URL)
+    oauth_client_id: str = setting(
+        FIRST_PARTY_CLIENT_ID, "The OAuth client id (the first-party client's by default).",
+        env="JDP_OAUTH_CLIENT_ID")
+    org_uuid: str = setting(
+        "", "The organization of the attached Project (empty: the first of "
+        "GET /api/organizations).", env="JDP_ORG_UUID")
+    credentials_file: str = setting(
+        "", "A mode-0600 credential file to use instead of the system keyring (empty: the "
+        "keyring, else a file in the user data directory).", env="JDP_CREDENTIALS_FILE")
+    project_uuid: str = setting(
+        "", "The attached Project (spec §10: the session environment names it; there is no "
+        "other way to pick one).", env="CLAUDE_PROJECT_UUID", trait=False)
+    session_jwt: Secret | None = setting(
+        None, "A remote-session token: the Projects calls then use the remote-session "
+        "route. A secret, so never a trait.", env="CLAUDE_SESSION_JWT", trait=False)
+    service_file: str = setting(
+        "", "Set by the server extension: the runtime file naming the Jupyter server's one "
+        "reference service, which its kernels use.", env="JDP_SERVICE_FILE", trait=False)
+    allow_design_sync: bool = setting(
+        True, "Policy gate for Design (spec §1).", env="JDP_ALLOW_DESIGN_SYNC", **_GATE)
+    allow_projects_tool: bool = setting(
+        True, "Policy gate for Projects (spec §10).", env="JDP_ALLOW_PROJECTS_TOOL", **_GATE)
+    design_feature_flag: bool = setting(
+        True, "Feature gate for Design (spec §1).", env="JDP_DESIGN_FEATURE_FLAG", **_GATE)
+    essential_traffic_only: bool = setting(
+        False, "Essential-traffic-only mode: turns Design and Projects off when True.",
+        env="JDP_ESSENTIAL_TRAFFIC_ONLY", **_GATE)
+    grant_watch: bool = setting(
+        True, "While a grant card waits, watch for a grant given elsewhere (Design "
+        "settings) and go on (spec §8).")
+    client_platform: str = setting(
+        DEFAULT_CLIENT_PLATFORM, "The anthropic-client-platform header of every Design "
+        "request (spec §5).", env="JDP_CLIENT_PLATFORM", check=_platform)
+    http_trace: bool = setting(
+        False, "Record every HTTP exchange, redacted (the trace can be turned on and off "
+        "at any time).")
+    trace_limit: int = setting(
+        TRACE_LIMIT, "How many exchanges the HTTP trace keeps (the oldest go first).",
+        bounds=(TRACE_LIMIT_MIN, TRACE_LIMIT_MAX))
 
     @property
     def embedded(self) -> bool:
@@ -95,6 +249,8 @@ class Settings:
     @property
     def allowed_origins(self) -> frozenset[str]:
         """Exactly the configured origins: nothing else ever receives a token."""
+        from .core.origins import origin
+
         return frozenset(
             origin(url)
             for url in (self.api_base_url, self.web_base_url, self.oauth_token_url)
@@ -155,62 +311,47 @@ class Settings:
     def resolve(
         cls, env: Mapping[str, str], overrides: Mapping[str, Any] | None = None
     ) -> Settings:
+        """The settings: each declared default, then its environment variable, then an
+        override (a trait's value) that is neither None nor empty; each checked."""
+        declared = {row.name: row for row in rows(cls)}
         values: dict[str, Any] = {}
-        for var, field in ENVIRONMENT.items():
-            if env.get(var):
-                values[field] = env[var]
-        for field, var in GATES.items():
-            if env.get(var):
-                values[field] = gate_value(var, env[var])
-        for field, value in (overrides or {}).items():
+        for row in declared.values():
+            var = row.declared.env
+            if var and env.get(var):
+                values[row.name] = _from_env(row, var, env[var])
+        for name, value in (overrides or {}).items():
             if value not in (None, ""):
-                values[field] = value
+                values[name] = value
         if isinstance(values.get("session_jwt"), str):
+            from .core.redaction import Secret
+
             values["session_jwt"] = Secret(values["session_jwt"])
         api = values.get("api_base_url", "")
         if api:
             values.setdefault("web_base_url", api)
             values.setdefault("oauth_token_url", api.rstrip("/") + "/v1/oauth/token")
             values.setdefault("oauth_authorize_url", api.rstrip("/") + "/oauth/authorize")
-        for field in ("api_base_url", "web_base_url", "oauth_token_url", "oauth_authorize_url"):
-            if values.get(field):
-                values[field] = check_url(field, values[field])
-        try:
-            check_trace_limit(values.get("trace_limit", TRACE_LIMIT))
-        except ValueError as exc:
-            raise ConfigError("trace_limit", str(exc)) from None
-        platform = values.get("client_platform", DEFAULT_CLIENT_PLATFORM)
-        if not isinstance(platform, str) or not _PLATFORM.match(platform):
-            raise ConfigError("client_platform", "must be 1-64 of A-Z a-z 0-9 _ . -")
+        for name, value in values.items():
+            if name not in declared:
+                raise _refused(name, "is not a setting")
+            values[name] = _checked(declared[name], value)
         return cls(**values)
 
 
-def check_url(setting: str, url: str) -> str:
-    """Refuse URLs that parsers disagree on (backslashes, userinfo) or that are not http(s)."""
-    if "\\" in url:
-        raise ConfigError(setting, "backslashes are not allowed in URLs")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(setting, "must be an http(s) URL with a host")
-    if parts.username or parts.password or "@" in parts.netloc:
-        raise ConfigError(setting, "must not carry user information")
-    if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
-        raise ConfigError(setting, "plain http is allowed only on loopback")
-    return url.rstrip("/")
+#: each environment variable that sets a setting → the setting
+ENVIRONMENT = environment(Settings)
+#: the gates (spec §1, §10): each setting and the environment variable that sets it. A
+#: kernel reads them as the other settings (a `%config DesignProjects.<gate>` trait wins);
+#: the Jupyter server extension reads them too, with `c.DesignProjects.<gate>` in its
+#: Jupyter config, so the side panel honours the same policy as the kernels
+GATES = {row.name: row.declared.env for row in rows(Settings)
+         if row.declared.gate and row.declared.env}
 
 
-def trait_overrides(traits: Mapping[str, Any]) -> dict[str, Any]:
-    """A kernel's setting traits as overrides for `Settings.resolve`: a gate the kernel
-    leaves at its default defers to the environment, so a gate closed there (by the Jupyter
-    server's policy, say) is not reopened by a default."""
-    defaults = {field.name: field.default for field in dataclasses.fields(Settings)}
-    return {name: value for name, value in traits.items()
-            if name not in GATES or value != defaults[name]}
-
-
-def gate_value(setting: str, raw: str) -> bool:
-    """A gate's value as an environment variable writes it: 1/true/yes/on or 0/false/no/off."""
-    word = raw.strip().lower()
-    if word in _TRUE or word in _FALSE:
-        return word in _TRUE
-    raise ConfigError(setting, "must be one of 1, true, yes, on, 0, false, no, off")
+def trait_overrides(traits: Mapping[str, Any], settings: type = Settings) -> dict[str, Any]:
+    """A kernel's setting traits as overrides for `Settings.resolve`: a trait the kernel
+    leaves at its declared default defers to the environment, so a gate closed there (by
+    the Jupyter server's policy, say) is not reopened by a default, nor a client platform
+    the environment names replaced by the default one."""
+    defaults = {row.name: row.default for row in rows(settings)}
+    return {name: value for name, value in traits.items() if value != defaults[name]}

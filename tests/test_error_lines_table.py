@@ -16,7 +16,7 @@ from jupyter_design_projects.core.permissions import REFUSALS
 from jupyter_design_projects.errors import GUIDANCE, JdpError, guidance
 from jupyter_design_projects.errors.base import declared_fields
 from jupyter_design_projects.errors.transport import REASONS
-from jupyter_design_projects.notebook import views
+from jupyter_design_projects.notebook import remedies, views
 
 #: the roots of the tree's branches: never raised, only caught
 BRANCH_ROOTS = {"JdpError", "DesignError", "ProjectsError"}
@@ -27,7 +27,7 @@ SAMPLES: dict[str, Any] = {
     "retry_after": None, "origin": "https://evil.example", "limit": 1024, "seconds": 30.0,
     "content_type": "text/html", "code": -32602, "rpc_message": "Invalid params",
     "project_id": "p-1", "prompt": "", "explanation": REFUSALS["consent_not_given"],
-    "command": "%design consent", "body": "{}", "route": "api", "method": "search",
+    "body": "{}", "route": "api", "method": "search",
     "available": ["a.md"], "knowledge_size": 10, "estimate": 5, "max_knowledge_size": 20,
     "sizes": [(3, 4)], "cause": "HTTP 500", "log_tail": "", "setting": "approval_mode",
     "what": "session", "tool": "Projects", "gate": "allow_projects_tool", "path": "a.md",
@@ -43,7 +43,7 @@ VARIANTS: dict[tuple[str, str], list[Any]] = {
     ("TraceUnavailable", "reason"): list(guidance.TRACE_REASONS),
     ("TransportError", "reason"): sorted(REASONS),
     ("ProjectsTransportFailed", "reason"): sorted(REASONS),
-    ("PermissionRefused", "explanation"): [f"it was refused. {guidance.APPROVAL_MODE_DENY}",
+    ("PermissionRefused", "explanation"): [f"it was refused. {remedies.APPROVAL_MODE_DENY}",
                                            *REFUSALS.values()],
     ("InvalidArguments", "field"): ["files[0].content", "project_id", "project", "plan_token",
                                     "operation"],
@@ -100,10 +100,13 @@ def test_a_failure_line_names_one_next_step_after_a_full_stop(cls, fields):
     said, _, step = line.partition(" Next: ")
     assert said.endswith((".", "?")), line
     assert step.endswith("."), line
+    assert step.removesuffix(".") == remedies.as_magic(error.remedy).rstrip(".")
     # an agent reads the error as its dict (the tool_result): the step is in it too
     assert error.to_dict()["next_step"] == error.next_step
     subject = f"%{error.command}: " if cls is errors.BadCommand else ""
     assert not COMMAND.search(said.removeprefix(subject)), f"a command before Next: {line}"
+    # from plain Python the same error names a call, never a magic
+    assert not COMMAND.search(str(error).removeprefix(subject)), str(error)
 
 
 def test_a_branch_root_is_never_raised_on_purpose():

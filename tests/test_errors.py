@@ -20,6 +20,7 @@ from jupyter_design_projects.errors import (
     guidance,
 )
 from jupyter_design_projects.errors.base import declared_fields
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.errors.transport import REASONS
 
 ERRORS = sorted((obj for obj in vars(errors).values()
@@ -48,7 +49,7 @@ def test_a_class_without_a_row_is_worded_by_its_nearest_ancestor() -> None:
 
     error = Special("frobnicate", "not_in_catalogue")
     assert error.message == UnknownOperation("frobnicate", "not_in_catalogue").message
-    assert error.next_step == "%design list"
+    assert error.remedy == Remedy("list_operations")
 
 
 def test_with_message_keeps_the_class_and_fields_and_only_rewords() -> None:
@@ -58,9 +59,10 @@ def test_with_message_keeps_the_class_and_fields_and_only_rewords() -> None:
     assert twin.fields == error.fields == {"operation": "craete_file",
                                            "reason": "not_in_catalogue"}
     assert (twin.operation, twin.reason) == ("craete_file", "not_in_catalogue")
-    assert str(twin) == twin.message == "Did you mean 'create_file'?"
+    assert twin.message == "Did you mean 'create_file'?"
+    assert str(twin) == f"Did you mean 'create_file'? Next: {error.next_step}."
     assert twin.args == ("Did you mean 'create_file'?",)
-    assert twin.next_step == error.next_step
+    assert twin.next_step == error.next_step and twin.remedy == error.remedy
     assert repr(twin) == repr(error)
     assert error.message != twin.message  # the original is left as it was
 
@@ -92,12 +94,13 @@ def test_reworded_is_with_message() -> None:
 
 
 def test_the_guidance_table_imports_no_error_class() -> None:
-    """The root imports the table, so the table may not import the tree (no circle)."""
+    """The root imports the table, so the table may not import the tree (no circle): it
+    imports only the remedies, which are data."""
     import ast
 
     tree = ast.parse(Path(guidance.__file__).read_text())
-    relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
-    assert relative == []
+    relative = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    assert relative == ["remedy"]
 
 
 @pytest.mark.parametrize("reason", sorted(REASONS))
@@ -149,7 +152,7 @@ def test_a_declared_field_is_always_set() -> None:
     error = ScopeExpansionFailed("refresh_refused", "invalid_grant")
     assert declared_fields(ScopeExpansionFailed) == ("reason", "detail")
     assert (error.reason, error.detail) == ("refresh_refused", "invalid_grant")
-    assert error.next_step == "%design login"
+    assert error.remedy == Remedy("login")
 
 
 def test_no_error_bypasses_its_parents_constructor() -> None:

@@ -63,8 +63,8 @@ def test_the_probe_would_see_a_heavy_import(tmp_path):
 #: what `%load_ext` itself (the main thread: registering the magics, beginning the start)
 #: must not load: the heavy dependencies, the HTTP stack, the pipelines and the session
 #: (the background start loads them), and the call path: the grammar and its subcommand
-#: table, the dispatch and action tables, the views, the error tree and the settings (the
-#: first call loads them)
+#: table, the dispatch and action tables, the views and the error tree (the first call
+#: loads them; the settings' declarations load, their checks' errors do not)
 NOT_ON_THE_LOAD_PATH = HEAVY + (
     "httpx", "httpcore", "anyio", "platformdirs", "jupyter_design_projects.server",
     "jupyter_design_projects.labserver", "jupyter_design_projects.transport",
@@ -79,13 +79,15 @@ NOT_ON_THE_LOAD_PATH = HEAVY + (
     "jupyter_design_projects.notebook.outcome", "jupyter_design_projects.notebook.tables",
     "jupyter_design_projects.notebook.design_actions",
     "jupyter_design_projects.notebook.project_actions", "jupyter_design_projects.errors",
-    "jupyter_design_projects.settings", "jupyter_design_projects.session",
+    "jupyter_design_projects.session",
     "sqlite3", "hashlib", "html", "difflib", "base64",
 )
 
 #: the whole of this package that `%load_ext` itself imports: the magics class and what it
-#: is built from (a new module here is a new cost on every `%load_ext`)
+#: is built from, the settings' declarations its traits are read from included (a new
+#: module here is a new cost on every `%load_ext`)
 ON_THE_LOAD_PATH = {
+    "jupyter_design_projects.settings", "jupyter_design_projects.notebook.setting_traits",
     "jupyter_design_projects", "jupyter_design_projects.core",
     "jupyter_design_projects.core.trace_limits", "jupyter_design_projects.notebook",
     "jupyter_design_projects.notebook.host", "jupyter_design_projects.notebook.lifecycle",

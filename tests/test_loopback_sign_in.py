@@ -22,6 +22,7 @@ from sign_in_page import click_authorize, redirect_fields
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.credential_manager import LoginAttempt
@@ -197,7 +198,7 @@ def test_a_sign_in_that_times_out_closes_its_listener_and_says_what_to_do(sessio
     url, done = session.login_start(timeout_s=0.2)
     error = failure_of(done)
     assert error.reason == "login_timeout"
-    assert "%design login" in str(error) and "listener is closed" in str(error)
+    assert error.remedy == Remedy("login") and "listener is closed" in str(error)
     assert nothing_listens_on(listener_port(url))
     assert stored(session) is None
 

@@ -77,7 +77,10 @@ def verdict(decision: Allow | Ask | Deny) -> str:
         return f"**allow** (via {decision.via})"
     if isinstance(decision, Ask):
         return f"**ask**: the {decision.card} card (`{decision.reason}`)"
-    command = f"; next: `{decision.command}`" if decision.command else ""
+    from jupyter_design_projects.notebook.remedies import as_magic
+
+    step = as_magic(decision.remedy)
+    command = f"; next: `{step}`" if step else ""
     return f"**deny** (`{decision.reason}`{command})"
 
 

@@ -22,7 +22,7 @@ CONSENT_HEADING = (
     "Allow agents to use your Claude Design projects (consent agent_design_projects)?"
 )
 CONSENT_NOTE = (
-    "Each write still needs a plan or a project grant; `%design revoke` withdraws consent."
+    "Each write still needs a plan or a project grant; revoking consent withdraws it."
 )
 GRANT_HEADING = (
     "Allow Claude to write any ordinary file of this Design project until you revoke the "

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors.remedy import Remedy
 from . import cards, display
 from .cards import (
     APPROVE,
@@ -38,7 +39,8 @@ from .plans import (
     show_rule,
 )
 
-CONSENT_COMMAND = "%design consent"
+#: what a refusal for want of consent says to do
+CONSENT_REMEDY = Remedy("consent")
 #: argument keys a card shows through the path lists, never as detail lines
 _NOT_DETAILS = frozenset(
     {"project_id", "plan_token", "files", "paths", "path", "writes", "deletes"}
@@ -113,7 +115,7 @@ class Ask:
 @dataclasses.dataclass(frozen=True)
 class Deny:
     reason: str
-    command: str | None = None
+    remedy: Remedy | None = None
 
 
 Decision = Allow | Ask | Deny
@@ -244,7 +246,7 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
     if snapshot.consent is False:
         if snapshot.can_ask and snapshot.main_context:
             return Ask("consent", "consent_not_given")
-        return Deny("consent_not_given", CONSENT_COMMAND)
+        return Deny("consent_not_given", CONSENT_REMEDY)
     if facts.read_only:
         return Allow("read_only")
     # PROTOCOL §3: at most 256 entries per list in one call; the service refuses more, so
@@ -377,8 +379,8 @@ def plan_refusal(text: Any) -> str | None:
 #: error's `reason`; the sentence becomes its message)
 REFUSALS = {
     "consent_not_given": "you have not given consent for agents to use your Design "
-    "projects, and no approval card can be shown here. Run `%design consent` (from "
-    "Python: `session.design.consent()`), then run the call again.",
+    "projects, and no approval card can be shown here. Give consent, then run the call "
+    "again.",
     "nobody_can_approve": "it needs a person's approval, and nobody can answer an "
     "approval card here (no notebook frontend, or stdin not allowed, as under nbclient or "
     f'papermill). Run it where a person can click "{APPROVE}"; ordinary writes to a '

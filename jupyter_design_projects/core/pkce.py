@@ -58,8 +58,7 @@ def parse_pasted(pasted: Secret | str, expected_state: str) -> Secret:
 
 PASTE_PROBLEMS = {
     "malformed_code": "Paste the whole code the sign-in page shows, in the form code#state.",
-    "state_mismatch": "The pasted code belongs to another sign-in attempt; run `%design login` "
-    "again.",
+    "state_mismatch": "The pasted code belongs to another sign-in attempt.",
 }
 
 
@@ -85,14 +84,11 @@ def parse_redirect(query: Secret | str, expected_state: str) -> Secret:
 
 
 REDIRECT_PROBLEMS = {
-    "malformed_code": "The sign-in page sent the browser back without a code; run "
-    "`%design login` again.",
+    "malformed_code": "The sign-in page sent the browser back without a code.",
     "state_mismatch": "The sign-in answer belongs to another sign-in attempt (its state does "
-    "not match); nothing was exchanged. Run `%design login` again.",
-    "access_denied": "The sign-in was denied on the sign-in page; nothing was issued. Run "
-    "`%design login` again to retry.",
-    "authorization_error": "The sign-in page answered with an error; run `%design login` "
-    "again.",
+    "not match); nothing was exchanged.",
+    "access_denied": "The sign-in was denied on the sign-in page; nothing was issued.",
+    "authorization_error": "The sign-in page answered with an error.",
 }
 
 

@@ -53,6 +53,7 @@ from ..errors import (
     NeedsProjectGrant,
     PermissionRefused,
 )
+from ..errors.remedy import Remedy
 from ..settings import Settings
 from .approval import (
     ApprovalRequest,
@@ -92,10 +93,10 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _refused(operation: str, reason: str, command: str | None = None,
+def _refused(operation: str, reason: str, remedy: Remedy | None = None,
              prefix: str = "") -> DesignOutcome:
     """The outcome of a call the rules stopped: `reason` a code, the message in words."""
-    error = PermissionRefused(operation, reason, prefix + explain(reason), command)
+    error = PermissionRefused(operation, reason, prefix + explain(reason), remedy)
     return DesignOutcome.failed(operation, error)
 
 
@@ -281,7 +282,7 @@ class DesignClient:
                 return await self._send(call, call.operation, call.arguments)
             if isinstance(decision, Ask):
                 return await self._ask(call, facts, decision)
-            return _refused(call.operation, decision.reason, decision.command)
+            return _refused(call.operation, decision.reason, decision.remedy)
         except NeedsConsent:
             return await self._consent_needed(call)
 

@@ -52,8 +52,7 @@ def check_auth(answer: Answer) -> None:
     if answer.status == 401:
         raise AuthError(
             "rejected",
-            "The Design service rejected the credential (HTTP 401) even after a refresh. "
-            "Run `%design login` to sign in again.",
+            "The Design service rejected the credential (HTTP 401) even after a refresh.",
         )
 
 

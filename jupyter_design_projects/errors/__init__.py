@@ -7,11 +7,15 @@ reach a message, repr or traceback. The notebook layer turns them into `UsageErr
 magic boundary and nowhere else.
 
 One module per layer (`transport`, `design`, `projects`, `session`), the root in `base`,
-and each error's user-facing line and next step in one table (`guidance.GUIDANCE`, keyed
-by class name). Imports run one way: each layer's module → `base` → `guidance`, which
-imports no error class (a `lint-imports` contract). Every error declares its fields as
-annotations and sets them through `JdpError.__init__`; `error.with_message(line)` is the
-same error worded otherwise, built through that constructor. Import them from here
+and each error's user-facing line and remedy in one table (`guidance.GUIDANCE`, keyed
+by class name). A remedy is data (`remedy.Remedy`: an action and its arguments); `str(error)`
+words it as a Python call (`calls`), the notebook as a magic (`notebook.remedies`). Imports
+run one way: each layer's module → `base` → `guidance` and `calls` → `remedy`, none of
+which imports an error class (a `lint-imports` contract); `base` loads the wording when an
+error is first built, so the reference service, which only declares errors, loads none.
+Every error declares its fields as annotations and sets them through `JdpError.__init__`;
+`error.with_message(line)` is the same error worded otherwise, built through that
+constructor. Import them from here
 (`from jupyter_design_projects.errors import X`). A failure kind that code tells apart is
 a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its words.
 
@@ -56,14 +60,14 @@ a code field (`TransportError.reason`: `connect`, `timeout`, ...), never its wor
     │   │   └── ReplaceOutcomeUnknown(path, deleted_doc_uuid, cause)   create unanswered
     │   ├── InvalidProjectsArgument(method, field, rule)   e.g. search n outside 1–15
     │   ├── MalformedProjectsAnswer(action, reason)        a 2xx answer of the wrong shape
-    │   ├── SyncRefused(directory, rule)           %project sync: no such folder
+    │   ├── SyncRefused(directory, rule)           a sync's folder: missing, unreadable
     │   └── SyncOverBudget(knowledge_size, knowledge_after, max_knowledge_size, over)
     ├── ConfigError(setting, reason)               a setting is missing or malformed  session.py
     ├── GateClosed(tool, gate)                     a policy / feature gate is off
     ├── SessionClosed(what)                        the background loop / session was closed
     ├── ServiceStartFailed(reason, log_tail)       the embedded reference service did not start
     ├── BadCommand(command, reason)                a magic line that does not parse
-    └── TraceUnavailable(reason, detail)           %design trace: off, no folder, no such N
+    └── TraceUnavailable(reason, detail)           the trace's view: off, no folder, no such N
 """
 
 from __future__ import annotations
@@ -84,7 +88,6 @@ from .design import (
     PermissionRefused,
     UnknownOperation,
 )
-from .guidance import GUIDANCE, Guidance
 from .projects import (
     DocNotFound,
     DownloadFailed,
@@ -138,5 +141,15 @@ __all__ = [
     "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "SyncOverBudget",
     "SyncRefused", "TraceUnavailable", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
-    "base", "design", "guidance", "projects", "session", "transport",
+    "base", "calls", "design", "guidance", "projects", "remedy", "session", "transport",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """`GUIDANCE` and `Guidance`, loaded on first use (the wording stays unloaded until an
+    error is built or read)."""
+    if name in ("GUIDANCE", "Guidance"):
+        from . import guidance
+
+        return getattr(guidance, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

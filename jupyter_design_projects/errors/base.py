@@ -1,14 +1,16 @@
 """The root of the error tree: `JdpError`, whose one constructor sets every field an error
-class declares (and nothing else) and takes its message from the guidance table."""
+class declares (and nothing else), takes its message and its remedy from the guidance
+table, and words the remedy for a plain-Python reader in `str(error)`."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from . import guidance
+if TYPE_CHECKING:
+    from .remedy import Remedy
 
 #: attributes of JdpError itself, never fields of a subclass
-_OWN = frozenset({"kind", "message", "fields"})
+_OWN = frozenset({"kind", "message", "fields", "remedy"})
 
 
 def declared_fields(cls: type) -> tuple[str, ...]:
@@ -29,15 +31,26 @@ class JdpError(Exception):
     A subclass declares its fields as annotations and passes each of them, by name, up
     to this constructor: a field declared but not passed, or passed but not declared, is
     a TypeError. The message is the error's line in `errors.guidance.GUIDANCE`, unless
-    the raiser passes `message` (words only it knows, e.g. a token endpoint's answer).
+    the raiser passes `message` (words only it knows, e.g. a token endpoint's answer);
+    the remedy (`remedy.Remedy`, data) is the row's, unless the raiser passes one.
+
+    `str(error)` is the message and the remedy worded as a Python call ("<line>. Next:
+    <call>."); the notebook words the same remedy as a magic at its boundary. The
+    wording modules load when an error is first built, so code that only declares or
+    catches errors (the reference service) loads none of them.
     """
 
     #: a stable machine-readable kind, used in tool_result blocks and tests
     kind: ClassVar[str] = "error"
     message: str
     fields: dict[str, Any]
+    #: what the person can do next, as data (None: nothing to do)
+    remedy: Remedy | None
 
-    def __init__(self, *, message: str | None = None, **fields: Any) -> None:
+    def __init__(self, *, message: str | None = None, remedy: Remedy | None = None,
+                 **fields: Any) -> None:
+        from . import guidance
+
         names = declared_fields(type(self))
         if set(fields) != set(names):
             missing, extra = set(names) - set(fields), set(fields) - set(names)
@@ -49,24 +62,30 @@ class JdpError(Exception):
         if message is None:
             message = guidance.line(self)
         self.message = message
+        self.remedy = remedy if remedy is not None else guidance.remedy(self)
         super().__init__(message)
 
     @property
     def next_step(self) -> str | None:
-        """What the person can do next, from the guidance table (None: nothing to do)."""
-        return guidance.next_step(self)
+        """What the person can do next, worded for a plain-Python reader (a call of the
+        public API), or None."""
+        from .calls import as_call
+
+        return as_call(self.remedy)
 
     def with_message(self, message: str) -> Self:
-        """This error (same class, same fields) worded as `message`, for a line only the
-        caller can complete (a did-you-mean, the configured URL). A subclass's constructor
-        only names and derives its fields; this one sets them, so the twin is built by it
-        from the fields, and checked as any error is."""
+        """This error (same class, same fields, same remedy) worded as `message`, for a
+        line only the caller can complete (a did-you-mean, the configured URL). A
+        subclass's constructor only names and derives its fields; this one sets them, so
+        the twin is built by it from the fields, and checked as any error is."""
         twin = type(self).__new__(type(self))
-        JdpError.__init__(twin, message=message, **self.fields)
+        JdpError.__init__(twin, message=message, remedy=self.remedy, **self.fields)
         return twin
 
     def __str__(self) -> str:
-        return self.message
+        from .guidance import with_next
+
+        return with_next(self.message, self.next_step)
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.fields.items())
@@ -77,6 +96,8 @@ class JdpError(Exception):
         step = self.next_step
         if step:  # an agent reads this dict as the tool_result: it gets the step too
             out["next_step"] = step
+        if self.remedy is not None:
+            out["remedy"] = self.remedy.to_dict()
         for k, v in self.fields.items():
             if isinstance(v, (str, int, float, bool, type(None), list, tuple, dict)):
                 out[k] = v

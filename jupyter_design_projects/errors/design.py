@@ -3,9 +3,12 @@ validation, the flat 403s, and the permission decision and its approval cards.""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .base import JdpError
+
+if TYPE_CHECKING:
+    from .remedy import Remedy
 
 
 class DesignError(JdpError):
@@ -111,15 +114,15 @@ class PermissionDenied(DesignError):
 class PermissionRefused(PermissionDenied):
     """A Design call the permission rules stopped before anything was sent. `reason` is the
     rule's code (`consent_not_given`, `too_many_writes`, ...), `explanation` a sentence that
-    names the next step, and `command` the explicit command to run, when there is one."""
+    says why and what to do, and `remedy` the action to take, when there is one (else the
+    explanation's second sentence is the remedy's words)."""
 
     kind: ClassVar[str] = "permission_denied"
     explanation: str
-    command: str | None
 
     def __init__(self, operation: str, reason: str, explanation: str,
-                 command: str | None = None) -> None:
-        super().__init__(operation, reason, explanation=explanation, command=command)
+                 remedy: Remedy | None = None) -> None:
+        super().__init__(operation, reason, explanation=explanation, remedy=remedy)
 
 
 class AwaitingApproval(DesignError):

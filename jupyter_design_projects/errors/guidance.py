@@ -1,7 +1,13 @@
 """What each error says to the person: its one user-facing line (built from its fields)
-and the next step, in one table. `JdpError` takes its message from here; nothing else
+and its remedy, in one table. `JdpError` takes its message from here; nothing else
 words an error, except a raiser that passes its own `message` (an OAuth answer, a PKCE
 paste problem).
+
+A remedy is data (`remedy.Remedy`: an action and its arguments), never words: plain Python
+words it as a call (`calls`, what `str(error)` says) and the notebook as a magic
+(`notebook.remedies`). So no line or remedy here names a magic (a test reads every string
+literal below `notebook/`). Nothing of the reference service loads this module: `base`
+imports it when an error is first built.
 
 The table is keyed by class name, and this module imports no error class: the root
 (`base`) reads it when an error is built, so the import runs one way only
@@ -15,42 +21,46 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
-LOGIN = "%design login"
-#: A failure's line says what went wrong; its next step (`Guidance.next_step`) says what to
-#: do, once: the notebook shows them as "<line>. Next: <step>." (`notebook.views`), so a
-#: line names no command of its own (tests/test_error_lines_table.py walks every row).
-#: why each gate is closed, and the command that opens it; a gate not listed opens with
+from .remedy import Remedy, advise
+
+LOGIN = Remedy("login")
+RETRY = advise("retry")
+#: A failure's line says what went wrong; its remedy (`Guidance.remedy`) says what to do,
+#: once: a reader shows them as "<line>. Next: <remedy in its words>.", so a line names no
+#: command of its own (tests/test_error_lines_table.py walks every row).
+#: why each gate is closed, and the remedy that opens it; a gate not listed opens with
 #: `= True`
 GATE_OPENERS = {
     "essential_traffic_only": ("essential-traffic-only mode is on",
-                               "%config DesignProjects.essential_traffic_only = False"),
+                               Remedy("set_setting", name="essential_traffic_only",
+                                      value=False)),
     "api_base_url": ("no first-party service is configured",
-                     "%config DesignProjects.api_base_url (or unset it for the reference "
-                     "service)"),
+                     Remedy("set_setting", name="api_base_url")),
 }
 #: why the Projects scopes could not be added, and what to do about it
 SCOPE_EXPANSION_REASONS = {
     "policy_disabled": ("the allow_projects_tool policy is off",
-                        "%config DesignProjects.allow_projects_tool = True"),
+                        Remedy("set_setting", name="allow_projects_tool", value=True)),
     "no_token": ("there is no signed-in credential", LOGIN),
     "custom_oauth_client": ("the credential belongs to a custom OAuth client and cannot be "
-                            "expanded", f"{LOGIN} (with the first-party client)"),
+                            "expanded", Remedy("login", first_party=True)),
     "no_refresh_token": ("the credential has no refresh token", LOGIN),
     "lock_contended": ("another process holds the credential lock",
-                       "run the cell again in a moment"),
+                       Remedy("run_again", why="in a moment")),
     "refreshed_elsewhere": ("another process refreshed the credential without the project "
-                            "scopes", "run the cell again"),
+                            "scopes", Remedy("run_again")),
     "save_failed": ("the expanded credential could not be saved",
-                    "%config DesignProjects.credentials_file"),
+                    Remedy("set_setting", name="credentials_file")),
     "scopes_not_granted": ("refresh succeeded but project scopes were not granted", LOGIN),
     "refresh_refused": ("the token endpoint refused the refresh", LOGIN),
 }
 #: why an operation is unknown, and what to do about it
 UNKNOWN_OPERATION_REASONS = {
-    "call_list_first": ("is not known yet (the catalogue has not been read)", "%design list"),
+    "call_list_first": ("is not known yet (the catalogue has not been read)",
+                        Remedy("list_operations")),
     "upgrade_client": ("is a write operation this client has no local schema for",
-                       "pip install --upgrade jupyter-design-projects"),
-    "not_in_catalogue": ("is not in the service's catalogue", "%design list"),
+                       Remedy("upgrade_client")),
+    "not_in_catalogue": ("is not in the service's catalogue", Remedy("list_operations")),
 }
 #: the words of each SyncRefused rule
 SYNC_RULES = {
@@ -76,33 +86,25 @@ TRANSPORT_REASONS = {
     "deadline": "no complete answer within the request deadline",
     "too_large": "the answer was larger than its byte cap, so reading stopped",
 }
-#: the setting that turns approval cards back on (what `approval_mode = 'deny'` refusals name)
-APPROVAL_MODE_ON = "%config DesignProjects.approval_mode = 'auto'"
-APPROVAL_MODE_DENY = (
-    "it needs a person's approval and approval cards are off (DesignProjects.approval_mode "
-    f"is 'deny'). Run `{APPROVAL_MODE_ON}` (or 'widget') and run the call again.")
 #: the transport reason codes (`errors.transport.REASONS`) that mean no connection was made
 CONNECTION_FAILURES = frozenset({"connect"})
 #: a Projects API body is quoted up to this many characters
 BODY_SHOWN = 500
-#: the `%project` subcommands a Projects method is named after (their --help)
-PROJECT_SUBCOMMANDS = frozenset({"info", "read", "search", "write", "delete", "history",
-                                 "restore"})
+#: the Projects methods that have help of their own (the others: the tool's)
+PROJECT_METHODS = frozenset({"info", "read", "search", "write", "delete", "history",
+                             "restore"})
 
 
-#: each way `%design trace` can fail: its line (from `detail`) and its next step
+#: each way the HTTP trace's view can fail: its line (from `detail`) and its remedy
 TRACE_REASONS = {
     "trace_off": ("The HTTP trace is off, so it holds no exchanges{detail}.",
-                  "%design trace on, then run the calls again"),
-    "no_exchanges": ("The HTTP trace holds no exchanges yet{detail}.",
-                     "run a %design or %project call, then ask again"),
+                  Remedy("trace_on")),
+    "no_exchanges": ("The HTTP trace holds no exchanges yet{detail}.", Remedy("make_a_call")),
     "no_folder": ("Cannot write the HAR to {detail}: its folder does not exist.",
-                  "create the folder, or give a path in one that exists"),
+                  advise("create the folder, or give a path in one that exists")),
     "not_writable": ("Cannot write the HAR to {detail}.",
-                     "give a path in a folder you can write to"),
-    "out_of_range": ("There is no exchange {detail}.",
-                     "%design trace lists the exchanges (column n); --curl alone takes the "
-                     "last"),
+                     advise("give a path in a folder you can write to")),
+    "out_of_range": ("There is no exchange {detail}.", Remedy("trace_list")),
 }
 
 
@@ -110,14 +112,14 @@ TRACE_REASONS = {
 class Guidance:
     #: the error's message, from its fields
     line: Callable[[Any], str]
-    #: what the person can do next (a command or an action), from the error where it
-    #: depends on its fields, or None
-    next_step: str | Callable[[Any], str] | None
+    #: what the person can do next, as data, from the error where it depends on its
+    #: fields, or None
+    remedy: Remedy | Callable[[Any], Remedy | None] | None
 
 
-def _gate_row(gate: str) -> tuple[str, str]:
+def _gate_row(gate: str) -> tuple[str, Remedy]:
     return GATE_OPENERS.get(gate, (f"the gate {gate!r} is off",
-                                   f"%config DesignProjects.{gate} = True"))
+                                   Remedy("set_setting", name=gate, value=True)))
 
 
 def _gate(e: Any) -> str:
@@ -130,50 +132,48 @@ def _scopes(e: Any) -> str:
             + ".")
 
 
-def _unknown_operation(e: Any) -> tuple[str, str]:
-    return UNKNOWN_OPERATION_REASONS.get(e.reason, (e.reason, "%design list"))
+def _unknown_operation(e: Any) -> tuple[str, Remedy]:
+    return UNKNOWN_OPERATION_REASONS.get(e.reason, (e.reason, Remedy("list_operations")))
 
 
-def _invalid_arguments_step(e: Any) -> str:
+def _invalid_arguments_remedy(e: Any) -> Remedy:
     """Where the valid values are: the project ids, finalize_plan for a plan token, the
     catalogue for an operation name, else the operation's own fields."""
     if e.field in ("project_id", "project"):
-        return "%design list_projects (the projects and their ids)"
+        return Remedy("list_projects")
     if e.field == "plan_token":  # only finalize_plan mints one
-        return ("%design finalize_plan project_id=… deletes=[…] (or writes=[…]), approve its "
-                "card, then pass its plan_token")
+        return Remedy("finalize_plan")
     if e.field == "operation":
-        return "%design list"
-    if e.operation == "deck":
-        return "%design deck --help"
-    return f"%design {e.operation} --help (its fields)"
+        return Remedy("list_operations")
+    return Remedy("operation_help", operation=e.operation)
 
 
-def _denied_step(e: Any) -> str:
+def _denied_remedy(e: Any) -> Remedy:
     if e.reason == "denied_on_card":
-        return "run the call again to be asked again"
+        return Remedy("run_again", why="to be asked again")
     if e.reason == "nobody_can_click":
         if e.method != "sync":  # a write, delete or restore: --yes is the explicit form
-            return "run it in a live notebook, or add --yes to send it without a card"
-        return "run it in a live notebook, or see the plan with --dry-run"
+            return Remedy("approve_elsewhere", change=True)
+        return Remedy("approve_elsewhere")
     if e.reason == "changed_since_card":
-        return "run the cell again for a card of the doc as it is now"
-    return "give AgentTools an approve callback"
+        return Remedy("run_again", why="for a card of the doc as it is now")
+    return Remedy("approve_elsewhere", agent=True)
 
 
 def _pipeline(operation: str) -> str:
-    """A card's call as its pipeline names it: `%project write` for a Projects change (its
-    operation is "project …"), Design's operation name otherwise."""
-    return f"%{operation}" if operation.startswith("project ") else f"Design {operation}"
+    """A card's call as its pipeline names it: "Projects write" for a Projects change (its
+    operation is "project …"), "Design <operation>" otherwise."""
+    head, sep, method = operation.partition(" ")
+    return f"Projects {method}" if head == "project" and sep else f"Design {operation}"
 
 
-def _refusal(explanation: str) -> tuple[str, str]:
+def _refusal(explanation: str) -> tuple[str, Remedy]:
     """A refusal's explanation (`core.permissions.explain`: "<why>. <What to do>.") as its
-    line and its next step."""
+    line and its remedy (the words of its second sentence)."""
     head, sep, step = explanation.rstrip().rpartition(". ")
     if not sep:
-        return explanation, "run the call again"
-    return head + ".", step[:1].lower() + step[1:].rstrip(".")
+        return explanation, Remedy("run_again")
+    return head + ".", advise(step[:1].lower() + step[1:].rstrip("."))
 
 
 def _shown(body: str) -> str:
@@ -214,9 +214,7 @@ def connection_line(error: Any, url: str) -> str:
 
 
 #: what to do when no connection was made (`connection_line` says where it went)
-CONNECT_STEP = ("check that the service is running and the URL is right (%config "
-                "DesignProjects.api_base_url / web_base_url; empty means the built-in "
-                "reference service), then run the cell again")
+CHECK_SERVICE = Remedy("check_service")
 
 
 class _Rewordable(Protocol):
@@ -241,151 +239,153 @@ GUIDANCE: Mapping[str, Guidance] = {
     "JdpError": Guidance(lambda e: e.kind, None),
     # -- session and notebook
     "ConfigError": Guidance(lambda e: f"Setting {e.setting}: {e.reason}",
-                          "%config DesignProjects"),
+                          lambda e: Remedy("set_setting", name=e.setting)),
     "GateClosed": Guidance(_gate, lambda e: _gate_row(e.gate)[1]),
     "SessionClosed": Guidance(
         lambda e: f"The {e.what} is closed (the extension was unloaded).",
-        "%load_ext jupyter_design_projects"),
+        Remedy("reopen_session")),
     "ServiceStartFailed": Guidance(
         lambda e: f"The offline reference service did not start ({e.reason}).{_log(e.log_tail)}",
-        "read the service log above"),
+        advise("read the service log above")),
     "TraceUnavailable": Guidance(
         lambda e: TRACE_REASONS[e.reason][0].format(detail=e.detail),
         lambda e: TRACE_REASONS[e.reason][1]),
     "BadCommand": Guidance(
         lambda e: f"{f'%{e.command}' if e.command else 'the magic'}: {e.reason}.",
-        lambda e: e.step or (f"%{e.command} --help" if e.command else "%design --help")),
+        lambda e: advise(e.step) if e.step else Remedy("command_help", command=e.command)),
     # -- transport
     "TransportError": Guidance(
         lambda e: f"{e.action}: {_words(e)}",
-        lambda e: CONNECT_STEP if is_connection_failure(e) else "retry"),
+        lambda e: CHECK_SERVICE if is_connection_failure(e) else RETRY),
     "OriginNotAllowed": Guidance(
         lambda e: f"Refused to send a token to {e.origin}: it is not one of the configured "
-        "origins.", "%config DesignProjects.api_base_url"),
+        "origins.", Remedy("set_setting", name="api_base_url")),
     "ResponseTooLarge": Guidance(
         lambda e: f"{e.action}: the answer is larger than {e.limit:,} bytes; stopped reading.",
-        "ask for a smaller part (a limit or a narrower path)"),
+        advise("ask for a smaller part (a limit or a narrower path)")),
     "DeadlineExceeded": Guidance(
-        lambda e: f"{e.action}: no complete answer within {e.seconds:g} s.", "retry"),
+        lambda e: f"{e.action}: no complete answer within {e.seconds:g} s.", RETRY),
     "UnexpectedContentType": Guidance(
         lambda e: f"{e.action}: the service answered {e.content_type!r}; this client reads "
         "JSON answers only and did not parse it. Whether the service acted on the request "
-        "is unknown.", "check the service's state before retrying"),
+        "is unknown.", advise("check the service's state before retrying")),
     "AuthError": Guidance(lambda e: f"Not signed in ({e.reason}).", LOGIN),
     "ScopeExpansionFailed": Guidance(
         _scopes, lambda e: SCOPE_EXPANSION_REASONS.get(e.reason, ("", LOGIN))[1]),
     "CredentialStoreError": Guidance(lambda e: f"Credential store {e.store}: {e.reason}",
-                                   "%config DesignProjects.credentials_file"),
+                                   Remedy("set_setting", name="credentials_file")),
     # -- Design
     "DesignError": Guidance(lambda e: e.kind, None),
     "DesignRpcError": Guidance(
         lambda e: f"Design {e.operation}: JSON-RPC error {e.code}: {e.rpc_message}",
-        lambda e: f"%design {e.operation} --help (its fields), then run the call again"),
+        lambda e: Remedy("operation_help", operation=e.operation)),
     "HandshakeCancelled": Guidance(
         lambda e: "The shared Design handshake was cancelled by another call; retry this "
-        "call.", "retry"),
+        "call.", RETRY),
     "UnknownOperation": Guidance(
         lambda e: f"Design operation {e.operation!r} {_unknown_operation(e)[0]}.",
         lambda e: _unknown_operation(e)[1]),
     "InvalidArguments": Guidance(
         lambda e: f"Design {e.operation}: argument {e.field!r} {e.rule}.{_suggestion(e)}",
-        _invalid_arguments_step),
+        _invalid_arguments_remedy),
     "NeedsConsent": Guidance(
         lambda e: "The Design service needs your consent before agents may use Design "
-        "projects.", "%design consent"),
+        "projects.", Remedy("consent")),
     "NeedsProjectGrant": Guidance(
         lambda e: f"Design project {e.project_id} needs a write grant or a finalized plan.",
-        "approve the card, or finalize_plan first"),
+        advise("approve the card, or finalize_plan first")),
     "GrantIneligible": Guidance(
         lambda e: f"Design project {e.project_id} cannot hold a durable grant.",
-        "%design finalize_plan for each batch of writes"),
+        Remedy("finalize_plan", per_batch=True)),
     "DesignApiError": Guidance(
         lambda e: f"Design {e.action} failed with HTTP {e.status}"
         + (f" (retry after {e.retry_after} s)." if e.retry_after is not None else "."),
-        "retry"),
+        RETRY),
     "PermissionDenied": Guidance(
         lambda e: f"Design {e.operation} was not run: {e.reason}",
-        "run the call again to be asked again"),
+        Remedy("run_again", why="to be asked again")),
     "PermissionRefused": Guidance(
         lambda e: f"Design {e.operation} was not run: {_refusal(e.explanation)[0]}",
         lambda e: _refusal(e.explanation)[1]),
     "AwaitingApproval": Guidance(
         lambda e: f"{_pipeline(e.operation)} is awaiting approval on its card.",
-        "click Approve or Deny on the card (from code: .card.approve() / .card.deny())"),
+        Remedy("answer_card")),
     "ApprovalClosed": Guidance(
         lambda e: f"The approval card for {_pipeline(e.operation)} was already answered.",
-        "run the cell again for a new card"),
+        Remedy("run_again", why="for a new card")),
     # -- Projects
     "ProjectsError": Guidance(lambda e: e.kind, None),
     "ProjectsApiError": Guidance(
         lambda e: f"Projects {e.action} failed with HTTP {e.status}: {_shown(e.body)}"
-        + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), "retry"),
+        + (f" (retry after {e.retry_after} s)" if e.retry_after is not None else ""), RETRY),
     "ProjectsChangeDenied": Guidance(
         lambda e: f"Projects {e.method} was not run: "
         + ("the person denied it." if e.reason == "denied_on_card" else
            "nobody can click its card here; nothing was sent." if e.reason == "nobody_can_click"
            else "the doc changed in the Project after its card was shown; nothing was sent."
            if e.reason == "changed_since_card" else "nobody can approve it here."),
-        _denied_step),
+        _denied_remedy),
     "ProjectsTransportFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
         f"{_words(e)}"
         + (f" (HTTP {e.status})" if e.status is not None else "") + ".",
-        lambda e: CONNECT_STEP if is_connection_failure(e) else "retry"),
+        lambda e: CHECK_SERVICE if is_connection_failure(e) else RETRY),
     "ProjectsAuthFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) was not signed in ({e.reason})"
         + (f" (HTTP {e.status})" if e.status is not None else "") + ".", LOGIN),
     "ProjectsOriginRefused": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route): refused to send a token to "
         f"{e.origin}: it is not one of the configured origins.",
-        "%config DesignProjects.web_base_url"),
+        Remedy("set_setting", name="web_base_url")),
     "NoAttachedProject": Guidance(
         lambda e: "No Project is attached to this session (CLAUDE_PROJECT_UUID is not set).",
-        "set CLAUDE_PROJECT_UUID (the embedded reference service sets it for you)"),
-    "PathRejected": Guidance(lambda e: f"Path {e.path!r} rejected: {e.rule}.", "%project info"),
+        Remedy("attach_project")),
+    "PathRejected": Guidance(lambda e: f"Path {e.path!r} rejected: {e.rule}.",
+                             Remedy("project_info")),
     "DocNotFound": Guidance(
         lambda e: f"No doc or upload at {e.path!r}. Available: {_listing(e.available)}.",
-        "%project info"),
+        Remedy("project_info")),
     "KnowledgeBudgetExceeded": Guidance(
         lambda e: f"Writing this would add ~{e.estimate:,} tokens to {e.knowledge_size:,} of "
         f"{e.max_knowledge_size:,}. Nothing was sent.",
-        "delete unused docs (%project delete PATH) or split the write"),
+        Remedy("project_delete")),
     "UploadRejected": Guidance(
         lambda e: f"local_path {e.local_path!r} {UPLOAD_RULES.get(e.rule, e.rule)}; nothing "
         "was uploaded.",
-        lambda e: ("name its encoding (--encoding, or encoding=)" if e.rule == "not_utf8"
-                   else "give a readable file inside the working directory")),
-    "DownloadFailed": Guidance(lambda e: f"Download of {e.file_uuid} failed: {e.reason}", "retry"),
+        lambda e: (Remedy("name_encoding") if e.rule == "not_utf8"
+                   else advise("give a readable file inside the working directory"))),
+    "DownloadFailed": Guidance(lambda e: f"Download of {e.file_uuid} failed: {e.reason}", RETRY),
     "DownloadSizeMismatch": Guidance(
         lambda e: f"Download of {e.file_uuid} failed: {e.reason}. Nothing was saved.",
-        "retry when the upload is saved"),
+        advise("retry when the upload is saved")),
     "ReplaceIncomplete": Guidance(
         lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
         f"deleted but the new one was not created ({e.cause}). {_REREAD}",
-        "%project history (then %project restore ENTRY)"),
+        Remedy("project_history", restore=True)),
     "ReplaceOutcomeUnknown": Guidance(
         lambda e: f"Replacing {e.path!r} is half done: the old doc {e.deleted_doc_uuid} was "
         f"deleted and the create got no usable answer ({e.cause}), so the new doc may or may "
-        f"not exist. {_REREAD}", "%project info (to see whether the new doc exists)"),
+        f"not exist. {_REREAD}", Remedy("project_info")),
     "InvalidProjectsArgument": Guidance(
         lambda e: f"Projects {e.method}: argument {e.field!r} {e.rule}.",
-        lambda e: ("%project history (the entries and their ids)" if e.field == "entry_id"
-                   else f"%project {e.method} --help" if e.method in PROJECT_SUBCOMMANDS
-                   else "%project --help")),
+        lambda e: (Remedy("project_history") if e.field == "entry_id"
+                   else Remedy("project_help", method=e.method) if e.method in PROJECT_METHODS
+                   else Remedy("project_help"))),
     "MalformedProjectsAnswer": Guidance(
         lambda e: f"Projects {e.action}: the service's answer {e.reason}; nothing was saved "
-        "locally.", "retry"),
+        "locally.", RETRY),
     "SyncRefused": Guidance(
         lambda e: f"Cannot sync {e.directory!r}: {SYNC_RULES.get(e.rule, e.rule)}"
         + ("; the run stopped there." if e.rule == "unwritable"
            else "; nothing was read or sent."),
-        lambda e: ("make its files writable, then run the sync again" if e.rule == "unwritable"
-                   else "give a folder that exists and can be read")),
+        lambda e: (advise("make its files writable, then run the sync again")
+                   if e.rule == "unwritable"
+                   else advise("give a folder that exists and can be read"))),
     "SyncOverBudget": Guidance(
         lambda e: f"This sync would bring the knowledge to ~{e.knowledge_after:,} of "
         f"{e.max_knowledge_size:,} estimated tokens: remove at least {e.over:,} tokens "
         f"(~{4 * e.over:,} bytes) from the folder or the Project, or add ignore rules. "
-        "Nothing was sent.", "%project sync DIR --dry-run"),
+        "Nothing was sent.", Remedy("sync_dry_run")),
 }
 
 
@@ -419,7 +419,7 @@ def line(error: BaseException) -> str:
     return _row(error).line(error)
 
 
-def next_step(error: BaseException) -> str | None:
-    """What the person can do next, if anything."""
-    step = _row(error).next_step
-    return step(error) if callable(step) else step
+def remedy(error: BaseException) -> Remedy | None:
+    """What the person can do next, as data, if anything."""
+    found = _row(error).remedy
+    return found(error) if callable(found) else found

@@ -3,9 +3,12 @@ rules, downloads, the knowledge budget, and half-done replaces."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .base import JdpError
+
+if TYPE_CHECKING:
+    from .remedy import Remedy
 
 
 class ProjectsError(JdpError):
@@ -186,13 +189,17 @@ class ReplaceOutcomeUnknown(ReplaceIncomplete):
 
 
 class InvalidProjectsArgument(ProjectsError):
+    """An argument a Projects method refuses; `remedy`, when the raiser knows a better one
+    than the method's help (deleting the doc a restore would delete)."""
+
     kind: ClassVar[str] = "invalid_projects_argument"
     method: str
     field: str
     rule: str
 
-    def __init__(self, method: str, field: str, rule: str) -> None:
-        super().__init__(method=method, field=field, rule=rule)
+    def __init__(self, method: str, field: str, rule: str,
+                 remedy: Remedy | None = None) -> None:
+        super().__init__(method=method, field=field, rule=rule, remedy=remedy)
 
 
 class MalformedProjectsAnswer(ProjectsError):

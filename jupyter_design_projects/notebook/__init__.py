@@ -4,5 +4,6 @@ __all__ = [
     "budget", "cards", "catalogue", "change_card", "deck", "design_actions", "dispatch", "grammar",
     "host",
     "lifecycle", "login", "magics", "outcome", "plain_lines", "progress", "project_actions",
-    "prompt", "sign_in", "subcommands", "sync_view", "tables", "theme", "trace", "views"
+    "prompt", "remedies", "setting_traits", "sign_in", "subcommands", "sync_view", "tables",
+    "theme", "trace", "views"
 ]

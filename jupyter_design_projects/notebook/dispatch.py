@@ -22,7 +22,7 @@ from ..errors import (
     UnknownOperation,
     guidance,
 )
-from . import grammar, views
+from . import grammar, remedies, views
 from .design_actions import DESIGN_ACTIONS, catalogue_entries, help_text
 from .outcome import Outcome
 from .project_actions import PROJECT_ACTIONS
@@ -66,7 +66,7 @@ def _settle(host: NotebookHost, tool: str, outcome: Any, as_outcome: bool) -> An
     if isinstance(outcome, Outcome) and outcome.error is not None:
         error = _reworded(host, outcome.error)
         if error is not outcome.error:
-            outcome.error, outcome.notice = error, str(error)
+            outcome.error, outcome.notice = error, error.message
     host.last[tool] = outcome
     if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
         return outcome  # a pending card is not a failure
@@ -85,14 +85,14 @@ def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
     if (isinstance(error, PermissionDenied) and error.reason == "nobody_can_approve"
             and host.options.approval_mode == "deny"):
         return PermissionRefused(error.operation, "approval_mode_deny",
-                                 guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
+                                 remedies.APPROVAL_MODE_DENY, remedies.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
         from .catalogue import closest_operation, operations_of
 
         close = closest_operation(error.operation, operations_of(host.opened),
                                   catalogue_entries(host.opened))
         if close:
-            return guidance.reworded(error, f"{error} Did you mean {close!r}?")
+            return guidance.reworded(error, f"{error.message} Did you mean {close!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):
         settings = host.settings()
         url = (settings.web_base_url if error.action.startswith("project")

@@ -18,14 +18,6 @@ if TYPE_CHECKING:
 
     from ..settings import Settings
 
-# ------------------------------------------------------------ the setting traits
-
-#: traits that are passed to Settings.resolve as overrides (never a secret among them)
-SETTING_TRAITS = (
-    "api_base_url", "web_base_url", "oauth_token_url", "oauth_client_id", "org_uuid",
-    "credentials_file", "allow_design_sync", "allow_projects_tool", "design_feature_flag",
-    "essential_traffic_only", "http_trace", "grant_watch", "client_platform", "trace_limit",
-)
 
 
 def _resolved(traits: Mapping[str, Any]) -> Settings:

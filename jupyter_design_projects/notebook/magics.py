@@ -34,11 +34,10 @@ from IPython.core.magic import (
     needs_local_scope,
     no_var_expand,
 )
-from traitlets import Bool, Enum, Float, Int, Unicode, observe
+from traitlets import Enum, Float, observe
 
-from ..core.trace_limits import TRACE_LIMIT, TRACE_LIMIT_MAX, TRACE_LIMIT_MIN
 from .host import NotebookHost
-from .lifecycle import SETTING_TRAITS
+from .setting_traits import SETTING_TRAITS, SettingTraits
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -66,7 +65,7 @@ def _load_call_path() -> None:
 
 
 @magics_class
-class DesignProjects(Magics):
+class DesignProjects(SettingTraits, Magics):
     """%design and %project. Options: %config DesignProjects.<trait> = value.
 
     Each line is parsed (`grammar`), dispatched through the action tables
@@ -82,27 +81,6 @@ class DesignProjects(Magics):
              "asks (fails closed), 'auto' shows cards only where someone can click (stdin "
              "allowed) and fails closed elsewhere (nbclient, papermill).",
     )
-    api_base_url = Unicode("", config=True, help="Design MCP/REST base URL (empty: the "
-                                                  "embedded offline reference service).")
-    web_base_url = Unicode("", config=True, help="Projects org API base URL.")
-    oauth_token_url = Unicode("", config=True, help="OAuth token endpoint.")
-    oauth_client_id = Unicode("", config=True, help="OAuth client id.")
-    org_uuid = Unicode("", config=True, help="Organization UUID (default: the first).")
-    credentials_file = Unicode("", config=True, help="Credential file path (default: the "
-                                                      "system keyring or the user data dir).")
-    allow_design_sync = Bool(True, config=True, help="Policy gate for Design.")
-    allow_projects_tool = Bool(True, config=True, help="Policy gate for Projects.")
-    design_feature_flag = Bool(True, config=True, help="Feature gate for Design.")
-    essential_traffic_only = Bool(False, config=True,
-                                  help="Turns Design and Projects off when True.")
-    http_trace = Bool(False, config=True, help="Record an HTTP trace (%design trace; "
-                                               "%design trace on|off at any time).")
-    trace_limit = Int(TRACE_LIMIT, min=TRACE_LIMIT_MIN, max=TRACE_LIMIT_MAX, config=True,
-                      help="How many exchanges the HTTP trace keeps (the oldest go first).")
-    grant_watch = Bool(True, config=True, help="While a grant card waits, watch for a grant "
-                                               "given elsewhere (Design settings) and go on.")
-    client_platform = Unicode("jupyter_design_projects", config=True,
-                              help="The anthropic-client-platform of every Design request.")
     login_timeout = Float(300.0, min=1.0, max=3600.0, config=True,
                           help="How long `%design login` keeps its one-time loopback "
                                "listener open for the sign-in page's redirect (seconds).")

@@ -68,7 +68,11 @@ class SignInCard:
             return
         self.error = error
         self.result = getattr(error, "reason", type(error).__name__)
-        self.status.value = self._line(f"Sign-in failed: {error}", "error")
+        from ..errors import JdpError
+        from .remedies import magic_text
+
+        said = magic_text(error) if isinstance(error, JdpError) else error
+        self.status.value = self._line(f"Sign-in failed: {said}", "error")
 
     @property
     def signed_in(self) -> bool:

@@ -68,7 +68,7 @@ def plan_outcome(plan: Any, *, dry_run: bool = False) -> Outcome:
     budget = (Budget(plan.knowledge_after, plan.max_knowledge_size)
               if plan.direction == PUSH else None)
     # the summary comes first (the notice), the table after it
-    notice = " · ".join(lines) if error is None else f"{error} · {' · '.join(lines)}"
+    notice = " · ".join(lines) if error is None else f"{error.message} · {' · '.join(lines)}"
     return Outcome(label, data, tables=lambda: {"sync": data["rows"]}, budget=budget,
                    is_error=error is not None, error=error, notice=notice)
 

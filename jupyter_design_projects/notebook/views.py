@@ -13,12 +13,13 @@ from ..errors.guidance import with_next
 from . import tables
 from .budget import budget_of
 from .outcome import Outcome
+from .remedies import as_magic
 
 
 def one_line(error: JdpError) -> str:
     """The error's message as the one line a `UsageError` shows: every run of whitespace,
     line breaks included (a service's log tail, an answer body), becomes one space."""
-    return " ".join(str(error).split()) or error.kind
+    return " ".join(error.message.split()) or error.kind
 
 
 #: characters of a service's error text quoted in a failure line
@@ -26,14 +27,14 @@ FAILURE_TEXT = 300
 
 
 def error_text(error: JdpError) -> str:
-    """An error on one line with its next step: what a failed cell says."""
-    return with_next(one_line(error), error.next_step)
+    """An error on one line with its remedy worded as a magic: what a failed cell says."""
+    return with_next(one_line(error), as_magic(error.remedy))
 
 
 def error_notice(error: JdpError) -> str:
     """An error with its next step, as a refusal's or failure's notice shows it (its
     message as it is: a service's log tail keeps its lines)."""
-    return with_next(str(error), error.next_step)
+    return with_next(error.message, as_magic(error.remedy))
 
 
 def tool_error_step(label: str) -> str:

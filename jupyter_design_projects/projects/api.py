@@ -260,11 +260,11 @@ class SessionApi:
         try:
             return await self.create_doc(file_name, content)
         except ProjectsTransportFailed as exc:
-            raise ReplaceOutcomeUnknown(file_name, doc_uuid, str(exc)) from None
+            raise ReplaceOutcomeUnknown(file_name, doc_uuid, exc.message) from None
         except ProjectsApiError as exc:
-            raise ReplaceIncomplete(file_name, doc_uuid, str(exc)) from None
+            raise ReplaceIncomplete(file_name, doc_uuid, exc.message) from None
         except JdpError as exc:
-            raise ReplaceOutcomeUnknown(file_name, doc_uuid, str(exc)) from None
+            raise ReplaceOutcomeUnknown(file_name, doc_uuid, exc.message) from None
 
     async def delete_doc(self, doc_uuid: str) -> None:
         await self._op("delete-doc", action="delete doc",

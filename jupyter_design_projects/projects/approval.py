@@ -34,7 +34,7 @@ def projects_request(method: str, args: Mapping[str, Any], project_uuid: str, *,
         return ApprovalRequest(
             kind="operation", operation=method,
             title="Delete this doc from the attached Project? Other people and sessions "
-            "see the change at once; the journal keeps its content (%project history).",
+            "see the change at once; the journal keeps its content (the Project's history).",
             project_id=project_uuid, deletes=(path,),
             withheld=((APPROVE_FOR_PROJECT, "Projects deletes ask every time."),),
             reason="project_delete")

@@ -26,6 +26,7 @@ from ..errors import (
     ProjectsTransportFailed,
     ReplaceIncomplete,
 )
+from ..errors.remedy import Remedy
 from ..settings import Settings
 from . import wire
 from .api import ProjectsApi, open_api
@@ -446,8 +447,8 @@ class ProjectsClient:
             path = entry["path"]
             raise InvalidProjectsArgument(
                 "restore", "entry_id", f"{entry_id} recorded the creation of {path!r} with "
-                f"nothing before it, so restoring it would delete {path!r}; to do that, run "
-                f"`%project delete {path}`")
+                f"nothing before it, so restoring it would delete {path!r}",
+                remedy=Remedy("project_delete", path=path))
         if entry["restore_kind"] != RESTORE_WRITE_BACK:
             raise InvalidProjectsArgument("restore", "entry_id",
                                           "recorded no previous content to restore")

@@ -185,7 +185,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         q = request.query_params
         if q.get("error") == "access_denied":
             return page("Sign-in denied", "<p>You denied the sign-in; nothing was issued. "
-                        "Run <code>%design login</code> again to retry.</p>")
+                        "Start the sign-in again to retry.</p>")
         code, state = q.get("code", ""), q.get("state", "")
         if not code or not state:
             return refused("This page shows a sign-in code; it was opened without one.")

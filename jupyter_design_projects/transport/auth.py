@@ -61,8 +61,7 @@ class BearerAuth(httpx.Auth):
         if response.status_code == 401:
             raise AuthError(
                 "unauthorized_after_refresh",
-                "The service rejected the refreshed token too. Run `%design login` to sign in "
-                "again.",
+                "The service rejected the refreshed token too.",
             )
 
 

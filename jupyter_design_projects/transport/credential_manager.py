@@ -128,7 +128,7 @@ class CredentialManager:
     async def access_token(self) -> Secret:
         cred = self._cred or await self._load()
         if cred is None:
-            raise AuthError("no_token", "Not signed in. Run `%design login` to sign in.")
+            raise AuthError("no_token", "Not signed in.")
         expiring = self._clock_ms() >= cred.expires_at_ms - EXPIRY_SKEW_MS
         if expiring and cred.refresh_token is not None:
             return await self.refresh_after_401(cred.access_token)
@@ -149,22 +149,19 @@ class CredentialManager:
         except (TimeoutError, _LockBusy):
             raise AuthError(
                 "refresh_timeout",
-                f"No new token within {self._refresh_timeout_s:g} s. Run `%design login` to "
-                "sign in again.",
+                f"No new token within {self._refresh_timeout_s:g} s.",
             ) from None
         except (TransportError, CredentialStoreError) as exc:
             raise AuthError(
                 "refresh_failed",
-                f"The token could not be refreshed ({exc.kind}). Run `%design login` to sign "
-                "in again.",
+                f"The token could not be refreshed ({exc.kind}).",
             ) from None
         except AuthError as exc:
             if exc.reason in ("no_token",):
                 raise
             raise AuthError(
                 "refresh_failed",
-                f"The token could not be refreshed ({exc.reason}). Run `%design login` to "
-                "sign in again.",
+                f"The token could not be refreshed ({exc.reason}).",
             ) from None
 
     async def _refresh_locked(self, rejected: Secret) -> Secret:
@@ -175,7 +172,7 @@ class CredentialManager:
                 return adopted.access_token
         base = self._cred
         if base is None:
-            raise AuthError("no_token", "Not signed in. Run `%design login` to sign in.")
+            raise AuthError("no_token", "Not signed in.")
         fresh = await self._oauth.refresh(base, base.scopes)
         self._adopt(fresh)
         try:
@@ -288,7 +285,8 @@ class CredentialManager:
             try:
                 fresh = await self.finish_redirect(attempt, callback.query)
             except JdpError as exc:
-                await callback.answer(400, "Sign-in failed", f"{exc} Return to the notebook.")
+                await callback.answer(400, "Sign-in failed",
+                                      f"{exc.message} Return to the notebook.")
                 raise
             await callback.answer(200, "Signed in", "You are signed in; you can close this "
                                   "tab and return to the notebook.")

@@ -77,8 +77,7 @@ class OAuthClient:
     async def refresh(self, cred: Credential, scopes: Iterable[str]) -> Credential:
         """Refresh with the FULL scope list (omitted scopes are dropped by the server)."""
         if cred.refresh_token is None:
-            raise AuthError("no_refresh_token", "The credential has no refresh token; "
-                            "run `%design login` to sign in again.")
+            raise AuthError("no_refresh_token", "The credential has no refresh token.")
         asked = tuple(scopes)
         body = CredentialFields(
             grant_type="refresh_token",
@@ -133,7 +132,7 @@ class OAuthClient:
     ) -> Credential:
         if not isinstance(data, CredentialFields):
             raise AuthError("token_endpoint_error", "The token endpoint's answer is not a "
-                            "JSON object; run `%design login` to sign in again.")
+                            "JSON object.")
         expires_in = data.get("expires_in", 3600)
         scope = data.get("scope")
         if (
@@ -144,8 +143,7 @@ class OAuthClient:
             or isinstance(expires_in, bool)
             or not isinstance(scope, (str, type(None)))
         ):
-            raise AuthError("token_endpoint_error", "The token endpoint's answer is malformed; "
-                            "run `%design login` to sign in again.")
+            raise AuthError("token_endpoint_error", "The token endpoint's answer is malformed.")
         return Credential(
             access_token=Secret(data["access_token"]),
             # no new refresh token in the answer: the old one stays valid (RFC 6749 §6)
@@ -177,10 +175,9 @@ def _oauth_error(status: int, data: Any, secrets: list[Secret]) -> AuthError:
         )
         return AuthError(
             kind,
-            f"The token endpoint refused the request ({kind}{detail}). "
-            "Run `%design login` to sign in again.",
+            f"The token endpoint refused the request ({kind}{detail}).",
         )
     return AuthError(
         "token_endpoint_error",
-        f"The token endpoint answered HTTP {status}. Run `%design login` to sign in again.",
+        f"The token endpoint answered HTTP {status}.",
     )

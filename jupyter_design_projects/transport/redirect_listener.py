@@ -126,7 +126,7 @@ class RedirectListener:
             raise AuthError(
                 "login_timeout",
                 f"No answer from the sign-in page within {timeout_s:g} s; the sign-in "
-                "listener is closed. Run `%design login` again (or `%design login --paste`).",
+                "listener is closed.",
             ) from None
         finally:
             self._stop_accepting()
@@ -136,7 +136,7 @@ class RedirectListener:
         if self._callback.done() and not self._callback.cancelled():
             await self._callback.result().answer(
                 503, "Sign-in stopped", "The notebook stopped waiting for this sign-in. "
-                "Run `%design login` again.")
+                "Start the sign-in again.")
         else:
             self._callback.cancel()
         writers = list(self._writers)

@@ -34,6 +34,7 @@ from jupyter_design_projects.core.permissions import (
     grant_card_of,
 )
 from jupyter_design_projects.core.plans import CARD_LIMIT, ApprovedPlan, Targets
+from jupyter_design_projects.errors.remedy import Remedy
 
 NOW = 1_700_000_000_000
 P = "p1"
@@ -72,7 +73,7 @@ def plan(writes=(), deletes=(), scope=None):
     return ("finalize_plan", args | ({"scope": scope} if scope else {}))
 
 
-CONSENT_CMD = "%design consent"
+CONSENT_CMD = Remedy("consent")
 
 TABLE = [
     # --- consent: the entry to every call
@@ -84,10 +85,10 @@ TABLE = [
      Ask("consent", "consent_not_given")),
     ("consent false on a write: consent card first", snap(consent=False), write("a.html"),
      Ask("consent", "consent_not_given")),
-    ("consent false, nobody can answer: deny naming %design consent",
+    ("consent false, nobody can answer: deny naming the consent remedy",
      snap(consent=False, can_ask=False), ("list_files", {"project_id": P}),
      Deny("consent_not_given", CONSENT_CMD)),
-    ("consent false in a sub-context: deny naming %design consent",
+    ("consent false in a sub-context: deny naming the consent remedy",
      snap(consent=False, main=False), write("a.html"), Deny("consent_not_given", CONSENT_CMD)),
     ("write, consent unknown: the other rows decide, the server gates consent",
      snap(consent=None), write("a.html"), Ask("grant", "no_grant")),
@@ -367,8 +368,9 @@ def test_explain_keeps_an_unknown_code_visible():
     assert "brand_new_rule" in explain("brand_new_rule")
 
 
-def test_consent_refusal_names_the_explicit_command():
-    assert CONSENT_CMD in explain("consent_not_given")
+def test_consent_refusal_says_to_give_consent_and_names_no_magic():
+    said = explain("consent_not_given")
+    assert "Give consent" in said and "%design" not in said
 
 
 # ---------------------------------------------------------------- the grant card

@@ -16,6 +16,7 @@ from jupyter_design_projects.errors import (
     PermissionRefused,
     UnknownOperation,
 )
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import Settings
 
 # --------------------------------------------------------------------- gates
@@ -153,8 +154,8 @@ async def test_without_a_person_missing_consent_is_refused_naming_the_command():
     service = FakeDesign(consent=False)
     outcome = await client_for(service, can_ask=False).call("list_files", {"project_id": P1})
     assert isinstance(outcome.error, PermissionRefused)
-    assert (outcome.error.reason, outcome.error.command) == ("consent_not_given",
-                                                             "%design consent")
+    assert (outcome.error.reason, outcome.error.remedy) == ("consent_not_given",
+                                                            Remedy("consent"))
     assert service.calls() == [] and ("POST", "/v1/design/consent") not in service.sent()
 
 
@@ -162,9 +163,10 @@ async def test_without_a_person_missing_consent_is_refused_naming_the_command():
 async def test_refusal_keeps_its_code_as_reason_and_reads_as_a_sentence():
     outcome = await client_for(FakeDesign(), can_ask=False).call("write_files", write())
     folded = json.loads(outcome.to_tool_result("t")["content"][0]["text"])
-    assert (folded["error"], folded["reason"], folded["command"]) == \
-        ("permission_denied", "nobody_can_approve", None)
-    assert folded["message"] == str(outcome.error) != folded["reason"]
+    assert (folded["error"], folded["reason"], folded["remedy"]) == \
+        ("permission_denied", "nobody_can_approve", outcome.error.remedy.to_dict())
+    assert folded["message"] == outcome.error.message != folded["reason"]
+    assert folded["next_step"] == outcome.error.next_step
 
 
 @pytest.mark.asyncio

@@ -17,6 +17,7 @@ from jupyter_design_projects.errors import (
     PermissionDenied,
     PermissionRefused,
 )
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import Settings
 
 # the demo projects the reference service seeds (server/design_demo.py derives the same ids)
@@ -154,8 +155,8 @@ async def test_headless_without_consent_fails_closed_naming_the_command(headless
     path = unique("headless")
     outcome = await headless.call("write_files", write(DECK, path))
     assert isinstance(outcome.error, PermissionRefused)
-    assert (outcome.error.reason, outcome.error.command) == ("consent_not_given",
-                                                             "%design consent")
+    assert (outcome.error.reason, outcome.error.remedy) == ("consent_not_given",
+                                                            Remedy("consent"))
     assert await server_consent(http, service) is False
     await headless.consent()  # the explicit command, where no card can be shown
     assert await server_consent(http, service) is True

@@ -69,11 +69,12 @@ def test_from_notebook_and_export_take_a_path_from_a_variable_and_their_flags():
 def test_a_deck_command_before_any_deck_names_one_step_on_one_line(line):
     from jupyter_design_projects.errors import guidance
     from jupyter_design_projects.notebook.deck import OPEN_A_DECK, deck_command
+    from jupyter_design_projects.notebook.remedies import as_magic
 
     with pytest.raises(BadCommand) as refused:
         deck_command(None, parse_design(line, None, {}), None)  # type: ignore[arg-type]
     assert refused.value.step == OPEN_A_DECK
-    said = guidance.with_next(guidance.line(refused.value), guidance.next_step(refused.value))
+    said = guidance.with_next(guidance.line(refused.value), as_magic(refused.value.remedy))
     assert "\n" not in said and said.count("Next:") == 1 and "--help" not in said
     assert said.endswith(f"Next: {OPEN_A_DECK}.")
 

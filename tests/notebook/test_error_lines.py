@@ -78,7 +78,7 @@ def test_restore_of_a_create_says_it_would_delete(shell, live):
     assert entry["action"] == "create"
     text = failure(shell, "project", f"restore {entry['id']}")
     assert "would delete 'claude/fresh.md'" in text
-    assert "`%project delete claude/fresh.md`" in text
+    assert "Next: %project delete claude/fresh.md." in text
     info = shell.run_line_magic("project", "info")
     assert "claude/fresh.md" in info.df["path"].tolist()  # nothing was deleted
 

@@ -112,10 +112,11 @@ def test_expected_failures_are_one_line_usage_errors(shell, magics, error):
     assert result.error_in_exec.__suppress_context__
     line = str(result.error_in_exec)
     assert "\n" not in line
-    # the error's words, then its next step (unless already named), then where it is kept
-    assert line.startswith(" ".join(str(error).split()))
-    if error.next_step and error.next_step not in str(error):
-        assert f"Next: {error.next_step}." in line
+    # the error's words, then its remedy worded as a magic, then where it is kept
+    from jupyter_design_projects.notebook.remedies import as_magic
+
+    assert line.startswith(" ".join(error.message.split()))
+    assert f"Next: {as_magic(error.remedy)}." in line
     assert line.endswith("(The failed outcome: `%project last`.)")
     kept = shell.run_line_magic("project", "last")
     assert kept.is_error and type(kept.error) is type(error)

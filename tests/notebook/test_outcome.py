@@ -163,7 +163,7 @@ def test_a_routine_notice_is_plain_and_a_refusal_is_a_warning():
     routine = Outcome("design slide", {}, notice="Staged slides/01.html (10 bytes, new)")
     refused = views.failed_outcome("design write_files",
                                    PermissionRefused("write_files", "denied_on_card",
-                                                     "you chose Deny. Run it again.", ""))
+                                                     "you chose Deny. Run it again."))
     assert routine.notice_role == "info" and refused.notice_role == "notice"
     assert f'color:{theme.colour("info")}' in routine._repr_mimebundle_()["text/html"]
     assert "warn" not in theme.colour("info")
@@ -418,7 +418,7 @@ def test_html_table_cells_are_escaped_and_shortened():
 def test_an_error_becomes_one_line_with_every_word_kept(error):
     shown = views.one_line(error)
     assert "\n" not in shown and "\r" not in shown and "  " not in shown
-    assert shown.split() == str(error).split()
+    assert shown.split() == error.message.split()
 
 
 def test_an_outcome_is_always_done_and_an_empty_result_says_so():

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from jupyter_design_projects.errors import TraceUnavailable
+from jupyter_design_projects.notebook.remedies import as_magic
 from jupyter_design_projects.notebook.trace import (
     curl_outcome,
     table,
@@ -59,7 +60,7 @@ def test_curl_refuses_a_number_the_trace_does_not_hold(asked):
         curl_outcome(Held([record(3), record(7)]), asked)
     assert raised.value.reason == "out_of_range"
     assert raised.value.detail == f"{asked}: the trace holds exchanges 3–7"
-    assert raised.value.next_step.startswith("%design trace lists the exchanges")
+    assert as_magic(raised.value.remedy).startswith("%design trace lists the exchanges")
 
 
 @pytest.mark.parametrize(("held", "enabled", "reason", "step"), [
@@ -71,7 +72,7 @@ def test_nothing_to_write_or_show_says_why(held, enabled, reason, step, tmp_path
                 lambda t: curl_outcome(t, "last")):
         with pytest.raises(TraceUnavailable) as raised:
             ask(Held(held, enabled=enabled))
-        assert raised.value.reason == reason and raised.value.next_step == step
+        assert raised.value.reason == reason and as_magic(raised.value.remedy) == step
     assert not (tmp_path / "x.har").exists()
 
 
@@ -79,7 +80,7 @@ def test_a_har_path_in_a_missing_folder_is_refused(tmp_path):
     with pytest.raises(TraceUnavailable) as raised:
         write_har(Held([record(1)]), str(tmp_path / "missing" / "x.har"))
     assert raised.value.reason == "no_folder"
-    assert raised.value.next_step == "create the folder, or give a path in one that exists"
+    assert as_magic(raised.value.remedy) == "create the folder, or give a path in one that exists"
 
 
 def test_a_har_path_that_cannot_be_written_is_refused(tmp_path):

@@ -25,6 +25,7 @@ from jupyter_design_projects.errors import (
     ReplaceOutcomeUnknown,
     UploadRejected,
 )
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.projects.journal import Journal
 
 # ---------------------------------------------------------------- write and delete
@@ -386,7 +387,7 @@ async def test_restoring_a_create_is_refused_by_the_client_with_nothing_sent(mak
         await client.restore(entry["id"])
     assert (caught.value.method, caught.value.field) == ("restore", "entry_id")
     assert "would delete 'claude/a.md'" in caught.value.rule
-    assert "%project delete claude/a.md" in caught.value.rule
+    assert caught.value.remedy == Remedy("project_delete", path="claude/a.md")
     assert len(fake.requests) == sent
     assert [d["content"] for d in fake.docs.values()] == ["x"]
 

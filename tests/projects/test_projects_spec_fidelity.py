@@ -24,6 +24,7 @@ from jupyter_design_projects.errors import (
     ProjectsTransportFailed,
     UploadRejected,
 )
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.projects import api as api_module
 
 ROUTES = ["org", "remote-session"]
@@ -219,8 +220,9 @@ async def test_s15_uploads_stay_strict_utf8_by_default(
         with pytest.raises(UploadRejected) as caught:
             await client.write(unique("latin"), local_path="latin.txt")
     assert caught.value.rule == "not_utf8"
-    assert "--encoding" in caught.value.next_step
-    assert "--encoding" in caught.value.to_dict()["next_step"]  # what an agent reads
+    assert caught.value.remedy == Remedy("name_encoding")
+    assert "encoding=" in caught.value.next_step
+    assert "encoding=" in caught.value.to_dict()["next_step"]  # what an agent reads
     # the detail that resolves the path is read; nothing is written
     assert not [k for k, n in switches.counts().items() if k.startswith("POST /api/") and n]
     assert requests_seen(switches) - before <= 1

@@ -9,6 +9,7 @@ from transport_doubles import ORIGIN
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError, OriginNotAllowed, ResponseTooLarge
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.transport.auth import (
     REJECTED_BODY_MAX_BYTES,
     BearerAuth,
@@ -254,7 +255,7 @@ async def test_a_second_401_tells_the_person_to_sign_in_again():
     with pytest.raises(AuthError) as info:
         await flow.asend(answer(401))
     assert info.value.message.startswith("The service rejected the refreshed token too.")
-    assert info.value.message.endswith(" Run `%design login` to sign in again.")
+    assert info.value.remedy == Remedy("login")
 
 
 def test_a_sync_client_is_told_to_use_the_async_one():

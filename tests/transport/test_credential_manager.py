@@ -18,6 +18,7 @@ from jupyter_design_projects.core.scopes import (
     PROJECT_SCOPES,
 )
 from jupyter_design_projects.errors import AuthError, CredentialStoreError, ScopeExpansionFailed
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.transport.credential_manager import (
     EXPIRY_SKEW_MS,
     REFRESH_TIMEOUT_MS,
@@ -65,8 +66,8 @@ async def test_no_stored_credential_is_a_no_token_auth_error(tmp_path):
     async with rig.http:
         with pytest.raises(AuthError) as info:
             await rig.manager.access_token()
-    assert (info.value.reason, info.value.message) == (
-        "no_token", "Not signed in. Run `%design login` to sign in.")
+    assert (info.value.reason, info.value.message, info.value.remedy) == (
+        "no_token", "Not signed in.", Remedy("login"))
 
 
 @pytest.mark.asyncio
@@ -101,7 +102,7 @@ async def test_refused_refresh_tells_the_user_to_log_in(rig):
     with pytest.raises(AuthError) as info:
         await rig.manager.refresh_after_401(Secret("at-initial-0001"))
     assert info.value.reason == "refresh_failed"
-    assert "%design login" in info.value.message
+    assert info.value.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio
@@ -504,8 +505,8 @@ async def test_a_refresh_without_any_credential_says_to_sign_in(tmp_path):
     async with rig.http:
         with pytest.raises(AuthError) as info:
             await rig.manager.refresh_after_401(Secret("at-gone-00000001"))
-    assert (info.value.reason, info.value.message) == (
-        "no_token", "Not signed in. Run `%design login` to sign in.")
+    assert (info.value.reason, info.value.message, info.value.remedy) == (
+        "no_token", "Not signed in.", Remedy("login"))
     assert rig.service.requests == []
 
 
@@ -514,9 +515,8 @@ async def test_a_refresh_the_token_endpoint_refused_says_why_and_what_to_do(rig)
     rig.service.token_answer = httpx.Response(400, json={"error": "invalid_grant"})
     with pytest.raises(AuthError) as info:
         await rig.manager.refresh_after_401(Secret("at-initial-0001"))
-    assert (info.value.reason, info.value.message) == (
-        "refresh_failed", "The token could not be refreshed (invalid_grant). Run `%design "
-        "login` to sign in again.")
+    assert (info.value.reason, info.value.message, info.value.remedy) == (
+        "refresh_failed", "The token could not be refreshed (invalid_grant).", Remedy("login"))
 
 
 @pytest.mark.asyncio
@@ -527,9 +527,9 @@ async def test_a_refresh_that_could_not_reach_the_endpoint_names_the_failure(rig
     rig.service.token_override = broken
     with pytest.raises(AuthError) as info:
         await rig.manager.refresh_after_401(Secret("at-initial-0001"))
-    assert (info.value.reason, info.value.message) == (
-        "refresh_failed", "The token could not be refreshed (transport_error). Run `%design "
-        "login` to sign in again.")
+    assert (info.value.reason, info.value.message, info.value.remedy) == (
+        "refresh_failed", "The token could not be refreshed (transport_error).",
+        Remedy("login"))
 
 
 @pytest.mark.asyncio

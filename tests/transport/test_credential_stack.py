@@ -15,6 +15,7 @@ from transport_doubles import NOW_MS, FakeService, MemoryStore, build_rig, make_
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.credential_manager import open_credentials
 from jupyter_design_projects.transport.credentials import FileCredentialStore
@@ -81,8 +82,8 @@ async def test_open_credentials_uses_a_given_store_and_the_managers_options(tmp_
         with pytest.raises(AuthError) as info:
             await manager.access_token()
     assert info.value.reason == "refresh_timeout"
-    assert info.value.message == ("No new token within 0.05 s. Run `%design login` to sign "
-                                  "in again.")
+    assert info.value.message == "No new token within 0.05 s."
+    assert info.value.remedy == Remedy("login")
     assert store.saves == 0
     # not the configured file: the given store was used
     assert not (tmp_path / "creds" / "cred.json").exists()

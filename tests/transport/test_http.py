@@ -178,7 +178,7 @@ async def test_a_failed_exchange_carries_its_kind_as_a_code(raised, reason):
         await fetch(handler)
     assert (info.value.reason, info.value.status) == (reason, None)
     assert info.value.detail == f"{raised.__name__} talking to the service"
-    assert str(info.value) == f"design call: {raised.__name__} talking to the service"
+    assert info.value.message == f"design call: {raised.__name__} talking to the service"
 
 
 @pytest.mark.asyncio

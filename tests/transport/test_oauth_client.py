@@ -11,6 +11,7 @@ from transport_doubles import AUTHORIZE_URL, NOW_MS, TOKEN_URL, make_cred
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.core.scopes import BASE_SCOPES, PROJECT_SCOPES
 from jupyter_design_projects.errors import AuthError
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import FIRST_PARTY_CLIENT_ID
 from jupyter_design_projects.transport.http import make_client
 from jupyter_design_projects.transport.oauth import OAuthClient
@@ -146,7 +147,7 @@ async def test_an_oauth_refusal_shows_its_description_cut_at_300_characters(leng
     error = await refusal(400, {"error": "invalid_grant", "error_description": "d" * length})
     assert error.reason == "invalid_grant"
     assert f"(invalid_grant: {shown}" in error.message
-    assert error.message.endswith("Run `%design login` to sign in again.")
+    assert error.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio
@@ -171,7 +172,7 @@ async def test_an_answer_that_is_no_oauth_refusal_names_its_status(status, body)
     error = await refusal(status, body)
     assert error.reason == "token_endpoint_error"
     assert f"answered HTTP {status}." in error.message
-    assert error.message.endswith("Run `%design login` to sign in again.")
+    assert error.remedy == Remedy("login")
 
 
 # ---------------------------------------------------------------- each answer, exactly
@@ -197,8 +198,8 @@ async def test_each_malformed_token_answer_is_refused_with_the_remedy(change):
     with pytest.raises(AuthError) as info:
         await refreshed(body)
     assert info.value.reason == "token_endpoint_error"
-    assert info.value.message == ("The token endpoint's answer is malformed; run `%design "
-                                  "login` to sign in again.")
+    assert info.value.message == "The token endpoint's answer is malformed."
+    assert info.value.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio
@@ -207,8 +208,8 @@ async def test_a_token_answer_that_is_no_object_is_refused_with_the_remedy(body)
     with pytest.raises(AuthError) as info:
         await refreshed(body)
     assert info.value.reason == "token_endpoint_error"
-    assert info.value.message == ("The token endpoint's answer is not a JSON object; run "
-                                  "`%design login` to sign in again.")
+    assert info.value.message == "The token endpoint's answer is not a JSON object."
+    assert info.value.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio
@@ -234,8 +235,8 @@ async def test_refresh_without_a_refresh_token_tells_the_person_to_sign_in():
     with pytest.raises(AuthError) as info:
         await refreshed(GOOD, cred=make_cred(refresh_token=None))
     assert (info.value.reason, info.value.message) == (
-        "no_refresh_token", "The credential has no refresh token; run `%design login` to sign "
-        "in again.")
+        "no_refresh_token", "The credential has no refresh token.")
+    assert info.value.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio
@@ -245,8 +246,8 @@ async def test_each_oauth_refusal_is_named_with_the_remedy(kind):
     with pytest.raises(AuthError) as info:
         await refreshed({"error": kind, "error_description": "why"}, status=400)
     assert (info.value.reason, info.value.message) == (
-        kind, f"The token endpoint refused the request ({kind}: why). Run `%design login` to "
-        "sign in again.")
+        kind, f"The token endpoint refused the request ({kind}: why).")
+    assert info.value.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio
@@ -255,8 +256,8 @@ async def test_any_other_refusal_names_its_status_with_the_remedy(body):
     with pytest.raises(AuthError) as info:
         await refreshed(body, status=502)
     assert (info.value.reason, info.value.message) == (
-        "token_endpoint_error", "The token endpoint answered HTTP 502. Run `%design login` to "
-        "sign in again.")
+        "token_endpoint_error", "The token endpoint answered HTTP 502.")
+    assert info.value.remedy == Remedy("login")
 
 
 @pytest.mark.asyncio

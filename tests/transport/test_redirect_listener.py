@@ -11,6 +11,7 @@ import pytest
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import AuthError
+from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.transport import redirect_listener
 from jupyter_design_projects.transport.redirect_listener import (
     REQUEST_HEAD_MAX,
@@ -201,8 +202,8 @@ async def test_closing_tells_a_waiting_browser_that_the_notebook_stopped_waiting
     page = (await browser).decode()
     assert page.startswith("HTTP/1.1 503 Service Unavailable\r\n")
     assert "<h1>Sign-in stopped</h1>" in page
-    assert ('<p id="message">The notebook stopped waiting for this sign-in. Run `%design '
-            'login` again.</p>') in page
+    assert ('<p id="message">The notebook stopped waiting for this sign-in. Start the '
+            'sign-in again.</p>') in page
 
 
 @pytest.mark.asyncio
@@ -213,4 +214,5 @@ async def test_a_listener_nobody_visits_times_out_with_the_way_back():
         assert not listener.listening
     assert (info.value.reason, info.value.message) == (
         "login_timeout", "No answer from the sign-in page within 0.05 s; the sign-in listener "
-        "is closed. Run `%design login` again (or `%design login --paste`).")
+        "is closed.")
+    assert info.value.remedy == Remedy("login")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
+from ...errors.remedy import Remedy
 from ..approval import DesignOutcome, PendingApproval
 from .batches import plan_arguments, plan_batches
 from .records import PushRecords
@@ -35,8 +36,8 @@ from .slides import (
 from .staging import UNCHANGED, Stage, StagedFile
 from .theme import DEFAULT_THEME, Theme, chosen_theme, theme_from_prompt
 
-CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first: run "
-                 "`%design consent`, then this cell again.")
+CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first. Give "
+                 "consent, then run it again.")
 #: list_projects pages read while looking for a project by name
 PROJECT_PAGES_MAX = 20
 PAGE_SIZE = 100
@@ -140,8 +141,7 @@ class Deck:
             mine = self._notebooks.get(key, [])
             if taken is not None and taken.slide not in mine:
                 raise InvalidArguments("deck", "path", f"{slide.path!r} is already staged by "
-                                       "another slide: drop it first (%design slide PATH "
-                                       "--drop)")
+                                       "another slide: drop that slide first")
         paths = [self._staged(slide.path, recipe(slide)).path for slide in reading.slides]
         for gone in set(self._notebooks.get(key, [])) - set(paths):
             self.stage.remove(gone)
@@ -170,7 +170,7 @@ class Deck:
         result = await self.client.call(operation, arguments)
         if isinstance(result, PendingApproval):  # only consent asks before a read
             raise PermissionRefused(operation, result.request.reason or "consent_not_given",
-                                    CONSENT_FIRST, "%design consent")
+                                    CONSENT_FIRST, Remedy("consent"))
         if result.is_error:
             if result.error is not None:
                 raise result.error
@@ -280,7 +280,7 @@ class Deck:
         result = await self.client.call(operation, arguments)
         if isinstance(result, PendingApproval):
             raise PermissionRefused(operation, result.request.reason or "consent_not_given",
-                                    CONSENT_FIRST, "%design consent")
+                                    CONSENT_FIRST, Remedy("consent"))
         return result
 
     async def read_export(self) -> Any:

@@ -87,7 +87,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         if action == "revoke":
             store.revoke_grant(DEMO_USER_ID, project_id)
         elif not store.consent(DEMO_USER_ID):
-            return render("Give consent for agents first (in the notebook: %design consent).",
+            return render("Give consent for agents first (from the notebook or from Python).",
                           403)
         else:
             try:
