@@ -66,8 +66,8 @@ class ProjectChange:
     def title(self) -> str:
         where = "the attached Project? Other people and sessions see it at once."
         if self.method == DELETE:
-            return (f"Delete this doc from {where} Its content stays in the local journal "
-                    "(%project history, %project restore).")
+            return (f"Delete this doc from {where} Its content stays in the local journal, "
+                    "from which it can be restored.")
         verb = "Replace" if self.replaces else "Create"
         if self.method == RESTORE:
             return (f"Restore journal entry {self.restored_from}: {verb.lower()} this doc in "

@@ -294,7 +294,7 @@ def test_a_pending_outcome_answers_hasattr_getattr_and_dir_without_raising(shell
     with pytest.raises(AwaitingApproval) as waiting:
         _ = pending.data  # an Outcome's name: it waits for the card
     assert waiting.value.operation == "project write"
-    assert str(waiting.value).startswith("%project write is awaiting approval")
+    assert str(waiting.value).startswith("Projects write is awaiting approval")
     pending.card.approve()
     assert pending.data["path"] == "kb/pending.md" and not hasattr(pending, "no_such_name")
 
@@ -309,7 +309,7 @@ def test_a_pending_sync_names_its_own_pipeline(shell, live, tmp_path) -> None:
     with pytest.raises(AwaitingApproval) as waiting:
         _ = pending.is_error
     assert "Design" not in str(waiting.value)
-    assert str(waiting.value).startswith("%project sync is awaiting approval")
+    assert str(waiting.value).startswith("Projects sync is awaiting approval")
     pending.card.deny()
 
 
