@@ -146,12 +146,12 @@ def notebook_slides(path: Path) -> list[Slide]:
             continue
         groups[-1]["text"].append(shown)
         groups[-1]["fragments"] += kind == "fragment"
-    slides = []
+    slides: list[Slide] = []
     for group in groups:
         said, notes = words(" ".join(group["text"])), words(" ".join(group["notes"]))
         if said or notes:
             first = " ".join(group["text"]).strip().splitlines()
-            slides.append(Slide(len(slides) + 1, (first[0] if first else "")[:60],
+            slides.append(Slide(len(slides) + 1, (first[0] if first else "")[:60].strip(),
                                 frozenset(said), frozenset(notes), group["fragments"]))
     return slides
 
@@ -278,10 +278,10 @@ def _notes_cell(text: str, notes: str, slides: list[Slide], speaker: bool) -> st
     wanted = set().union(*(s.notes for s in slides))
     if not wanted:
         return "talk has none"
+    if wanted <= words(text):
+        return "shown beside the slides"
     if wanted <= words(notes):
         return "hidden in file" + ("; `S` opens speaker view" if speaker else "")
-    if wanted <= words(text):
-        return "shown on the slide"
     return "not in file"
 
 
@@ -351,8 +351,12 @@ def write_block(text: str, doc: Path = DOC) -> None:
 
 def block_text(rows: list[Measured], where: str) -> str:
     lost = [f"- {r.talk}, {r.tool}: slide {n} misses {', '.join(w[:8])}"
+            + (f" and {len(w) - 8} more" if len(w) > 8 else "")
             for r in rows for n, w in r.missing.items()]
-    return (f"Measured by `python3 tasks.py bench deck_compare` on {where}.\n\n"
+    from .report import git_head
+
+    return (f"Measured by `python3 tasks.py bench deck_compare` at commit {git_head(ROOT)} "
+            f"on {where}.\n\n"
             + table(rows) + ("\n\nWords not found:\n" + "\n".join(lost) if lost else ""))
 
 
