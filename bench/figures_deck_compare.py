@@ -176,13 +176,11 @@ def missing_per_slide(slides: list[Slide], text: str) -> dict[int, list[str]]:
 # ---------------------------------------------------------------- the two exports
 
 
-def our_exports(session: Any, talk: Path, out: Path) -> dict[str, Any]:
-    """The talk through the deck flow a user runs: staged from the notebook (with its
-    code, as nbconvert shows it), pushed to a new project of the service under approved
-    plans, exported to PDF, HTML and HTML with notes. Paths and seconds of each."""
+def pushed_deck(session: Any, talk: Path) -> Any:
+    """The talk staged with its code (as nbconvert shows it) in a new project of the
+    service, every batch pushed under an approved plan, as `%design deck push` does."""
     from jupyter_design_projects.design.approval import PendingApproval
     from jupyter_design_projects.design.deck import Deck
-    from jupyter_design_projects.notebook.deck import NotebookDeck
 
     session.run(session.design.consent())
     name = f"Talk {talk.stem}"
@@ -199,8 +197,18 @@ def our_exports(session: Any, talk: Path, out: Path) -> dict[str, Any]:
                 if isinstance(card, PendingApproval) else card)
         written = session.run(deck.write(batch, plan.data["plan_token"]))
         assert not written.is_error, written.data
+    return deck
+
+
+def our_exports(session: Any, talk: Path, out: Path) -> dict[str, Any]:
+    """The talk pushed (`pushed_deck`) and exported by what `%design deck export` runs
+    (`NotebookDeck.export`) to PDF, HTML and HTML with notes: each file and its seconds,
+    and the deck."""
+    from jupyter_design_projects.notebook.deck import NotebookDeck
+
+    deck = pushed_deck(session, talk)
     shown = NotebookDeck(SimpleNamespace(session=session), deck)
-    got: dict[str, Any] = {"staged": len(deck.stage.slides)}
+    got: dict[str, Any] = {"deck": deck}
     for key, file, notes in (("pdf", "talk.pdf", False), ("html", "talk.html", False),
                              ("html_notes", "talk-notes.html", True)):
         started = time.perf_counter()
@@ -301,14 +309,13 @@ def measure_talk(session: Any, view: Any, name: str, scratch: Path) -> list[Meas
     ours = our_exports(session, talk, folder / "ours")
     converted, converted_s = nbconvert_export(talk, folder, reveal_prefix(scratch / "reveal"))
     fragments_asked = sum(s.fragments for s in slides)
-    rows = []
-
     pdf_words = pdf_text(ours["pdf"].read_bytes())
-    rows.append(Measured(name, "this export, PDF", len(slides),
-                         len(slides) - len(missing_per_slide(slides, pdf_words)),
-                         missing_per_slide(slides, pdf_words),
-                         f"{fragments_asked} cells, all shown on the page", "not printed",
-                         "no request made (inlined)", ours["pdf"].stat().st_size, ours["pdf_s"]))
+    rows = [Measured(name, "this export, PDF", len(slides),
+                     len(slides) - len(missing_per_slide(slides, pdf_words)),
+                     missing_per_slide(slides, pdf_words),
+                     f"{fragments_asked} cells, all shown on the page",
+                     "not printed (no --notes)", "n/a (a PDF)", ours["pdf"].stat().st_size,
+                     ours["pdf_s"])]
     for tool, path, seconds, speaker in (
             ("this export, HTML", ours["html"], ours["html_s"], False),
             ("this export, HTML --notes", ours["html_notes"], ours["html_notes_s"], True),
@@ -316,17 +323,13 @@ def measure_talk(session: Any, view: Any, name: str, scratch: Path) -> list[Meas
         document = path.read_text(encoding="utf-8")
         text, notes = html_text(document)
         seen = view(path, speaker)
-        extra = ""
-        if tool.startswith("nbconvert"):  # what it links beside itself
-            extra = " + linked files"
+        missing = missing_per_slide(slides, text)
         rows.append(Measured(
-            name, tool, len(slides), len(slides) - len(missing_per_slide(slides, text)),
-            missing_per_slide(slides, text),
+            name, tool + (" + linked files" if _links_local_files(document) else ""),
+            len(slides), len(slides) - len(missing), missing,
             f"{seen['fragment_steps']} of {fragments_asked} stepped",
             _notes_cell(text, notes, slides, seen["speaker_view"]), _offline_cell(seen),
             path.stat().st_size, seconds))
-        if extra:
-            rows[-1].tool += extra if _links_local_files(document) else ""
     return rows
 
 
@@ -444,8 +447,6 @@ def thirty_slides(talk: Path, scratch: Path) -> Path:
 def deck_compare(ctx: Context) -> list[Row]:
     from playwright.sync_api import sync_playwright
 
-    from jupyter_design_projects.design.approval import PendingApproval
-    from jupyter_design_projects.design.deck import Deck
     from jupyter_design_projects.design.deck import export as exporting
     from jupyter_design_projects.session import Session
 
@@ -467,10 +468,11 @@ def deck_compare(ctx: Context) -> list[Row]:
             for name in TALK_FILES:
                 measured += measure_talk(session, view, name, scratch)
             browser.close()
-        # the 30-slide deck, pushed, read back as the export reads it
+        # the 30-slide deck, pushed, exported, and read back as the export reads it
         talk = thirty_slides(TALKS / "decorators" / TALK_FILES["decorators"], scratch)
-        ours = our_exports(session, talk, _fresh(scratch / "thirty"))
-        deck_read = _read_back(session, talk, PendingApproval, Deck)
+        (scratch / "thirty").mkdir()
+        ours = our_exports(session, talk, scratch / "thirty")
+        deck_read = session.run(ours["deck"].read_export())
     print("\n" + table(measured) + "\n")
     if not ctx.quick:
         write_block(block_text(measured, where))
@@ -489,29 +491,6 @@ def deck_compare(ctx: Context) -> list[Row]:
             "outputs (table in docs/decks.md)", str(lost), target="0", met=lost == 0,
             command="deck_compare"),
     ]
-
-
-def _fresh(folder: Path) -> Path:
-    folder.mkdir(parents=True)
-    return folder
-
-
-def _read_back(session: Any, talk: Path, pending: Any, deck_class: Any) -> Any:
-    """A second project holding the 30-slide deck, read back as the export reads it."""
-    session.run(session.design.consent())
-    created = session.run(session.design.call("create_project", {"name": "Thirty"}))
-    if isinstance(created, pending):
-        created = session.run(session.design.resume(created, approved=True))
-    deck = deck_class(session.design)
-    session.run(deck.bind(created.data["project_id"], "Thirty"))
-    deck.add_notebook(talk, code=True)
-    session.run(deck.refresh())
-    for batch in deck.batches():
-        card = session.run(deck.ask_plan(batch))
-        plan = (session.run(session.design.resume(card, approved=True))
-                if isinstance(card, pending) else card)
-        session.run(deck.write(batch, plan.data["plan_token"]))
-    return session.run(deck.read_export())
 
 
 def offline_view(browser: Any, path: Path, speaker: bool) -> dict[str, Any]:
