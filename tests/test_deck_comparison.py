@@ -21,16 +21,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench import figures_deck_compare as compare  # noqa: E402
-from bench.service import settings_of  # noqa: E402
+from bench import figures_deck_compare as compare
+from bench.service import settings_of
 
 TALKS = list(compare.TALK_FILES)
 
