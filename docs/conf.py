@@ -1,8 +1,10 @@
 """Sphinx configuration of the docs site: MyST Markdown pages, the four example notebooks
 executed against the embedded reference service at build time (myst-nb), the public API
-from its docstrings (autodoc), and the pydata theme (as JupyterLab, ipywidgets and
-jupyter_server use). `python3 tasks.py docs` builds it strictly: every warning is an error
-and every internal link and cross-reference is checked (`-W --keep-going -n`)."""
+from its docstrings (autodoc), Mermaid blocks drawn as pictures at build time
+(`_ext/mermaid_svg.py`), and the pydata theme (as JupyterLab, ipywidgets and jupyter_server
+use), its sidebar listing every page. `python3 tasks.py docs` builds it strictly: every
+warning is an error and every internal link and cross-reference is checked
+(`-W --keep-going -n`)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ extensions = [
     "myst_nb",
     "sphinx.ext.autodoc",
     "jdp_docs",
+    "mermaid_svg",
 ]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "_generated/*.md"]
@@ -46,8 +49,11 @@ nb_execution_timeout = 180
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
-# an approval card is an ipywidgets view: its text/plain stand-in is shown instead
+# an approval card is an ipywidgets view: its HTML stand-in is shown instead, so the pages
+# load no widget manager (myst-nb's default fetches require.js and the ipywidgets HTML
+# manager from public CDNs): nothing on the site runs a script from elsewhere
 nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}
 
 autodoc_typehints = "description"
 autodoc_member_order = "bysource"
@@ -62,8 +68,10 @@ nitpick_ignore_regex = [
     ("py:.*", r"(Any|Callable|Awaitable|Mapping|Iterator|Iterable|Sequence|Coroutine|T|Path"
               r"|DataFrame|datetime|Self|Approve|ProjectsClient|MappedResult)"),
     # our own names in public signatures that are not public themselves: a type variable,
-    # and the wrapper that keeps a pasted sign-in code out of reprs (internal, may change)
-    ("py:class", r"jupyter_design_projects\.(session\.T|core\.redaction\.Secret)"),
+    # the wrapper that keeps a pasted sign-in code out of reprs, and a Design outcome's row
+    # of the operation table (internal, may change)
+    ("py:class", r"(jupyter_design_projects\.)?(session\.T|core\.redaction\.Secret"
+                 r"|(core\.design_operations\.)?DesignOperation)"),
 ]
 
 html_theme = "pydata_sphinx_theme"
@@ -75,3 +83,8 @@ html_theme_options = {
     "footer_end": [],
 }
 html_static_path: list[str] = []
+templates_path = ["_templates"]
+# every page is a top-level entry of the root toctree, so the theme's "Section Navigation"
+# (the pages under the current top-level page) was empty on every page: the sidebar lists
+# the whole site instead, by part
+html_sidebars = {"**": ["site-nav.html"]}

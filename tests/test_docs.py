@@ -126,3 +126,46 @@ def test_every_link_in_the_readme_resolves_inside_the_clone():
         target = (ROOT / link).resolve()
         assert target.is_relative_to(ROOT), link
         assert target.exists(), link
+
+
+def test_the_quickstart_renders_its_push_approved_as_a_person_approves_it(site):
+    """The headline step shows what a person sees after Approve (the written slides and
+    their previews), says how the build approved it, and never a red 'nobody can approve'."""
+    page = (site / "notebooks" / "quickstart.html").read_text()
+    quickstart = text_of(site / "notebooks" / "quickstart.html")
+    assert "nobody can approve" not in quickstart and "nobody_can_approve" not in quickstart
+    approved = quickstart.index("pushed.approve() is what its Approve button calls")
+    assert "Pushed 4 file(s) in 1 plan(s)." in quickstart[approved:]
+    after = page[page.index("is what its"):]
+    assert after.count('src="data:image/png;base64,') >= 3  # the slides' previews
+    assert "Create this doc in the attached Project?" in quickstart  # the write's card
+
+
+def test_no_page_loads_a_script_from_elsewhere(site):
+    for page in site.rglob("*.html"):
+        sources = re.findall(r'<script[^>]*\bsrc="([^"]+)"', page.read_text())
+        assert [s for s in sources if "://" in s] == [], page
+
+
+def test_the_architecture_picture_is_drawn_or_says_why_not(site):
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import mermaid_svg
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    page = (site / "architecture.html").read_text()
+    if mermaid_svg.mermaid_js() is not None and mermaid_svg.CHROMIUM.is_file():
+        drawn = page[page.index('<div class="jdp-mermaid">'):]
+        assert drawn[len('<div class="jdp-mermaid">'):].startswith("<svg")
+        assert "flowchart TB" not in text_of(site / "architecture.html")
+    else:
+        assert "shown as its Mermaid source" in text_of(site / "architecture.html")
+
+
+@pytest.mark.parametrize("page", ["index", "approvals", "architecture",
+                                  "notebooks/quickstart"])
+def test_the_sidebar_lists_the_site_on_every_page(site, page):
+    sidebar = (site / f"{page}.html").read_text().split('aria-label="Site Navigation"')[1]
+    sidebar = sidebar.split("</nav>")[0]
+    for title in ("Getting started", "Approvals and permissions", "Architecture"):
+        assert title in sidebar, title

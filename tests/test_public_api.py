@@ -125,3 +125,27 @@ def test_a_delete_and_a_restore_ask_first_and_a_create_is_never_restored(session
     assert session.project.read(PATH)["content"] == "v1"
     assert asked[-1].writes == (PATH,) and "v1" in " ".join(asked[-1].details)
     session.project.delete(PATH, approve=approve)
+
+
+def test_a_facade_card_shows_the_diff_and_a_doc_changed_while_it_is_read_is_kept(
+        session, service) -> None:
+    """The `approve` callback sees a replace's diff; a teammate's write while the person
+    reads the card is refused at the approval, not overwritten; an approved change is
+    journaled as approved by the callback."""
+    path = "claude/facade-race.md"
+    session.project.write(path, content="v1\n", approve=lambda request: "once")
+    seen: list[ApprovalRequest] = []
+
+    def teammate_writes_meanwhile(request: ApprovalRequest) -> str:
+        seen.append(request)
+        with Session.open() as other:  # the same environment: a second session
+            other.run(other.projects.write(path, content="theirs\n"))
+        return "once"
+
+    with pytest.raises(ProjectsChangeDenied) as refused:
+        session.project.write(path, content="v2\n", approve=teammate_writes_meanwhile)
+    assert refused.value.reason == "changed_since_card"
+    assert "-v1\n+v2" in "\n".join(seen[0].details)
+    assert session.project.read(path)["content"] == "theirs\n"
+    session.project.delete(path, approve=lambda request: "once")
+    assert session.project.history(1)[0]["approved_by"] == "approve callback"

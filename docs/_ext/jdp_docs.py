@@ -38,7 +38,40 @@ def generate(app=None) -> None:
         book = json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text())
         # highlighted as IPython (magics, $name) even where the build does not execute it
         book["metadata"].setdefault("language_info", {})["pygments_lexer"] = "ipython3"
+        if name == "quickstart":
+            as_a_person_sees_it(book)
         write_if_changed(rendered / f"{name}.ipynb", json.dumps(book, indent=1) + "\n")
+
+
+def _cell(cell_id: str, kind: str, source: str, tags: list[str] | None = None) -> dict:
+    cell: dict = {"cell_type": kind, "id": cell_id,
+                  "metadata": {"tags": tags} if tags else {}, "source": source}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+#: said on the rendered quickstart where the build plays the person who approves
+APPROVED_HERE = (
+    "*On this page the build answers the card the way a person does: "
+    "`pushed.approve()` is what its **Approve** button calls. What the card shows then:*")
+
+
+def as_a_person_sees_it(book: dict) -> None:
+    """The quickstart as a person running it in JupyterLab sees it, rather than as an
+    unattended run (where nobody can approve, so the push fails closed): cards are shown
+    (`approval_mode = 'widget'`, set by a hidden cell) and the push's card is approved, as
+    the page says, so the written slides and their previews render."""
+    cells = book["cells"]
+    first_code = next(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+    cells.insert(first_code + 1, _cell("docs-cards", "code",
+                                       "%config DesignProjects.approval_mode = 'widget'",
+                                       ["remove-cell"]))
+    push = next(i for i, c in enumerate(cells)
+                if c["cell_type"] == "code" and "%design deck push" in "".join(c["source"]))
+    cells[push + 1:push + 1] = [_cell("docs-approved", "markdown", APPROVED_HERE),
+                                _cell("docs-approve", "code", "pushed.approve()",
+                                      ["remove-input"])]
 
 
 def fresh_data_dir(app, docname: str, source: list[str]) -> None:
@@ -50,11 +83,6 @@ def fresh_data_dir(app, docname: str, source: list[str]) -> None:
 
 
 def setup(app):
-    from pygments.lexers.special import TextLexer
-
-    # the architecture picture is a Mermaid block (drawn by GitHub and Mermaid viewers):
-    # here it shows as its text
-    app.add_lexer("mermaid", TextLexer)
     app.connect("builder-inited", generate)
     app.connect("source-read", fresh_data_dir)
     return {"parallel_read_safe": False, "parallel_write_safe": True}

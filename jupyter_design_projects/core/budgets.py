@@ -60,15 +60,27 @@ def estimate_tokens(n_bytes: int) -> int:
     return -(-n_bytes // 4)
 
 
-def check_knowledge(knowledge_size: int, max_knowledge_size: int, n_bytes: int) -> int:
-    """Refuse before sending when `knowledge_size + ceil(bytes/4) > max_knowledge_size`.
+def knowledge_after(knowledge_size: int, added_tokens: int, removed_tokens: int = 0) -> int:
+    """The knowledge once a change lands, as the service counts it: the new content's
+    estimated tokens added, those of the doc it replaces or deletes removed. One arithmetic
+    for a sync's plan (`core.sync_plan.running_budget`) and for each write it runs."""
+    return knowledge_size - removed_tokens + added_tokens
 
-    A replace is checked with the whole new content (nothing is deducted for the old doc);
-    the service stays the owner of the quota. Returns the estimate.
+
+def check_knowledge(knowledge_size: int, max_knowledge_size: int, n_bytes: int, *,
+                    removed_tokens: int = 0) -> int:
+    """Refuse before sending when `knowledge_after(knowledge_size, ceil(bytes/4),
+    removed_tokens) > max_knowledge_size`. Returns the estimate.
+
+    A single write (spec §16) passes no `removed_tokens`: a replace is checked with the
+    whole new content, nothing deducted for the old doc. A sync's write passes the old
+    doc's estimated tokens, as its plan counted them, so a plan shown as fitting runs to
+    its end. The service stays the owner of the quota.
     """
     estimate = estimate_tokens(n_bytes)
-    if knowledge_size + estimate > max_knowledge_size:
-        raise KnowledgeBudgetExceeded(knowledge_size, estimate, max_knowledge_size)
+    if knowledge_after(knowledge_size, estimate, removed_tokens) > max_knowledge_size:
+        raise KnowledgeBudgetExceeded(knowledge_size - removed_tokens, estimate,
+                                      max_knowledge_size)
     return estimate
 
 

@@ -43,6 +43,8 @@ NEW_PROJECT = "(new project)"
 #: core.design_operations)
 PER_BATCH_HEADING = "Write these files (this batch only: the project cannot hold a grant)."
 
+#: why a card is asked for a call of the plan operation (a plan is shown every time)
+PLAN_OPERATION = "plan_operation"
 #: why a card is asked for a batch naming CLAUDE.md or .claude/ (spec §8: never on a grant)
 RESERVED_TARGET = "reserved_target"
 #: why a card is asked for a call whose targets cannot be listed (spec §8: never on a grant)
@@ -52,7 +54,7 @@ NOT_ENUMERABLE = "targets_not_enumerable"
 #: decision table); reasons that start with a key of PREFIXED take that sentence
 NO_DURABLE = {
     "consent_not_given": "consent covers all your Design projects; each write still asks.",
-    "finalize_plan": "a plan approves exactly the changes it lists, for a limited time.",
+    PLAN_OPERATION: "a plan approves exactly the changes it lists, for a limited time.",
     "sensitive_operation": "membership and sharing changes ask every time.",
     "no_plan_token": "deletes and copies never ride on a grant.",
     "grant_ineligible": "this project cannot hold a grant (the service refused one).",
@@ -101,6 +103,20 @@ def reserved_note(targets: Targets) -> str:
     return (f"Reserved ({', '.join(named)}): CLAUDE.md and .claude/ are never covered by a "
             f'plan or the project grant, so "{APPROVE}" sends this one call and later changes '
             "to them ask again.")
+
+
+#: the plan card's question when the plan names a reserved target: PROTOCOL §3, the
+#: service spends such a token on the first call that presents it
+RESERVED_PLAN_HEADING = ("Finalize a Design plan for one call only? It names CLAUDE.md or "
+                         ".claude/, so it holds for the first call that presents its token.")
+
+
+def reserved_plan_note(targets: Targets) -> str:
+    """The line of a plan card naming reserved paths: the plan holds for one call only."""
+    named = [display.written_form(p) or p for p in targets.all() if display.is_reserved_path(p)]
+    return (f"Reserved ({', '.join(named)}): the service spends this plan's token on the "
+            "first call that presents it, so the plan holds for that call only; later "
+            "changes to them ask again.")
 
 
 def no_durable_because(reason: str) -> str:
@@ -186,6 +202,8 @@ def change_request(kind: str, operation: str, project_id: Any, targets: Targets 
         title, notes, details = CONSENT_HEADING, (CONSENT_NOTE,), ()
     elif reason.startswith(OVER_LIMIT):
         title, notes = heading, (over_limit_note(reason),)
+    elif reason == RESERVED_TARGET and kind == "plan" and not per_batch:
+        title, notes = RESERVED_PLAN_HEADING, (reserved_plan_note(targets),)
     elif reason == RESERVED_TARGET:
         title, notes = heading, (reserved_note(targets),)
     elif reason == NOT_ENUMERABLE:

@@ -1,19 +1,24 @@
-"""The eighteen Design operations of PROTOCOL §3, declared once: each one's name, the
-description the reference service advertises, its write-risk floor, how a call of it is
-approved, which paths a call touches, the heading of its approval card, whether repeating
-it is harmless, and its typed inputs.
+"""The Design operations of PROTOCOL §3, declared once: each one's name, the description
+the reference service advertises, its write-risk floor, how a call of it is approved,
+which paths a call touches, the heading and lines of its approval card, what the write
+journal records of it, the line that sums up its answer, the argument values the client
+never sends, whether repeating it is harmless, and its typed inputs.
 
 Pure data, imported by both sides, and everything either side knows about an operation:
 the reference service registers its MCP tools from this table (`server/design/mcp.py`,
 one generic registration from the typed inputs of `core.design_inputs`; its gate reads
 `grantable`), and the client reads it for its known-operation floor and local schemas
-(`design/schemas.py`), the permission decision (`core/permissions.py`), the card's
-heading (`core/cards.py`) and how an approved card continues (`design/client.py`).
-Adding an operation is one row here and one method of the service's
-`server/design/operations.DesignOperations`.
+(`design/schemas.py`), validation (`refused_values`), the permission decision
+(`core/permissions.py`), the card (`core/cards.py`), how an approved card continues
+(`design/client.py`), the journal (`design/write_journal.py`) and the answer's summary
+(`notebook/views.py`). No module switches on an operation's name: the readers a row names
+live in `core.design_effects`. Adding an operation is one row here and one method of the
+service's `server/design/operations.DesignOperations`.
 
 The table is injectable: both sides take a `Mapping[str, DesignOperation]` (default
-`BY_NAME`), so a test can serve and call one more operation with no other edit.
+`BY_NAME`, given once where a client or service is built), and everything below them
+reads the table they hold, never this default, so a test can serve and call one more
+operation with no other edit.
 
 The service's `readOnlyHint`/`destructiveHint` start from `floor`, but what it advertises
 is still data on the wire: the fault routes can replace a `tools/list` answer, which is
@@ -26,13 +31,32 @@ from __future__ import annotations
 import dataclasses
 import enum
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from . import display
+from .design_effects import (
+    ChangesOf,
+    LinesOf,
+    SummaryOf,
+    TargetsOf,
+    copy_lines,
+    created_project,
+    deleted_files,
+    deleted_list,
+    deletes_of_list,
+    moved_entries,
+    plan_made,
+    planned,
+    preview_made,
+    writes_of_entries,
+    writes_of_path,
+    written_entries,
+    written_path,
+    wrote_files,
+)
 from .design_inputs import Input, InputType, ListOf, Record, Text, Whole, json_schema
 from .hints import ClientFloor
-from .plans import PLAN_TTL_MS, Targets, strings_of
+from .plans import PLAN_TTL_MS, Targets
 
 # ---------------------------------------------------------------- approval and targets
 
@@ -59,74 +83,6 @@ class Approval(enum.Enum):
         return self in (Approval.GRANTABLE, Approval.PLAN_TOKEN)
 
 
-TargetsOf = Callable[[Mapping[str, Any]], Targets | None]
-
-
-def _entry_field(value: Any, field: str) -> tuple[str, ...] | None:
-    if not isinstance(value, list):
-        return None
-    out = []
-    for entry in value:
-        if not isinstance(entry, Mapping) or not isinstance(entry.get(field), str):
-            return None
-        out.append(entry[field])
-    return tuple(out)
-
-
-def writes_of_entries(field: str, key: str) -> TargetsOf:
-    """Targets: the `key` of each entry of `field` is written."""
-    def targets(arguments: Mapping[str, Any]) -> Targets | None:
-        writes = _entry_field(arguments.get(field), key)
-        return None if writes is None else Targets(writes)
-    return targets
-
-
-def writes_of_path(field: str, default: str) -> TargetsOf:
-    """Targets: the one path `field` (or `default`) is written."""
-    def targets(arguments: Mapping[str, Any]) -> Targets | None:
-        path = arguments.get(field, default)
-        return Targets((path,)) if isinstance(path, str) else None
-    return targets
-
-
-def deletes_of_list(field: str) -> TargetsOf:
-    """Targets: each path of the list `field` is deleted."""
-    def targets(arguments: Mapping[str, Any]) -> Targets | None:
-        deletes = strings_of(arguments.get(field))
-        return None if deletes is None else Targets((), deletes)
-    return targets
-
-
-def planned(writes: str, deletes: str) -> TargetsOf:
-    """Targets: the path lists a plan registers (both optional)."""
-    def targets(arguments: Mapping[str, Any]) -> Targets | None:
-        written, deleted = strings_of(arguments.get(writes, [])), strings_of(
-            arguments.get(deletes, []))
-        return None if written is None or deleted is None else Targets(written, deleted)
-    return targets
-
-
-def copy_lines(arguments: Mapping[str, Any]) -> tuple[str, ...] | None:
-    """A copy card's lines, one per entry ("copy src (from project P) -> dest"), or None
-    when one cannot be shown exactly."""
-    entries = arguments.get("files")
-    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
-        return None
-    lines = []
-    for entry in entries:
-        src, dest = entry.get("src"), entry.get("dest")
-        source = entry.get("src_project_id")
-        shown_src = display.written_form(src, display.MAX_PATH_CHARS)
-        shown_dest = display.written_form(dest, display.MAX_PATH_CHARS)
-        if shown_src is None or shown_dest is None:
-            return None
-        if source is not None and display.id_rule(source):
-            return None
-        origin = f" (from project {source})" if source else ""
-        lines.append(f"  copy {shown_src}{origin} -> {shown_dest}")
-    return tuple(lines)
-
-
 # ---------------------------------------------------------------- the row
 
 
@@ -150,7 +106,14 @@ class DesignOperation:
     heading: str | None = None
     #: the card's lines about the call's arguments (None: one "key: value" line per
     #: argument that is not a path); a function answering None when one is not display-safe
-    card_lines: Callable[[Mapping[str, Any]], tuple[str, ...] | None] | None = None
+    card_lines: LinesOf | None = None
+    #: what the write journal records of a call, path by path (None: one line of what
+    #: the call sets); read-only operations and plans are not journaled
+    changes: ChangesOf | None = None
+    #: the one line a person reads for its answer (None: the answer as it is)
+    summary: SummaryOf | None = None
+    #: argument values the client never sends: (field, value, what to use instead)
+    refused_values: tuple[tuple[str, Any, str], ...] = ()
     #: the client's local input schema (derived from `inputs`; treat as read-only)
     schema: dict[str, Any] = dataclasses.field(init=False, repr=False, compare=False)
 
@@ -183,6 +146,12 @@ def heading_of(name: str, operation: DesignOperation | None) -> str:
 def operation_table(operations: Iterable[DesignOperation]) -> Mapping[str, DesignOperation]:
     """A read-only table by name, in the given order (what both sides take)."""
     return types.MappingProxyType({op.name: op for op in operations})
+
+
+def plan_operation(table: Mapping[str, DesignOperation]) -> str | None:
+    """The name of `table`'s plan operation (the row approved as Approval.PLAN), which a
+    per-batch card's approval calls; None when the table has none."""
+    return next((op.name for op in table.values() if op.approval is Approval.PLAN), None)
 
 
 # ---------------------------------------------------------------- the catalogue
@@ -248,7 +217,7 @@ DESIGN_OPERATIONS: tuple[DesignOperation, ...] = (
     DesignOperation(
         "create_project", "Create an empty Design project.",
         WRITE, False, (_required("name", NAME), _optional("design_system_id", TEXT)),
-        Approval.CARD),
+        Approval.CARD, summary=created_project),
     DesignOperation(
         "list_files", "List a project's files and directories with sizes and etags.",
         READ, True, (_required("project_id", PROJECT_ID), _optional("path", TEXT),
@@ -264,37 +233,42 @@ DESIGN_OPERATIONS: tuple[DesignOperation, ...] = (
                        _optional("deletes", PATHS), _optional("scope", PLAN_SCOPE)),
         Approval.PLAN, planned("writes", "deletes"),
         "Finalize a Design plan: these exact changes may then run without asking again for "
-        f"up to {PLAN_TTL_MS // 60_000} minutes."),
+        f"up to {PLAN_TTL_MS // 60_000} minutes.", summary=plan_made,
+        refused_values=(("scope", "project", "paths"),)),
     DesignOperation(
         "write_files", "Write files all-or-nothing; if_match guards against lost updates.",
         DESTROY, False, (_required("project_id", PROJECT_ID),
                          _required("files", ListOf(WRITE_ENTRY)),
                          _optional("plan_token", PLAN_TOKEN)),
         Approval.GRANTABLE, writes_of_entries("files", "path"),
-        "Write these files in the Design project?"),
+        "Write these files in the Design project?", changes=written_entries("files"),
+        summary=wrote_files),
     DesignOperation(
         "create_support_js", "Create the project's support.js helper script.",
         WRITE, True, (_required("project_id", PROJECT_ID), _optional("path", TEXT),
                       _optional("plan_token", PLAN_TOKEN)),
         Approval.GRANTABLE, writes_of_path("path", "support.js"),
-        "Create support.js in the Design project?"),
+        "Create support.js in the Design project?",
+        changes=written_path("path", "support.js")),
     DesignOperation(
         "copy_files", "Copy files, possibly from another project; needs a plan token.",
         DESTROY, False, (_required("project_id", PROJECT_ID),
                          _required("files", ListOf(COPY_ENTRY)),
                          _required("plan_token", PLAN_TOKEN)),
         Approval.PLAN_TOKEN, writes_of_entries("files", "dest"),
-        "Copy files into the Design project?", copy_lines),
+        "Copy files into the Design project?", copy_lines,
+        changes=moved_entries("files", "src", "dest", "copied", project="src_project_id")),
     DesignOperation(
         "delete_files", "Delete files; needs a plan token.",
         DESTROY, False, (_required("project_id", PROJECT_ID),
                          _required("plan_token", PLAN_TOKEN), _required("paths", PATHS)),
         Approval.PLAN_TOKEN, deletes_of_list("paths"),
-        "Delete these files from the Design project?"),
+        "Delete these files from the Design project?", changes=deleted_list("paths"),
+        summary=deleted_files),
     DesignOperation(
         "render_preview", "Render a page: its text, failed requests and a PNG picture.",
         READ, True, (_required("project_id", PROJECT_ID), _required("path", TEXT),
-                     _optional("viewport", VIEWPORT))),
+                     _optional("viewport", VIEWPORT)), summary=preview_made),
     DesignOperation(
         "list_members", "List the project's members and their roles.",
         READ, True, (_required("project_id", PROJECT_ID),)),
@@ -321,13 +295,5 @@ DESIGN_OPERATIONS: tuple[DesignOperation, ...] = (
         Approval.SENSITIVE),
 )
 
-#: the table both sides read by default
+#: the table a client or service is given when it is not given another
 BY_NAME: Mapping[str, DesignOperation] = operation_table(DESIGN_OPERATIONS)
-
-
-def targets_of(operation: str, arguments: Mapping[str, Any],
-               table: Mapping[str, DesignOperation] = BY_NAME) -> Targets | None:
-    """The paths `operation` would write and delete, or None when they cannot be
-    enumerated (a wrong shape); no paths for an operation the table does not know."""
-    known = table.get(operation)
-    return Targets() if known is None else known.targets_of(arguments)

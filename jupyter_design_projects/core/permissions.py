@@ -21,6 +21,7 @@ from .cards import (
     DENY,
     NOT_ENUMERABLE,
     OVER_LIMIT,
+    PLAN_OPERATION,
     RESERVED_TARGET,
     ApprovalRequest,
 )
@@ -60,13 +61,13 @@ class Facts:
     targets: Targets | None = Targets()
     #: extra card lines (copies, roles, emails); None when one is not display-safe
     details: tuple[str, ...] | None = ()
-    #: the operation's row of the table (None: looked up by name in the default table;
-    #: an operation no table knows is a plain write, or a read by its hints)
+    #: the operation's row of the table the caller holds (None: that table does not know
+    #: it, so it is a plain write, or a read by its hints; no other table is consulted)
     row: DesignOperation | None = None
 
     @property
     def known(self) -> DesignOperation | None:
-        return self.row if self.row is not None else BY_NAME.get(self.operation)
+        return self.row
 
     @property
     def approval(self) -> Approval:
@@ -121,7 +122,7 @@ Decision = Allow | Ask | Deny
 def facts_of(operation: str, read_only: bool, destructive: bool,
              arguments: Mapping[str, Any],
              table: Mapping[str, DesignOperation] = BY_NAME) -> Facts:
-    """The facts of one call of `operation`, as `table` declares the operation."""
+    """The facts of one call of `operation`, as `table` (the caller's) declares it."""
     row = table.get(operation)
     token = arguments.get("plan_token")
     targets = Targets() if row is None else row.targets_of(arguments)
@@ -253,7 +254,7 @@ def decide(snapshot: Snapshot, facts: Facts, now_ms: int) -> Decision:
         return Deny("too_many_targets")
     # a plan is shown to a person every time; a project-wide scope is never registered
     if approval is Approval.PLAN:
-        return _ask(snapshot, "plan", "finalize_plan", facts)
+        return _ask(snapshot, "plan", PLAN_OPERATION, facts)
     # membership and sharing: a card every time, whatever token comes along
     if approval is Approval.SENSITIVE:
         return _ask(snapshot, "operation", "sensitive_operation", facts)
@@ -354,6 +355,22 @@ def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
     return "plan_token_does_not_cover"
 
 
+#: how the service refuses a plan token (PROTOCOL §3): a tool error whose text begins so
+_PLAN_REFUSED = re.compile(r"Plan token refused \(([a-z_]+)\)")
+#: the refusals that say the service no longer holds the plan: the client forgets it and
+#: decides the call again (once)
+PLAN_GONE = frozenset({"unknown", "spent", "expired"})
+
+
+def plan_refusal(text: Any) -> str | None:
+    """The reason of the service's plan-token refusal `text` (missing, unknown, expired,
+    spent, other_project, not_covered …), or None when the text is not one."""
+    if not isinstance(text, str):
+        return None
+    match = _PLAN_REFUSED.match(text)
+    return match.group(1) if match else None
+
+
 # ---------------------------------------------------------------- refusals, in words
 
 #: what each refusal means and what to do next, by reason code (the code stays the
@@ -392,6 +409,8 @@ REFUSALS = {
     "as one call.",
     "grant_needs_main_context": "a durable project grant is used or given only in the main "
     "context, not in a sub-agent. Run the write from the main context.",
+    "no_plan_operation": "approving it registers a plan, and this client's operation table "
+    "has no plan operation (one approved as Approval.PLAN, such as finalize_plan).",
     "plan_mismatch": "the service's plan did not match what the card showed, so it was not "
     "used. Run the call again for a fresh plan.",
     "path_not_a_string": "a path is not a string. Give every path as a string.",

@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from .budgets import knowledge_after
+
 NEW = "new"
 CHANGED = "changed"
 UNCHANGED = "unchanged"
@@ -194,20 +196,45 @@ class Change:
     remote_tokens: int = 0
 
     @property
+    def added(self) -> int:
+        return 0 if self.action == DELETE else self.tokens
+
+    @property
     def delta(self) -> int:
-        if self.action == DELETE:
-            return -self.remote_tokens
-        return self.tokens - self.remote_tokens
+        return knowledge_after(0, self.added, self.remote_tokens)
+
+    @property
+    def checked(self) -> bool:
+        """Whether the run checks this change against the budget before sending it (every
+        write is; a delete only frees)."""
+        return self.action != DELETE
+
+
+def send_key(change: Change, path: str) -> tuple[int, int, str]:
+    """The order writes are sent in: deletes, then replaces (those that free the most
+    first), then creates; so the budget falls before it rises, and a plan's highest point
+    is where it starts or where it ends."""
+    return (WRITE_ORDER[change.action], change.delta if change.action == CHANGED else 0, path)
 
 
 def running_budget(knowledge_size: int, changes: Iterable[Change]) -> list[tuple[int, int]]:
-    """(before, after) of each change in order, starting from `knowledge_size`."""
+    """(before, after) of each change in order, starting from `knowledge_size`: the same
+    `budgets.knowledge_after` each write of the run is checked with."""
     out = []
     size = knowledge_size
     for change in changes:
-        out.append((size, size + change.delta))
-        size += change.delta
+        after = knowledge_after(size, change.added, change.remote_tokens)
+        out.append((size, after))
+        size = after
     return out
+
+
+def checked_peak(changes: Iterable[Change], steps: Iterable[tuple[int, int]]) -> int | None:
+    """The highest knowledge any checked write of the run leaves (None: no write is
+    checked, e.g. only deletes): the run refuses a write whose after passes the maximum."""
+    afters = [after for change, (_, after) in zip(changes, steps, strict=True)
+              if change.checked]
+    return max(afters) if afters else None
 
 
 def over_budget(knowledge_after: int, max_knowledge_size: int) -> int:

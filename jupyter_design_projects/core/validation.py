@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import InvalidArguments
@@ -54,15 +54,20 @@ def check_operation_name(operation: object) -> str:
     return operation
 
 
-def validate(operation: str, arguments: Any, schema: Mapping[str, Any] | None) -> dict:
-    """Check `arguments` for `operation` against `schema` (None: size caps only) and return
-    them as a new dict. Raises `InvalidArguments` on the first broken rule."""
+def validate(operation: str, arguments: Any, schema: Mapping[str, Any] | None,
+             refused: Iterable[tuple[str, Any, str]] = ()) -> dict:
+    """Check `arguments` for `operation` against `schema` (None: size caps only) and the
+    operation's `refused` values ((field, value, what to use instead): its row's
+    `refused_values`), and return them as a new dict. Raises `InvalidArguments` on the
+    first broken rule."""
     check_operation_name(operation)
     if not isinstance(arguments, dict):
         raise InvalidArguments(operation, "arguments", "must be an object")
     _Walker(operation).object(arguments, schema or {}, prefix="", top_level=True)
-    if operation == "finalize_plan" and arguments.get("scope") == "project":
-        raise InvalidArguments(operation, "scope", "scope project is not allowed", "paths")
+    for field, value, instead in refused:
+        if field in arguments and arguments[field] == value:
+            raise InvalidArguments(operation, field, f"{field} {value} is not allowed",
+                                   instead)
     return dict(arguments)
 
 

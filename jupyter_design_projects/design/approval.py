@@ -8,10 +8,12 @@ import binascii
 import dataclasses
 import json
 import traceback
+from collections.abc import Mapping
 from typing import Any
 
 from ..core import display
 from ..core.cards import ApprovalRequest
+from ..core.design_operations import DesignOperation
 from ..core.permissions import Facts, card_of, grant_card_of
 from ..core.plans import CARD_LIMIT
 from ..core.results import MappedResult, from_error, to_tool_result
@@ -51,11 +53,13 @@ class DesignOutcome:
     """A finished Design call: mapped content blocks, or the error that stopped it."""
 
     def __init__(self, operation: str, mapped: MappedResult,
-                 error: JdpError | None = None) -> None:
+                 error: JdpError | None = None, row: DesignOperation | None = None) -> None:
         self.operation = operation
         self.blocks = mapped.blocks
         self.is_error = mapped.is_error
         self.error = error
+        #: the operation's row in the table of the client that ran it (None: not in it)
+        self.row = row
         self._mapped = mapped
 
     @classmethod
@@ -66,10 +70,20 @@ class DesignOutcome:
         return cls(operation, from_error(error), error)
 
     @classmethod
-    def of_data(cls, operation: str, data: Any) -> DesignOutcome:
+    def of_data(cls, operation: str, data: Any,
+                row: DesignOperation | None = None) -> DesignOutcome:
         # compact: the text is what an agent reads, and spaces after separators are noise
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return cls(operation, MappedResult([{"type": "text", "text": text}], False))
+        return cls(operation, MappedResult([{"type": "text", "text": text}], False), row=row)
+
+    @property
+    def summary(self) -> str | None:
+        """The one line a person reads for the answer, as its row's `summary` reads it
+        (None: an error, no row, or no such line)."""
+        if self.is_error or self.row is None or self.row.summary is None:
+            return None
+        data = self.data
+        return self.row.summary(data) if isinstance(data, Mapping) else None
 
     @property
     def data(self) -> Any:

@@ -20,8 +20,9 @@ import httpx
 
 from ..core import display
 from ..core.cards import NOT_ENUMERABLE, OVER_LIMIT
-from ..core.design_operations import BY_NAME, Approval, DesignOperation
+from ..core.design_operations import BY_NAME, Approval, DesignOperation, plan_operation
 from ..core.permissions import (
+    PLAN_GONE,
     Allow,
     Ask,
     Decision,
@@ -30,6 +31,7 @@ from ..core.permissions import (
     explain,
     facts_of,
     grant_card_fallback,
+    plan_refusal,
 )
 from ..core.plans import (
     REVIEW_LIMITS,
@@ -82,6 +84,8 @@ class _Call:
     agent_key: str = "notebook"
     consent_asked: bool = False
     grant_retried: bool = False
+    #: the service said a plan this client made is gone, and the call was decided again
+    plan_retried: bool = False
 
 
 def _now_ms() -> int:
@@ -140,7 +144,9 @@ class DesignClient:
             return await self.list(full=bool((arguments or {}).get("full")), agent_key=agent_key)
         try:
             entry = await self.catalogue.entry(operation)
-            checked = validate(operation, arguments, entry.input_schema)
+            row = self.catalogue.table.get(operation)
+            checked = validate(operation, arguments, entry.input_schema,
+                               row.refused_values if row is not None else ())
             call = _Call(operation, json.loads(json.dumps(checked)), agent_key)
             return await self._proceed(call)
         except JdpError as error:
@@ -381,7 +387,13 @@ class DesignClient:
             if call.grant_retried:
                 raise
             return await self._proceed(dataclasses.replace(call, grant_retried=True))
-        outcome = DesignOutcome(call.operation, await self._mapped(raw))
+        outcome = self._outcome(call, await self._mapped(raw))
+        if self._plan_gone(call, arguments, outcome):
+            # the service no longer holds a plan this client made (consent revoked and
+            # given again elsewhere, spent, expired early): forget it and decide again,
+            # which may ask with a card; once, so a second refusal is the answer
+            self.engine.forget_plan(arguments["plan_token"])
+            return await self._proceed(dataclasses.replace(call, plan_retried=True))
         pid = call.arguments.get("project_id")
         if (self._approval(call.operation) is Approval.SENSITIVE and not outcome.is_error
                 and isinstance(pid, str)):
@@ -405,7 +417,23 @@ class DesignClient:
                                     call.operation, call.arguments)
         except NeedsConsent:
             return await self._consent_needed(call)
-        return DesignOutcome(call.operation, await self._mapped(raw))
+        return self._outcome(call, await self._mapped(raw))
+
+    def _outcome(self, call: _Call, mapped: MappedResult) -> DesignOutcome:
+        """The call's outcome, with its row of this client's table (its summary line)."""
+        return DesignOutcome(call.operation, mapped, row=self.catalogue.table.get(call.operation))
+
+    def _plan_gone(self, call: _Call, arguments: dict, outcome: DesignOutcome) -> bool:
+        """The service refused a plan this client made because it no longer holds it
+        (PROTOCOL §3: `Plan token refused (unknown|spent|expired)`), and this call has not
+        been decided again for that yet. A token from elsewhere, or another refusal
+        (not_covered, other_project …), is the call's answer as it is."""
+        token = arguments.get("plan_token")
+        if not outcome.is_error or call.plan_retried or not isinstance(token, str):
+            return False
+        if token not in self._plans_made and not self.engine.holds_plan(token):
+            return False
+        return plan_refusal(outcome.data) in PLAN_GONE
 
     async def _tool(self, name: str, arguments: dict) -> Any:
         """One tools/call; a call that changes a project is journaled ahead and settled
@@ -418,7 +446,7 @@ class DesignClient:
         authority, detail = self._authority(known.approval, arguments)
         entry = await asyncio.to_thread(
             self.journal.ahead, operation=name, project_id=pid if isinstance(pid, str) else "",
-            authority=authority, detail=detail, changes=changes_of(name, arguments),
+            authority=authority, detail=detail, changes=changes_of(known, name, arguments),
             project_name=self.projects_seen.get(pid) if isinstance(pid, str) else None)
         try:
             raw = await self.session.call_tool(name, arguments)
@@ -474,7 +502,10 @@ class DesignClient:
         deletes = normalised(targets.deletes, reserved=True)
         plan_args = {"project_id": pid, "writes": sorted(writes or ()),
                      "deletes": sorted(deletes or ())}
-        result = await self._send(call, "finalize_plan", plan_args)
+        planner = plan_operation(self.catalogue.table)
+        if planner is None:
+            return _refused(call.operation, "no_plan_operation")
+        result = await self._send(call, planner, plan_args)
         if not isinstance(result, DesignOutcome) or result.is_error:
             return result  # type: ignore[return-value]
         plan = approved_plan(result.data, pid, targets, self._clock())
@@ -505,7 +536,7 @@ class DesignClient:
     async def _finalize(self, call: _Call, *, register: bool = True) -> Result:
         """The plan card was shown and approved: finalize, and register the token unless
         the plan is over the review limits (then the person gets the token, unregistered)."""
-        result = await self._send(call, "finalize_plan", call.arguments)
+        result = await self._send(call, call.operation, call.arguments)
         if isinstance(result, DesignOutcome) and not result.is_error:
             facts = await self._facts(call)
             plan = approved_plan(result.data, facts.project_id, facts.targets or Targets(),

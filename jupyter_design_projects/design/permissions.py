@@ -115,6 +115,13 @@ class PermissionEngine:
     def register(self, plan: ApprovedPlan) -> None:
         self._plans[plan.token] = plan
 
+    def holds_plan(self, token: str) -> bool:
+        return token in self._plans
+
+    def forget_plan(self, token: str) -> None:
+        """The service no longer holds this plan (it said unknown, spent or expired)."""
+        self._plans.pop(token, None)
+
     def forget_project(self, project_id: str) -> None:
         """After a membership or sharing change: the project's plans go, its grant is
         re-verified before it is relied on again."""

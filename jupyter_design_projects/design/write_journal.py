@@ -23,10 +23,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.design_effects import settings_change
 from ..data_dir import private_database
 
 if TYPE_CHECKING:
     import sqlite3
+
+    from ..core.design_operations import DesignOperation
 
 #: the journal's file in the per-user data directory (the panel reads the same one)
 FILE_NAME = "design_writes.sqlite3"
@@ -53,43 +56,14 @@ CREATE TABLE IF NOT EXISTS writes (
 """
 
 
-def _b64_bytes(data: str) -> int:
-    """The decoded size of base64 text, without decoding it."""
-    stripped = data.rstrip("=")
-    return len(stripped) * 3 // 4
-
-
-def changes_of(operation: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """What one call changes, path by path: `{path, change, bytes?, from?}`; a call that
-    touches no paths is one `{change, detail}` line (what it sets)."""
-    out: list[dict[str, Any]] = []
-    if operation == "write_files":
-        for entry in arguments.get("files") or []:
-            if not isinstance(entry, Mapping):
-                continue
-            raw = entry.get("data")
-            data = raw if isinstance(raw, str) else ""
-            size = (_b64_bytes(data) if entry.get("encoding") == "base64"
-                    else len(data.encode("utf-8", "replace")))
-            match = entry.get("if_match")
-            change = ("created" if match == "0" else "replaced" if isinstance(match, str)
-                      else "written")
-            out.append({"path": str(entry.get("path")), "change": change, "bytes": size})
-    elif operation == "create_support_js":
-        out.append({"path": str(arguments.get("path") or "support.js"), "change": "written"})
-    elif operation == "delete_files":
-        out += [{"path": str(p), "change": "deleted"} for p in arguments.get("paths") or []]
-    elif operation == "copy_files":
-        for entry in arguments.get("files") or []:
-            if isinstance(entry, Mapping):
-                source = entry.get("src_project_id")
-                origin = f"{entry.get('src')}" + (f" (project {source})" if source else "")
-                out.append({"path": str(entry.get("dest")), "change": "copied",
-                            "from": origin})
-    else:
-        shown = {k: v for k, v in arguments.items() if k not in ("project_id", "plan_token")}
-        out.append({"change": operation, "detail": json.dumps(shown, sort_keys=True)[:300]})
-    return out
+def changes_of(row: DesignOperation | None, operation: str,
+               arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What one call changes, path by path (`{path, change, bytes?, from?}`), as its row's
+    `changes` reads it; a call whose row reads none (or that no row declares) is one
+    `{change, detail}` line of what it sets."""
+    if row is not None and row.changes is not None:
+        return row.changes(arguments)
+    return settings_change(operation, arguments)
 
 
 def plan_detail(writes: int, deletes: int, expires_at_ms: int | None) -> str:

@@ -153,8 +153,18 @@ def _denied_step(e: Any) -> str:
     if e.reason == "denied_on_card":
         return "run the call again to be asked again"
     if e.reason == "nobody_can_click":
+        if e.method != "sync":  # a write, delete or restore: --yes is the explicit form
+            return "run it in a live notebook, or add --yes to send it without a card"
         return "run it in a live notebook, or see the plan with --dry-run"
+    if e.reason == "changed_since_card":
+        return "run the cell again for a card of the doc as it is now"
     return "give AgentTools an approve callback"
+
+
+def _pipeline(operation: str) -> str:
+    """A card's call as its pipeline names it: `%project write` for a Projects change (its
+    operation is "project …"), Design's operation name otherwise."""
+    return f"%{operation}" if operation.startswith("project ") else f"Design {operation}"
 
 
 def _refusal(explanation: str) -> tuple[str, str]:
@@ -300,10 +310,10 @@ GUIDANCE: Mapping[str, Guidance] = {
         lambda e: f"Design {e.operation} was not run: {_refusal(e.explanation)[0]}",
         lambda e: _refusal(e.explanation)[1]),
     "AwaitingApproval": Guidance(
-        lambda e: f"Design {e.operation} is awaiting approval on its card.",
+        lambda e: f"{_pipeline(e.operation)} is awaiting approval on its card.",
         "click Approve or Deny on the card (from code: .card.approve() / .card.deny())"),
     "ApprovalClosed": Guidance(
-        lambda e: f"The approval card for Design {e.operation} was already answered.",
+        lambda e: f"The approval card for {_pipeline(e.operation)} was already answered.",
         "run the cell again for a new card"),
     # -- Projects
     "ProjectsError": Guidance(lambda e: e.kind, None),
@@ -314,7 +324,9 @@ GUIDANCE: Mapping[str, Guidance] = {
         lambda e: f"Projects {e.method} was not run: "
         + ("the person denied it." if e.reason == "denied_on_card" else
            "nobody can click its card here; nothing was sent." if e.reason == "nobody_can_click"
-           else "nobody can approve it here."), _denied_step),
+           else "the doc changed in the Project after its card was shown; nothing was sent."
+           if e.reason == "changed_since_card" else "nobody can approve it here."),
+        _denied_step),
     "ProjectsTransportFailed": Guidance(
         lambda e: f"Projects {e.action} ({e.route} route) got no usable answer: "
         f"{_words(e)}"

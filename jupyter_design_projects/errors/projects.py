@@ -78,8 +78,9 @@ class ProjectsOriginRefused(ProjectsApiError):
 
 
 class ProjectsChangeDenied(ProjectsError):
-    """A model's project_write or project_delete that no person approved, so nothing was
-    sent. `reason`: denied_on_card | nobody_can_approve."""
+    """A Projects change that no person approved, or whose doc changed after its card was
+    shown, so nothing was sent. `reason`: denied_on_card | nobody_can_approve |
+    nobody_can_click | changed_since_card."""
 
     kind: ClassVar[str] = "projects_change_denied"
     method: str

@@ -1,7 +1,8 @@
 """The notebook layer: parse the magic line, call the pipeline, render. Widgets live here."""
 
 __all__ = [
-    "budget", "cards", "catalogue", "deck", "design_actions", "dispatch", "grammar", "host",
+    "budget", "cards", "catalogue", "change_card", "deck", "design_actions", "dispatch", "grammar",
+    "host",
     "lifecycle", "login", "magics", "outcome", "plain_lines", "progress", "project_actions",
     "prompt", "sign_in", "subcommands", "sync_view", "tables", "theme", "trace", "views"
 ]

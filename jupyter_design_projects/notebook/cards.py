@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from ..core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY, OVER_LIMIT, ApprovalRequest
+from ..core.cards import (
+    APPROVE,
+    APPROVE_FOR_PROJECT,
+    DENY,
+    PLAN_OPERATION,
+    RESERVED_TARGET,
+    ApprovalRequest,
+)
 from ..core.letters import escaped
 from ..core.plans import PLAN_TTL_MS
 from ..design.approval import PendingApproval
@@ -73,6 +80,10 @@ GRANTED = ("Approved for this project: its ordinary files may be written until y
 GRANTED_ELSEWHERE = "Approved elsewhere: a grant given in Design settings let this call go on."
 PLAN_APPROVED = (f"Approved the plan: the changes it lists may run without asking again for "
                  f"up to {PLAN_TTL_MS // 60_000} minutes.")
+#: … and for a plan naming CLAUDE.md or .claude/, which the service spends on first use
+RESERVED_PLAN_APPROVED = ("Approved the plan for one call only: the first call that presents "
+                          "its token spends it, and later changes to CLAUDE.md or .claude/ "
+                          "ask again.")
 
 
 def answer_line(request: ApprovalRequest, choice: str) -> str:
@@ -85,8 +96,10 @@ def answer_line(request: ApprovalRequest, choice: str) -> str:
         return GRANTED
     if request.kind == "consent":
         return CONSENT_GIVEN
-    if request.operation == "finalize_plan" and not request.reason.startswith(OVER_LIMIT):
+    if request.kind == "plan" and request.reason == PLAN_OPERATION:
         return PLAN_APPROVED
+    if request.kind == "plan" and request.reason == RESERVED_TARGET:
+        return RESERVED_PLAN_APPROVED
     return BATCH_ONCE if request.kind in ("grant", "plan") else ONCE
 
 

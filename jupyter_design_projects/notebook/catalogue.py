@@ -1,13 +1,19 @@
 """The interactive catalogue of `%design list`: filter operations by name and by read-only /
-destructive / needs-approval, pick one to see its description and input schema."""
+destructive / needs-approval, pick one to see its description and input schema; and the
+operations the magics' `--help` and did-you-mean name, read from the operation table the
+session's Design client holds and the live catalogue it has listed."""
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from . import tables
+
+if TYPE_CHECKING:
+    from ..core.design_operations import DesignOperation
 
 FLAGS = ("read_only", "destructive", "needs_approval")
 
@@ -85,3 +91,41 @@ class CatalogueView:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+
+# ------------------------------------------------------------ the operations the magics name
+
+#: how close a mistyped operation name must be to be suggested (difflib's ratio)
+SUGGEST_CUTOFF = 0.6
+
+
+def operations_of(session: Any) -> Mapping[str, DesignOperation]:
+    """The operation table of `session`'s Design client, which `--help` and did-you-mean
+    read; with no session yet, the table a session gives the client it builds."""
+    if session is None:
+        from ..core.design_operations import BY_NAME
+
+        return BY_NAME
+    table: Mapping[str, DesignOperation] = session.design.catalogue.table
+    return table
+
+
+def known_schema(table: Mapping[str, DesignOperation], entries: Iterable[Any],
+                 operation: str) -> dict | None:
+    """The input schema of `operation`: its row of `table`, else the live catalogue's
+    (`entries`, once listed in this session; no call is made for --help)."""
+    if operation in table:
+        return table[operation].schema
+    entry = next((e for e in entries if e.name == operation), None)
+    return entry.input_schema if entry is not None else None
+
+
+def closest_operation(name: str, table: Mapping[str, DesignOperation],
+                      entries: Iterable[Any]) -> str | None:
+    """The operation `name` was probably meant to be, among `table`'s rows and the live
+    catalogue's `entries`, or None."""
+    import difflib
+
+    names = sorted({*table, *(e.name for e in entries)})
+    close = difflib.get_close_matches(name, names, n=1, cutoff=SUGGEST_CUTOFF)
+    return close[0] if close else None

@@ -64,9 +64,14 @@ def deck_command(host: DeckHost, command: grammar.Command,
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a project name" + (
                 " or id" if verb == "open" else ""))
-        return (NotebookDeck.open(host, target) if verb == "open"
-                else NotebookDeck.create(host, target))
+        opened = (NotebookDeck.open(host, target) if verb == "open"
+                  else NotebookDeck.create(host, target))
+        if args.get("theme") and isinstance(opened, NotebookDeck):
+            opened.deck.use_theme(args["theme"])
+        return opened
     deck = _current(current, f"design deck {verb}")
+    if args.get("theme"):
+        deck.deck.use_theme(args["theme"])
     if verb in ("from-notebook", "export"):
         if not target:
             raise BadCommand(f"design deck {verb}", "needs a path: " + (
@@ -97,6 +102,9 @@ class NotebookDeck:
         self.create_card: Any = None
         #: why this deck can no longer be used (its create card was denied), else None
         self.ended: str | None = None
+        #: while a create card is open, the deck's cell shows this widget, redrawn once the
+        #: card is answered (the cell's first rendering cannot change by itself)
+        self._live: Any = None
 
     # ------------------------------------------------------------ opening
 
@@ -134,8 +142,13 @@ class NotebookDeck:
                 made.ended = (f"the deck for {name!r} ended: its create_project card was "
                               f"{'denied' if not approved else 'not carried out'}. Run "
                               f"`%design deck new {name}` again to create it.")
+            made._live.value = made._html()
             return answer
 
+        import ipywidgets as w
+
+        made._live = w.HTML()
+        made._live.value = made._html()
         made.create_card = ApprovalCard(result, resume=resume, present=views.design_outcome)
         display(made.create_card.widget)
         return made
@@ -186,33 +199,30 @@ class NotebookDeck:
 
     def export(self, path: str, notes: bool = False) -> Outcome:
         """Write the deck as the project holds it to PATH.pdf or PATH.html (see
-        `design.deck.export`); `notes` adds the speaker notes."""
+        `design.deck.export` and `design.deck.pdf`); `notes` adds the speaker notes."""
         from ..design.deck import export as exporting
 
         target, kind = exporting.checked_target(path)
         session = self._host.session
         self.deck.client = session.design
         read = session.run(self.deck.read_export())
-        title = self.deck.project_name or self.deck.project_id or "deck"
+        title = read.slides[0].title if read.slides else (
+            self.deck.project_name or self.deck.project_id or "deck")
+        printed = None
         if kind == "pdf":
-            data = session.run(exporting.pdf_bytes(read, notes))
+            from ..design.deck import pdf
+
+            printed = session.run(pdf.pdf_bytes(read, notes, title=title, author=read.author))
+            data = printed.data
+            kind = "PDF"
         else:
-            data = exporting.html_file(read, title, notes).encode("utf-8")
+            from ..design.deck.html_deck import html_document
+
+            theme = "dark" if self.deck.theme.name.startswith("dark") else "light"
+            document, kind = html_document(read, title, notes, theme)
+            data = document.encode("utf-8")
         exporting.write_export(target, data)
-        notice = (f"Wrote {target} ({len(data):,} bytes): {len(read.slides)} slide(s) of "
-                  f"{title} as the project holds them"
-                  + (", with speaker notes" if notes else "") + ".")
-        if read.pictured:
-            notice += (f" {len(read.pictured)} image asset(s) cannot be read back over the "
-                       "Design protocol (read_file is text only), so their slides are the "
-                       f"service's picture of them: {'; '.join(read.pictured)}.")
-        if read.missing:
-            notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
-                       f" (shown as their alt text): {'; '.join(read.missing)}.")
-        return Outcome("design deck export", {"path": str(target), "bytes": len(data),
-                                              "slides": [s.path for s in read.slides],
-                                              "missing": read.missing,
-                                              "pictured": read.pictured}, notice=notice)
+        return export_outcome(target, data, read, title, notes, printed, kind)
 
     # ------------------------------------------------------------ what a user reaches for
 
@@ -267,11 +277,16 @@ class NotebookDeck:
         return (f"Deck for {project} · design system: {deck.theme.name} · "
                 f"{len(deck.stage.slides)} slide(s), {len(deck.stage.files)} file(s) staged")
 
+    def _html(self) -> str:
+        return (f"<div><b>{html.escape(self._summary())}</b></div>"
+                + tables.html_table(self.deck.staged_rows(), STAGED_COLUMNS))
+
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
-        rows = self.deck.staged_rows()
-        return {"text/plain": self._summary(),
-                "text/html": f"<div><b>{html.escape(self._summary())}</b></div>"
-                + tables.html_table(rows, STAGED_COLUMNS)}
+        if self._live is not None:  # a create card was shown: a view that follows it
+            self._live.value = self._html()
+            bundle = self._live._repr_mimebundle_(include=include, exclude=exclude)
+            return {**bundle, "text/plain": self._summary(), "text/html": self._html()}
+        return {"text/plain": self._summary(), "text/html": self._html()}
 
     def __repr__(self) -> str:
         return f"<NotebookDeck {self._summary()}>"
@@ -417,6 +432,10 @@ class DeckPush:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
         bundle["text/plain"] = self.message
+        # a frontend with no widgets (a docs page, nbconvert) shows the same as HTML: the
+        # status, each card with what its answer said, the previews
+        cards = "".join(f"{c.header.value}{c.status.value}" for c in self.cards)
+        bundle["text/html"] = f"{self.status.value}{cards}{self.grid.value}"
         return bundle
 
     def __repr__(self) -> str:
@@ -443,3 +462,44 @@ def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
                      f"<figcaption><code>{html.escape(path)}</code>{note}</figcaption></figure>")
     return (f'<div class="jdp-deck-grid" style="display:grid;gap:12px;grid-template-columns:'
             f'repeat(auto-fill,minmax({PREVIEW_WIDTH}px,1fr))">{"".join(cells)}</div>')
+
+
+def export_outcome(target: Any, data: bytes, read: Any, title: str, notes: bool,
+                   printed: Any = None, kind: str = "PDF") -> Outcome:
+    """What an export says: where it went, as what, and everything not exported as the
+    project holds it (not read whole, pictured, missing, scaled, continued, cut, blocked)."""
+    notice = (f"Wrote {target} ({len(data):,} bytes, {kind}): {len(read.slides)} slide(s) "
+              f"of {title} as the project holds them"
+              + (", with speaker notes" if notes else "") + ".")
+    if read.partial:
+        notice += (f" {len(read.partial)} file(s) NOT exported whole: "
+                   f"{'; '.join(read.partial)}.")
+    if read.pictured:
+        notice += (f" {len(read.pictured)} image asset(s) cannot be read back over the "
+                   "Design protocol (read_file is text only), so their slides are the "
+                   f"service's picture of them: {'; '.join(read.pictured)}.")
+    if read.missing:
+        notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
+                   f" (shown as their alt text): {'; '.join(read.missing)}.")
+    fields: dict[str, Any] = {"path": str(target), "bytes": len(data),
+                              "slides": [s.path for s in read.slides],
+                              "missing": read.missing, "pictured": read.pictured,
+                              "partial": read.partial, "kind": kind}
+    if printed is not None:
+        if printed.scaled:
+            notice += (" Scaled down to fit a page: " + "; ".join(
+                f"{p} to {s:.0%}" for p, s in printed.scaled.items()) + ".")
+        if printed.continued:
+            notice += (" Too tall for one page even at the smallest scale, so continued "
+                       "over pages: " + "; ".join(f"{p} on {n} pages"
+                                                  for p, n in printed.continued.items()) + ".")
+        if printed.cut:
+            notice += (" Wider than a page even at the smallest print scale, cut at the "
+                       f"right edge: {'; '.join(printed.cut)}.")
+        if printed.blocked:
+            notice += (f" {printed.blocked} request(s) the pages tried to make were blocked "
+                       "(a PDF loads nothing).")
+        fields.update(scaled=printed.scaled, continued=printed.continued, cut=printed.cut,
+                      blocked=printed.blocked)
+    return Outcome("design deck export", fields, notice=notice)
+

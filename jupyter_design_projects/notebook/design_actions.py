@@ -122,12 +122,10 @@ def help_text(session: Any, command: Command) -> str:
 def known_schema(session: Any, operation: str) -> dict | None:
     """The input schema of `operation`: the client's declared floor, else the service's
     once the catalogue is known in this session (no call is made for --help)."""
-    from ..core.design_operations import BY_NAME
+    from .catalogue import known_schema as of_table
+    from .catalogue import operations_of
 
-    if operation in BY_NAME:
-        return BY_NAME[operation].schema
-    entry = next((e for e in catalogue_entries(session) if e.name == operation), None)
-    return entry.input_schema if entry is not None else None
+    return of_table(operations_of(session), catalogue_entries(session), operation)
 
 
 def catalogue_entries(session: Any) -> list:

@@ -87,14 +87,12 @@ def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
         return PermissionRefused(error.operation, "approval_mode_deny",
                                  guidance.APPROVAL_MODE_DENY, guidance.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
-        import difflib
+        from .catalogue import closest_operation, operations_of
 
-        from ..core.design_operations import BY_NAME
-
-        names = sorted({*BY_NAME, *(e.name for e in catalogue_entries(host.opened))})
-        close = difflib.get_close_matches(error.operation, names, n=1, cutoff=0.6)
+        close = closest_operation(error.operation, operations_of(host.opened),
+                                  catalogue_entries(host.opened))
         if close:
-            return guidance.reworded(error, f"{error} Did you mean {close[0]!r}?")
+            return guidance.reworded(error, f"{error} Did you mean {close!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):
         settings = host.settings()
         url = (settings.web_base_url if error.action.startswith("project")

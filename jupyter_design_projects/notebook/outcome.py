@@ -33,6 +33,15 @@ def _json_text(data: Any) -> str:
 class Outcome:
     """The result of one magic: `.data` is the tool's JSON result, `.df` its main table."""
 
+    label: str
+    data: Any
+    is_error: bool
+    error: JdpError | None
+    images: list[tuple[str, bytes]]
+    notice: str | None
+    body: str | None
+    budget: Budget | None
+
     def __init__(
         self,
         label: str,
@@ -202,6 +211,12 @@ def _shown_columns(name: str) -> tuple[str, ...]:
     return tables.COLUMNS.get(name, ())
 
 
+#: the public names of an Outcome (its attributes, properties and methods): what a pending
+#: outcome forwards once its card is answered
+OUTCOME_NAMES = frozenset(name for name in {*dir(Outcome), *Outcome.__annotations__}
+                          if not name.startswith("_"))
+
+
 class PendingOutcome:
     """A Design call waiting on its approval card; `.card.approve()` / `.deny()` answer it
     from code, and afterwards every attribute is the final `Outcome`'s."""
@@ -231,12 +246,21 @@ class PendingOutcome:
         return self._final().to_tool_result(tool_use_id)
 
     def __getattr__(self, name: str) -> Any:
-        """Every other public attribute (`is_error`, `df`, `frame`, `local_file`, `images`,
-        `error`, …) is the final Outcome's; reading one before the answer raises
-        AwaitingApproval."""
+        """Every other public attribute of an Outcome (`is_error`, `df`, `frame`,
+        `local_file`, `images`, `error`, …) is the final Outcome's; reading one before the
+        answer raises AwaitingApproval. A name no Outcome has raises AttributeError, so
+        `hasattr`, `getattr` with a default and the completer work while it waits."""
+        missing = AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         if name.startswith("_") or name in ("card", "operation"):
-            raise AttributeError(name)
-        return getattr(self._final(), name)
+            raise missing
+        if self.card.outcome is not None:
+            return getattr(self.card.outcome, name)
+        if name not in OUTCOME_NAMES:
+            raise missing
+        raise AwaitingApproval(self.operation)
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *OUTCOME_NAMES})
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
         if self.card.outcome is not None:

@@ -19,7 +19,7 @@ Handler = Callable[["NotebookHost", Command], Any]
 
 
 def method(host: NotebookHost, command: Command) -> Any:
-    """info, read, search, write, delete: one call of the Projects tool."""
+    """info, read, search: one call of the Projects tool."""
     action = command.action
     call_args = {k: v for k, v in command.args.items() if v is not None}
     if action == "info":
@@ -37,11 +37,12 @@ def history(host: NotebookHost, command: Command) -> Any:
     return views.history_outcome(host.session.projects.history(command.args["limit"]))
 
 
-def restore(host: NotebookHost, command: Command) -> Any:
-    """The client refuses an entry its restore rule does not allow (a create, say)."""
-    session = host.session
-    data = session.run(session.projects.restore(command.args["entry_id"]))
-    return views.project_outcome("restore", data)
+def change(host: NotebookHost, command: Command) -> Any:
+    """write, delete, restore: a card first, or `--yes` (`change_card`). A restore of an
+    entry its rule does not allow (a create, say) is refused before any card."""
+    from .change_card import change_command
+
+    return change_command(host, command.action, command.args)
 
 
 def sync(host: NotebookHost, command: Command) -> Any:
@@ -56,9 +57,9 @@ PROJECT_ACTIONS: Mapping[str, Handler] = {
     "info": method,
     "read": method,
     "search": method,
-    "write": method,
-    "delete": method,
+    "write": change,
+    "delete": change,
     "history": history,
-    "restore": restore,
+    "restore": change,
     "sync": sync,
 }

@@ -102,6 +102,18 @@ class Subcommand:
 
 _N_RANGE = f"{SEARCH_N_MIN}-{SEARCH_N_MAX}, default {SEARCH_N_DEFAULT}"
 
+#: what every change of the Project a `%project` line makes does first
+CHANGE_CARD = (
+    "An approval card shows the change first: a create its path, size and the knowledge "
+    "budget after it, a replace a diff of what it replaces, a delete what is lost; Approve "
+    "sends exactly that (refused if the doc changed since the card), Deny sends nothing. "
+    "Where nobody can click (nbclient, papermill) the cell fails, unless --yes sends it "
+    "without a card (journaled as --yes).")
+#: `--yes`: the explicit form of a change for where nobody can click
+YES = Arg(("--yes",), {"action": "store_true",
+                       "help": "send the change without an approval card (journaled as "
+                               "--yes)"})
+
 PROJECT = (
     Subcommand(
         "project", "info", "",
@@ -124,25 +136,26 @@ PROJECT = (
          Arg(("-n",), {"type": int, "default": SEARCH_N_DEFAULT,
                        "help": f"number of hits, {_N_RANGE}"}))),
     Subcommand(
-        "project", "write", "PATH --from LOCAL_PATH [--encoding NAME]",
-        "upload a text file from the working directory",
+        "project", "write", "PATH --from LOCAL_PATH [--encoding NAME] [--yes]",
+        "upload a text file from the working directory (a card first)",
         "Write a text doc. %project write PATH --from LOCAL_PATH uploads a UTF-8 file from "
         f"the working directory (at most {_mib(UPLOAD_MAX_BYTES)}); --encoding NAME reads "
         "it in another text encoding (latin-1, cp1252, utf-16 …), and bytes that do not "
         "decode are refused, never replaced. %%project write PATH "
         "takes the cell body as the content. A new bare file name is written under "
-        f"{DEFAULT_NAMESPACE}/.",
+        f"{DEFAULT_NAMESPACE}/. {CHANGE_CARD}",
         (Arg(("path",), path=True),
          Arg(("--from",), {"dest": "local_path", "default": None, "metavar": "LOCAL_PATH"},
              path=True),
-         Arg(("--encoding",), {"default": None, "metavar": "NAME"})),
-        cell=("PATH", "the cell body becomes the doc's content")),
+         Arg(("--encoding",), {"default": None, "metavar": "NAME"}),
+         YES),
+        cell=("PATH [--yes]", "the cell body becomes the doc's content (a card first)")),
     Subcommand(
-        "project", "delete", "PATH",
-        "delete a text doc (uploads are deleted in the web UI)",
+        "project", "delete", "PATH [--yes]",
+        "delete a text doc, after a card (uploads are deleted in the web UI)",
         "Delete a text doc (uploads can only be deleted in the web UI). The previous "
-        "content is kept in %project history.",
-        (Arg(("path",), path=True),)),
+        f"content is kept in %project history. {CHANGE_CARD}",
+        (Arg(("path",), path=True), YES)),
     Subcommand(
         "project", "sync", "DIR [--to PREFIX] [--delete] [--dry-run] [--force PATH …] [--pull]",
         "keep a folder of text files in step with the Project (a plan, then one card)",
@@ -172,11 +185,11 @@ PROJECT = (
                                  "help": f"how many entries, at least 1 (default "
                                          f"{HISTORY_DEFAULT})"}),)),
     Subcommand(
-        "project", "restore", "ID",
-        "write back the content a journal entry replaced",
+        "project", "restore", "ID [--yes]",
+        "write back the content a journal entry replaced (a card first)",
         "Write back the content that a journal entry (see %project history) replaced or "
-        "deleted.",
-        (Arg(("entry_id",), {"type": int, "metavar": "ID"}),)),
+        f"deleted. {CHANGE_CARD}",
+        (Arg(("entry_id",), {"type": int, "metavar": "ID"}), YES)),
     Subcommand(
         "project", "last", "",
         "the last %project outcome, a failed one included",
@@ -220,7 +233,8 @@ DESIGN = (
          Arg(("--paste",), {"action": "store_true"}))),
     Subcommand(
         "design", "deck",
-        "[open|new|push|show|from-notebook|export] [NAME_OR_ID | PATH] [--code] [--notes]",
+        "[open|new|push|show|from-notebook|export] [NAME_OR_ID | PATH] [--code] [--notes] "
+        "[--theme light|dark|PATH.css]",
         "the notebook's deck: open NAME_OR_ID, new NAME, push, show (default), "
         "from-notebook PATH.ipynb, export PATH.pdf or PATH.html",
         "The notebook's deck of slides. open NAME_OR_ID binds it to a Design project (by id, "
@@ -237,14 +251,16 @@ DESIGN = (
         "and text outputs; --code shows the code cells' inputs too. export PATH.pdf writes "
         "one 16:9 page per slide through a local Chromium; export PATH.html one "
         "self-contained file (arrow keys move); --notes adds the speaker notes. Export "
-        "reads the deck as the project holds it (what was pushed).",
+        "reads the deck as the project holds it (what was pushed). --theme light, dark or "
+        "PATH.css restyles every staged slide (a CSS file of your own follows the deck's).",
         (Arg(("verb",), {"nargs": "?", "default": "show",
                          "metavar": "open|new|push|show|from-notebook|export",
                          "choices": ("open", "new", "push", "show", "from-notebook",
                                      "export")}),
          Arg(("target",), {"nargs": "*", "metavar": "NAME_OR_ID"}),
          Arg(("--code",), {"action": "store_true"}),
-         Arg(("--notes",), {"action": "store_true"}))),
+         Arg(("--notes",), {"action": "store_true"}),
+         Arg(("--theme",), {"default": None, "metavar": "light|dark|PATH.css"}))),
     Subcommand(
         "design", "slide", "PATH --drop",
         "remove a staged slide from the deck",

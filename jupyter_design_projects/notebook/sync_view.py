@@ -22,12 +22,12 @@ from .views import failed_outcome
 LABEL = "project sync"
 
 
-def sync_command(magics: Any, args: dict[str, Any]) -> Any:
+def sync_command(host: Any, args: dict[str, Any]) -> Any:
     """Plan; a dry run returns the plan, a plan with nothing to write records what it
     found and returns it (no card), anything else shows the batch's card."""
     from ..projects.sync import apply_sync, plan_sync
 
-    session = magics.session
+    session = host.session
     projects, state = session.projects, session.sync_state
     plan = session.run(plan_sync(projects, state, args["directory"], to=args.get("to"),
                                  delete=bool(args.get("delete")),
@@ -40,13 +40,13 @@ def sync_command(magics: Any, args: dict[str, Any]) -> Any:
     if not plan.writes:
         plan.report = session.run(apply_sync(projects, state, plan))
         return plan_outcome(plan)
-    if not magics.can_ask():
+    if not host.can_ask():
         raise ProjectsChangeDenied("sync", "nobody_can_click")
     from IPython.display import display
 
     card = SyncCard(plan, lambda progress: session.run(apply_sync(projects, state, plan,
                                                                   progress)))
-    display(card.widget)
+    display(card)
     return PendingSync(card)
 
 
@@ -83,6 +83,20 @@ def _rows_html(rows: list[Any]) -> str:
             f"<th>tokens</th><th>why</th></tr>{body}</table>")
 
 
+#: how many conflicting paths a sync card's line names (the list under it has them all)
+CONFLICTS_NAMED = 3
+
+
+def conflicts_line(conflicts: list[Any]) -> str:
+    """'1 conflict kept, not written: kb/a.md (…)': the paths held back, named."""
+    paths = [r.path for r in conflicts]
+    named = ", ".join(paths[:CONFLICTS_NAMED])
+    if len(paths) > CONFLICTS_NAMED:
+        named += f" and {len(paths) - CONFLICTS_NAMED} more"
+    return (f"{len(paths)} conflict{'s' * (len(paths) != 1)} kept, not written: {named} "
+            "(--force PATH writes one)")
+
+
 def card_html(plan: Any) -> str:
     """The card's body: what will be written where, the budget, and the list of writes —
     whole when it fits the card's size, else in a collapsible list under a summary."""
@@ -107,9 +121,9 @@ def card_html(plan: Any) -> str:
     conflicts = [r for r in plan.rows if r.action == CONFLICT]
     held = ""
     if conflicts:
-        held = (f'<details class="jdp-sync-conflicts"><summary>{len(conflicts)} '
-                f"conflict{'s' * (len(conflicts) != 1)} kept, not written (--force PATH "
-                f"writes one)</summary>{_rows_html(conflicts)}</details>")
+        held = (f'<details class="jdp-sync-conflicts"><summary>'
+                f"{html.escape(conflicts_line(conflicts))}</summary>{_rows_html(conflicts)}"
+                "</details>")
     return (f'<div class="jdp-card jdp-sync-card"><h4 style="margin:4px 0">'
             f"{html.escape(title)}</h4><table>{table}</table>{listing}{held}</div>")
 
@@ -179,7 +193,10 @@ class SyncCard:
         return outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        """The live card, and for a frontend with no widgets its body as HTML and text."""
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        return {**bundle, "text/html": self.header.value,
+                "text/plain": f"Approval card: {self.plan.summary}"}
 
 
 class PendingSync(PendingOutcome):

@@ -21,8 +21,6 @@ def one_line(error: JdpError) -> str:
     return " ".join(str(error).split()) or error.kind
 
 
-#: a write's summary names at most this many paths (.data has them all)
-NAMED_PATHS = 5
 #: characters of a service's error text quoted in a failure line
 FAILURE_TEXT = 300
 
@@ -144,7 +142,7 @@ def change_summary(action: str, record: Mapping[str, Any]) -> str | None:
         verb = "Replaced" if record.get("replaced") else "Created"
         if action == "restore":
             verb = f"Restored (from entry {record.get('restored_from')})"
-        elif not record.get("replaced"):
+        if not record.get("replaced"):  # it created the doc: the undo is a delete
             undo = f"`%project delete {path}`"
         line = f"{verb} {path} ({size_text(record.get('bytes'))})"
     elif action == "delete" and isinstance(path, str):
@@ -226,35 +224,6 @@ def history_outcome(entries: Sequence[Mapping[str, Any]]) -> Outcome:
                    tables={"history": tables.history_rows(list(entries))})
 
 
-def design_summary(operation: str, data: Any) -> str | None:
-    """One line for a Design write, delete, plan or preview (the JSON stays in .data)."""
-    if not isinstance(data, Mapping):
-        return None
-    count = lambda key: len(data.get(key) or ())  # noqa: E731 - a local shorthand
-    if operation == "write_files" and isinstance(data.get("written"), int):
-        etags = data.get("etags")
-        paths = [str(p) for p in (etags if isinstance(etags, Mapping) else
-                                  data.get("pages_written") or [])]
-        named = ", ".join(paths[:NAMED_PATHS]) + (" …" if len(paths) > NAMED_PATHS else "")
-        return (f"Wrote {data['written']} file(s)" + (f": {named}" if named else "")
-                + (f" · open: {data['url']}" if data.get("url") else ""))
-    if operation == "create_project" and isinstance(data.get("project_id"), str):
-        return (f"Created Design project {data['project_id']}"
-                + (f" · open: {data['url']}" if data.get("url") else ""))
-    if operation == "delete_files" and "deleted" in data:
-        return f"Deleted {data['deleted']} file(s)"
-    if operation == "finalize_plan" and isinstance(data.get("plan_token"), str):
-        return (f"Plan for project {data.get('project_id')}: {count('writes')} write(s), "
-                f"{count('deletes')} delete(s); pass plan_token=… to the writes "
-                "(.data['plan_token'])")
-    if operation == "render_preview" and "open_url" in data:
-        text = data.get("text_content")
-        excerpt = f"\n{_clipped(' '.join(text.split()))}" if isinstance(text, str) else ""
-        return (f"Preview of {data['open_url']} · {count('console_logs')} console log(s), "
-                f"{count('failed_requests')} failed request(s){excerpt}")
-    return None
-
-
 def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     """A `DesignOutcome`: the catalogue for `list`, a body for text, images inline."""
     operation = result.operation
@@ -264,8 +233,8 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
         pass  # a table (built when shown or read)
     elif isinstance(data, str):
         body = data
-    elif not result.is_error:
-        body = design_summary(operation, data)
+    else:
+        body = result.summary
     error = getattr(result, "error", None)
     notice = error_notice(error) if error is not None else None
     if operation == "list" and isinstance(data, Mapping) and data.get("catalog_unchanged"):

@@ -1,6 +1,6 @@
 """The Projects pipeline: five methods bound to the attached Project, on two transports."""
 
 __all__ = [
-    "api", "approval", "client", "downloads", "facade", "journal", "raw_answer", "reading",
-    "searching", "sync", "sync_rows", "sync_state", "sync_walk", "uploads", "wire"
+    "api", "approval", "change", "client", "downloads", "facade", "journal", "raw_answer",
+    "reading", "searching", "sync", "sync_rows", "sync_state", "sync_walk", "uploads", "wire"
 ]

@@ -66,6 +66,20 @@ Guard = Callable[[wire.Detail, "wire.DocEntry | None", Reader], Awaitable["str |
 #: overloaded); any other 5xx may have come after the change was made
 NOT_TAKEN = frozenset({503, 529})
 
+def _check_source(content: Any, local_path: Any, encoding: Any) -> None:
+    """A write's source: exactly one of `content` (a string) and `local_path`; `encoding`
+    only with `local_path`, and a codec Python knows."""
+    if (content is None) == (local_path is None):
+        raise InvalidProjectsArgument("write", "content/local_path",
+                                      "needs exactly one of content and local_path")
+    if encoding is not None:
+        if local_path is None:
+            raise InvalidProjectsArgument("write", "encoding", "applies only to local_path")
+        text_codec(encoding)
+    if content is not None and not isinstance(content, str):
+        raise InvalidProjectsArgument("write", "content", "must be a string")
+
+
 class ProjectsClient:
     def __init__(
         self,
@@ -185,29 +199,35 @@ class ProjectsClient:
         """`encoding` (local_path only) reads a text file that is not UTF-8; the default is
         strict UTF-8, and either way bytes that do not decode are refused, never replaced."""
         api = self._begin()
-        if (content is None) == (local_path is None):
-            raise InvalidProjectsArgument("write", "content/local_path",
-                                          "needs exactly one of content and local_path")
-        if encoding is not None:
-            if local_path is None:
-                raise InvalidProjectsArgument("write", "encoding", "applies only to local_path")
-            text_codec(encoding)
-        if content is not None and not isinstance(content, str):
-            raise InvalidProjectsArgument("write", "content", "must be a string")
+        _check_source(content, local_path, encoding)
         normalize(path)
         async with self._lock:
             if content is not None:
                 result = await self._write_text(api, path, content, exact=False)
             else:
-                # up to 25 MiB of file I/O: off the loop, so other calls' I/O goes on
-                local = await asyncio.to_thread(read_local_text, str(local_path),
-                                                self._cwd or Path.cwd(),
-                                                encoding=encoding or DEFAULT_ENCODING)
-                result = await self._write_text(api, path, local.text, exact=False)
-                result["local_path"] = local.real_path
+                text, real_path = await self._local_text(str(local_path), encoding)
+                result = await self._write_text(api, path, text, exact=False)
+                result["local_path"] = real_path
             # spec §17: a delivery marker for the host, not a permission or an instruction
             result["present_to_user"] = True
             return self._finish(api, result)
+
+    async def _local_text(self, local_path: str, encoding: str | None) -> tuple[str, str]:
+        """(the text of a local file, its real path), read as a write reads it: up to 25
+        MiB of file I/O, off the loop, so other calls' I/O goes on."""
+        local = await asyncio.to_thread(read_local_text, local_path, self._cwd or Path.cwd(),
+                                        encoding=encoding or DEFAULT_ENCODING)
+        return local.text, local.real_path
+
+    async def write_source(self, *, content: str | None = None, local_path: str | None = None,
+                           encoding: str | None = None) -> tuple[str, str | None]:
+        """(the text a write would send, the local file's real path or None), checked and
+        read as `write` does, with nothing sent: what a card shows and then writes."""
+        self._begin()
+        _check_source(content, local_path, encoding)
+        if content is not None:
+            return content, None
+        return await self._local_text(str(local_path), encoding)
 
     async def delete(self, path: str) -> dict[str, Any]:
         api = self._begin()
@@ -240,11 +260,14 @@ class ProjectsClient:
 
     async def _write_text(
         self, api: ProjectsApi, path: str, content: str, *, exact: bool,
-        restored_from: int | None = None, guard: Guard | None = None,
+        restored_from: int | None = None, guard: Guard | None = None, net: bool = False,
+        approved_by: str | None = None,
     ) -> dict[str, Any]:
         """Resolve the path against a fresh detail, pre-check the budget, create or
-        replace, journal. `exact` (restore, sync) keeps the path as it is; `guard` (sync)
-        sees the fresh detail and the doc about to be replaced first, and may refuse."""
+        replace, journal. `exact` (restore, sync, a card's change) keeps the path as it is;
+        `guard` sees the fresh detail and the doc about to be replaced first, and may
+        refuse; `net` (sync) deducts the replaced doc's tokens in the budget check, as the
+        sync's plan did; `approved_by` is journaled (how a person approved it)."""
         detail = await self._detail(api)
         names = {d.path for d in detail.docs}
         if exact:
@@ -257,12 +280,14 @@ class ProjectsClient:
         old = detail.doc(final) if replaces else None
         seen = await guard(detail, old, api.read_doc) if guard is not None else None
         size = utf8_size(content)
-        budgets.check_knowledge(detail.knowledge_size, detail.max_knowledge_size, size)
+        removed = (old.estimated_token_count or 0) if net and old is not None else 0
+        budgets.check_knowledge(detail.knowledge_size, detail.max_knowledge_size, size,
+                                removed_tokens=removed)
         label = f"upload {final}"
         if self._progress:
             self._progress(label, 0, size)
         entry: dict[str, Any] = {"path": final, "doc_uuid": None, "content": content,
-                                 "restored_from": restored_from}
+                                 "restored_from": restored_from, "approved_by": approved_by}
         if old is None:
             doc = await self._mutate("create", api.create_doc(final, content), entry)
         else:
@@ -364,15 +389,23 @@ class ProjectsClient:
         async with self._lock:
             return await api.read_doc(doc_uuid)
 
-    async def write_exact(self, path: str, content: str, *, guard: Guard) -> dict[str, Any]:
+    async def write_exact(self, path: str, content: str, *, guard: Guard, net: bool = False,
+                          restored_from: int | None = None,
+                          approved_by: str | None = None) -> dict[str, Any]:
         """Create or replace the doc at exactly `path` (no namespace added), journaled like
-        any write, once `guard` accepted the fresh detail and the doc it replaces."""
+        any write, once `guard` accepted the fresh detail and the doc it replaces. `net`
+        (a sync): the budget check deducts the tokens of the doc it replaces."""
         api = self._begin()
         async with self._lock:
-            result = await self._write_text(api, path, content, exact=True, guard=guard)
+            result = await self._write_text(api, path, content, exact=True, guard=guard,
+                                            net=net, restored_from=restored_from,
+                                            approved_by=approved_by)
+            if restored_from is not None:
+                result["restored_from"] = restored_from
             return self._finish(api, result)
 
-    async def delete_exact(self, path: str, *, guard: Guard) -> dict[str, Any]:
+    async def delete_exact(self, path: str, *, guard: Guard,
+                           approved_by: str | None = None) -> dict[str, Any]:
         """Delete the doc at `path`, journaled like any delete, once `guard` accepted it."""
         api = self._begin()
         name = normalize(path)
@@ -386,7 +419,7 @@ class ProjectsClient:
                         else await self._previous_content(api, doc.uuid))
             entry: dict[str, Any] = {"path": name, "doc_uuid": None,
                                      "previous_doc_uuid": doc.uuid,
-                                     "previous_content": previous}
+                                     "previous_content": previous, "approved_by": approved_by}
             await self._mutate("delete", api.delete_doc(doc.uuid), entry)
             result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
             self._record(result, action="delete", **entry)

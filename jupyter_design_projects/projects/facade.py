@@ -9,7 +9,8 @@ method run on the session's loop and waited for, as `Session.design_call` does f
 Reads need no person. A write, delete or restore changes data other people see, so it is
 put to a person first, on the same `ApprovalRequest` a notebook card shows:
 `approve(request)` answers "once" (approve) or None (deny). Without `approve`, nothing is
-approved and nothing is sent (`ProjectsChangeDenied`)."""
+approved and nothing is sent (`ProjectsChangeDenied`). The card's request carries the
+diff of a replace and the first lines a delete loses; what it showed is what is sent."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from ..core import budgets
-from .approval import Approve, ask_first
+from ..errors import ProjectsChangeDenied
+from .approval import APPROVING, Approve
+from .change import DELETE, RESTORE, WRITE, perform, prepare
 from .client import ProjectsClient
-from .journal import HISTORY_DEFAULT
+from .journal import APPROVED_BY_CALLBACK, HISTORY_DEFAULT
 
 
 class ProjectFacade:
@@ -62,29 +65,38 @@ class ProjectFacade:
     def write(self, path: str, *, content: str | None = None, local_path: str | None = None,
               encoding: str | None = None, approve: Approve | None = None) -> dict[str, Any]:
         """Create or replace a text doc from `content` or a local file, once `approve`
-        approves the card that shows where it lands."""
+        approves the card: where it lands, its size and the budget after it, and for a
+        replace the diff of what it replaces. Exactly what the card showed is sent (a doc
+        changed since is refused, `ProjectsChangeDenied`, reason changed_since_card)."""
         args: dict[str, Any] = {"path": path}
         for key, value in (("content", content), ("local_path", local_path),
                            ("encoding", encoding)):
             if value is not None:
                 args[key] = value
-        ask_first(self._run, self._projects, "project_write", args, approve)
-        return self._run(self._projects.write(path, content=content, local_path=local_path,
-                                              encoding=encoding))
+        return self._change(WRITE, args, approve)
 
     def delete(self, path: str, *, approve: Approve | None = None) -> dict[str, Any]:
-        """Delete a text doc (its content stays in the journal), once `approve` approves."""
-        ask_first(self._run, self._projects, "project_delete", {"path": path}, approve)
-        return self._run(self._projects.delete(path))
+        """Delete a text doc (its content stays in the journal), once `approve` approves
+        the card that shows what is lost."""
+        return self._change(DELETE, {"path": path}, approve)
 
     def restore(self, entry_id: int, *, approve: Approve | None = None) -> dict[str, Any]:
         """Write back the content a journal entry replaced or deleted, once `approve`
         approves the card (a write of that path with the kept content). An entry whose
         restore rule does not allow it is refused before any card."""
-        entry = self._projects.restorable_entry(entry_id)
-        ask_first(self._run, self._projects, "project_write",
-                  {"path": entry["path"], "content": entry["previous_content"]}, approve)
-        return self._run(self._projects.restore(entry_id))
+        return self._change(RESTORE, {"entry_id": entry_id}, approve)
+
+    def _change(self, method: str, args: dict[str, Any], approve: Approve | None) -> Any:
+        """Prepare the change (nothing sent), put its card to `approve`, send it as shown."""
+        change = self._run(prepare(self._projects, method, args))
+        request = change.request(self._projects.project_uuid)
+        answer = approve(request) if approve is not None else None
+        if answer not in APPROVING:
+            raise ProjectsChangeDenied(
+                request.operation,
+                "denied_on_card" if approve is not None else "nobody_can_approve")
+        result = self._run(perform(self._projects, change, approved_by=APPROVED_BY_CALLBACK))
+        return {k: v for k, v in result.items() if k != "framing"}
 
     def sync(self, directory: str | os.PathLike[str], *, to: str | None = None,
              delete: bool = False, force: Sequence[str] = (), pull: bool = False,

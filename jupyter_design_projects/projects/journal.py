@@ -42,14 +42,23 @@ CREATE TABLE IF NOT EXISTS entries (
     previous_bytes INTEGER,
     previous_sha256 TEXT,
     previous_content TEXT,
-    restored_from INTEGER
+    restored_from INTEGER,
+    approved_by TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project_uuid, id);
 """
 
 #: what `entries()` lists; `get()` adds the previous content itself
 LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sha256",
-          "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from")
+          "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from",
+          "approved_by")
+
+#: how a change was approved (`approved_by`): on its card in the notebook, by `--yes` on the
+#: magic's line (no card was shown), or by a script's `approve` callback; None: recorded
+#: before this column existed, or by a caller that did not say
+APPROVED_ON_CARD = "card"
+APPROVED_BY_YES = "--yes"
+APPROVED_BY_CALLBACK = "approve callback"
 
 
 #: how a journal entry can be restored, declared here once (`restore_kind`): the entries
@@ -100,8 +109,10 @@ class Journal:
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._clock = clock
-        with private_database(self.path, schema=SCHEMA):
-            pass
+        with private_database(self.path, schema=SCHEMA) as db:
+            columns = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
+            if "approved_by" not in columns:  # a journal written before it was recorded
+                db.execute("ALTER TABLE entries ADD COLUMN approved_by TEXT")
 
     def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         return private_database(self.path, rows=True)
@@ -117,11 +128,12 @@ class Journal:
         previous_doc_uuid: str | None = None,
         previous_content: str | None = None,
         restored_from: int | None = None,
+        approved_by: str | None = None,
     ) -> int:
         """Append one entry. `action`: create, replace, delete; replace_incomplete (the
         delete of a remote-session replace was done, the create was not or may not have
         been); create_unknown, replace_unknown, delete_unknown (no usable answer: the
-        change may or may not have happened)."""
+        change may or may not have happened). `approved_by`: one of the APPROVED_* ways."""
         at = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
         n_bytes, sha = _digest(content)
         prev_bytes, prev_sha = _digest(previous_content)
@@ -129,10 +141,10 @@ class Journal:
             cursor = db.execute(
                 "INSERT INTO entries (at, project_uuid, action, path, doc_uuid, bytes, sha256,"
                 " previous_doc_uuid, previous_bytes, previous_sha256, previous_content,"
-                " restored_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " restored_from, approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (at.isoformat().replace("+00:00", "Z"), project_uuid, action, path, doc_uuid,
                  n_bytes, sha, previous_doc_uuid, prev_bytes, prev_sha, previous_content,
-                 restored_from),
+                 restored_from, approved_by),
             )
             return int(cursor.lastrowid or 0)
 

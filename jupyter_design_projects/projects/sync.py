@@ -25,6 +25,7 @@ from ..errors import (
 )
 from . import wire
 from .client import ProjectsClient, Reader
+from .journal import APPROVED_BY_CALLBACK, APPROVED_ON_CARD
 from .sync_rows import Row, SyncPlan, SyncReport
 from .sync_state import SyncState, scope_of
 from .sync_walk import (
@@ -150,12 +151,13 @@ async def plan_sync(
                     project_name=str(detail.raw.get("name") or ""))
     if direction == rules.PUSH:
         writes = plan.writes
-        steps = rules.running_budget(detail.knowledge_size, [
-            rules.Change(r.action, r.tokens or 0, r.remote_tokens or 0) for r in writes])
+        changes = [r.change for r in writes]
+        steps = rules.running_budget(detail.knowledge_size, changes)
         for row, (before, after) in zip(writes, steps, strict=True):
             row.knowledge_before, row.knowledge_after = before, after
         if steps:
             plan.knowledge_after = steps[-1][1]
+        plan.knowledge_peak = rules.checked_peak(changes, steps)
     return plan
 
 
@@ -167,10 +169,11 @@ async def _doc_sha(client: ProjectsClient, doc_uuid: str) -> str:
 
 
 async def apply_sync(client: ProjectsClient, state: SyncState, plan: SyncPlan,
-                     progress: Progress | None = None) -> SyncReport:
+                     progress: Progress | None = None, *,
+                     approved_by: str | None = APPROVED_ON_CARD) -> SyncReport:
     """Send the plan's writes in order (`plan.writes`), recording each in the sync state
     as soon as it is done; a path changed since the plan is not written (re-planned as a
-    conflict); the first failure stops the run."""
+    conflict); the first failure stops the run. `approved_by` is journaled with each."""
     if plan.direction == rules.PUSH:
         plan.check_budget()
     report = SyncReport(plan)
@@ -183,7 +186,7 @@ async def apply_sync(client: ProjectsClient, state: SyncState, plan: SyncPlan,
             if plan.direction == rules.PULL:
                 await _pull_one(client, state, plan, row)
             else:
-                journal_id = await _push_one(client, state, plan, row)
+                journal_id = await _push_one(client, state, plan, row, approved_by)
                 if journal_id is not None:
                     report.journal_ids.append(journal_id)
         except Moved as moved:
@@ -212,7 +215,7 @@ def _settle_bookkeeping(state: SyncState, plan: SyncPlan) -> None:
 
 
 async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
-                    row: Row) -> int | None:
+                    row: Row, approved_by: str | None) -> int | None:
     base = state.load_one(plan.scope, row.path)
     expected_hash = row.remote_hash or (base.sha256 if base is not None
                                         and base.revision == row.remote_revision else None)
@@ -233,7 +236,7 @@ async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
         return content
 
     if row.action == rules.DELETE:
-        result = await client.delete_exact(row.path, guard=guard)
+        result = await client.delete_exact(row.path, guard=guard, approved_by=approved_by)
         state.forget(plan.scope, [row.path])
         return result.get("journal_id")
     try:
@@ -243,7 +246,8 @@ async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
     n_bytes, sha = text_digest(text)
     if sha != row.sha256:
         raise Moved("changed in the folder since the plan")
-    result = await client.write_exact(row.path, text, guard=guard)
+    result = await client.write_exact(row.path, text, guard=guard, net=True,
+                                      approved_by=approved_by)
     _record_written(state, plan, row.path, sha, await _read_back(client, result["doc_uuid"]),
                     plan.updated_listed)
     return result.get("journal_id")
@@ -305,5 +309,6 @@ async def run_sync(
         plan.check_budget()
     if plan.writes and (approve is None or not approve(plan)):
         return plan
-    plan.report = await apply_sync(client, state, plan, progress)
+    plan.report = await apply_sync(client, state, plan, progress,
+                                   approved_by=APPROVED_BY_CALLBACK if plan.writes else None)
     return plan

@@ -34,6 +34,11 @@ class Row:
     def writes(self) -> bool:
         return self.action in rules.WRITES
 
+    @property
+    def change(self) -> rules.Change:
+        """The row's effect on the knowledge budget."""
+        return rules.Change(self.action, self.tokens or 0, self.remote_tokens or 0)
+
     def shown(self) -> dict[str, Any]:
         return {"path": self.path, "local": self.local, "action": self.action,
                 "why": self.why, "bytes": self.bytes, "tokens": self.tokens,
@@ -61,6 +66,8 @@ class SyncPlan:
     updated_listed: bool = False
     #: the Project's name, as its listing gives it
     project_name: str = ""
+    #: the highest knowledge a write of the run is checked at (None: no write is checked)
+    knowledge_peak: int | None = None
     #: what a run did (None until the plan has been applied)
     report: SyncReport | None = None
 
@@ -68,12 +75,16 @@ class SyncPlan:
     def writes(self) -> list[Row]:
         """The rows that change the target, in the order they are sent."""
         return sorted((r for r in self.rows if r.writes),
-                      key=lambda r: (rules.WRITE_ORDER[r.action], r.path))
+                      key=lambda r: rules.send_key(r.change, r.path))
 
     @property
     def over(self) -> int:
-        """Estimated tokens to remove for the plan to fit the budget (0: it fits)."""
-        return rules.over_budget(self.knowledge_after, self.max_knowledge_size)
+        """Estimated tokens to remove for the plan to fit the budget (0: it fits): the
+        run checks each write with the same arithmetic (`budgets.knowledge_after`), so a
+        plan that fits runs to its end."""
+        if self.knowledge_peak is None:
+            return 0
+        return rules.over_budget(self.knowledge_peak, self.max_knowledge_size)
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(rules.ACTIONS, 0)
@@ -111,7 +122,9 @@ class SyncPlan:
 
     def check_budget(self) -> None:
         if self.over:
-            raise SyncOverBudget(self.knowledge_before, self.knowledge_after,
+            # the highest point a checked write reaches (the end, unless the plan starts
+            # over the budget)
+            raise SyncOverBudget(self.knowledge_before, self.knowledge_peak or 0,
                                  self.max_knowledge_size)
 
     def __repr__(self) -> str:

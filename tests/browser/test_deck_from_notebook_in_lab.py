@@ -15,6 +15,8 @@ from test_deck import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell
 
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"
 SLIDES = 6
+#: the exported talk's title slide, as docs/decks.md shows it (retaken by each run)
+SHOT = Path(__file__).parents[2] / "docs" / "screenshots" / "deck-export-html.png"
 
 
 def make_notebook(lab) -> str:
@@ -69,22 +71,49 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
         viewer.route("**/*", lambda route: route.abort()
                      if not route.request.url.startswith(("file:", "data:", "about:"))
                      else route.continue_())  # offline: nothing but the file itself
-        viewer.goto((lab.root_dir / "talk-export.html").as_uri())
-        expect(viewer.locator("iframe")).to_have_count(SLIDES)
-        expect(viewer.locator(".count")).to_have_text(f"1 / {SLIDES}")
-        first = viewer.frame_locator("iframe.current")
-        expect(first.locator("h1")).to_have_text("Forecasting weekly demand")
-        expect(viewer.locator(".notes.current")).to_contain_text("Welcome everyone")
-        viewer.keyboard.press("ArrowRight")
-        viewer.keyboard.press("ArrowRight")
-        expect(viewer.locator(".count")).to_have_text(f"3 / {SLIDES}")
-        frame = viewer.frame_locator("iframe.current")
-        expect(frame.locator("h3")).to_have_text("The pipeline")
-        loaded = frame.locator("img").first.evaluate("i => i.complete && i.naturalWidth > 0")
-        assert loaded  # the SVG asset, inlined
-        viewer.keyboard.press("ArrowLeft")
-        expect(viewer.locator(".count")).to_have_text(f"2 / {SLIDES}")
-        expect(viewer.frame_locator("iframe.current").locator("math").first).to_be_visible()
-        viewer.screenshot(path="/tmp/jdp-deck-export-html.png")
+        exported_file = lab.root_dir / "talk-export.html"
+        viewer.goto(exported_file.as_uri())
+        if "data-jdp-slide=" in exported_file.read_text(encoding="utf-8"):
+            reveal_deck(viewer)  # the reveal.js renderer is in this build
+        else:
+            plain_viewer(viewer)
     finally:
         viewer.close()
+
+
+def plain_viewer(viewer) -> None:
+    """The plain viewer: one sandboxed frame per slide, arrow keys move."""
+    expect(viewer.locator("iframe")).to_have_count(SLIDES)
+    expect(viewer.locator(".count")).to_have_text(f"1 / {SLIDES}")
+    first = viewer.frame_locator("iframe.current")
+    expect(first.locator("h1")).to_have_text("Forecasting weekly demand")
+    viewer.screenshot(path=str(SHOT))
+    expect(viewer.locator(".notes.current")).to_contain_text("Welcome everyone")
+    viewer.keyboard.press("ArrowRight")
+    viewer.keyboard.press("ArrowRight")
+    expect(viewer.locator(".count")).to_have_text(f"3 / {SLIDES}")
+    frame = viewer.frame_locator("iframe.current")
+    expect(frame.locator("h3")).to_have_text("The pipeline")
+    loaded = frame.locator("img").first.evaluate("i => i.complete && i.naturalWidth > 0")
+    assert loaded  # the SVG asset, inlined
+    viewer.keyboard.press("ArrowLeft")
+    expect(viewer.locator(".count")).to_have_text(f"2 / {SLIDES}")
+    expect(viewer.frame_locator("iframe.current").locator("math").first).to_be_visible()
+
+
+def reveal_deck(viewer) -> None:
+    """The reveal.js file: a section per slide, the model slide's fragment one step."""
+    expect(viewer.locator(".reveal .slides > section")).to_have_count(SLIDES)
+    expect(viewer.locator("section.present h1")).to_have_text("Forecasting weekly demand")
+    viewer.screenshot(path=str(SHOT))
+    viewer.keyboard.press("ArrowRight")  # the model slide, its fragment not shown yet
+    expect(viewer.locator("section.present math").first).to_be_visible()
+    expect(viewer.locator("section.present .fragment.visible")).to_have_count(0)
+    viewer.keyboard.press("ArrowRight")  # its fragment
+    expect(viewer.locator("section.present .fragment.visible")).to_have_count(1)
+    viewer.keyboard.press("ArrowRight")
+    expect(viewer.locator("section.present h3")).to_have_text("The pipeline")
+    loaded = viewer.locator("section.present img").first.evaluate(
+        "i => i.complete && i.naturalWidth > 0")
+    assert loaded  # the SVG asset, inlined
+

@@ -39,6 +39,21 @@ def test_knowledge_check_refuses_one_past_the_maximum(
             caught.value.max_knowledge_size) == (size, estimate, maximum)
 
 
+@pytest.mark.parametrize(("removed", "n_bytes", "fits"), [
+    (10, 4 * 14, True), (10, 4 * 14 + 1, False), (0, 4 * 4, True), (0, 4 * 4 + 1, False)])
+def test_a_write_counted_net_frees_the_tokens_of_the_doc_it_replaces(removed, n_bytes,
+                                                                      fits) -> None:
+    """knowledge 96 of 100: a sync's replace of a 10-token doc may bring 14 tokens."""
+    if fits:
+        assert budgets.check_knowledge(96, 100, n_bytes, removed_tokens=removed) == \
+            budgets.estimate_tokens(n_bytes)
+        return
+    with pytest.raises(KnowledgeBudgetExceeded) as caught:
+        budgets.check_knowledge(96, 100, n_bytes, removed_tokens=removed)
+    assert (caught.value.knowledge_size, caught.value.estimate) == (
+        96 - removed, budgets.estimate_tokens(n_bytes))
+
+
 @pytest.mark.parametrize(
     ("n_bytes", "inline"),
     [(0, True), (budgets.INLINE_MAX_BYTES, True), (budgets.INLINE_MAX_BYTES + 1, False)],

@@ -14,7 +14,14 @@ from jupyter_design_projects.core.cards import (
     NO_DURABLE_OTHERWISE,
 )
 from jupyter_design_projects.core.design_operations import BY_NAME
-from jupyter_design_projects.core.permissions import card_of, facts_of, grant_card_of
+from jupyter_design_projects.core.permissions import (
+    Ask,
+    Snapshot,
+    card_of,
+    decide,
+    facts_of,
+    grant_card_of,
+)
 from jupyter_design_projects.core.plans import PLAN_TTL_MS
 
 P = "p1"
@@ -32,7 +39,7 @@ def files(*paths):
 
 #: every reason the decision table asks a change card for
 CHANGE_REASONS = [
-    "consent_not_given", "finalize_plan", "sensitive_operation", "no_plan_token",
+    "consent_not_given", "plan_operation", "sensitive_operation", "no_plan_token",
     "grant_ineligible", "write_operation", "plan_token_unknown", "plan_token_expired",
     "plan_token_other_project", "plan_token_does_not_cover",
     "grant_card_refused_get_project_failed", "grant_card_refused_card_too_long",
@@ -68,12 +75,42 @@ def test_the_grant_card_offers_all_three_buttons_and_withholds_none():
 
 def test_a_plan_card_carries_its_paths_in_normal_form_and_no_identity():
     request = card_of("plan", facts("finalize_plan", writes=["./a.html"], deletes=["b.html"]),
-                      "finalize_plan")
+                      "plan_operation")
     assert (request.kind, request.operation, request.project_id) == ("plan", "finalize_plan", P)
     assert (request.writes, request.deletes) == (("a.html",), ("b.html",))
     assert (request.project_name, request.sharing, request.url) == (None, None, None)
     assert request.title == BY_NAME["finalize_plan"].heading
     assert f"{PLAN_TTL_MS // 60_000} minutes" in request.title
+
+
+@pytest.mark.parametrize("reserved", ["CLAUDE.md", "docs/claude.md", ".claude/settings.json"])
+def test_a_plan_card_naming_a_reserved_target_says_it_holds_for_one_call_only(reserved):
+    """PROTOCOL §3: the service spends a token naming a reserved target on its first call,
+    so its card never promises minutes."""
+    asked = facts("finalize_plan", writes=["a.html", reserved])
+    decision = decide(Snapshot(consent=True), asked, now_ms=0)
+    assert decision == Ask("plan", cards.RESERVED_TARGET)
+    request = card_of(decision.card, asked, decision.reason)
+    assert request.title == cards.RESERVED_PLAN_HEADING
+    assert "one call only" in request.title and "for that call only" in request.text
+    assert "minutes" not in request.text
+    assert (request.writes, request.reason) == (("a.html", reserved), cards.RESERVED_TARGET)
+
+
+def test_an_ordinary_plan_card_keeps_its_fifteen_minutes():
+    asked = facts("finalize_plan", writes=["a.html", "notes/claude.txt"])
+    decision = decide(Snapshot(consent=True), asked, now_ms=0)
+    assert decision == Ask("plan", cards.PLAN_OPERATION)
+    request = card_of(decision.card, asked, decision.reason)
+    assert request.title == BY_NAME["finalize_plan"].heading
+    assert "for up to 15 minutes" in request.text and "one call only" not in request.text
+
+
+def test_a_write_naming_a_reserved_target_keeps_its_one_call_card():
+    asked = facts("write_files", files=files("CLAUDE.md"))
+    request = card_of("operation", asked, cards.RESERVED_TARGET)
+    assert request.title == BY_NAME["write_files"].heading
+    assert request.notes == (cards.reserved_note(asked.targets),)
 
 
 def test_a_per_batch_plan_card_has_its_own_title():

@@ -1,22 +1,28 @@
 """The Design operation table's rows (`core.design_operations`): what each target extractor
 reads from a call, the copy card's lines, and the rules a row must keep."""
 
+import dataclasses
 import types
 
 import pytest
 
+from jupyter_design_projects.core import design_effects as effects
 from jupyter_design_projects.core import design_operations as ops
-from jupyter_design_projects.core.design_inputs import Input, Text, json_schema
-from jupyter_design_projects.core.design_operations import (
-    Approval,
-    DesignOperation,
+from jupyter_design_projects.core.design_effects import (
     copy_lines,
     deletes_of_list,
-    operation_table,
+    moves_of_entries,
     planned,
-    targets_of,
     writes_of_entries,
     writes_of_path,
+)
+from jupyter_design_projects.core.design_inputs import Input, Text, json_schema
+from jupyter_design_projects.core.design_operations import (
+    BY_NAME,
+    Approval,
+    DesignOperation,
+    operation_table,
+    plan_operation,
 )
 from jupyter_design_projects.core.plans import Targets
 
@@ -80,9 +86,24 @@ def test_a_copy_that_cannot_be_shown_exactly_has_no_lines(files: object) -> None
     assert copy_lines({"files": files}) is None
 
 
-def test_targets_of_an_operation_the_table_does_not_know_is_nothing() -> None:
-    assert targets_of("no_such_operation", {"paths": ["a.html"]}) == Targets()
-    assert targets_of("delete_files", {"paths": ["a.html"]}) == Targets((), ("a.html",))
+def test_moves_of_entries_write_each_destination_and_delete_each_source() -> None:
+    extract = moves_of_entries("files", "from", "to")
+    call = {"files": [{"from": "a.html", "to": "b.html"}, {"from": "c", "to": "d"}]}
+    assert extract(call) == Targets(("b.html", "d"), ("a.html", "c"))
+    assert extract({"files": [{"from": "a.html"}]}) is None
+
+
+def test_a_row_that_touches_no_paths_has_no_targets() -> None:
+    assert BY_NAME["add_member"].targets_of({"email": "a@b.example"}) == Targets()
+    assert BY_NAME["delete_files"].targets_of({"paths": ["a.html"]}) == Targets(
+        (), ("a.html",))
+
+
+def test_the_plan_operation_is_the_row_approved_as_a_plan() -> None:
+    assert plan_operation(BY_NAME) == "finalize_plan"
+    renamed = dataclasses.replace(BY_NAME["finalize_plan"], name="register_plan")
+    assert plan_operation(operation_table([BY_NAME["read_file"], renamed])) == "register_plan"
+    assert plan_operation(operation_table([BY_NAME["read_file"]])) is None
 
 
 def test_operation_table_is_read_only_and_keeps_the_given_order() -> None:
@@ -128,3 +149,43 @@ def test_required_and_optional_inputs_keep_name_type_and_description() -> None:
     assert ops._required("a", kind, "The a.") == Input("a", kind, required=True,
                                                        description="The a.")
     assert ops._optional("b", kind, "The b.") == Input("b", kind, description="The b.")
+
+
+def test_the_journal_readers_list_each_path_and_skip_what_is_not_an_entry() -> None:
+    assert effects.written_path("path", "support.js")({}) == [
+        {"path": "support.js", "change": "written"}]
+    assert effects.written_path("path", "support.js")({"path": "js/support.js"}) == [
+        {"path": "js/support.js", "change": "written"}]
+    assert effects.written_entries("files")({"files": ["a.html", {"path": "b", "data": 7}]}) == [
+        {"path": "b", "change": "written", "bytes": 0}]
+    assert effects.written_entries("files")({"files": "a.html"}) == []
+    assert effects.deleted_list("paths")({"paths": "a.html"}) == []
+    moved = effects.moved_entries("files", "src", "dest", "moved")
+    assert moved({"files": [{"src": "a", "dest": "b", "src_project_id": "P"}, 3]}) == [
+        {"path": "b", "change": "moved", "from": "a"}]
+
+
+def test_a_call_that_touches_no_paths_is_journaled_without_its_project_or_token() -> None:
+    [line] = effects.settings_change("update_sharing", {
+        "project_id": "p", "plan_token": "SECRET", "scope": "org"})
+    assert line == {"change": "update_sharing", "detail": '{"scope": "org"}'}
+    [long] = effects.settings_change("op", {"text": "x" * 1000})
+    assert len(long["detail"]) == effects.JOURNAL_DETAIL_CHARS
+
+
+@pytest.mark.parametrize(("reader", "data"), [
+    (effects.wrote_files, {"written": "2"}),
+    (effects.created_project, {"project_id": 3}),
+    (effects.deleted_files, {"removed": 1}),
+    (effects.plan_made, {"plan_token": None}),
+    (effects.preview_made, {"url": "u"}),
+])
+def test_a_summary_of_an_answer_of_another_shape_is_none(reader, data) -> None:
+    assert reader(data) is None
+
+
+def test_a_preview_summary_counts_what_it_can_and_clips_the_page_text() -> None:
+    line = effects.preview_made({"open_url": "u", "console_logs": 5,
+                                 "text_content": "w " * 400})
+    assert line.startswith("Preview of u · 0 console log(s), 0 failed request(s)\n")
+    assert line.endswith("…") and len(line.split("\n")[1]) == effects.EXCERPT_CHARS + 1

@@ -95,27 +95,27 @@ TABLE = [
      Allow("grant")),
     # --- finalize_plan: always a card
     ("finalize_plan asks for a plan card", snap(), plan(["a.html"], ["b.html"]),
-     Ask("plan", "finalize_plan")),
+     Ask("plan", "plan_operation")),
     ("finalize_plan even with a live grant", snap(grants=[P]), plan(["a.html"]),
-     Ask("plan", "finalize_plan")),
+     Ask("plan", "plan_operation")),
     ("finalize_plan scope project is refused", snap(), plan(["a.html"], scope="project"),
      Deny("scope_not_paths")),
     ("finalize_plan with 21 writes is asked as one call, spec s7", snap(),
      plan([f"f{i}" for i in range(21)]), Ask("plan", "over_limit_too_many_writes")),
     ("finalize_plan with 20 writes is shown", snap(), plan([f"f{i}" for i in range(20)]),
-     Ask("plan", "finalize_plan")),
+     Ask("plan", "plan_operation")),
     ("finalize_plan with 21 deletes is asked as one call, spec s7", snap(),
      plan(deletes=[f"f{i}" for i in range(21)]), Ask("plan", "over_limit_too_many_deletes")),
     ("finalize_plan with 20 deletes is shown", snap(),
-     plan(deletes=[f"f{i}" for i in range(20)]), Ask("plan", "finalize_plan")),
+     plan(deletes=[f"f{i}" for i in range(20)]), Ask("plan", "plan_operation")),
     ("finalize_plan scope paths is shown", snap(), plan(["a.html"], scope="paths"),
-     Ask("plan", "finalize_plan")),
+     Ask("plan", "plan_operation")),
     ("finalize_plan with an 80-char path is shown", snap(), plan(["p/" + "a" * 78]),
-     Ask("plan", "finalize_plan")),
+     Ask("plan", "plan_operation")),
     ("finalize_plan with an 81-char path is asked as one call, spec s7", snap(),
      plan(["p/" + "a" * 79]), Ask("plan", "over_limit_path_too_long")),
     ("finalize_plan with an 80-char path is a plan", snap(), plan(["p/" + "a" * 78]),
-     Ask("plan", "finalize_plan")),
+     Ask("plan", "plan_operation")),
     ("finalize_plan with a 1025-char path cannot be shown", snap(), plan(["p/" + "a" * 1023]),
      Deny("path_too_long")),
     ("finalize_plan with .. is refused", snap(), plan(["a/../b.html"]),
@@ -134,7 +134,7 @@ TABLE = [
     ("finalize_plan with a mixed-script segment is refused", snap(),
      plan(["\u0430pple.html"]), Deny("path_mixed_script")),
     ("finalize_plan in another script is a plan", snap(),
-     plan(["\u5e7b\u706f\u7247/01.html", "caf\u00e9.html"]), Ask("plan", "finalize_plan")),
+     plan(["\u5e7b\u706f\u7247/01.html", "caf\u00e9.html"]), Ask("plan", "plan_operation")),
     ("finalize_plan nobody can answer", snap(can_ask=False), plan(["a.html"]),
      Deny("nobody_can_approve")),
     # --- plan tokens
@@ -307,7 +307,7 @@ def card_length(call):
 def test_card_near_the_limit_is_shown():
     call = plan(long_paths(20, 80), long_paths(2, 80))
     assert card_length(call) <= 2000
-    assert decide(snap(), facts(call), NOW) == Ask("plan", "finalize_plan")
+    assert decide(snap(), facts(call), NOW) == Ask("plan", "plan_operation")
 
 
 def test_card_over_the_limit_is_shown_in_full_for_one_call_spec_s7():
@@ -322,7 +322,7 @@ def test_card_of_exactly_2000_chars_is_a_plan_and_2001_one_call_spec_s7():
     fits = plan(long_paths(20, 80), deletes + ["d" * (spare + 1)])
     over = plan(long_paths(20, 80), deletes + ["d" * (spare + 2)])
     assert card_length(fits) == 2000 and card_length(over) == 2001
-    assert decide(snap(), facts(fits), NOW) == Ask("plan", "finalize_plan")
+    assert decide(snap(), facts(fits), NOW) == Ask("plan", "plan_operation")
     assert decide(snap(), facts(over), NOW) == Ask("plan", "over_limit_card_too_long")
 
 

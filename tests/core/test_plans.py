@@ -3,10 +3,14 @@
 import pytest
 
 from jupyter_design_projects.core import plans
-from jupyter_design_projects.core.design_operations import targets_of
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.plans import ApprovedPlan, Targets
 
 NOW = 1_700_000_000_000
+
+
+def targets_of(operation, arguments):
+    return BY_NAME[operation].targets_of(arguments)
 
 
 def plan(writes=("a.html",), deletes=(), project="p1", expires=NOW + 1000):

@@ -137,6 +137,47 @@ def test_the_running_budget_chains_and_sums(changes, start) -> None:
         size = after
 
 
+@given(st.lists(st.builds(Change, st.sampled_from(sorted(rules.WRITES)),
+                          st.integers(0, 10_000), st.integers(0, 10_000)), max_size=20),
+       st.integers(0, 100_000), st.integers(0, 200_000))
+def test_each_checked_write_passes_the_run_check_exactly_when_the_plan_fits(
+        changes, start, maximum) -> None:
+    """The plan and the run share one arithmetic: every write of the run is checked with
+    `budgets.check_knowledge(before, max, bytes, removed_tokens=old doc's tokens)`; the plan
+    fits (its checked peak within the maximum) exactly when no step's check refuses."""
+    from jupyter_design_projects.core import budgets
+    from jupyter_design_projects.errors import KnowledgeBudgetExceeded
+
+    ordered = sorted(changes, key=lambda c: rules.send_key(c, ""))
+    steps = rules.running_budget(start, ordered)
+    refused = False
+    for change, (before, _) in zip(ordered, steps, strict=True):
+        if change.checked:
+            try:
+                budgets.check_knowledge(before, maximum, 4 * change.tokens,
+                                        removed_tokens=change.remote_tokens)
+            except KnowledgeBudgetExceeded:
+                refused = True
+    peak = rules.checked_peak(ordered, steps)
+    assert refused == (peak is not None and rules.over_budget(peak, maximum) > 0)
+
+
+def test_replaces_that_free_the_most_are_sent_first() -> None:
+    grows, shrinks = Change(rules.CHANGED, 50, 10), Change(rules.CHANGED, 10, 50)
+    new, gone = Change(rules.NEW, 5), Change(rules.DELETE, 0, 7)
+    keys = {rules.send_key(c, p): p for c, p in
+            ((grows, "a"), (shrinks, "b"), (new, "c"), (gone, "d"))}
+    assert [keys[k] for k in sorted(keys)] == ["d", "b", "a", "c"]
+
+
+@pytest.mark.parametrize(("changes", "peak"), [
+    ([], None), ([Change(rules.DELETE, 0, 5)], None),
+    ([Change(rules.DELETE, 0, 5), Change(rules.CHANGED, 3, 1)], 97),
+    ([Change(rules.CHANGED, 1, 10), Change(rules.NEW, 4)], 95)])
+def test_the_checked_peak_leaves_out_deletes(changes, peak) -> None:
+    assert rules.checked_peak(changes, rules.running_budget(100, changes)) == peak
+
+
 @pytest.mark.parametrize(("after", "limit", "over"), [(100, 100, 0), (101, 100, 1), (99, 100, 0)])
 def test_over_budget_at_its_exact_boundary(after, limit, over) -> None:
     assert rules.over_budget(after, limit) == over

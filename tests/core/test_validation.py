@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.validation import (
     FIELDS_NAMED,
     PLAN_TOKEN_MAX_BYTES,
@@ -23,9 +24,15 @@ PLAN = local_schema("finalize_plan")
 LIST = local_schema("list_projects")
 
 
+def refused_values(operation: str) -> tuple:
+    """The values the operation's row never lets the client send."""
+    row = BY_NAME.get(operation)
+    return row.refused_values if row is not None else ()
+
+
 def refusal(operation, arguments, schema) -> InvalidArguments:
     with pytest.raises(InvalidArguments) as caught:
-        validate(operation, arguments, schema)
+        validate(operation, arguments, schema, refused_values(operation))
     return caught.value
 
 
@@ -224,7 +231,23 @@ def test_finalize_plan_with_project_scope_is_refused() -> None:
 
 def test_finalize_plan_with_paths_scope_is_accepted() -> None:
     arguments = {"project_id": "p", "writes": ["index.html"], "scope": "paths"}
-    assert validate("finalize_plan", arguments, PLAN) == arguments
+    assert validate("finalize_plan", arguments, PLAN, refused_values("finalize_plan")) == (
+        arguments)
+
+
+def test_a_refused_value_is_the_rows_not_the_operations_name() -> None:
+    """Any row may declare a value the client never sends; without it the value passes."""
+    refused = (("mode", "everything", "listed"),)
+    error = refusal_with("sweep", {"mode": "everything"}, refused)
+    assert (error.operation, error.field, error.suggestion) == ("sweep", "mode", "listed")
+    assert validate("sweep", {"mode": "listed"}, None, refused) == {"mode": "listed"}
+    assert validate("sweep", {"mode": "everything"}, None) == {"mode": "everything"}
+
+
+def refusal_with(operation, arguments, refused) -> InvalidArguments:
+    with pytest.raises(InvalidArguments) as caught:
+        validate(operation, arguments, None, refused)
+    return caught.value
 
 
 def test_valid_arguments_come_back_as_a_new_dict() -> None:

@@ -22,13 +22,19 @@ IDENTITY = {"name": "Quarterly Review Deck", "type": "slides",
 class FakeDesign:
     """A small stateful Design service: consent, grants, plan tokens, files, members."""
 
-    def __init__(self, *, consent=True, grants=(), ineligible=(P2,), name=None):
+    def __init__(self, *, consent=True, grants=(), ineligible=(P2,), name=None, table=BY_NAME):
+        #: the operations tools/list serves
+        self.table = table
         self.consent = consent
         self.grants, self.ineligible = set(grants), set(ineligible)
         self.names = {P1: name or IDENTITY["name"], P2: "Partner Launch Kit"}
         self.files = {P1: {"index.html": "x", "old.html": "y"}, P2: {}}
         self.members = {P1: []}
         self.plans = {}
+        #: single-use tokens a call has spent, and every token a call presented
+        self.spent, self.presented = set(), []
+        #: a plan refusal reason every plan check answers with (None: checked for real)
+        self.refusal = None
         self.tokens = (f"dpt_{i}" for i in itertools.count(1))
         self.now_s = NOW / 1000
         self.log = []
@@ -86,7 +92,7 @@ class FakeDesign:
                 {"name": op.name, "description": f"{op.name}.", "inputSchema": {},
                  "annotations": {"readOnlyHint": op.floor.read_only,
                                  "destructiveHint": op.floor.destructive}}
-                for op in BY_NAME.values()]})
+                for op in self.table.values()]})
         name, args = body["params"]["name"], body["params"]["arguments"]
         self.log.append(("call", name, args))
         if not self.consent:
@@ -107,11 +113,28 @@ class FakeDesign:
 
     # ----------------------------------------------------------------- operations
     def require(self, token, project_id, writes=(), deletes=()):
+        """The service's plan check, refusing as PROTOCOL §3's reference service words it;
+        a token naming a reserved target or no path at all is spent by its first call."""
         plan = self.plans.get(token)
-        if plan is None or plan[0] != project_id:
-            raise PermissionError("plan token refused")
+        if self.refusal is not None:
+            raise PermissionError(refused(self.refusal))
+        if token in self.spent:
+            raise PermissionError(refused("spent"))
+        if plan is None:
+            raise PermissionError(refused("unknown"))
+        if plan[0] != project_id:
+            raise PermissionError(refused("other_project"))
         if not (set(writes) <= set(plan[1]) and set(deletes) <= set(plan[2])):
-            raise PermissionError("plan token does not cover")
+            raise PermissionError(refused("not_covered"))
+        if not (plan[1] or plan[2]) or any(
+                p.split("/")[-1].upper() == "CLAUDE.MD" or ".claude" in p.split("/")
+                for p in [*plan[1], *plan[2]]):
+            self.spent.add(token)
+        self.presented.append(token)
+
+    def forget_plans(self):
+        """Consent revoked and given again elsewhere: the service holds no plan."""
+        self.plans.clear()
 
     def op_get_project(self, project_id):
         if project_id not in self.names:
@@ -152,10 +175,33 @@ class FakeDesign:
             self.files[project_id].pop(path, None)
         return {"deleted": len(paths)}
 
+    def require_pathless(self, token, project_id):
+        """A membership or sharing change: a plan finalized with no paths, spent here."""
+        plan = self.plans.get(token)
+        if plan is not None and (plan[1] or plan[2]):
+            raise PermissionError(refused("paths_not_allowed"))
+        self.require(token, project_id)
+
     def op_add_member(self, project_id, role, email, plan_token=None):
-        self.require(plan_token, project_id)
+        self.require_pathless(plan_token, project_id)
         self.members[project_id].append((email, role))
         return {"account_uuid": "u1", "role": role}
+
+    def op_update_member_role(self, project_id, account_uuid, role, plan_token=None):
+        self.require_pathless(plan_token, project_id)
+        return {"account_uuid": account_uuid, "role": role}
+
+    def op_remove_member(self, project_id, account_uuid, plan_token=None):
+        self.require_pathless(plan_token, project_id)
+        return {"removed": True}
+
+    def op_update_sharing(self, project_id, scope=None, link_permission=None, plan_token=None):
+        self.require_pathless(plan_token, project_id)
+        return {"sharing": {"scope": scope or "org", "link_permission": link_permission}}
+
+
+def refused(reason):
+    return f"Plan token refused ({reason}). Call finalize_plan for these paths first."
 
 
 def answer(status, body=None, headers=None):

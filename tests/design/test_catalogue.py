@@ -173,7 +173,7 @@ async def test_sixty_four_concurrent_first_entries_share_one_handshake() -> None
 async def test_list_view_shows_every_operation_with_its_hash() -> None:
     view = await catalogue_for(FakeMcp()).list_view()
     assert set(view) == {"operations", "catalog_hash"}
-    assert len(view["operations"]) == 18
+    assert len(view["operations"]) == len(BY_NAME)
     write = next(op for op in view["operations"] if op["name"] == "write_files")
     assert set(write) == {"name", "description", "input_schema", "read_only", "destructive"}
     data = write["input_schema"]["properties"]["files"]["items"]["properties"]["data"]

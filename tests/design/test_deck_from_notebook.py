@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
-from jupyter_design_projects.design.deck import Deck
+from jupyter_design_projects.design.deck import Deck, pdf
 from jupyter_design_projects.design.deck import export as exporting
 from jupyter_design_projects.design.deck.from_notebook import read, sanitize
 from jupyter_design_projects.errors import ConfigError, InvalidArguments
@@ -268,7 +268,7 @@ def test_no_browser_is_one_line_saying_how_to_get_one(monkeypatch):
     monkeypatch.setenv("JDP_CHROMIUM", "/nonexistent/chromium")
     export = exporting.Export([exporting.ExportedSlide("slides/01.html", "t", "<p>x</p>", "")])
     with pytest.raises(ConfigError) as refused:
-        asyncio.run(exporting.pdf_bytes(export))
+        asyncio.run(pdf.pdf_bytes(export))
     message = str(refused.value)
     assert "\n" not in message
     assert "[export]" in message and "apt-get install chromium" in message
@@ -282,7 +282,7 @@ def test_the_html_export_is_one_file_with_every_slide_and_no_remote_reference():
     page = exporting.html_file(export, "Talk", notes=True)
     assert page.count("<iframe sandbox=\"\"") == 2
     assert "say one" in page and "No notes." in page
-    assert "http" not in page.replace("http://www.w3.org", "")
+    assert "http:" not in page.replace("http://www.w3.org", "") and "https:" not in page
     assert "ArrowRight" in page
     assert "say one" not in exporting.html_file(export, "Talk")
 

@@ -13,6 +13,7 @@ import pytest
 import pytest_asyncio
 from live_design import design_http
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.write_journal import (
@@ -34,12 +35,17 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 # ---------------------------------------------------------------- what a call changes
 
 
+def changes(operation, arguments):
+    """What the journal records of a call, as the default table's row reads it."""
+    return changes_of(BY_NAME.get(operation), operation, arguments)
+
+
 def test_a_write_says_created_replaced_or_written_by_its_if_match_with_decoded_bytes():
     files = [{"path": "a.html", "data": "héllo", "if_match": "0"},
              {"path": "b.png", "data": base64.b64encode(PNG).decode(), "encoding": "base64",
               "if_match": "e123"},
              {"path": "c.css", "data": "x"}]
-    assert changes_of("write_files", {"project_id": DECK, "files": files}) == [
+    assert changes("write_files", {"project_id": DECK, "files": files}) == [
         {"path": "a.html", "change": "created", "bytes": 6},
         {"path": "b.png", "change": "replaced", "bytes": len(PNG)},
         {"path": "c.css", "change": "written", "bytes": 1}]
@@ -49,16 +55,16 @@ def test_a_write_says_created_replaced_or_written_by_its_if_match_with_decoded_b
 def test_the_decoded_size_of_base64_is_exact_at_each_padding(size):
     data = base64.b64encode(bytes(size)).decode()
     files = [{"path": "x.bin", "data": data, "encoding": "base64"}]
-    assert changes_of("write_files", {"files": files})[0]["bytes"] == size
+    assert changes("write_files", {"files": files})[0]["bytes"] == size
 
 
 def test_deletes_copies_and_pathless_calls_are_listed_without_the_plan_token():
-    assert changes_of("delete_files", {"paths": ["a", "b"], "plan_token": "T"}) == [
+    assert changes("delete_files", {"paths": ["a", "b"], "plan_token": "T"}) == [
         {"path": "a", "change": "deleted"}, {"path": "b", "change": "deleted"}]
-    assert changes_of("copy_files", {"files": [{"src": "s", "dest": "d",
+    assert changes("copy_files", {"files": [{"src": "s", "dest": "d",
                                                 "src_project_id": "P"}]}) == [
         {"path": "d", "change": "copied", "from": "s (project P)"}]
-    sharing = changes_of("update_sharing", {"project_id": DECK, "scope": "org",
+    sharing = changes("update_sharing", {"project_id": DECK, "scope": "org",
                                             "plan_token": "SECRET-TOKEN"})
     assert sharing == [{"change": "update_sharing", "detail": '{"scope": "org"}'}]
 

@@ -30,8 +30,10 @@ PROTOCOL = {
 }
 
 
-def test_the_client_knows_exactly_the_eighteen_operations() -> None:
-    assert set(BY_NAME) == set(PROTOCOL)
+def test_the_client_knows_every_operation_of_the_protocol() -> None:
+    """Every PROTOCOL §3 operation has a row (a later row may add one the table there does
+    not list yet: each is checked against its own row, not a count)."""
+    assert set(PROTOCOL) <= set(BY_NAME)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOL))

@@ -48,7 +48,7 @@ async def test_first_tools_call_runs_initialize_initialized_then_list() -> None:
     fake = FakeMcp()
     tools = await session_for(fake).tools()
     assert methods(fake) == ["initialize", "notifications/initialized", "tools/list"]
-    assert len(tools) == 18
+    assert len(tools) == len(BY_NAME)
     init = json.loads(fake.requests[0].content)
     assert init["params"] == {
         "protocolVersion": "2025-03-26",
@@ -100,7 +100,7 @@ async def test_sixty_four_concurrent_first_calls_share_one_handshake() -> None:
     results = await asyncio.gather(*calls)
     assert fake.counts["initialize"] == 1
     assert fake.counts["tools/list"] == 1
-    assert all(len(r) == 18 for r in results)
+    assert all(len(r) == len(BY_NAME) for r in results)
 
 
 @pytest.mark.asyncio
@@ -135,7 +135,7 @@ async def test_cancelled_starter_gives_followers_handshake_cancelled() -> None:
     assert outcomes[0].kind == "design_tool_shared_handshake_cancelled"
     assert starter.cancelled()
     fake.initialize_gate.set()
-    assert len(await session.tools()) == 18
+    assert len(await session.tools()) == len(BY_NAME)
 
 
 @pytest.mark.asyncio
@@ -148,7 +148,7 @@ async def test_cancelled_follower_leaves_shared_handshake_running() -> None:
     await fake.initialize_started.wait()
     follower.cancel()
     fake.initialize_gate.set()
-    assert len(await starter) == 18
+    assert len(await starter) == len(BY_NAME)
     assert follower.cancelled()
     assert fake.counts["initialize"] == 1
 
@@ -174,7 +174,7 @@ async def test_404_on_tools_list_reinitializes_and_retries_once() -> None:
     session = session_for(fake)
     await session.call_tool("list_design_systems", {})
     fake.drop_sessions()
-    assert len(await session.tools()) == 18
+    assert len(await session.tools()) == len(BY_NAME)
     assert fake.counts["initialize"] == 2
     assert fake.counts["tools/list"] == 2
 
@@ -349,7 +349,7 @@ async def test_failed_handshake_is_retried_by_the_next_call() -> None:
     session = session_for(fake)
     with pytest.raises(TransportError):
         await session.tools()
-    assert len(await session.tools()) == 18
+    assert len(await session.tools()) == len(BY_NAME)
     assert fake.counts["initialize"] == 2
 
 
@@ -383,7 +383,7 @@ from jupyter_design_projects.core.results import map_result  # noqa: E402
 
 
 @pytest.mark.asyncio
-async def test_reference_service_lists_the_eighteen_known_operations(
+async def test_reference_service_lists_every_known_operation(
         shared_reference_service) -> None:
     async with live_session(shared_reference_service) as (session, _, _):
         names = {t["name"] for t in await session.tools()}
@@ -412,7 +412,7 @@ async def test_404_on_tools_list_reinitializes_once(shared_reference_service) ->
                       body={"jsonrpc": "2.0", "id": None,
                             "error": {"code": -32600, "message": "Session not found"}})
         before = switches.counts()
-        assert len(await session.tools()) == 18
+        assert len(await session.tools()) == len(BY_NAME)
         after = switches.counts()
     assert delta(before, after, "mcp:initialize") == 1
     assert delta(before, after, "mcp:tools/list") == 2
@@ -449,7 +449,7 @@ async def test_sixty_four_concurrent_first_calls_initialize_once_on_the_service(
         before = switches.counts()
         results = await asyncio.gather(*(session.tools() for _ in range(64)))
         after = switches.counts()
-    assert all(len(r) == 18 for r in results)
+    assert all(len(r) == len(BY_NAME) for r in results)
     assert delta(before, after, "mcp:initialize") == 1
     assert delta(before, after, "mcp:tools/list") == 1
 

@@ -54,7 +54,10 @@ def pending(kind: str = "grant", *, durable: bool = True) -> PendingApproval:
 
 
 def outcome(operation: str, data: Any) -> DesignOutcome:
-    return DesignOutcome.of_data(operation, data)
+    """An answer as a client holding the default table gives it (with the operation's row)."""
+    from jupyter_design_projects.core.design_operations import BY_NAME
+
+    return DesignOutcome.of_data(operation, data, row=BY_NAME.get(operation))
 
 
 def image_outcome() -> DesignOutcome:

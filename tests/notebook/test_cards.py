@@ -25,6 +25,7 @@ from jupyter_design_projects.notebook.cards import (
     GRANTED_ELSEWHERE,
     ONCE,
     PLAN_APPROVED,
+    RESERVED_PLAN_APPROVED,
     ApprovalCard,
     answer_line,
     card_html,
@@ -195,6 +196,7 @@ PID = "ac430b7f-8380-5183-b550-affa13056eb5"
 
 def real_requests():
     """One request of each kind, built by the Design client's own card builders."""
+    from jupyter_design_projects.core.design_operations import BY_NAME
     from jupyter_design_projects.core.display import ProjectIdentity
     from jupyter_design_projects.core.permissions import Facts
     from jupyter_design_projects.core.plans import Targets
@@ -202,14 +204,14 @@ def real_requests():
 
     def facts(operation, **targets):
         return Facts(operation=operation, read_only=False, destructive=True, project_id=PID,
-                     targets=Targets(**targets))
+                     targets=Targets(**targets), row=BY_NAME[operation])
 
     identity = ProjectIdentity(PID, "Quarterly Review Deck", "org", "view",
                                f"https://design.example/p/{PID}")
     return {
         "consent": change_request("consent", facts("write_files"), "consent_not_given"),
         "plan": change_request("plan", facts("finalize_plan", writes=("slides/a.html",),
-                                             deletes=("slides/old.html",)), "finalize_plan"),
+                                             deletes=("slides/old.html",)), "plan_operation"),
         "per_batch": change_request("plan", facts("write_files", writes=("slides/b.html",)),
                                     "grant_ineligible"),
         "operation": change_request("operation", facts("delete_files",
@@ -412,7 +414,8 @@ def test_an_ascii_path_has_no_escaped_form_beside_it():
     ("grant", "write_files", "no_grant", "approved for this project", GRANTED),
     ("grant", "write_files", "no_grant", APPROVED_ELSEWHERE, GRANTED_ELSEWHERE),
     ("grant", "write_files", "no_grant", "denied", DENIED),
-    ("plan", "finalize_plan", "finalize_plan", "approved", PLAN_APPROVED),
+    ("plan", "finalize_plan", "plan_operation", "approved", PLAN_APPROVED),
+    ("plan", "finalize_plan", "reserved_target", "approved", RESERVED_PLAN_APPROVED),
     ("plan", "finalize_plan", "over_limit_too_many_writes", "approved", BATCH_ONCE),
     ("plan", "write_files", "grant_ineligible", "approved", BATCH_ONCE),
     ("operation", "delete_files", "no_plan_token", "approved", ONCE),

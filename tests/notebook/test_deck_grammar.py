@@ -76,3 +76,10 @@ def test_a_deck_command_before_any_deck_names_one_step_on_one_line(line):
     said = guidance.with_next(guidance.line(refused.value), guidance.next_step(refused.value))
     assert "\n" not in said and said.count("Next:") == 1 and "--help" not in said
     assert said.endswith(f"Next: {OPEN_A_DECK}.")
+
+
+@pytest.mark.parametrize(("line", "theme"), [
+    ("deck --theme dark", "dark"), ("deck from-notebook talk.ipynb --theme light", "light"),
+    ('deck open "Quarterly Review Deck" --theme mine.css', "mine.css"), ("deck push", None)])
+def test_deck_takes_a_theme(line, theme):
+    assert parse_design(line, None, {}).args.get("theme") == theme

@@ -73,7 +73,7 @@ def test_a_plan_card_names_the_project_not_just_its_id(shell, live):
 
 
 def test_restore_of_a_create_says_it_would_delete(shell, live):
-    shell.run_cell_magic("project", "write fresh.md", "x\n")
+    shell.run_cell_magic("project", "write fresh.md --yes", "x\n")
     entry = shell.run_line_magic("project", "history").data[0]
     assert entry["action"] == "create"
     text = failure(shell, "project", f"restore {entry['id']}")

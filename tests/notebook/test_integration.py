@@ -52,11 +52,11 @@ def test_info_search_and_read(shell, live):
 
 
 def test_write_then_read_round_trips_and_history_restores(shell, live):
-    shell.run_cell_magic("project", "write notes.md", "first\n")
-    shell.run_cell_magic("project", "write claude/notes.md", "second\n")
+    shell.run_cell_magic("project", "write notes.md", "first\n").card.approve()
+    shell.run_cell_magic("project", "write claude/notes.md", "second\n").card.approve()
     history = shell.run_line_magic("project", "history")
     replaced = history.df[history.df["restorable"]]["id"].iloc[0]
-    shell.run_line_magic("project", f"restore {replaced}")
+    shell.run_line_magic("project", f"restore {replaced}").card.approve()
     assert shell.run_line_magic("project", "read claude/notes.md").data["content"] == "first\n"
 
 
@@ -65,7 +65,7 @@ def test_a_large_doc_spills_to_a_private_file_that_pandas_reads(shell, live, tmp
 
     lines = ["n,text"] + [f"{i},{'x' * 40}" for i in range(7000)]
     (tmp_path / "big.csv").write_text("\n".join(lines) + "\n")
-    shell.run_line_magic("project", "write big.csv --from big.csv")
+    shell.run_line_magic("project", "write big.csv --from big.csv").card.approve()
     big = shell.run_line_magic("project", "read claude/big.csv")
     assert big.local_file is not None
     assert stat.S_IMODE(os.stat(big.local_file).st_mode) == 0o600
@@ -182,7 +182,7 @@ def test_with_no_service_configured_the_embedded_one_starts_says_so_and_stops_on
 
 def test_a_written_mib_reports_upload_progress(shell, live):
     body = "# Big\n" + "x" * (1024 * 1024)
-    shell.run_cell_magic("project", "write big-notes.md", body)
+    shell.run_cell_magic("project", "write big-notes.md", body).card.approve()
     size = len(body.encode())
     assert ("upload claude/big-notes.md", size, size) in live.reports
 

@@ -470,8 +470,9 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
      "Preview of u · 1 console log(s), 0 failed request(s)\nNext steps Ship it"),
 ])
 def test_design_writes_plans_and_previews_read_as_one_line(operation, data, line):
+    from jupyter_design_projects.core.design_operations import BY_NAME
     from jupyter_design_projects.design.approval import DesignOutcome
 
-    out = views.design_outcome(DesignOutcome.of_data(operation, data))
+    out = views.design_outcome(DesignOutcome.of_data(operation, data, row=BY_NAME[operation]))
     assert out.body == line and out.data == data
     assert line in out._repr_mimebundle_()["text/plain"]

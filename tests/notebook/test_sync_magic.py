@@ -132,8 +132,22 @@ def test_an_edit_by_a_second_session_is_kept_as_a_conflict_on_the_card(shell, li
     pending = shell.run_line_magic("project", "sync notes --to kb")
     body = pending.card.header.value
     assert "Sync 1 write: 1 changed" in body
-    assert '<details class="jdp-sync-conflicts">' in body and "kb/a.md" in body
+    assert '<details class="jdp-sync-conflicts">' in body
+    summary = body.split('<details class="jdp-sync-conflicts"><summary>', 1)[1]
+    assert summary.startswith("1 conflict kept, not written: kb/a.md (--force PATH")
     outcome = pending.card.approve()
     assert outcome.data["report"]["written"] == ["kb/team/b.md"]
     content = live.session.run(live.session.projects.read("kb/a.md"))["content"]
     assert content == "# A, edited in another session\n"
+
+
+@pytest.mark.parametrize(("n", "named"), [
+    (1, "a0.md"), (3, "a0.md, a1.md, a2.md"), (4, "a0.md, a1.md, a2.md and 1 more")])
+def test_the_conflicts_line_names_the_paths_held_back(n, named) -> None:
+    from types import SimpleNamespace
+
+    from jupyter_design_projects.notebook.sync_view import conflicts_line
+
+    rows = [SimpleNamespace(path=f"a{i}.md") for i in range(n)]
+    assert conflicts_line(rows) == (f"{n} conflict{'s' * (n != 1)} kept, not written: "
+                                    f"{named} (--force PATH writes one)")

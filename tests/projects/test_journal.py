@@ -13,6 +13,7 @@ from jupyter_design_projects.projects.journal import (
     RESTORE_CREATED,
     RESTORE_NOTHING_KEPT,
     RESTORE_WRITE_BACK,
+    SCHEMA,
     Journal,
     restore_kind,
 )
@@ -125,3 +126,30 @@ def test_listed_and_fetched_entries_carry_their_restore_rule(journal: Journal) -
     fetched = journal.get(replaced)
     assert fetched is not None and (fetched["restore_kind"], fetched["restorable"]) == (
         RESTORE_WRITE_BACK, True)
+
+
+def test_how_a_change_was_approved_is_recorded_and_listed(journal: Journal) -> None:
+    yes = journal.record(project_uuid="p", action="create", path="a.md", doc_uuid="d",
+                         content="x", approved_by="--yes")
+    unsaid = journal.record(project_uuid="p", action="delete", path="a.md", doc_uuid=None,
+                            previous_content="x")
+    assert [e["approved_by"] for e in journal.entries("p")] == [None, "--yes"]
+    assert journal.get(yes)["approved_by"] == "--yes"
+    assert journal.get(unsaid)["approved_by"] is None
+
+
+def test_a_journal_written_before_approved_by_existed_gains_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    old_schema = SCHEMA.replace(",\n    approved_by TEXT", "")
+    assert "approved_by" not in old_schema
+    with sqlite3.connect(path) as db:
+        db.executescript(old_schema)
+        db.execute("INSERT INTO entries (at, project_uuid, action, path) VALUES "
+                   "('2026-01-01T00:00:00Z', 'p', 'create', 'old.md')")
+    journal = Journal(path)
+    journal.record(project_uuid="p", action="create", path="new.md", doc_uuid="d",
+                   content="y", approved_by="card")
+    assert [(e["path"], e["approved_by"]) for e in journal.entries("p")] == [
+        ("new.md", "card"), ("old.md", None)]

@@ -317,6 +317,40 @@ async def test_a_plan_over_the_budget_fails_before_any_card(
         assert plan.over == 0 and len(plan.report.written) == 3
 
 
+@pytest.mark.parametrize("spare", [0, -1], ids=["exactly_fits", "one_token_over"])
+@pytest.mark.asyncio
+async def test_a_plan_that_fits_with_replaces_counted_net_runs_to_its_end(
+        service, open_projects, state, prefix, switches, tmp_path, spare) -> None:
+    """The plan counts a replace net (the old doc's tokens freed), and so does each write of
+    the run: a plan that exactly fits writes every path, one token less is refused before
+    anything is sent, never stopped mid-run."""
+    root = tmp_path / "net"
+    root.mkdir()
+    (root / "big.md").write_text("x" * 400)  # 100 estimated tokens
+    async with open_projects(service) as client:
+        first = await run_sync(client, state, root, to=prefix, approve=lambda p: True)
+        assert [r.local for r in first.report.written] == ["big.md"]
+        (root / "big.md").write_text("y" * 404)  # a replace: 101 tokens, net +1
+        (root / "new.md").write_text("z" * 40)  # a create: +10
+        size = (await client.listing()).knowledge_size
+        switches.knowledge(client.project_uuid, max_knowledge_size=size + 11 + spare)
+        before = writes_counted(switches.counts())
+        if spare < 0:
+            with pytest.raises(SyncOverBudget) as caught:
+                await run_sync(client, state, root, to=prefix,
+                               approve=lambda p: pytest.fail("asked"))
+            assert (caught.value.knowledge_after, caught.value.over) == (size + 11, 1)
+            assert writes_counted(switches.counts()) == before
+            return
+        plan = await run_sync(client, state, root, to=prefix, approve=lambda p: True)
+        assert [(r.local, r.action) for r in plan.writes] == [
+            ("big.md", rules.CHANGED), ("new.md", rules.NEW)]
+        assert plan.knowledge_after == plan.knowledge_peak == size + 11
+        assert plan.report.error is None and len(plan.report.written) == 2
+        assert await docs_under(client, prefix) == {f"{prefix}/big.md": "y" * 404,
+                                                     f"{prefix}/new.md": "z" * 40}
+
+
 @pytest.mark.asyncio
 async def test_bad_input_gets_a_clear_error(service, open_projects, state, tmp_path) -> None:
     async with open_projects(service) as client:

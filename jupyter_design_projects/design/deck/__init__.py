@@ -1,9 +1,11 @@
 """Decks built from notebook cells: slides staged from Markdown, figures and tables
-(`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`), in the
-project's design system (`theme`), cut into plans at the card limits (`batches`) and pushed
-through the Design client's permission path (`deck`), which remembers what it pushed across
-kernels (`records`); and the deck out of the project again as PDF or HTML (`export`), the HTML as one
-offline reveal.js file (`reveal`, with the reveal.js files the build ships: `reveal_assets`).
+(`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`), every page
+reduced to what a slide may hold (`allowlist`), in the project's design system (`theme`),
+cut into plans at the card limits (`batches`) and pushed through the Design client's
+permission path (`deck`), which remembers what it pushed across kernels (`records`); and
+the deck out of the project again (`export`) as a PDF (`pdf`) or one HTML file
+(`html_deck`, through `reveal`
+with the reveal.js files the build ships: `reveal_assets`).
 
 The names below load with their module on first use, so a module that needs one constant
 of `slides` (the magics' usage text does, at `%load_ext`) does not load the whole
@@ -20,9 +22,9 @@ if TYPE_CHECKING:
     from .slides import TABLE_MAX_ROWS
     from .theme import DEFAULT_THEME, Theme
 
-__all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "batches", "deck",
-           "export", "from_notebook", "records", "reveal", "reveal_assets", "slides", "staging",
-           "theme"]
+__all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "allowlist",
+           "batches", "deck", "export", "from_notebook", "html_deck", "pdf", "records",
+           "reveal", "reveal_assets", "slides", "staging", "theme"]
 
 #: each lazily loaded name and the module that declares it
 _HOMES = {"Deck": "deck", "PushRecords": "records", "TABLE_MAX_ROWS": "slides",

@@ -32,8 +32,8 @@ from .slides import (
     table_piece,
     title_of,
 )
-from .staging import Stage, StagedFile
-from .theme import DEFAULT_THEME, Theme, theme_from_prompt
+from .staging import UNCHANGED, Stage, StagedFile
+from .theme import DEFAULT_THEME, Theme, chosen_theme, theme_from_prompt
 
 CONSENT_FIRST = ("a deck reads the Design project, which needs your consent first: run "
                  "`%design consent`, then this cell again.")
@@ -58,9 +58,12 @@ class Deck:
         self.project_id = project_id
         self.project_name = project_name
         self.theme = theme
+        #: the look the person chose (`use_theme`), kept over the project's design system
+        self.chosen: Theme | None = None
         self.stage = Stage()
-        #: the project's files as last listed: path -> etag
+        #: the project's files as last listed: path -> etag, and path -> size in bytes
         self.remote: dict[str, str | None] = {}
+        self.sizes: dict[str, int] = {}
         #: what this deck wrote: path -> (sha256 of the content, the etag the service gave)
         self.pushed: dict[str, tuple[str, str]] = {}
         #: slide path -> how to stage it again (after the theme changed)
@@ -130,7 +133,7 @@ class Deck:
         def recipe(slide: NotebookSlide) -> Callable[[], StagedFile]:
             return lambda: self.stage.add_slide(
                 slide.path, page(slide.title, slide.body + slide.notes, self.theme,
-                                 NOTEBOOK_CSS), slide.assets)
+                                 NOTEBOOK_CSS, slide.layout, reading.author), slide.assets)
 
         for slide in reading.slides:  # a path staged for another slide is refused first
             taken = next((f for f in self.stage.files if f.path == slide.path), None)
@@ -146,8 +149,20 @@ class Deck:
         self._notebooks[key] = paths
         return reading
 
+    def use_theme(self, choice: str) -> Theme:
+        """Use `--theme light|dark|PATH.css` (see `theme.chosen_theme`) for every staged
+        slide and those staged after; a push then writes the slides it changed."""
+        self.chosen = self.theme = chosen_theme(choice, self.theme)
+        for restage in list(self._recipes.values()):
+            restage()
+        return self.theme
+
     def staged_rows(self) -> list[dict[str, object]]:
-        return self.stage.rows(self.remote)
+        """The staged table; a file the project holds exactly as staged (this deck wrote
+        these bytes and the project's etag is still the one it answered) is `unchanged`."""
+        missing = {f.path for f in self.missing()}
+        return [{**row, "change": UNCHANGED} if row["path"] not in missing else row
+                for row in self.stage.rows(self.remote)]
 
     # ------------------------------------------------------------ binding (reads only)
 
@@ -194,7 +209,7 @@ class Deck:
         if self.records is not None:  # what decks in other kernels pushed here
             self.pushed = {**self.records.load(project_id), **self.pushed}
         prompt = await self._read("get_claude_design_prompt", {"project_id": project_id})
-        self.theme = theme_from_prompt(prompt) or DEFAULT_THEME
+        self.theme = self.chosen or theme_from_prompt(prompt) or DEFAULT_THEME
         await self.refresh()
         for restage in list(self._recipes.values()):  # what was staged, in this look
             restage()
@@ -202,8 +217,9 @@ class Deck:
     async def refresh(self) -> dict[str, str | None]:
         """List the project's files (path -> etag)."""
         listing = await self._read("list_files", {"project_id": self._bound()})
-        self.remote = {e["path"]: e.get("etag") for e in listing or []
-                       if isinstance(e, dict) and e.get("type") == "file"}
+        files = [e for e in listing or [] if isinstance(e, dict) and e.get("type") == "file"]
+        self.remote = {e["path"]: e.get("etag") for e in files}
+        self.sizes = {e["path"]: e["size"] for e in files if isinstance(e.get("size"), int)}
         return self.remote
 
     def _bound(self) -> str:
@@ -274,7 +290,8 @@ class Deck:
         listing = await self.refresh()
         local = {f.path: f.data for f in self.stage.files
                  if self.pushed.get(f.path) == (f.sha256, listing.get(f.path))}
-        return await read_deck(self._outcome, self._bound(), listing, local)
+        return await read_deck(self._outcome, self._bound(), listing, local,
+                               sizes=self.sizes)
 
     async def preview(self, path: str) -> DesignOutcome:
         return await self.client.call("render_preview",

@@ -1,17 +1,23 @@
 """A deck out of the project: its slide pages as the Design project holds them (what was
 pushed, from this notebook or another), written as one self-contained HTML file (every
-slide, assets inlined as data: URIs, arrow keys to move, opens offline) or as a PDF of one
-16:9 page per slide drawn by a local Chromium through Playwright.
+slide, assets inlined as data: URIs, arrow keys to move, opens offline) or as a PDF (`pdf`).
 
-The pages are read with `list_files` and `read_file` (text, so SVG assets come back whole);
-a binary asset (PNG, JPEG) comes from the deck's own staged bytes when the project still
-holds exactly what this deck pushed. PROTOCOL §3 has no read of a binary file (`read_file`
-answers HTML-escaped text, and the service serves no asset URL), so for a deck pushed from
-another notebook the bytes of its PNG assets cannot be had: such a slide is exported as the
-service's own picture of it (`render_preview`, drawn by its browser with every asset the
-project holds, at device scale 2), and listed in `pictured` with the assets that made it
-so. An asset that cannot be had either way is listed in `missing`, and the slide shows its
-alt text.
+Each page is read with `read_file` by pages of PAGE_BYTES (`offset`/`limit`, PROTOCOL §3),
+small enough that an answer stays under the client's 100,000-character result ceiling even
+when every byte is escaped; the bytes read are checked against the size `list_files`
+gives, and a file not read whole is named in `Export.partial` (a page is still exported
+with what was read; an SVG asset is not inlined). A page from the project can have been
+written by anyone: it is reduced to `allowlist` (its `<style>` kept, without `@import` or
+`url()`s), so no script, handler, frame, object or remote URL reaches the export, and its
+images are inlined from the deck's own assets or dropped.
+
+A binary asset (PNG, JPEG) comes from the deck's own staged bytes when the project still
+holds exactly what this deck pushed. PROTOCOL §3 has no read of a binary file, so for a deck
+pushed from another notebook the bytes of its PNG assets cannot be had: such a slide is
+exported as the service's own picture of it (`render_preview`, drawn by its browser with
+every asset the project holds, at device scale 2), and listed in `pictured` with the
+assets that made it so. An asset that cannot be had either way is listed in `missing`, and
+the slide shows its alt text.
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from ...core import slideshow
-from ...errors import ConfigError, InvalidArguments
+from ...core.result_limits import RESULT_MAX_CHARS
+from ...errors import InvalidArguments
 from ...private_files import replace_private
+from .allowlist import DATA_IMAGE, clean, clean_css
 
 OPERATION = "deck export"
 #: the PDF page and the viewport a slide is drawn in (16:9)
@@ -39,13 +47,23 @@ BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome
 NO_BROWSER = ("needs Playwright and a Chromium: pip install 'jupyter-design-projects[export]' "
               "and a chromium from your system's packages (e.g. apt-get install chromium); "
               "the HTML export (PATH.html) needs neither")
+#: room an answer's wrapper (path, etag) and `[partial …]` note may take
+ANSWER_OVERHEAD = 4_000
+#: bytes asked for per `read_file`: escaped 6 to 1 at worst (`&quot;`, `&#x27;`), a page
+#: stays under the result ceiling
+PAGE_BYTES = (RESULT_MAX_CHARS - ANSWER_OVERHEAD) // 6
+#: the most pages read of one file (PAGE_BYTES x this, about 1 MB)
 READ_PAGES_MAX = 64
 _WRAPPED = re.compile(r"^<untrusted-project-content [^>]*>(.*)</untrusted-project-content>$",
                       re.DOTALL)
 _PARTIAL = re.compile(r"continue with offset=([0-9]+)")
 _SRC = re.compile(r'(<img\b[^>]*?\bsrc=")([^"]*)(")', re.IGNORECASE)
 _NOTES = re.compile(r'<aside class="jdp-notes"[^>]*>(.*?)</aside>', re.DOTALL)
-_TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
+_TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL | re.IGNORECASE)
+_STYLE = re.compile(r"<style\b[^>]*>(.*?)</style\s*>", re.DOTALL | re.IGNORECASE)
+_BODY = re.compile(r"<body\b[^>]*>(.*?)(?:</body\s*>|$)", re.DOTALL | re.IGNORECASE)
+_HEAD_END = re.compile(r"</head\s*>|<body\b", re.IGNORECASE)
+_AUTHOR = re.compile(r'<meta\s+name="author"\s+content="([^"]*)"', re.IGNORECASE)
 MIME_OF = {"png": "image/png", "jpeg": "image/jpeg", "jpg": "image/jpeg", "gif": "image/gif",
            "webp": "image/webp", "svg": "image/svg+xml"}
 
@@ -56,6 +74,10 @@ class ExportedSlide:
     title: str
     html: str  # the page with its assets inlined
     notes: str  # the speaker notes' HTML ("" when none)
+    #: the page's body (cleaned, assets inlined, notes still in it) and its stylesheet
+    #: (cleaned), as a renderer that lays slides out itself takes them
+    body: str = ""
+    css: str = ""
 
 
 @dataclasses.dataclass
@@ -67,6 +89,10 @@ class Export:
     #: "page: asset" of each binary asset the protocol cannot read back, whose slide was
     #: exported as the service's picture of it instead
     pictured: list[str] = dataclasses.field(default_factory=list)
+    #: "path: why" of each file not read whole (the export names them)
+    partial: list[str] = dataclasses.field(default_factory=list)
+    #: the deck's author, as its first page names it (`<meta name="author">`), or ""
+    author: str = ""
 
 
 def checked_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
@@ -102,24 +128,65 @@ def unwrap(text: str) -> str:
 Read = Callable[[str, dict], Awaitable[Any]]
 
 
+@dataclasses.dataclass(frozen=True)
+class ReadText:
+    text: str
+    #: why the text is not the whole file, or None when it is
+    short: str | None = None
+
+
 async def read_text(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
-                    path: str) -> str:
-    """A file's whole text, following read_file's `[partial …]` notes."""
-    parts, offset = [], 0
+                    path: str, size: int | None = None) -> ReadText:
+    """A file's text, read by pages of PAGE_BYTES, and why it is not whole when it is not
+    (an answer cut by the result ceiling, more pages than READ_PAGES_MAX, or fewer bytes
+    than `size`, the size `list_files` gave)."""
+    parts: list[str] = []
+    offset, short = 0, None
     for _ in range(READ_PAGES_MAX):
         outcome = await call("read_file", {"project_id": project_id, "path": path,
+                                           "limit": PAGE_BYTES,
                                            **({"offset": offset} if offset else {})})
         texts = [b.get("text", "") for b in getattr(outcome, "blocks", [])
                  if b.get("type") == "text"]
         if getattr(outcome, "is_error", False) or not texts:
             raise InvalidArguments(OPERATION, "path", f"{path!r} could not be read from the "
                                                       "project")
-        parts.append(unwrap(texts[0]))
+        if _WRAPPED.match(texts[0].strip()) is None:  # cut or spilled on the way
+            parts.append(unwrap(texts[0]))
+            short = "the service's answer was cut before its end"
+            break
+        part = unwrap(texts[0])
         more = next((m for t in texts[1:] if (m := _PARTIAL.search(t))), None)
         if more is None:
+            parts.append(part)
             break
-        offset = int(more.group(1))
-    return "".join(parts)
+        whole_chars = part.rstrip("\ufffd")  # a character the page boundary split
+        consumed = len(whole_chars.encode("utf-8"))
+        parts.append(whole_chars if consumed else part)
+        offset = offset + consumed if consumed else int(more.group(1))
+    else:
+        short = f"longer than {READ_PAGES_MAX * PAGE_BYTES:,} bytes, the most an export reads"
+    text = "".join(parts)
+    if short is None and size is not None and len(text.encode("utf-8")) != size:
+        short = f"read {len(text.encode('utf-8')):,} of its {size:,} bytes"
+    return ReadText(text, short)
+
+
+def page_for_export(text: str) -> tuple[str, str]:
+    """A page from the project as the export shows it: its stylesheets (without imports
+    or URLs) and its body reduced to `allowlist`; and its title. (`parts` takes it apart
+    again.)"""
+    title = _TITLE.search(text)
+    shown_title = html.unescape(title.group(1)).strip() if title else ""
+    head_end = _HEAD_END.search(text)
+    head = text[:head_end.start()] if head_end else ""
+    css = "".join(clean_css(style) for style in _STYLE.findall(head))
+    body = _BODY.search(text)
+    inner = body.group(1) if body else (text[head_end.start():] if head_end else text)
+    page = ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(shown_title)}</title><style>{css}</style></head>"
+            f"<body>{clean(inner)}</body></html>\n")
+    return page, shown_title
 
 
 def slide_pages(listing: Mapping[str, str | None], folder: str = slideshow.FOLDER) -> list[str]:
@@ -132,11 +199,14 @@ def slide_pages(listing: Mapping[str, str | None], folder: str = slideshow.FOLDE
 async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
                     listing: Mapping[str, str | None],
                     local: Mapping[str, bytes] | None = None,
-                    folder: str = slideshow.FOLDER) -> Export:
-    """Every slide page of the project with its assets inlined. `listing` is path -> etag
-    as the project holds it; `local` is path -> bytes the caller knows the project holds
-    (this deck's pushed files whose etag still matches)."""
+                    folder: str = slideshow.FOLDER,
+                    sizes: Mapping[str, int] | None = None) -> Export:
+    """Every slide page of the project, cleaned, with its assets inlined. `listing` is
+    path -> etag as the project holds it; `local` is path -> bytes the caller knows the
+    project holds (this deck's pushed files whose etag still matches); `sizes` is path ->
+    bytes as `list_files` gave them."""
     local = local or {}
+    sizes = sizes or {}
     pages = slide_pages(listing, folder)
     if not pages:
         raise InvalidArguments(OPERATION, "deck", f"the project has no slide pages under "
@@ -146,8 +216,11 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
     unread: list[str] = []
 
     async def data_uri(page: str, src: str) -> str | None:
-        if src.startswith(("data:", "#")) or re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
+        if DATA_IMAGE.match(src):
             return src
+        if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I) or src.startswith(("/", "#")):
+            unread.append(f"{page}: {src}")  # not the deck's own (the allowlist drops these)
+            return None
         path = posixpath.normpath(posixpath.join(posixpath.dirname(page), src.split("#")[0]))
         if path in cache:
             return cache[path]
@@ -157,7 +230,11 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         if path in local:
             data = local[path]
         elif path in listing and extension == "svg":
-            data = (await read_text(call, project_id, path)).encode("utf-8")
+            svg = await read_text(call, project_id, path, sizes.get(path))
+            if svg.short is None:
+                data = svg.text.encode("utf-8")
+            else:
+                export.partial.append(f"{path}: {svg.short} (not inlined)")
         if data is None or mime is None:
             unread.append(f"{page}: {src}")
             if path not in listing or mime is None:
@@ -166,8 +243,14 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         cache[path] = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
         return cache[path]
 
-    for page in pages:
-        text = await read_text(call, project_id, page)
+    for number, page in enumerate(pages):
+        read = await read_text(call, project_id, page, sizes.get(page))
+        if read.short is not None:
+            export.partial.append(f"{page}: {read.short}")
+        if number == 0 and (author := _AUTHOR.search(read.text)):
+            export.author = html.unescape(author.group(1))
+        text, shown_title = page_for_export(read.text)
+        shown_title = shown_title or posixpath.basename(page)
         pieces, last = [], 0
         unread.clear()
         for match in _SRC.finditer(text):
@@ -177,8 +260,6 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         pieces.append(text[last:])
         inlined = "".join(pieces)
         notes = "".join(_NOTES.findall(inlined))
-        title = _TITLE.search(inlined)
-        shown_title = html.unescape(title.group(1)) if title else posixpath.basename(page)
         held = [item for item in unread
                 if _asset_path(page, item.split(": ", 1)[1]) in listing]
         picture = await _service_picture(call, project_id, page) if held else None
@@ -188,8 +269,15 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
             export.missing += [item for item in unread if item not in held]
         else:
             export.missing += unread
-        export.slides.append(ExportedSlide(page, shown_title, inlined, notes))
+        export.slides.append(ExportedSlide(page, shown_title, inlined, notes,
+                                           *parts(inlined)))
     return export
+
+
+def parts(page: str) -> tuple[str, str]:
+    """The body and the stylesheet of a page `page_for_export` made."""
+    body = _BODY.search(page)
+    return (body.group(1) if body else page), "".join(_STYLE.findall(page))
 
 
 def _asset_path(page: str, src: str) -> str:
@@ -240,7 +328,8 @@ _VIEWER_CSS = (
     "border:0;background:#fff;pointer-events:none;display:none;"
     "transform:translate(-50%,-50%) scale(var(--fit,1))}"
     "iframe.current{display:block}"
-    ".count{position:fixed;right:12px;bottom:8px;color:#ddd;font-size:14px}"
+    ".count{position:fixed;right:12px;bottom:8px;color:#fff;background:#000000c0;"
+    "padding:2px 10px;border-radius:10px;font-size:14px}"
     ".notes{display:none;color:#eee;padding:8px 24px;height:28vh;overflow:auto;"
     "font-size:18px;box-sizing:border-box}"
     ".notes.current{display:block}"
@@ -264,9 +353,22 @@ _VIEWER_JS = (
 )
 
 
+def content_policy(script: str) -> str:
+    """The HTML export's Content-Security-Policy: only what the file inlines (its styles,
+    data: images and fonts, and the one viewer script, by its hash); no request leaves it,
+    and the slides' frames (srcdoc) inherit it."""
+    import hashlib
+
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    return ("default-src 'none'; img-src data:; font-src data:; style-src 'unsafe-inline'; "
+            f"script-src 'sha256-{digest}'; frame-src 'none'; child-src 'none'; "
+            "base-uri 'none'; form-action 'none'")
+
+
 def html_file(export: Export, title: str, notes: bool = False) -> str:
     """One self-contained file: each slide in a sandboxed frame (no script of a page runs),
-    one shown at a time; arrow keys, Page Up/Down, Home and End move."""
+    one shown at a time; arrow keys, Page Up/Down, Home and End move. Its
+    Content-Security-Policy lets nothing load; notes are cleaned as slides are."""
     frames, notes_html = [], []
     for number, slide in enumerate(export.slides, start=1):
         frames.append(f'<iframe sandbox="" title="{html.escape(slide.title, quote=True)}" '
@@ -274,99 +376,17 @@ def html_file(export: Export, title: str, notes: bool = False) -> str:
                       f'srcdoc="{html.escape(slide.html, quote=True)}"></iframe>')
         if notes:
             notes_html.append(f'<section class="notes" data-slide="{number}">'
-                              f"{slide.notes or '<p><i>No notes.</i></p>'}</section>")
+                              f"{clean(slide.notes) or '<p><i>No notes.</i></p>'}</section>")
     body_class = ' class="with-notes"' if notes else ""
+    author = (f'<meta name="author" content="{html.escape(export.author, quote=True)}">'
+              if export.author else "")
+    policy = html.escape(content_policy(_VIEWER_JS), quote=True)
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{policy}">{author}'
             f"<title>{html.escape(title)}</title><style>{_VIEWER_CSS}</style></head>"
             f"<body{body_class}>"
             f'<div class="deck">{"".join(frames)}</div>{"".join(notes_html)}'
             f'<div class="count"></div><script>{_VIEWER_JS}</script></body></html>\n')
-
-
-# ---------------------------------------------------------------- PDF
-
-
-def _notes_page(slide: ExportedSlide) -> str:
-    return ("<!doctype html><html><head><meta charset=\"utf-8\"><style>"
-            "body{margin:0;padding:48px 64px;font-family:DejaVu Sans,sans-serif;"
-            "font-size:24px;line-height:1.4}h2{font-size:28px;margin:0 0 16px}"
-            f"</style></head><body><h2>Notes: {html.escape(slide.title)}</h2>"
-            f"{slide.notes}</body></html>")
-
-
-async def pdf_bytes(export: Export, notes: bool = False, browser: str | None = None,
-                    context: Any = None) -> bytes:
-    """The PDF: one PAGE_WIDTH x PAGE_HEIGHT page per slide (and, with `notes`, a notes page
-    after each slide that has notes), fonts and images embedded by Chromium. `context` is
-    an open Playwright browser context to draw in (the bench keeps one warm)."""
-    import io
-
-    from pypdf import PdfWriter
-
-    documents = []
-    for slide in export.slides:
-        documents.append(slide.html)
-        if notes and slide.notes:
-            documents.append(_notes_page(slide))
-    if context is not None:
-        parts = await _pdf_pages(context, documents)
-    else:
-        async with _browser_context(browser) as opened:
-            parts = await _pdf_pages(opened, documents)
-    writer = PdfWriter()
-    for part in parts:
-        writer.append(io.BytesIO(part))
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-async def _pdf_pages(context: Any, documents: list[str]) -> list[bytes]:
-    """Each document's first page as a PDF, drawn one after another in one page."""
-    page = await context.new_page()
-    try:
-        await page.emulate_media(media="screen")
-        parts = []
-        for document in documents:
-            await page.set_content(document, wait_until="load")
-            parts.append(bytes(await page.pdf(width=f"{PAGE_WIDTH}px",
-                                              height=f"{PAGE_HEIGHT}px",
-                                              print_background=True, page_ranges="1")))
-        return parts
-    finally:
-        await page.close()
-
-
-class _browser_context:  # noqa: N801 - used as `async with`, like a function
-    """A headless Chromium and a 16:9 context, closed on leaving."""
-
-    def __init__(self, browser: str | None) -> None:
-        self.executable = browser or find_browser()
-        self._playwright: Any = None
-        self._browser: Any = None
-
-    async def __aenter__(self) -> Any:
-        try:
-            from playwright.async_api import async_playwright
-        except ImportError:
-            raise ConfigError("PDF export", NO_BROWSER) from None
-        if self.executable is None:
-            raise ConfigError("PDF export", NO_BROWSER)
-        self._playwright = await async_playwright().start()
-        try:
-            self._browser = await self._playwright.chromium.launch(
-                executable_path=self.executable,
-                args=["--no-sandbox", "--disable-dev-shm-usage"])
-        except Exception as exc:  # Playwright's own Error: the executable did not start
-            await self._playwright.stop()
-            raise ConfigError("PDF export", f"Chromium at {self.executable!r} did not start "
-                                            f"({type(exc).__name__}); {NO_BROWSER}") from None
-        return await self._browser.new_context(
-            viewport={"width": PAGE_WIDTH, "height": PAGE_HEIGHT})
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._browser.close()
-        await self._playwright.stop()
 
 
 def write_export(target: Path, data: bytes) -> None:

@@ -1,19 +1,28 @@
 """A notebook read as slides: nbformat in, one slide page per slide (by the rules of
 `core.slideshow`) out, each cell shown as a reader expects.
 
-- Markdown through markdown-it-py (raw HTML shown as text, as in every slide), with `$…$`
-  and `$$…$$` turned from TeX into MathML (latex2mathml), which Chromium draws natively; a
-  formula latex2mathml cannot read stays as its TeX, in code.
-- Code cells show their outputs: PNG, JPEG and SVG figures become assets beside the slide,
-  `text/html` (a DataFrame) is sanitized by nh3 (Ammonia's allowlist: no script, style,
-  event handler or foreign URL scheme survives), `text/markdown` and `text/latex` are read as
-  Markdown, `text/plain` and stdout are shown as text; error outputs and stderr are left
-  out and listed. With `code=True` the inputs are shown too, highlighted by Pygments.
+- Markdown through markdown-it-py, its raw HTML kept as Jupyter renders it (`<center>`,
+  `<img>`, `<details>`, …) through `allowlist` (nothing that runs or loads survives), with
+  `$…$` and `$$…$$` turned from TeX into MathML (latex2mathml, cleaned after conversion),
+  which Chromium draws natively; a formula latex2mathml cannot read stays as its TeX, in
+  code.
+- Code cells show their outputs: PNG, JPEG and SVG figures become assets beside the slide
+  (SVG first, as nbconvert chooses), `text/html` (a DataFrame) goes through the allowlist,
+  `text/markdown` and `text/latex` are read as Markdown, `text/plain` and stdout are shown
+  as text; error outputs and stderr are left out and listed. With `code=True` the inputs
+  are shown too, highlighted by Pygments.
 - The Jupyter Book tags: `remove-cell` (as if absent), `remove-input`, `remove-output`,
   and `hide-input` (a static slide has nothing to unfold, so the input is not shown).
-- Images a Markdown cell references by a relative path (inside the notebook's folder) and
-  cell attachments become assets; remote URLs are never fetched, only listed as skipped.
-- Notes cells become the slide's speaker notes: kept in the page, never visible on it.
+- Images a Markdown cell references by a relative path (inside the notebook's folder), in
+  Markdown or in its raw HTML, and cell attachments become assets; remote URLs are never
+  fetched, only listed as skipped.
+- A `fragment` cell is kept in a `<div class="fragment">` (it steps in the reveal.js
+  export; a page and the PDF show it with its slide).
+- Notes cells become the slide's speaker notes: kept in the page, never visible on it,
+  cleaned as the slide is.
+- Slides are numbered and named after the slides shown (the first is `01`), from their
+  heading (Markdown or HTML); the first slide, when it has a top heading, is laid out as a
+  title slide.
 
 Bad input (not JSON, not nbformat 4, an image outside the notebook's folder) raises
 `InvalidArguments` before anything is staged.
@@ -37,6 +46,7 @@ from urllib.parse import unquote, urlsplit
 from ...core import slideshow
 from ...core.slideshow import CellView
 from ...errors import InvalidArguments
+from .allowlist import clean
 from .slides import Asset
 
 OPERATION = "deck from-notebook"
@@ -69,6 +79,8 @@ class NotebookSlide:
     notes: str
     assets: tuple[Asset, ...]
     cells: tuple[int, ...]
+    #: "title" for the deck's title slide, else ""
+    layout: str = ""
 
 
 @dataclasses.dataclass
@@ -80,6 +92,8 @@ class NotebookReading:
     slides: list[NotebookSlide]
     skipped: list[str] = dataclasses.field(default_factory=list)
     left_out: list[str] = dataclasses.field(default_factory=list)
+    #: the notebook's authors (`metadata.authors`, as nbconvert reads them), or ""
+    author: str = ""
 
 
 def _refuse(field: str, rule: str) -> InvalidArguments:
@@ -149,11 +163,16 @@ def _markdown() -> Any:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
     dollarmath_plugin(md, allow_space=True, allow_digits=False, double_inline=True,
                       renderer=lambda content, options: _math(content,
                                                               options["display_mode"]))
     return md
+
+
+#: `<img … src=…>` in raw HTML: the part before the value, and the value in its quotes
+_HTML_SRC = re.compile(r"""(<img\b[^>]*?\bsrc\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s>]+))""",
+                       re.IGNORECASE)
 
 
 def _is_remote(src: str) -> bool:
@@ -235,7 +254,25 @@ class _Cells:
                     child.children = None
                 else:
                     child.attrSet("src", new)
+        for token in tokens:  # raw HTML: its images too
+            if token.type == "html_block":
+                token.content = self._html_images(index, cell, token.content)
+            for child in token.children or []:
+                if child.type == "html_inline":
+                    child.content = self._html_images(index, cell, child.content)
         return str(self.md.renderer.render(tokens, self.md.options, {}))
+
+    def _html_images(self, index: int, cell: Any, raw: str) -> str:
+        """Raw HTML with each `<img src>` made the slide's asset, or left without a source
+        (listed as skipped) when it is remote or not an image."""
+        def swap(match: re.Match[str]) -> str:
+            src = html.unescape(match.group(2) or match.group(3) or match.group(4) or "")
+            if src.startswith("data:"):
+                return match.group(0)
+            new = self._image_src(index, cell, src)
+            return f'{match.group(1)}"{html.escape(new or "", quote=True)}"'
+
+        return _HTML_SRC.sub(swap, raw)
 
     def code_cell(self, index: int, cell: Any, tags: frozenset[str]) -> str:
         parts = []
@@ -259,7 +296,7 @@ class _Cells:
         except ClassNotFound:
             lexer = get_lexer_by_name("text")
         formatter = HtmlFormatter(noclasses=True, nowrap=True, style="default")
-        return (f'<pre class="jdp-code" style="background:#f6f8fa">'
+        return (f'<pre class="jdp-code" style="background-color:#f6f8fa">'
                 f"{highlight(source, lexer, formatter)}</pre>")
 
     def _output(self, index: int, output: Any) -> str:
@@ -310,11 +347,8 @@ def _bytes_of(value: Any, mime: str) -> bytes:
 
 
 def sanitize(fragment: str) -> str:
-    """HTML from an output, reduced to Ammonia's allowlist (tables, text, lists, images
-    with ordinary URLs); scripts, styles and event handlers are removed with their content."""
-    import nh3
-
-    return str(nh3.clean(fragment, link_rel=None))
+    """HTML from an output, reduced to what a slide may hold (`allowlist`)."""
+    return clean(fragment)
 
 
 def _plain_title(markdown: str) -> str:
@@ -323,44 +357,100 @@ def _plain_title(markdown: str) -> str:
                   markdown).strip()
 
 
+_HTML_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def heading(source: str) -> tuple[int, str] | None:
+    """A Markdown cell's first heading (level, plain text): a Markdown heading, else an
+    HTML `<h1>`…`<h6>` (as in `<center><h1>…</h1></center>`)."""
+    fenced = False
+    for line in source.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        found = None if fenced else slideshow.heading_of(line)
+        if found:
+            return found[0], _plain_title(found[1])
+    tag = _HTML_HEADING.search(source)
+    if tag:
+        text = html.unescape(re.sub(r"<[^>]*>", "", tag.group(2)))
+        return int(tag.group(1)), " ".join(text.split())
+    return None
+
+
 def title_for(cells: Sequence[CellView], indexes: Sequence[int], number: int) -> str:
     for i in indexes:
         if cells[i].kind == "markdown":
-            found = slideshow.heading_of(cells[i].source)
+            found = heading(cells[i].source)
             if found:
-                return _plain_title(found[1]) or f"Slide {number}"
+                return found[1] or f"Slide {number}"
     return f"Slide {number}"
+
+
+def authors_of(notebook: Any) -> str:
+    """The notebook's `metadata.authors` names, joined (nbformat's documented field)."""
+    authors = (notebook.get("metadata") or {}).get("authors") or []
+    names = [a.get("name") if isinstance(a, dict) else a for a in authors]
+    return ", ".join(n.strip() for n in names if isinstance(n, str) and n.strip())[:200]
+
+
+def _is_title_slide(cells: Sequence[CellView], indexes: Sequence[int]) -> bool:
+    """A slide whose first heading is a top one (H1): the deck's title slide."""
+    for i in indexes:
+        if cells[i].kind == "markdown" and (found := heading(cells[i].source)):
+            return found[0] == 1
+    return False
+
+
+def _render(notebook: Any, cells: Sequence[CellView], group: Any, folder: Path,
+            stem: str, code: bool, reading: NotebookReading) -> tuple[str, str, Any]:
+    """A slide's body and notes HTML, and its renderer (holding its assets)."""
+    renderer = _Cells(notebook, folder, stem, code, reading)
+    body = []
+    for i in group.cells:
+        cell = notebook.cells[i]
+        shown = ""
+        if cells[i].kind == "markdown":
+            shown = renderer.markdown(i, cell)
+        elif cells[i].kind == "code":
+            shown = renderer.code_cell(i, cell, cells[i].tags)
+        if shown and cells[i].slide_type == "fragment":  # steps in the reveal.js export
+            shown = f'<div class="fragment">{shown}</div>'
+        body.append(shown)
+    notes = []
+    for i in group.notes:
+        cell = notebook.cells[i]
+        notes.append(renderer.markdown(i, cell) if cells[i].kind == "markdown"
+                     else f"<pre>{html.escape(cells[i].source)}</pre>")
+    notes_html = (f'<aside class="jdp-notes" hidden>{"".join(notes)}</aside>'
+                  if notes else "")
+    return "".join(body), notes_html, renderer
 
 
 def read(path: str | os.PathLike[str], code: bool = False) -> NotebookReading:
     """The slides of the notebook at `path` (see the module's docstring)."""
     notebook = load(path)
     cells = [cell_view(c) for c in notebook.cells]
-    groups = slideshow.slides_of(cells)
     rule = "slideshow metadata" if slideshow.has_slideshow_metadata(cells) else "headings"
-    reading = NotebookReading(str(path), rule, [])
-    titles = [title_for(cells, g.cells, n) for n, g in enumerate(groups, start=1)]
+    reading = NotebookReading(str(path), rule, [], author=authors_of(notebook))
     folder = Path(path).parent
-    for group, title, stem in zip(groups, titles, slideshow.slide_stems(titles), strict=True):
-        renderer = _Cells(notebook, folder, stem, code, reading)
-        body = []
-        for i in group.cells:
-            cell = notebook.cells[i]
-            if cells[i].kind == "markdown":
-                body.append(renderer.markdown(i, cell))
-            elif cells[i].kind == "code":
-                body.append(renderer.code_cell(i, cell, cells[i].tags))
-        notes = []
-        for i in group.notes:
-            cell = notebook.cells[i]
-            notes.append(renderer.markdown(i, cell) if cells[i].kind == "markdown"
-                         else f"<pre>{html.escape(cells[i].source)}</pre>")
-        notes_html = (f'<aside class="jdp-notes" hidden>{"".join(notes)}</aside>'
-                      if notes else "")
-        shown = "".join(body)
-        if not shown.strip() and not notes_html:
-            continue
-        reading.slides.append(NotebookSlide(slideshow.slide_path(stem), title, shown,
-                                            notes_html, tuple(renderer.assets),
-                                            group.cells + group.notes))
+    # a first pass finds the slides that show something, so they are numbered from 01
+    scratch = NotebookReading(str(path), rule, [])
+    groups = []
+    for group in slideshow.slides_of(cells):
+        body, notes, _ = _render(notebook, cells, group, folder, "x", code, scratch)
+        if body.strip() or notes:
+            groups.append(group)
+        elif group.cells:  # said, never dropped silently
+            numbers = ", ".join(str(i + 1) for i in group.cells)
+            why = ("only code inputs: --code shows them" if not code and any(
+                cells[i].kind == "code" for i in group.cells) else "nothing to show")
+            reading.left_out.append(f"a slide of cell(s) {numbers} ({why})")
+    titles = [title_for(cells, g.cells, n) for n, g in enumerate(groups, start=1)]
+    for number, (group, title, stem) in enumerate(
+            zip(groups, titles, slideshow.slide_stems(titles), strict=True), start=1):
+        body, notes, renderer = _render(notebook, cells, group, folder, stem, code, reading)
+        layout = "title" if number == 1 and _is_title_slide(cells, group.cells) else ""
+        reading.slides.append(NotebookSlide(slideshow.slide_path(stem), title, body,
+                                            notes, tuple(renderer.assets),
+                                            group.cells + group.notes, layout))
     return reading

@@ -2,7 +2,9 @@
 HTML in the Markdown is shown as text, never run), each `$name` replaced by what it names —
 a matplotlib figure (a PNG asset beside the slide), a pandas DataFrame (an HTML table of at
 most TABLE_MAX_ROWS rows) or a string (text) — inside a self-contained page that carries
-the deck's stylesheet.
+the deck's stylesheet. Every page's body goes through `allowlist.clean`, whatever made it;
+an image that is not the deck's own (`![x](http://…)`) is shown as its alt text, marked as
+not loaded.
 
 Objects are recognised by what they can do (`savefig`, `to_html`), so this module imports
 neither matplotlib nor pandas.
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import InvalidArguments
+from .allowlist import clean, own_source
 from .theme import Theme, stylesheet
 
 #: `$name` in a slide's Markdown; `\$name` stays literal
@@ -121,7 +124,13 @@ def render_markdown(markdown: str, pieces: Mapping[str, Piece]) -> str:
         order.append(pieces[name])
         return _MARK.format(len(order) - 1)
 
-    body = _markdown().render(PLACEHOLDER.sub(mark, markdown))
+    md = _markdown()
+    tokens = md.parse(PLACEHOLDER.sub(mark, markdown))
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "image" and not own_source(str(child.attrGet("src") or "")):
+                not_loaded(child)
+    body = md.renderer.render(tokens, md.options, {})
 
     def block(match: re.Match[str]) -> str:
         piece = order[int(match.group(1))]
@@ -129,6 +138,14 @@ def render_markdown(markdown: str, pieces: Mapping[str, Piece]) -> str:
 
     body = re.sub(r"<p>JDPPIECE([0-9]+)X</p>", block, body)
     return _MARK_RE.sub(lambda m: order[int(m.group(1))].html, body)
+
+
+def not_loaded(image: Any, why: str = "not loaded") -> None:
+    """Turn a Markdown image token into the text `[image: ALT (why)]`."""
+    alt = image.content or str(image.attrGet("src") or "")
+    image.type, image.tag, image.nesting = "text", "", 0
+    image.content = f"[image: {alt} ({why})]"
+    image.attrs, image.children = {}, None
 
 
 def title_of(markdown: str, fallback: str) -> str:
@@ -142,10 +159,16 @@ def title_of(markdown: str, fallback: str) -> str:
     return fallback
 
 
-def page(title: str, body: str, theme: Theme, extra_css: str = "") -> str:
-    """A self-contained slide page (`extra_css` follows the deck's stylesheet)."""
+def page(title: str, body: str, theme: Theme, extra_css: str = "", layout: str = "",
+         author: str = "") -> str:
+    """A self-contained slide page (`extra_css` follows the deck's stylesheet); the body
+    reduced to the allowlist. `layout` "title" centres it as a title slide; `author` is
+    named in a `<meta name="author">` (the export's PDF metadata reads it)."""
+    classes = "slide title" if layout == "title" else "slide"
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{stylesheet(theme)}{extra_css}"
+            + (f'<meta name="author" content="{html.escape(author, quote=True)}">'
+               if author else "")
+            + f"<title>{html.escape(title)}</title><style>{stylesheet(theme)}{extra_css}"
             "</style></head>\n"
-            f"<body><main class=\"slide\">\n{body}</main></body></html>\n")
+            f"<body><main class=\"{classes}\">\n{clean(body)}</main></body></html>\n")

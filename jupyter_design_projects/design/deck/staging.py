@@ -1,6 +1,6 @@
 """What a deck would write, before anything is sent: staged files by path, in the order
 they were staged, each a slide page or one of its assets, and how each compares with what
-the project held when it was last listed (new, or replacing a file)."""
+the project held when it was last listed (new, replacing a file, or unchanged)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from ...errors import InvalidArguments
 from .slides import Asset
 
 SLIDE_SUFFIXES = (".html", ".htm")
-#: what the staged table's `change` column says
-NEW, REPLACE = "new", "replace"
+#: what the staged table's `change` column says (`unchanged`: the project holds it as
+#: staged, so a push does not write it)
+NEW, REPLACE, UNCHANGED = "new", "replace", "unchanged"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """A deck's look: the Design project's design system where the service offers one, else
-the documented default, and the slide stylesheet built from it.
+the documented default, and the slide stylesheet built from it; or, chosen by the person
+(`--theme`), the built-in `light` or `dark` look, or a CSS file of their own added after
+the stylesheet (without `@import` or `url()`s: a slide loads nothing).
 
 The service describes a project's design system in `get_claude_design_prompt(project_id=…)`
 (PROTOCOL §3 offers no other read of it): a `## Design system: NAME` section of
@@ -41,10 +43,46 @@ class Theme:
     body_font: str = "DejaVu Sans, Helvetica, Arial, sans-serif"
     radius: str = "6px"
     spacing: str = "8px"
+    #: CSS of the person's own, after the stylesheet (already cleaned)
+    extra_css: str = ""
 
 
 #: the look of a deck whose project has no design system (or a service that offers none)
 DEFAULT_THEME = Theme("built-in default")
+#: the looks `--theme` names
+BUILT_IN = {
+    "light": dataclasses.replace(DEFAULT_THEME, name="light"),
+    "dark": Theme("dark", primary="#8ab4f8", accent="#f2a541", background="#1b1f24",
+                  text="#e8eaed"),
+}
+#: the largest CSS theme file read
+CSS_FILE_MAX_BYTES = 256 * 1024
+
+
+def chosen_theme(choice: str, base: Theme = DEFAULT_THEME) -> Theme:
+    """`--theme light|dark` (a built-in look) or `--theme PATH.css` (`base` with the file's
+    CSS after the stylesheet); a clear InvalidArguments otherwise."""
+    from pathlib import Path
+
+    from ...errors import InvalidArguments
+    from .allowlist import clean_css
+
+    if choice in BUILT_IN:
+        return BUILT_IN[choice]
+    path = Path(choice).expanduser()
+    if path.suffix.lower() != ".css":
+        raise InvalidArguments("deck", "theme", f"{choice!r} is not light, dark or a .css file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidArguments("deck", "theme", f"{choice!r} cannot be read "
+                                                f"({type(exc).__name__})") from None
+    if len(data) > CSS_FILE_MAX_BYTES:
+        raise InvalidArguments("deck", "theme", f"{choice!r} is over "
+                                                f"{CSS_FILE_MAX_BYTES:,} bytes")
+    css = clean_css(data.decode("utf-8", errors="replace"))
+    name = base.name.split(" + ", 1)[0]
+    return dataclasses.replace(base, name=f"{name} + {path.name}", extra_css=css)
 
 
 def theme_from_tokens(name: str, tokens: Mapping[str, str]) -> Theme:
@@ -96,4 +134,8 @@ def stylesheet(theme: Theme) -> str:
         f"th{{background:{t.primary};color:{t.background};text-align:left}}"
         f"th,td{{padding:4px 10px;border-bottom:1px solid {t.accent}}}"
         ".jdp-more-rows{font-size:20px;opacity:.75}"
+        ".slide.title{display:flex;flex-direction:column;justify-content:center;"
+        "align-items:center;text-align:center}"
+        ".slide.title h1{font-size:72px}"
+        + t.extra_css
     )

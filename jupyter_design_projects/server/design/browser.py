@@ -268,6 +268,11 @@ class _Tab:
             return
         self.failed.append({"url": url, "status": None,
                             "error": "blocked: a preview loads only the project's own files"})
+        if route.request.is_navigation_request() and route.request.frame.parent_frame is None:
+            # the page leaving for elsewhere (a meta refresh, a script): "204 No Content"
+            # keeps it where it is, to be drawn (an aborted navigation shows an error page)
+            await route.fulfill(status=204, body=b"")
+            return
         await route.abort("blockedbyclient")
 
     async def shoot(self, path: str, fetch: Fetch, viewport: tuple[int, int],

@@ -1,0 +1,228 @@
+"""`%project write`, `%%project write`, `%project delete` and `%project restore` in the
+notebook: each change on an approval card first (a create's path, size and budget after;
+a replace's diff of what it replaces; a delete's path, size and first lines), whose Approve
+sends exactly what it showed and whose Deny sends nothing. `--yes` sends the change with
+no card, journaled as such; without it, where nobody can click, the cell fails naming
+`--yes`. Event-driven, like every card: the click continues the call."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import html
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..core import change_preview as preview
+from ..core.cards import APPROVE, DENY
+from ..errors import ApprovalClosed, JdpError, ProjectsChangeDenied
+from ..projects.change import DELETE, ProjectChange
+from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
+from . import views
+from .cards import BUTTON_STYLES, DENIED, STALE_CSS, STALE_LINE, card_html
+from .outcome import Outcome, PendingOutcome
+from .theme import colour
+
+#: the card's status line after Approve
+SENT = "Approved: sent as shown on this card."
+
+
+def change_command(host: Any, action: str, args: dict[str, Any]) -> Any:
+    """One change: prepared (read, nothing sent), then sent with `--yes`, put on a card
+    where a person can click, or refused naming `--yes` where nobody can."""
+    from ..projects.change import prepare
+
+    args = dict(args)
+    yes = bool(args.pop("yes", False))
+    session = host.session
+    change = session.run(prepare(session.projects, action, args))
+    if yes:
+        return views.project_outcome(action, _send(host, change, APPROVED_BY_YES))
+    if not host.can_ask():
+        raise ProjectsChangeDenied(action, "nobody_can_click")
+    from IPython.display import display
+
+    card = ChangeCard(change, session.projects.project_uuid,
+                      lambda: _send(host, change, APPROVED_ON_CARD))
+    display(card)
+    return PendingChange(card)
+
+
+def _send(host: Any, change: ProjectChange, approved_by: str) -> dict[str, Any]:
+    from ..projects.change import perform
+
+    session = host.session
+    # the bar stays hidden unless the upload is a MiB or more
+    progress = host.progress() if change.method != DELETE else contextlib.nullcontext()
+    with progress:
+        return session.run(perform(session.projects, change, approved_by=approved_by))
+
+
+# ---------------------------------------------------------------- the card's body
+
+
+def _diff_lines(text: str) -> str:
+    """A diff's lines, escaped, each coloured by what it does."""
+    out = []
+    for line in text.splitlines():
+        role = ("ok" if line.startswith("+") and not line.startswith("+++") else
+                "error" if line.startswith("-") and not line.startswith("---") else None)
+        shown = html.escape(line)
+        out.append(f'<span style="color:{colour(role)}">{shown}</span>' if role else shown)
+    return "\n".join(out)
+
+
+def _pre(text: str, css: str) -> str:
+    return (f'<pre class="{css}" style="white-space:pre-wrap;margin:4px 0;max-height:24em;'
+            f'overflow:auto">{_diff_lines(text)}</pre>')
+
+
+def diff_html(change: ProjectChange) -> str:
+    """A replace's diff: as much as the card's budget holds, the cut said, and the whole
+    diff in a collapsible section (itself cut past WHOLE_DIFF_MAX_CHARS, and said)."""
+    diff = change.diff
+    shown = preview.diff_shown(diff)
+    head = "What it replaces (unified diff, - the doc now, + this write)"
+    if not diff:
+        return (f'<div class="jdp-change-diff"><b>{html.escape(head)}</b>: the content is '
+                "the same as the doc's now.</div>")
+    cut = f" — {html.escape(shown.note)}; the whole diff is below" if shown.cut else ""
+    parts = [f'<div class="jdp-change-diff"><b>{html.escape(head)}</b>{cut}',
+             _pre(shown.text, "jdp-change-diff-shown")]
+    if shown.cut:
+        whole = preview.whole_diff(diff)
+        more = (f'<p style="margin:2px 0">{html.escape(whole.note)} (the card holds '
+                f"{preview.WHOLE_DIFF_MAX_CHARS:,} characters of it; the pending outcome's "
+                "<code>.change.diff</code> has it all)</p>" if whole.cut else "")
+        parts.append(f'<details class="jdp-change-whole-diff"><summary>The whole diff '
+                     f"({whole.total:,} lines)</summary>{_pre(whole.text, 'jdp-change-all')}"
+                     f"{more}</details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def lost_html(change: ProjectChange) -> str:
+    """What a delete loses: the doc's path and size (in the fields above) and its first
+    lines, the cut said."""
+    lost = preview.lost_lines(change.previous or "")
+    cut = f" — {html.escape(lost.note)}" if lost.cut else ""
+    return (f'<div class="jdp-change-lost"><b>What is lost: {html.escape(change.path)}, '
+            f"{html.escape(preview.size_line(change.n_bytes))}</b>{cut}"
+            f'<pre style="white-space:pre-wrap;margin:4px 0">{html.escape(lost.text)}</pre>'
+            "</div>")
+
+
+def change_html(change: ProjectChange, project_uuid: str) -> str:
+    """The card's body: the question, where it lands, its size and budget (the shared
+    card layout), then the diff or what is lost."""
+    request = dataclasses.replace(change.request(project_uuid), details=change.details())
+    body = card_html(request)
+    if change.method == DELETE:
+        return body + lost_html(change)
+    if change.replaces:
+        return body + diff_html(change)
+    return body
+
+
+# ---------------------------------------------------------------- the card
+
+
+class ChangeCard:
+    """One card for one Projects change: Approve sends it as shown, Deny sends nothing."""
+
+    def __init__(self, change: ProjectChange, project_uuid: str,
+                 send: Callable[[], dict[str, Any]]) -> None:
+        import ipywidgets as w
+
+        self.change = change
+        self._send = send
+        self._lock = threading.Lock()
+        self._open = True
+        self.outcome: Outcome | None = None
+        self.header = w.HTML(change_html(change, project_uuid))
+        self.stale = w.HTML(
+            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
+            f"<b>{html.escape(STALE_LINE)}</b></p>")
+        self.stale.add_class("jdp-card-stale")
+        self.approve_button = w.Button(description=APPROVE, button_style=BUTTON_STYLES[APPROVE])
+        self.deny_button = w.Button(description=DENY, button_style=BUTTON_STYLES[DENY])
+        self.approve_button.on_click(lambda _b: self.approve())
+        self.deny_button.on_click(lambda _b: self.deny())
+        self.buttons = w.HBox([self.approve_button, self.deny_button])
+        self.buttons.add_class("jdp-card-buttons")
+        self.status = w.HTML()
+        self.output = w.Output()
+        self.widget = w.VBox([self.header, self.stale, self.buttons, self.status, self.output],
+                             layout=w.Layout(border=f"1px solid {colour('border')}",
+                                             padding="6px"))
+        self.widget.add_class("jdp-card-box")
+
+    @property
+    def label(self) -> str:
+        return f"project {self.change.method}"
+
+    def _claim(self, said: str) -> None:
+        with self._lock:
+            if not self._open:
+                raise ApprovalClosed(self.label)
+            self._open = False
+        for button in (self.approve_button, self.deny_button):
+            button.disabled = True
+        self.status.value = f"<em>{html.escape(said)}</em>"
+
+    def approve(self) -> Outcome:
+        """Send the change exactly as the card shows it; the outcome says what was done."""
+        self._claim("approved: sending …")
+        result: Any = None
+        with self.output:  # a progress bar for a large upload shows in the card
+            try:
+                result = self._send()
+            except BaseException as exc:  # noqa: BLE001 - raised again below, not here:
+                result = exc  # an Output block shows and swallows what leaves it
+        if isinstance(result, JdpError):
+            outcome = views.failed_outcome(self.label, result)
+            self.status.value = f"<em>approved, not sent: {html.escape(str(result))}</em>"
+        elif isinstance(result, BaseException):
+            raise result
+        else:
+            outcome = views.project_outcome(self.change.method, result)
+            self.status.value = f"<em>{html.escape(SENT)}</em>"
+        return self._finish(outcome)
+
+    def deny(self) -> Outcome:
+        self._claim(DENIED)
+        return self._finish(views.failed_outcome(
+            self.label, ProjectsChangeDenied(self.change.method, "denied_on_card")))
+
+    def _finish(self, outcome: Outcome) -> Outcome:
+        self.outcome = outcome
+        self.buttons.children = ()
+        self.output.outputs = ()
+        self.output.append_display_data(outcome)
+        return outcome
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """The live card, and for a frontend with no widgets (nbconvert, a docs page, a
+        saved notebook) the card as HTML and text."""
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        return {**bundle, "text/html": self.header.value,
+                "text/plain": f"Approval card: {self.change.title} {self.change.path}"}
+
+
+class PendingChange(PendingOutcome):
+    """A change waiting on its card (`.change` is what it shows); afterwards every
+    attribute is the final Outcome's."""
+
+    def __init__(self, card: ChangeCard) -> None:
+        super().__init__(card.label, card)
+
+    @property
+    def change(self) -> ProjectChange:
+        return self.card.change
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        if self.card.outcome is not None:
+            return self.card.outcome._repr_mimebundle_(include, exclude)
+        text = f"%{self.operation}: see its approval card above; what was done appears there"
+        return {"text/plain": text, "text/html": f"<em>{html.escape(text)}</em>"}
