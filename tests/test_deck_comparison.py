@@ -11,10 +11,10 @@ project's outputs does not, so that column is compared with a fresh measurement:
 export changes what it keeps, rerun `python3 tasks.py bench deck_compare` to rewrite the
 table.
 
-Known on main at 4df72fc (issue 33 item 1, helper F's PDF fitting fixes it): the RISE
-talk's slide 3 (two long code cells) is taller than the 720 px page and the PDF export
-keeps only its first page, so `test_every_word_of_every_slide_is_in_our_pdf[rise-readme]`
-fails there, naming the words lost. The assertion stays strict on purpose.
+The PDF test is the one that caught a loss: at 4df72fc the RISE talk's slide 3 (two long
+code cells, taller than the 720 px page) lost its end in the PDF, the export keeping a
+slide's first page only (issue 33 item 1); since F's fitting (merged in f20d810) it passes.
+The assertion stays strict.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def exported(tmp_path_factory, module_reference_service):
 @pytest.mark.parametrize("name", TALKS)
 def test_every_word_of_every_slide_is_in_our_pdf(exported, name):
     slides, ours = exported[name]
-    # rise-readme fails on main at 4df72fc: slide 3 overflows the page (issue 33 item 1)
+    # failed at 4df72fc for rise-readme: slide 3 overflowed its page (issue 33 item 1)
     assert compare.missing_per_slide(slides, compare.pdf_text(ours["pdf"].read_bytes())) == {}
 
 
