@@ -376,6 +376,8 @@ async def _warm_exports(read: Any, title: str, rounds: int) -> dict[str, float]:
     from playwright.async_api import async_playwright
 
     from jupyter_design_projects.design.deck import export as exporting
+    from jupyter_design_projects.design.deck import pdf
+    from jupyter_design_projects.design.deck.html_deck import html_document
 
     best = {"pdf": float("inf"), "html": float("inf"), "bare": float("inf")}
     async with async_playwright() as playwright:
@@ -383,7 +385,7 @@ async def _warm_exports(read: Any, title: str, rounds: int) -> dict[str, float]:
             executable_path=exporting.find_browser(),
             args=["--no-sandbox", "--disable-dev-shm-usage"])
         context = await browser.new_context(viewport={"width": 1280, "height": 720})
-        pages = [getattr(s, "html", None) or s.body for s in read.slides]
+        pages = [slide.html for slide in read.slides]
 
         async def bare() -> None:
             page = await context.new_page()
@@ -392,42 +394,19 @@ async def _warm_exports(read: Any, title: str, rounds: int) -> dict[str, float]:
                 await page.pdf(width="1280px", height="720px", print_background=True)
             await page.close()
 
-        await _pdf(read, title, browser, context)  # warm: one export unmeasured
+        await pdf.pdf_bytes(read, launched=browser, title=title)  # warm, unmeasured
         for _ in range(rounds):
             started = time.perf_counter()
-            await _pdf(read, title, browser, context)
+            await pdf.pdf_bytes(read, launched=browser, title=title)
             best["pdf"] = min(best["pdf"], time.perf_counter() - started)
             started = time.perf_counter()
-            _html(read, title)
+            html_document(read, title)
             best["html"] = min(best["html"], time.perf_counter() - started)
             started = time.perf_counter()
             await bare()
             best["bare"] = min(best["bare"], time.perf_counter() - started)
         await browser.close()
     return {k: v * 1000 for k, v in best.items()}
-
-
-async def _pdf(read: Any, title: str, browser: Any, context: Any) -> None:
-    """The PDF export's own drawing with an open browser: `design.deck.pdf` where the build
-    has it (it makes its locked-down context), else `export.pdf_bytes` in `context`."""
-    try:
-        from jupyter_design_projects.design.deck import pdf
-    except ImportError:
-        from jupyter_design_projects.design.deck import export as exporting
-
-        await exporting.pdf_bytes(read, context=context)
-        return
-    await pdf.pdf_bytes(read, launched=browser, title=title)
-
-
-def _html(read: Any, title: str) -> str:
-    try:
-        from jupyter_design_projects.design.deck.html_deck import html_document
-    except ImportError:
-        from jupyter_design_projects.design.deck import export as exporting
-
-        return exporting.html_file(read, title)
-    return html_document(read, title)[0]
 
 
 def thirty_slides(talk: Path, scratch: Path) -> Path:
