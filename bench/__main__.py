@@ -16,6 +16,7 @@ from pathlib import Path
 from . import (
     figures_client,
     figures_deck,
+    figures_deck_compare,
     figures_mcp,
     figures_service,
     figures_startup,
@@ -35,6 +36,7 @@ FIGURES: dict[str, Figure] = {
     **figures_service.FIGURES,
     **figures_sync.FIGURES,
     **figures_deck.FIGURES,
+    **figures_deck_compare.FIGURES,
 }
 
 
