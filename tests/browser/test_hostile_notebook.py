@@ -57,6 +57,16 @@ def shell(reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
         unload(ip)
 
 
+def widget_html(widget: Any) -> Iterator[str]:
+    """The HTML of every HTML widget inside `widget` (what ipywidgets puts in the page)."""
+    import ipywidgets
+
+    if isinstance(widget, ipywidgets.HTML | ipywidgets.HTMLMath):
+        yield widget.value
+    for child in getattr(widget, "children", ()):
+        yield from widget_html(child)
+
+
 class Surfaces:
     """The HTML every call shows (outcome, DataFrames, card and widget values) and the
     one-line errors of the calls that failed."""
@@ -73,7 +83,9 @@ class Surfaces:
             return None
         card = getattr(shown, "card", None)
         if card is not None:  # a pending outcome: its card as the notebook shows it
-            self.html += [card.header.value, card.stale.value, card.status.value]
+            self.html += list(widget_html(card.widget))
+            if card.outcome is not None:
+                self.keep(card.outcome)
             return shown
         bundle = shown._repr_mimebundle_()
         self.html.append(bundle.get("text/html", ""))
@@ -94,13 +106,17 @@ class Surfaces:
             self.errors.append(str(error))
             return None
 
-    def answered(self, pending: Any, approve: bool) -> Any:
-        """A pending outcome's card answered, and the card as it then reads."""
-        if pending is None or getattr(pending, "card", None) is None:
+    def answered(self, pending: Any, choice: str = "deny") -> Any:
+        """A pending outcome's card answered ("deny", "approve" or "durable": approved for
+        the project), and the card as it then reads."""
+        card = getattr(pending, "card", None)
+        if card is None:
             return pending
-        final = pending.card.approve() if approve else pending.card.deny()
-        self.keep(pending)
-        return self.keep(final)
+        if choice == "deny":
+            card.deny()
+        else:
+            card.approve(**({"durable": True} if choice == "durable" else {}))
+        return self.keep(pending)
 
 
 def visit_every_surface(shell: Any, seen: Surfaces, deck_id: str) -> None:
@@ -121,12 +137,15 @@ def visit_every_surface(shell: Any, seen: Surfaces, deck_id: str) -> None:
     seen.line("design", "list_files project_id=$deck")
     seen.line("design", "read_file project_id=$deck path=index.html")
     seen.line("design", "read_file project_id=$deck path=no-such-file.html")
-    seen.answered(seen.line("design", "write_files project_id=$deck files=$files"), False)
+    seen.answered(seen.line("design", "write_files project_id=$deck files=$files"))
     shell.user_ns["writes"] = ["slides/99-x.html"]
-    seen.answered(seen.line("design", "finalize_plan project_id=$deck writes=$writes"), False)
+    seen.answered(seen.line("design", "finalize_plan project_id=$deck writes=$writes"))
     seen.line("design", "status")
     seen.line("design", "trace")
+    seen.line("design", "trace --curl")
     seen.line("design", "trace off")
+    seen.line("project", "sync pulled --pull --dry-run")
+    seen.answered(seen.line("project", "sync pulled --pull"))
 
 
 def consent_and_deck(shell: Any) -> str:
@@ -167,7 +186,14 @@ def test_every_notebook_surface_of_a_hostile_service_runs_nothing_and_loads_noth
         for payload, keep in passes(spot.url):
             set_hostile(reference_service.base_url, payload, keep=keep)
             visit_every_surface(shell, seen, deck_id)
+        # a grant approved on a card that names the project: the status then names it
+        set_hostile(reference_service.base_url, payloads(spot.url)["onerror"])
+        granted = seen.line("design", "write_files project_id=$deck files=$files")
+        seen.answered(granted, "durable")
+        status = seen.line("design", "status")
         set_hostile(reference_service.base_url, None)
+        escaped = html.escape(payloads(spot.url)["onerror"])
+        assert escaped in status._repr_mimebundle_()["text/html"]
         shown = "".join(seen.html)
         # the payloads did reach what a person sees (escaped), each of them
         for name, payload in payloads(spot.url).items():

@@ -120,3 +120,12 @@ def test_keep_leaves_the_named_keys_clean() -> None:
 def test_a_body_that_is_not_json_is_left_alone() -> None:
     assert rewrite(b"\x89PNG", Hostile(BAD)) is None
     assert json.loads(rewrite(b'{"message": "No."}', Hostile(BAD))) == {"message": "No." + BAD}
+
+
+def test_error_codes_stay_clean_and_their_messages_carry_it() -> None:
+    value = {"error": "needs_project_grant", "prompt": "Allow?"}
+    assert taint(value, Hostile(BAD)) == {"error": "needs_project_grant",
+                                          "prompt": "Allow?" + BAD}
+    envelope = {"type": "error", "error": {"type": "not_found_error", "message": "No."}}
+    assert taint(envelope, Hostile(BAD))["error"] == {"type": "not_found_error",
+                                                      "message": "No." + BAD}

@@ -26,6 +26,8 @@ KEEP_KEYS = frozenset({
     "enum", "const", "format", "pattern", "$schema", "$ref", "file_kind", "status",
     "sha256", "hash", "code", "state", "capabilities", "nextCursor", "cursor",
 })
+#: keys whose string values are codes (an `error` object's message is text)
+CODE_KEYS = frozenset({"error", "kind", "reason", "rule", "consent", "role"})
 #: keys ending so are ids, URLs, times or secrets
 KEEP_SUFFIXES = ("_id", "_uuid", "_url", "url", "Url", "_at", "_token", "token", "_type",
                  "_kind", "_ids")
@@ -53,7 +55,8 @@ def applies(path: str) -> bool:
 
 
 def _kept(key: str | None, value: str) -> bool:
-    if key is not None and (key in KEEP_KEYS or key.endswith(KEEP_SUFFIXES)):
+    if key is not None and (key in KEEP_KEYS or key in CODE_KEYS
+                            or key.endswith(KEEP_SUFFIXES)):
         return True
     return bool(_UUID.fullmatch(value) or _URL.fullmatch(value) or _TIME.fullmatch(value))
 
