@@ -210,11 +210,16 @@ def test_every_notebook_surface_of_a_hostile_service_runs_nothing_and_loads_noth
 def test_tool_names_with_payloads_are_refused_and_the_refusal_is_escaped(
         shell, reference_service, chromium):
     seen = Surfaces(shell)
+    clean = shell.run_line_magic("design", "list --full")
+    assert "refused_names" not in clean.data
     with beacon() as spot:
         set_hostile(reference_service.base_url, all_payloads(spot.url), names=True)
-        listed = seen.line("design", "list")
+        listed = seen.line("design", "list --full")
         set_hostile(reference_service.base_url, None)
-        assert listed is None or listed.is_error or not listed.tables.get("catalogue")
+        # every tool is refused for its name, and the outcome says so (nothing silent)
+        assert listed.tables["catalogue"] == []
+        assert listed.data["refused_names"] == len(clean.data["operations"])
+        assert listed.notice is not None
         rendered = render(chromium, [page_of(seen.html + [html.escape(e)
                                                           for e in seen.errors])], spot)
     assert rendered.hits == [] and rendered.pwned == [None]
