@@ -179,13 +179,23 @@ def pages_of(fragments: list[str], size: int = 1_000_000) -> list[str]:
 
 
 def test_every_notebook_surface_of_a_hostile_service_runs_nothing_and_loads_nothing(
-        shell, reference_service, chromium):
+        shell, reference_service, chromium, tmp_path):
     deck_id = consent_and_deck(shell)
     seen = Surfaces(shell)
     with beacon() as spot:
         for payload, keep in passes(spot.url):
             set_hostile(reference_service.base_url, payload, keep=keep)
             visit_every_surface(shell, seen, deck_id)
+        # a foreign folder synced: file names and content carry payloads (a name holds
+        # no "/", so its payload fetches nothing: it only tries to run)
+        foreign = tmp_path / "foreign"
+        foreign.mkdir()
+        (foreign / "<img src=x onerror=window.__pwned=1>.md").write_text(
+            all_payloads(spot.url))
+        (foreign / "notes.md").write_text(all_payloads(spot.url))
+        seen.line("project", "sync foreign --to foreign/ --dry-run")
+        seen.answered(seen.line("project", "sync foreign --to foreign/"))
+        assert "&lt;img src=x onerror=window.__pwned=1&gt;.md" in "".join(seen.html)
         # a grant approved on a card that names the project: the status then names it
         set_hostile(reference_service.base_url, payloads(spot.url)["onerror"])
         granted = seen.line("design", "write_files project_id=$deck files=$files")
