@@ -110,7 +110,7 @@ class Catalogue:
                 "hint": UNCHANGED_HINT,
             }
         self._shown.remember(agent_key, digest)
-        view = {"operations": operations, "catalog_hash": digest}
+        view: dict[str, Any] = {"operations": operations, "catalog_hash": digest}
         if self._refused:  # never dropped silently: a name that breaks the rule is counted
             view["refused_names"] = self._refused
         return view
