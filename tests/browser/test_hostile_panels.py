@@ -5,8 +5,8 @@ Project panel (name, instructions, docs, uploads, search hits, an opened doc, it
 the Design panel (grant names, consent, journal) and notebook cells run as a person runs
 them (outcomes, the catalogue, an error that echoes input) show the payloads as text; the
 beacon stays at zero, no script sets `window.__pwned`, and the page asks nothing of any
-host but JupyterLab's. The same page then given one payload as HTML does reach the
-beacon, so the harness sees a load when one happens."""
+host but JupyterLab's. A cell in the same notebook whose output is one payload as HTML
+does reach the beacon, so the harness sees a load when one happens."""
 
 from __future__ import annotations
 
@@ -137,10 +137,9 @@ def test_both_panels_and_notebook_outputs_show_a_hostile_service_as_text(hostile
     assert [url for url in requested if not url.startswith((lab.url, "data:", "blob:"))] == []
     assert page.locator('a[href^="javascript:" i]').count() == 0
 
-    # the control: the same page given one payload as HTML does reach the beacon
-    page.evaluate("html => { const box = document.createElement('div');"
-                  " box.innerHTML = html; document.body.appendChild(box); }",
-                  payloads(spot.url)["onerror"])
+    # the control: a cell whose output is one payload as HTML does reach the beacon
+    run_new_cell(page, "from IPython.display import HTML; "
+                       f"HTML({payloads(spot.url)['onerror']!r})")
     page.wait_for_function("() => window.__pwned === 1")
     deadline = time.monotonic() + LIVE_MS / 1000
     while "/onerror" not in spot.hits and time.monotonic() < deadline:
