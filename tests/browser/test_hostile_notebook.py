@@ -179,37 +179,37 @@ def pages_of(fragments: list[str], size: int = 1_000_000) -> list[str]:
 
 
 def test_every_notebook_surface_of_a_hostile_service_runs_nothing_and_loads_nothing(
-        shell, reference_service, chromium, tmp_path):
+        shell, reference_service, chromium, tmp_path, loopback_beacon):
     deck_id = consent_and_deck(shell)
     seen = Surfaces(shell)
-    with beacon() as spot:
-        for payload, keep in passes(spot.url):
-            set_hostile(reference_service.base_url, payload, keep=keep)
-            visit_every_surface(shell, seen, deck_id)
-        # a foreign folder synced: file names and content carry payloads (a name holds
-        # no "/", so its payload fetches nothing: it only tries to run)
-        foreign = tmp_path / "foreign"
-        foreign.mkdir()
-        (foreign / "<img src=x onerror=window.__pwned=1>.md").write_text(
-            all_payloads(spot.url))
-        (foreign / "notes.md").write_text(all_payloads(spot.url))
-        seen.line("project", "sync foreign --to foreign/ --dry-run")
-        seen.answered(seen.line("project", "sync foreign --to foreign/"))
-        assert "&lt;img src=x onerror=window.__pwned=1&gt;.md" in "".join(seen.html)
-        # a grant approved on a card that names the project: the status then names it
-        set_hostile(reference_service.base_url, payloads(spot.url)["onerror"])
-        granted = seen.line("design", "write_files project_id=$deck files=$files")
-        seen.answered(granted, "durable")
-        status = seen.line("design", "status")
-        set_hostile(reference_service.base_url, None)
-        escaped = html.escape(payloads(spot.url)["onerror"])
-        assert escaped in status._repr_mimebundle_()["text/html"]
-        shown = "".join(seen.html)
-        # the payloads did reach what a person sees (escaped), each of them
-        for name, payload in payloads(spot.url).items():
-            assert html.escape(payload) in shown, name
-        assert "/script')</script>" in " ".join(seen.errors)  # errors echo them as text
-        rendered = render(chromium, pages_of(seen.html), spot)
+    spot = loopback_beacon
+    for payload, keep in passes(spot.url):
+        set_hostile(reference_service.base_url, payload, keep=keep)
+        visit_every_surface(shell, seen, deck_id)
+    # a foreign folder synced: file names and content carry payloads (a name holds
+    # no "/", so its payload fetches nothing: it only tries to run)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "<img src=x onerror=window.__pwned=1>.md").write_text(
+        all_payloads(spot.url))
+    (foreign / "notes.md").write_text(all_payloads(spot.url))
+    seen.line("project", "sync foreign --to foreign/ --dry-run")
+    seen.answered(seen.line("project", "sync foreign --to foreign/"))
+    assert "&lt;img src=x onerror=window.__pwned=1&gt;.md" in "".join(seen.html)
+    # a grant approved on a card that names the project: the status then names it
+    set_hostile(reference_service.base_url, payloads(spot.url)["onerror"])
+    granted = seen.line("design", "write_files project_id=$deck files=$files")
+    seen.answered(granted, "durable")
+    status = seen.line("design", "status")
+    set_hostile(reference_service.base_url, None)
+    escaped = html.escape(payloads(spot.url)["onerror"])
+    assert escaped in status._repr_mimebundle_()["text/html"]
+    shown = "".join(seen.html)
+    # the payloads did reach what a person sees (escaped), each of them
+    for name, payload in payloads(spot.url).items():
+        assert html.escape(payload) in shown, name
+    assert "/script')</script>" in " ".join(seen.errors)  # errors echo them as text
+    rendered = render(chromium, pages_of(seen.html), spot)
     assert rendered.hits == []
     assert set(rendered.pwned) == {None}
     assert rendered.navigated == []
