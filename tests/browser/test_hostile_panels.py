@@ -109,6 +109,10 @@ def test_both_panels_and_notebook_outputs_show_a_hostile_service_as_text(hostile
         expect(role(panel, "doc").first).to_contain_text(payload, timeout=LIVE_MS)
         role(panel, "search-button").click()
         expect(role(panel, "hit").first).to_contain_text(payload, timeout=KERNEL_MS)
+        # the doc opens in a tab titled with its path: refused or not found, as text
+        role(role(panel, "doc").first, "doc-open").click()
+        tab = page.locator(".lm-TabBar-tab.lm-mod-current", has_text=payload)
+        expect(tab).to_have_count(1, timeout=KERNEL_MS)
         # the panel keeps the first display-safe name it was given for a grant
         expect(role(open_panel(page, DESIGN), "grant-name")).to_contain_text(
             "window.__pwned=1", timeout=LIVE_MS)
