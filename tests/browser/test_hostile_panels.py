@@ -1,9 +1,10 @@
 """Nothing a service sends runs or phones home in JupyterLab (issue 32.5): a real `jupyter
 lab` with the built extension, attached to a reference service whose hostile-content
 switch puts payloads (pointing at a loopback beacon) in every string it serves. The
-Project panel (name, instructions, docs, uploads, search hits, an opened doc, its errors),
-the Design panel (grant names, consent, journal) and notebook cells run as a person runs
-them (outcomes, the catalogue, an error that echoes input) show the payloads as text; the
+Project panel (name, instructions, docs, search hits, opened docs and their tabs, a
+failure whose message carries the payloads), the Design panel (grant names) and notebook
+cells run as a person runs them (outcomes, the catalogue, errors that echo input) show
+the payloads as text; the
 beacon stays at zero, no script sets `window.__pwned`, and the page asks nothing of any
 host but JupyterLab's. A cell in the same notebook whose output is one payload as HTML
 does reach the beacon, so the harness sees a load when one happens."""
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import lab_environment, lab_page_on, running_lab
+from faults_client import FaultsClient
 from hostile_content import all_payloads, beacon, payloads, set_hostile
 from panel_driver import (
     DESIGN,
@@ -133,6 +135,17 @@ def test_both_panels_and_notebook_outputs_show_a_hostile_service_as_text(hostile
     expect(role(view, "doc-content")).to_contain_text(SHOWN, timeout=KERNEL_MS)
     run_new_cell(page, "%project read glossary.md")
     run_new_cell(page, f"%design read_file project_id={DECK_ID} path=index.html")
+
+    # a failing service whose error message carries the payloads: the panel's state box
+    faults = FaultsClient(service.base_url)
+    envelope = {"type": "error", "error": {"type": "api_error",
+                                           "message": all_payloads(spot.url)}}
+    faults.fail("/api/*", status=500, body=envelope, count=1000)
+    panel = open_panel(page, PROJECT)
+    role(panel, "refresh").click()
+    expect(role(panel, "state")).to_contain_text("window.__pwned", timeout=LIVE_MS)
+    run_new_cell(page, "%project info")
+    faults.reset()
     page.wait_for_load_state("networkidle")
 
     assert spot.hits == []
