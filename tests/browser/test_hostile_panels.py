@@ -5,8 +5,8 @@ Project panel (name, instructions, docs, search hits, opened docs and their tabs
 failure whose message carries the payloads), the Design panel (grant names) and notebook
 cells run as a person runs them (outcomes, the catalogue, errors that echo input) show
 the payloads as text; the beacon stays at zero, no script sets `window.__pwned`, and the
-page asks nothing of any host but JupyterLab's. A cell in the same notebook whose output is one payload as HTML
-does reach the beacon, so the harness sees a load when one happens."""
+page asks nothing of any host but JupyterLab's. A cell in the same notebook whose output
+is one payload as HTML does reach the beacon, so the harness sees a load when one happens."""
 
 from __future__ import annotations
 
