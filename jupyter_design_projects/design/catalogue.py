@@ -69,6 +69,8 @@ class Catalogue:
         self.table = table
         self._registry: dict[str, OperationEntry] = {}
         self._generation = -1
+        #: how many tools of the last tools/list were refused for their names
+        self._refused = 0
         self._shown = HashMemory()
 
     async def entry(self, name: str) -> OperationEntry:
@@ -108,7 +110,10 @@ class Catalogue:
                 "hint": UNCHANGED_HINT,
             }
         self._shown.remember(agent_key, digest)
-        return {"operations": operations, "catalog_hash": digest}
+        view: dict[str, Any] = {"operations": operations, "catalog_hash": digest}
+        if self._refused:  # never dropped silently: a name that breaks the rule is counted
+            view["refused_names"] = self._refused
+        return view
 
     async def _current(self, refresh: bool = False) -> dict[str, OperationEntry]:
         """The registry, rebuilt from scratch whenever a fresh tools/list has completed
@@ -117,10 +122,14 @@ class Catalogue:
         generation = self._session.state.generation
         if generation != self._generation:
             registry: dict[str, OperationEntry] = {}
+            refused = 0
             for tool in tools:
-                if _valid_name(tool.get("name")) and tool["name"] not in registry:
+                if not _valid_name(tool.get("name")):
+                    refused += 1
+                elif tool["name"] not in registry:
                     registry[tool["name"]] = build_entry(tool, self.table)
             self._registry = registry
+            self._refused = refused
             self._generation = generation
         return self._registry
 

@@ -241,6 +241,9 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     if operation == "list" and isinstance(data, Mapping) and data.get("catalog_unchanged"):
         notice = str(data.get("hint") or "The catalogue is unchanged: %design list --full "
                      "shows every schema again.")
+    if operation == "list" and isinstance(data, Mapping) and data.get("refused_names"):
+        notice = (f"{data['refused_names']} operation(s) the service offered are not listed: "
+                  "their names break the operation-name rule.")
     widget = None
     if catalogue_widget is not None and operation == "list":
         def widget(found: Mapping[str, list[dict[str, Any]]]) -> Any:

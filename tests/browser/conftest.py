@@ -160,3 +160,13 @@ def lab_page(chromium, lab: Lab, tmp_path: Path):
     """A page on JupyterLab for one test (see `lab_page_on`)."""
     with lab_page_on(chromium, lab, tmp_path) as page:
         yield page
+
+
+@pytest.fixture
+def loopback_beacon():
+    """A loopback HTTP server that records the path of every request it gets, for the
+    hostile-content tests (`tests/hostile_content.py` holds it and the payloads)."""
+    from hostile_content import beacon
+
+    with beacon() as spot:
+        yield spot

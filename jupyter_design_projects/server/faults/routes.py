@@ -22,6 +22,7 @@ from .. import bodies, oauth, paths
 from ..context import ServiceContext
 from ..envelopes import STATUS_KINDS, ApiError, JsonAnswer, envelope_body
 from ..projects import store as projects_store
+from . import hostile
 from .state import FaultState, Rule
 
 MAX_UPLOAD_BYTES = 24 * 1024 * 1024
@@ -114,6 +115,7 @@ def _reset(ctx: ServiceContext, state: FaultState) -> None:
     state.misreport.clear()
     state.narrowed.clear()
     state.saved_projects.clear()
+    state.hostile = None
 
 
 def _upload(ctx: ServiceContext, body: dict[str, Any]) -> dict[str, Any]:
@@ -216,6 +218,24 @@ def routes(ctx: ServiceContext) -> list[Route]:
     async def upload(request: Request) -> Response:
         return JsonAnswer(_upload(ctx, await bodies.read_object(request)), status_code=201)
 
+    async def hostile_switch(request: Request) -> Response:
+        """Turn the hostile-content switch on (`payload`, `names`, `keep`) or off (no
+        payload); see `faults/hostile.py`."""
+        body = await bodies.read_object(request)
+        payload = bodies.string(body, "payload", min_len=1,
+                                max_len=hostile.MAX_PAYLOAD_CHARS, required=False)
+        names = body.get("names", False)
+        if not isinstance(names, bool):
+            raise ApiError("invalid_request_error", "'names' must be true or false.")
+        keep = body.get("keep", [])
+        if not (isinstance(keep, list) and len(keep) <= hostile.MAX_KEEP
+                and all(isinstance(k, str) and 0 < len(k) <= 64 for k in keep)):
+            raise ApiError("invalid_request_error", "'keep' must be a short list of keys.")
+        state.hostile = (None if payload is None
+                         else hostile.Hostile(payload, names, frozenset(keep)))
+        return JsonAnswer({"hostile": state.hostile is not None, "names": names,
+                           "keep": sorted(keep)})
+
     async def counts(request: Request) -> Response:
         return JsonAnswer(dict(state.counts))
 
@@ -234,6 +254,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         ("search", search_switch, "POST"),
         ("knowledge", knowledge, "POST"),
         ("upload", upload, "POST"),
+        ("hostile", hostile_switch, "POST"),
     ] + [(kind, adder(kind), "POST") for kind in RULES]
     return [Route(f"{paths.FAULTS}/{name}", endpoint, methods=[method])
             for name, endpoint, method in control]

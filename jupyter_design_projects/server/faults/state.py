@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from .. import paths
+from .hostile import Hostile
 
 #: rules that replace the answer (at most one applies); "latency" only delays it
 TERMINAL_KINDS = ("fail", "sse", "drip", "oversize", "gzip-bomb")
@@ -104,6 +105,8 @@ class FaultState:
         self.saved_projects: dict[str, tuple[int, int, int]] = {}
         #: read-only Design operations served beyond the table (reset stops them)
         self.extra_operations: set[str] = set()
+        #: the hostile-content switch (`faults/hostile.py`); None: off
+        self.hostile: Hostile | None = None
         self._bomb: bytes | None = None
 
     def narrowed_scopes(self) -> frozenset[str]:

@@ -12,6 +12,7 @@ from .. import paths
 from ..context import ServiceContext
 from ..envelopes import JSON_TYPE, send_error
 from ..request_body import Disconnected, read_body, replay
+from . import hostile
 from .state import FaultState, canned_answer, peek
 
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "testclient"})
@@ -52,7 +53,15 @@ class FaultMiddleware:
         if latency is not None:
             await asyncio.sleep(latency.params["ms"] / 1000)
         replayed = replay(body, receive)
-        if rule is None:
+        if rule is None and state.hostile is not None and hostile.applies(path):
+            status, headers, payload = await _capture(self.app, scope, replayed)
+            tainted = hostile.rewrite(payload, state.hostile)
+            if tainted is not None:
+                payload = tainted
+                headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+                headers.append((b"content-length", str(len(payload)).encode()))
+            await _answer(send, status, headers, payload)
+        elif rule is None:
             await self.app(scope, replayed, send)
         elif rule.kind == "fail":
             payload = json.dumps(canned_answer(rule, body)).encode()
