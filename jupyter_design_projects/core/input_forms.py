@@ -215,8 +215,8 @@ def blanks(spec: FormSpec) -> dict[str, Any]:
 
 def arguments_of(spec: FormSpec, values: Mapping[str, Any]) -> dict[str, Any]:
     """The call's arguments from a filled form: an optional field left empty (None, "",
-    an empty list) is left out, a json field is parsed, and each field's limits are
-    checked. Raises `InvalidArguments(operation, field, rule)` naming the field."""
+    an empty list, a record with nothing filled in) is left out, and a required one is
+    refused; a json field is parsed, and each field's limits are checked. Raises `InvalidArguments(operation, field, rule)` naming the field."""
     return _record(spec.operation, spec.fields, values, "")
 
 
@@ -237,12 +237,22 @@ def _record(operation: str, fields: tuple[Field, ...], values: Any, prefix: str)
 def _empty(field: Field, value: Any) -> bool:
     if value is None:
         return True
-    if field.kind == TEXT:
-        return value == "" and not field.required
+    if field.kind == TEXT:  # a required text left empty is missing, as in any form
+        return value == ""
     if field.kind == JSON:
         return isinstance(value, str) and not value.strip()
     if field.kind == LIST:
         return value == [] and not field.required
+    if field.kind == RECORD:  # an optional record nobody filled in is left out
+        return not field.required and _untouched(field, value)
+    return False
+
+
+def _untouched(field: Field, value: Any) -> bool:
+    if value is None or value == "" or value == [] or value is False:
+        return True
+    if field.kind == RECORD and isinstance(value, Mapping):
+        return all(_untouched(f, value.get(f.name)) for f in field.fields)
     return False
 
 

@@ -153,8 +153,11 @@ def test_blank_forms_start_empty_and_left_empty_optionals_are_left_out() -> None
     spec = form(FAKE)
     assert forms.blanks(spec) == {"project_id": "", "pages": [], "mark": None, "note": None,
                                   "copies": None}
-    values = {**forms.blanks(spec), "mark": "draft"}
-    assert forms.arguments_of(spec, values) == {"project_id": "", "mark": "draft"}
+    values = {**forms.blanks(spec), "project_id": "p1", "mark": "draft"}
+    assert forms.arguments_of(spec, values) == {"project_id": "p1", "mark": "draft"}
+    with pytest.raises(InvalidArguments) as refused:
+        forms.arguments_of(spec, {**values, "project_id": ""})
+    assert (refused.value.field, refused.value.rule) == ("project_id", "is required")
 
 
 def fake_arguments(**changes: Any) -> dict:
@@ -297,3 +300,13 @@ def test_a_self_referencing_schema_ends_in_a_json_field() -> None:
 def test_a_malformed_schema_gives_a_form_never_a_crash(schema: Any) -> None:
     spec = forms.form_of("odd", schema if isinstance(schema, dict) else {})
     assert all(f.kind == forms.JSON for f in spec.fields)
+
+
+def test_an_optional_record_left_blank_is_left_out_and_half_filled_is_refused() -> None:
+    spec = form(BY_NAME["render_preview"])
+    values = {**forms.blanks(spec), "project_id": "p1", "path": "index.html"}
+    assert forms.arguments_of(spec, values) == {"project_id": "p1", "path": "index.html"}
+    values["viewport"] = {"width": 800, "height": None}
+    with pytest.raises(InvalidArguments) as refused:
+        forms.arguments_of(spec, values)
+    assert (refused.value.field, refused.value.rule) == ("viewport.height", "is required")

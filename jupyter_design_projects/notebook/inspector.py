@@ -1,0 +1,299 @@
+"""`%design inspect` and `%project inspect`: one widget with the live catalogue (filtered
+by name or description), the chosen operation's form generated from its input schema
+(`core.input_forms`, drawn by `form_widgets`), and Run.
+
+Run goes through the magics' own path: the same action handler a `%%design OP` cell or
+a `%project METHOD` line runs, the same permission decision, and an approval card shown
+inline (event-driven: the card's buttons continue the call). Clicking Run shows that a
+person is at the notebook, so a card may be shown (approval_mode 'deny' still fails
+closed). The result shows as the magic's outcome shows it; a failure also shows its
+wire exchanges from the HTTP trace when the trace is on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core import input_forms as forms
+from ..errors import InvalidArguments, JdpError
+from .theme import colour
+
+if TYPE_CHECKING:
+    from .magics import DesignProjects
+
+#: run(operation, arguments) → the magic's outcome (an Outcome or a PendingOutcome)
+Runner = Callable[[str, dict[str, Any]], Any]
+#: what the wire shows of one exchange, at most (the trace keeps its own caps)
+SHOWN_BODY_CHARS = 4_000
+
+
+@dataclasses.dataclass(frozen=True)
+class Operation:
+    """One row of the inspector's catalogue."""
+
+    name: str
+    description: str
+    #: the input schema as served (tools/list) or declared (the Projects methods)
+    schema: Mapping[str, Any]
+    #: the client's own schema of a known Design operation (its fields and content marks)
+    local_schema: Mapping[str, Any] | None = None
+    read_only: bool = True
+    destructive: bool = False
+
+    def form(self) -> forms.FormSpec:
+        return forms.form_of(self.name, self.schema, local_schema=self.local_schema,
+                             description=self.description)
+
+    @property
+    def badge(self) -> str:
+        return "read-only" if self.read_only else (
+            "destructive" if self.destructive else "write")
+
+
+# ---------------------------------------------------------------- the catalogues
+
+
+def design_operations(session: Any) -> list[Operation]:
+    """The live Design catalogue: tools/list run again (the gates checked first), each
+    operation's served schema, hints merged over the client's floor."""
+    listed = session.run(session.design.list(full=True))
+    if listed.is_error:
+        raise listed.error
+    served = {t["name"]: t for t in session.run(session.design.session.tools())}
+    table = session.design.catalogue.table
+    out = []
+    for row in listed.data["operations"]:
+        name = row["name"]
+        schema = served.get(name, {}).get("inputSchema")
+        known = table.get(name)
+        out.append(Operation(name, row["description"],
+                             schema if isinstance(schema, dict) else row["input_schema"],
+                             known.schema if known is not None else None,
+                             row["read_only"], row["destructive"]))
+    return out
+
+
+def project_operations(session: Any) -> list[Operation]:
+    """The five Projects methods (the gates and the attached Project checked first, as for
+    a call), each with the arguments the client takes (its method table) typed as the
+    Projects tool definition declares them."""
+    from ..agent_tools import PROJECTS_METHODS, PROJECTS_TOOL, tool_definitions
+    from ..projects.approval import PROJECTS_DESTRUCTIVE
+    from ..projects.client import METHODS
+
+    session.projects.check_ready()
+    (definition,) = [d for d in tool_definitions(session.settings) if d["name"] == PROJECTS_TOOL]
+    properties = definition["input_schema"]["properties"]
+    out = []
+    for method in PROJECTS_METHODS:
+        allowed, required = METHODS[method.removeprefix("project_")]
+        names = [*(n for n in properties if n in allowed), *sorted(allowed - set(properties))]
+        schema = {"type": "object",
+                  "properties": {n: properties.get(n, {"type": "string"}) for n in names},
+                  "required": [n for n in names if n in required]}
+        out.append(Operation(method, method, schema, None,
+                             method not in PROJECTS_DESTRUCTIVE, method in PROJECTS_DESTRUCTIVE))
+    return out
+
+
+# ---------------------------------------------------------------- running as the magics do
+
+
+def design_runner(magics: DesignProjects) -> Runner:
+    """A Design call as `%%design OP` with the arguments as JSON runs it (the action
+    handler of the magics), a person present since they clicked Run."""
+    def run(operation: str, arguments: dict[str, Any]) -> Any:
+        from .design_actions import call
+        from .grammar import Command
+
+        command = Command("design", "call", {"operation": operation, "arguments": arguments})
+        return _settled(magics, "design", operation, lambda: call(magics, command))
+    return run
+
+
+def project_runner(magics: DesignProjects) -> Runner:
+    """A Projects method as its `%project` line runs it (the same action handler)."""
+    def run(method: str, arguments: dict[str, Any]) -> Any:
+        from .grammar import Command
+        from .project_actions import PROJECT_ACTIONS
+
+        action = method.removeprefix("project_")
+        command = Command("project", action, dict(arguments))
+        return _settled(magics, "project", action,
+                        lambda: PROJECT_ACTIONS[action](magics, command))
+    return run
+
+
+def _settled(magics: DesignProjects, tool: str, label: str, run: Callable[[], Any]) -> Any:
+    from . import views
+
+    with magics._answering(magics.approval_mode != "deny"):
+        try:
+            outcome = run()
+        except JdpError as error:
+            outcome = views.failed_outcome(f"{tool} {label}", error)
+    magics._last[tool] = outcome
+    return outcome
+
+
+# ---------------------------------------------------------------- the widget
+
+
+class Inspector:
+    """The catalogue, a filter, the chosen operation's form, Run and the result."""
+
+    def __init__(self, tool: str, operations: Sequence[Operation], run: Runner, *,
+                 trace: Any = None) -> None:
+        import ipywidgets as w
+
+        self.tool = tool
+        self.operations = {op.name: op for op in operations}
+        self._run = run
+        self._trace = trace
+        self.form: Any = None
+        self.chosen: Operation | None = None
+        #: the last Run's outcome (None before one, or when the form was refused)
+        self.last: Any = None
+        self.filter = w.Text(placeholder="filter by name or description",
+                             layout=w.Layout(width="100%"))
+        self.picker = w.Select(rows=min(10, max(2, len(self.operations))),
+                               layout=w.Layout(width="100%"))
+        self.about = w.HTML()
+        self.form_box = w.VBox()
+        self.run_button = w.Button(description="Run", button_style="primary", icon="play")
+        self.status = w.HTML()
+        self.output = w.Output()
+        self.filter.observe(lambda _c: self._list(), names="value")
+        self.picker.observe(lambda change: self.choose(change["new"]), names="value")
+        self.run_button.on_click(lambda _b: self.run())
+        left = w.VBox([self.filter, self.picker], layout=w.Layout(width="34%"))
+        right = w.VBox([self.about, self.form_box, w.HBox([self.run_button, self.status])],
+                       layout=w.Layout(width="66%"))
+        self.widget = w.VBox([w.HBox([left, right]), self.output])
+        self.widget.add_class("jdp-inspector")
+        self._list()
+
+    # ------------------------------------------------------------ catalogue
+
+    def _list(self) -> None:
+        needle = self.filter.value.strip().lower()
+        shown = [op for op in self.operations.values()
+                 if needle in op.name.lower() or needle in op.description.lower()]
+        current = self.picker.value
+        self.picker.options = [(f"{op.name}  [{op.badge}]", op.name) for op in shown]
+        if current in [op.name for op in shown]:
+            self.picker.value = current
+
+    @property
+    def shown(self) -> list[str]:
+        """The operations the filter leaves in the list."""
+        return [name for _label, name in self.picker.options]
+
+    def choose(self, name: str | None) -> None:
+        """Show `name`'s form (None: none)."""
+        from .form_widgets import FormEditor
+
+        if name is None or name not in self.operations:
+            self.chosen, self.form = None, None
+            self.form_box.children, self.about.value = (), ""
+            return
+        op = self.operations[name]
+        self.chosen = op
+        spec = op.form()
+        self.form = FormEditor(spec)
+        supplied = "".join(
+            f"<div style=\"color:{colour('muted')}\">{html.escape(n)}: the client supplies "
+            "it itself (not in the form)</div>" for n in spec.supplied)
+        self.about.value = (f"<b>{html.escape(op.name)}</b> <i>[{op.badge}]</i>"
+                            f"<div>{html.escape(op.description)}</div>{supplied}")
+        self.form_box.children = (self.form.widget,)
+        if self.picker.value != name:
+            self.picker.value = name
+
+    # ------------------------------------------------------------ running
+
+    def run(self) -> Any:
+        """Run the chosen operation with the form's arguments (the Run button)."""
+        self.output.outputs = ()
+        self.status.value = ""
+        self.last = None
+        if self.chosen is None or self.form is None:
+            self._say("Choose an operation first.")
+            return None
+        try:
+            arguments = self.form.arguments()
+        except InvalidArguments as refused:
+            self._say(f"{refused.field} {refused.rule}")
+            return None
+        mark = _last_number(self._trace)
+        with self.output:  # in a kernel, the approval card is drawn here, inline
+            outcome = self._run(self.chosen.name, arguments)
+        self.last = outcome
+        if getattr(outcome, "card", None) is None:  # a card shows its own result
+            self.output.append_display_data(outcome)
+            if getattr(outcome, "is_error", False):
+                self.output.append_display_data(_Html(self.exchanges_html(mark)))
+        return outcome
+
+    def exchanges_html(self, after: int) -> str:
+        """The wire exchanges recorded since exchange `after`, or how to record them."""
+        trace = self._trace
+        if trace is None or not trace.enabled:
+            return (f"<p style=\"color:{colour('muted')}\">The HTTP trace is off: "
+                    f"<code>%design trace on</code> and Run again to see this call's "
+                    "exchanges.</p>")
+        rows = [r for r in trace.records() if r["n"] > after]
+        return "".join(exchange_html(r) for r in rows)
+
+    def _say(self, text: str) -> None:
+        self.status.value = f"<span style=\"color:{colour('error')}\">{html.escape(text)}</span>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return self.widget._repr_mimebundle_(include, exclude)
+
+
+def _last_number(trace: Any) -> int:
+    if trace is None:
+        return 0
+    rows = trace.records()
+    return rows[-1]["n"] if rows else 0
+
+
+def exchange_html(row: Mapping[str, Any]) -> str:
+    """One recorded (already redacted) exchange as a collapsible block, escaped."""
+    def body(text: Any) -> str:
+        text = str(text or "")
+        cut = text[:SHOWN_BODY_CHARS] + ("…" if len(text) > SHOWN_BODY_CHARS else "")
+        return f"<pre style=\"white-space:pre-wrap\">{html.escape(cut)}</pre>"
+
+    head = f"#{row['n']} {row['method']} {row['url']} → {row['status'] or row.get('error')}"
+    headers = json.dumps(row.get("request_headers", {}), indent=1)
+    return (f"<details><summary>{html.escape(head)}</summary>"
+            f"<div>request headers</div>{body(headers)}<div>request</div>"
+            f"{body(row.get('request_body'))}<div>answer</div>"
+            f"{body(row.get('response_body'))}</details>")
+
+
+class _Html:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_html_(self) -> str:
+        return self.text
+
+
+# ---------------------------------------------------------------- the subcommands
+
+
+def inspect(magics: DesignProjects, tool: str) -> Inspector:
+    """`%design inspect` / `%project inspect`: the widget over the live catalogue."""
+    session = magics.session
+    if tool == "project":
+        return Inspector("project", project_operations(session),
+                         project_runner(magics), trace=session.trace)
+    return Inspector("design", design_operations(session), design_runner(magics),
+                     trace=session.trace)
