@@ -92,6 +92,13 @@ def call(magics: DesignProjects, command: Command) -> Any:
     return PendingOutcome(operation, card)
 
 
+def inspect(magics: DesignProjects, command: Command) -> Any:
+    """`%design inspect` / `%project inspect`: the workbench widget (`inspector`)."""
+    from .inspector import inspect as workbench
+
+    return workbench(magics, command.tool)
+
+
 #: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
 #: word that is not a subcommand parses as `call`)
 DESIGN_ACTIONS: Mapping[str, Handler] = {
@@ -104,6 +111,7 @@ DESIGN_ACTIONS: Mapping[str, Handler] = {
     "deck": deck,
     "slide": deck,
     "call": call,
+    "inspect": inspect,
 }
 
 

@@ -253,7 +253,7 @@ class Inspector:
         self.status.value = f"<span style=\"color:{colour('error')}\">{html.escape(text)}</span>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        return self.widget._repr_mimebundle_(include, exclude)
+        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
 
 
 def _last_number(trace: Any) -> int:

@@ -51,6 +51,13 @@ def sync(magics: DesignProjects, command: Command) -> Any:
     return sync_command(magics, command.args)
 
 
+def inspect(magics: DesignProjects, command: Command) -> Any:
+    """`%project inspect`: the workbench widget (`inspector`)."""
+    from .inspector import inspect as workbench
+
+    return workbench(magics, "project")
+
+
 #: `%project ACTION` → its handler (`last` and `--help` are answered before dispatch)
 PROJECT_ACTIONS: Mapping[str, Handler] = {
     "info": method,
@@ -61,4 +68,5 @@ PROJECT_ACTIONS: Mapping[str, Handler] = {
     "history": history,
     "restore": restore,
     "sync": sync,
+    "inspect": inspect,
 }

@@ -178,6 +178,12 @@ PROJECT = (
         "deleted.",
         (Arg(("entry_id",), {"type": int, "metavar": "ID"}),)),
     Subcommand(
+        "project", "inspect", "",
+        "the workbench: a form per method, Run (the same approval cards)",
+        "A widget with the five Projects methods (filterable) and, for the chosen one, a "
+        "form generated from its input schema; Run calls it exactly as its %project line "
+        "does, approval included, and shows the outcome."),
+    Subcommand(
         "project", "last", "",
         "the last %project outcome, a failed one included",
         "The outcome of the last %project call of this session, including one that failed "
@@ -272,6 +278,16 @@ DESIGN = (
          Arg(("--har",), {"metavar": "PATH"}, path=True),
          Arg(("--curl",), {"nargs": "?", "const": "last", "type": exchange_number,
                            "metavar": "N"}))),
+    Subcommand(
+        "design", "inspect", "",
+        "the workbench: live catalogue, a form per operation, Run (the same cards)",
+        "A widget with the live operation catalogue (filter by name or description) and, "
+        "for the chosen operation, a form generated from its input schema: choices, "
+        "checkboxes, bounded numbers, texts with the service's and the client's limits, "
+        "lists and records with Add and Remove, required fields marked (*), descriptions as "
+        "help. Run goes through the same permission decision as %design OPERATION, its "
+        "approval card inline (approval_mode 'deny' still fails closed); the result shows "
+        "as the outcome does, and a failure with its exchanges when the trace is on."),
     Subcommand(
         "design", "last", "",
         "the last %design outcome, a failed one included",

@@ -203,3 +203,11 @@ def test_project_write_from_the_inspector_is_the_magics_write(shell, live) -> No
         result.card.approve()
     read = shell.run_line_magic("project", "read claude/inspected.md")
     assert read.data["content"] == "from the inspector\n"
+
+
+def test_the_magics_open_the_inspector(shell, live) -> None:
+    design = shell.run_line_magic("design", "inspect")
+    project = shell.run_line_magic("project", "inspect")
+    assert (type(design), design.tool) == (Inspector, "design")
+    assert (type(project), project.tool) == (Inspector, "project")
+    assert "application/vnd.jupyter.widget-view+json" in design._repr_mimebundle_()
