@@ -45,8 +45,10 @@ class Field:
     maximum: float | None = None
     #: the service's longest length, in characters (maxLength)
     max_length: int | None = None
-    #: the client's own cap in UTF-8 bytes (None: content, exempt)
+    #: the client's own cap in UTF-8 bytes (None: none, or content, exempt)
     client_max_bytes: int | None = None
+    #: content (the client's `x-body` mark): exempt from its string cap
+    body: bool = False
     #: a list's item
     item: Field | None = None
     #: a record's fields
@@ -65,9 +67,10 @@ class Field:
             out.append(f"at most {self.maximum:,}")
         if self.max_length is not None:
             out.append(f"at most {self.max_length:,} characters (the service's limit)")
-        if self.kind == TEXT:
-            out.append("content: no client size cap" if self.client_max_bytes is None else
-                       f"at most {self.client_max_bytes:,} UTF-8 bytes (the client's limit)")
+        if self.client_max_bytes is not None:
+            out.append(f"at most {self.client_max_bytes:,} UTF-8 bytes (the client's limit)")
+        elif self.body:
+            out.append("content: no client size cap")
         return tuple(out)
 
 
@@ -83,10 +86,12 @@ class FormSpec:
 
 def form_of(operation: str, schema: Mapping[str, Any], *,
             local_schema: Mapping[str, Any] | None = None,
-            description: str = "") -> FormSpec:
+            description: str = "", string_cap: int | None = STRING_MAX_BYTES) -> FormSpec:
     """The form of `operation` from its input schema (`local_schema`: the client's own,
-    for a known operation: which fields it takes and which strings are content)."""
-    reader = _Reader(schema)
+    for a known operation: which fields it takes and which strings are content;
+    `string_cap`: the client's byte cap on strings, the Design client's by default, None
+    for none)."""
+    reader = _Reader(schema, string_cap)
     root = reader.resolve(schema, 0)
     local = local_schema if isinstance(local_schema, Mapping) else None
     local_props = _properties(local) if local is not None else None
@@ -116,8 +121,9 @@ def _members(schema: Mapping[str, Any]) -> list[tuple[str, Any, bool]]:
 class _Reader:
     """One reading of a schema: `$ref`s resolve against its root's `$defs`/`definitions`."""
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], string_cap: int | None) -> None:
         self.root = root
+        self.string_cap = string_cap
 
     def resolve(self, spec: Any, depth: int) -> Mapping[str, Any]:
         if not isinstance(spec, Mapping):
@@ -167,7 +173,8 @@ class _Reader:
             longest = spec.get("maxLength")
             return Field(name, TEXT, required, help_text,
                          max_length=longest if isinstance(longest, int) else None,
-                         client_max_bytes=None if body else cap, default=default)
+                         client_max_bytes=None if body or self.string_cap is None else cap,
+                         body=body, default=default)
         if kind == "array" and depth < MAX_DEPTH:
             item = self.field("", spec.get("items"), True, own.get("items"), STRING_MAX_BYTES,
                               depth + 1)
@@ -216,7 +223,8 @@ def blanks(spec: FormSpec) -> dict[str, Any]:
 def arguments_of(spec: FormSpec, values: Mapping[str, Any]) -> dict[str, Any]:
     """The call's arguments from a filled form: an optional field left empty (None, "",
     an empty list, a record with nothing filled in) is left out, and a required one is
-    refused; a json field is parsed, and each field's limits are checked. Raises `InvalidArguments(operation, field, rule)` naming the field."""
+    refused; a json field is parsed, and each field's limits are checked. Raises
+    `InvalidArguments(operation, field, rule)` naming the field."""
     return _record(spec.operation, spec.fields, values, "")
 
 

@@ -99,6 +99,13 @@ def inspect(magics: DesignProjects, command: Command) -> Any:
     return workbench(magics, command.tool)
 
 
+def history(magics: DesignProjects, command: Command) -> Any:
+    """`%design history`: the session's calls; replay, diff, copy as code."""
+    from .history_view import history_command
+
+    return history_command(magics, command.args, command.args.get("body"))
+
+
 #: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
 #: word that is not a subcommand parses as `call`)
 DESIGN_ACTIONS: Mapping[str, Handler] = {
@@ -112,6 +119,7 @@ DESIGN_ACTIONS: Mapping[str, Handler] = {
     "slide": deck,
     "call": call,
     "inspect": inspect,
+    "history": history,
 }
 
 

@@ -47,8 +47,7 @@ class Editor:
                               value=None)
         if field.kind == forms.CHECKBOX:
             return w.Checkbox(value=forms.blank(field), indent=False)
-        if field.kind == forms.JSON or (field.kind == forms.TEXT
-                                        and field.client_max_bytes is None):
+        if field.kind == forms.JSON or field.body:
             return w.Textarea(value="", placeholder="JSON" if field.kind == forms.JSON else "")
         return w.Text(value="")
 

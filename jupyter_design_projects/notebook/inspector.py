@@ -43,10 +43,13 @@ class Operation:
     local_schema: Mapping[str, Any] | None = None
     read_only: bool = True
     destructive: bool = False
+    #: the client's byte cap on strings (the Design client's; None: the Projects client
+    #: checks its own limits)
+    client_cap: int | None = forms.STRING_MAX_BYTES
 
     def form(self) -> forms.FormSpec:
         return forms.form_of(self.name, self.schema, local_schema=self.local_schema,
-                             description=self.description)
+                             description=self.description, string_cap=self.client_cap)
 
     @property
     def badge(self) -> str:
@@ -79,24 +82,20 @@ def design_operations(session: Any) -> list[Operation]:
 
 def project_operations(session: Any) -> list[Operation]:
     """The five Projects methods (the gates and the attached Project checked first, as for
-    a call), each with the arguments the client takes (its method table) typed as the
-    Projects tool definition declares them."""
-    from ..agent_tools import PROJECTS_METHODS, PROJECTS_TOOL, tool_definitions
+    a call), each with the arguments the client's method table gives it."""
+    from ..core.projects_inputs import method_schema
     from ..projects.approval import PROJECTS_DESTRUCTIVE
     from ..projects.client import METHODS
+    from .subcommands import SUBCOMMANDS
 
     session.projects.check_ready()
-    (definition,) = [d for d in tool_definitions(session.settings) if d["name"] == PROJECTS_TOOL]
-    properties = definition["input_schema"]["properties"]
     out = []
-    for method in PROJECTS_METHODS:
-        allowed, required = METHODS[method.removeprefix("project_")]
-        names = [*(n for n in properties if n in allowed), *sorted(allowed - set(properties))]
-        schema = {"type": "object",
-                  "properties": {n: properties.get(n, {"type": "string"}) for n in names},
-                  "required": [n for n in names if n in required]}
-        out.append(Operation(method, method, schema, None,
-                             method not in PROJECTS_DESTRUCTIVE, method in PROJECTS_DESTRUCTIVE))
+    for name, (allowed, required) in METHODS.items():
+        method = f"project_{name}"
+        schema = method_schema(allowed, required)
+        changes = method in PROJECTS_DESTRUCTIVE
+        out.append(Operation(method, SUBCOMMANDS["project"][name].description, schema, schema,
+                             not changes, changes, client_cap=None))
     return out
 
 
@@ -147,13 +146,14 @@ class Inspector:
     """The catalogue, a filter, the chosen operation's form, Run and the result."""
 
     def __init__(self, tool: str, operations: Sequence[Operation], run: Runner, *,
-                 trace: Any = None) -> None:
+                 trace: Any = None, history: Any = None) -> None:
         import ipywidgets as w
 
         self.tool = tool
         self.operations = {op.name: op for op in operations}
         self._run = run
         self._trace = trace
+        self._history = history
         self.form: Any = None
         self.chosen: Operation | None = None
         #: the last Run's outcome (None before one, or when the form was refused)
@@ -167,15 +167,20 @@ class Inspector:
         self.run_button = w.Button(description="Run", button_style="primary", icon="play")
         self.status = w.HTML()
         self.output = w.Output()
+        #: an earlier call of this tool, loaded into the form to edit and Run again
+        self.past = w.Dropdown(description="History", options=[("—", None)], value=None,
+                               layout=w.Layout(width="100%"))
+        self.past.observe(lambda change: self.load(change["new"]), names="value")
         self.filter.observe(lambda _c: self._list(), names="value")
         self.picker.observe(lambda change: self.choose(change["new"]), names="value")
         self.run_button.on_click(lambda _b: self.run())
-        left = w.VBox([self.filter, self.picker], layout=w.Layout(width="34%"))
+        left = w.VBox([self.filter, self.picker, self.past], layout=w.Layout(width="34%"))
         right = w.VBox([self.about, self.form_box, w.HBox([self.run_button, self.status])],
                        layout=w.Layout(width="66%"))
         self.widget = w.VBox([w.HBox([left, right]), self.output])
         self.widget.add_class("jdp-inspector")
         self._list()
+        self._past()
 
     # ------------------------------------------------------------ catalogue
 
@@ -214,6 +219,32 @@ class Inspector:
         if self.picker.value != name:
             self.picker.value = name
 
+    def _name_of(self, record: Any) -> str:
+        return (f"project_{record.operation}" if self.tool == "project"
+                else record.operation)
+
+    def _past(self) -> None:
+        """The history's calls of this tool, newest first."""
+        if self._history is None:
+            return
+        calls = [r for r in reversed(self._history.records()) if r.tool == self.tool]
+        self.past.options = [("—", None), *((f"#{r.n} {r.operation} ({r.status})", r.n)
+                                           for r in calls)]
+
+    def load(self, n: int | None) -> None:
+        """Choose call `n`'s operation and fill the form with its arguments (a replay:
+        edit them, then Run)."""
+        if n is None or self._history is None:
+            return
+        record = self._history.get(n)
+        name = self._name_of(record)
+        if name not in self.operations:
+            self._say(f"{name} is not in the catalogue now.")
+            return
+        self.filter.value = ""
+        self.choose(name)
+        self.form.load(record.arguments)
+
     # ------------------------------------------------------------ running
 
     def run(self) -> Any:
@@ -233,6 +264,7 @@ class Inspector:
         with self.output:  # in a kernel, the approval card is drawn here, inline
             outcome = self._run(self.chosen.name, arguments)
         self.last = outcome
+        self._past()
         if getattr(outcome, "card", None) is None:  # a card shows its own result
             self.output.append_display_data(outcome)
             if getattr(outcome, "is_error", False):
@@ -294,6 +326,7 @@ def inspect(magics: DesignProjects, tool: str) -> Inspector:
     session = magics.session
     if tool == "project":
         return Inspector("project", project_operations(session),
-                         project_runner(magics), trace=session.trace)
+                         project_runner(magics), trace=session.trace,
+                         history=session.history)
     return Inspector("design", design_operations(session), design_runner(magics),
-                     trace=session.trace)
+                     trace=session.trace, history=session.history)

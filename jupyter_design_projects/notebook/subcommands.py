@@ -24,6 +24,9 @@ from ..core.trace_limits import TRACE_LIMIT
 from ..design.deck.slides import TABLE_MAX_ROWS
 from ..projects.journal import HISTORY_DEFAULT
 
+#: the forms `%design history --copy N --as FORM` gives a call in
+COPY_FORMS = ("cell", "python", "curl")
+
 #: the closing line of both usage listings
 HELP_HINT = "Add --help after a subcommand for its own help."
 
@@ -278,6 +281,24 @@ DESIGN = (
          Arg(("--har",), {"metavar": "PATH"}, path=True),
          Arg(("--curl",), {"nargs": "?", "const": "last", "type": exchange_number,
                            "metavar": "N"}))),
+    Subcommand(
+        "design", "history",
+        "[--replay N [--with JSON]] [--diff A B] [--copy N [--as cell|python|curl]]",
+        "every call of the session: table, replay with changes, diff, copy as code",
+        "Every Design and Projects call of this session (from the magics, the inspector or "
+        "Python), newest first: its arguments (plan tokens hidden), status, a summary, the "
+        "client's own time and the trace's exchange numbers (.df is the table). --replay N "
+        "calls N again through the same checks and approval cards, its arguments changed by "
+        "--with JSON or the cell body of %%design history --replay N (a key set to null is "
+        "dropped); --diff A B compares two results; --copy N shows N as a cell (--as "
+        "cell), a Python line (--as python) or the curl of its last traced exchange "
+        "(--as curl).",
+        (Arg(("--replay",), {"type": int, "default": None, "metavar": "N"}),
+         Arg(("--with",), {"dest": "edits", "default": None, "metavar": "JSON"}),
+         Arg(("--diff",), {"type": int, "nargs": 2, "default": None, "metavar": ("A", "B")}),
+         Arg(("--copy",), {"type": int, "default": None, "metavar": "N"}),
+         Arg(("--as",), {"dest": "as_", "choices": COPY_FORMS, "default": "cell"})),
+        cell=("--replay N", "replay call N with the cell body's JSON as its changes")),
     Subcommand(
         "design", "inspect", "",
         "the workbench: live catalogue, a form per operation, Run (the same cards)",

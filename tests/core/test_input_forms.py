@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from jupyter_design_projects.core import input_forms as forms
+from jupyter_design_projects.core.budgets import SEARCH_N_MAX, SEARCH_N_MIN
 from jupyter_design_projects.core.design_inputs import Input, ListOf, Record, Text, Whole
 from jupyter_design_projects.core.design_operations import (
     BY_NAME,
@@ -21,12 +22,15 @@ from jupyter_design_projects.core.design_operations import (
     DesignOperation,
     operation_table,
 )
+from jupyter_design_projects.core.project_paths import MAX_PATH_CHARS
+from jupyter_design_projects.core.projects_inputs import method_schema
 from jupyter_design_projects.core.validation import (
     PLAN_TOKEN_MAX_BYTES,
     STRING_MAX_BYTES,
     validate,
 )
 from jupyter_design_projects.errors import InvalidArguments
+from jupyter_design_projects.projects.client import METHODS
 from jupyter_design_projects.server.design.mcp import tools
 
 #: a row no other code knows: a record with bounds inside a list, an enum, content
@@ -99,6 +103,7 @@ def assert_mirrors(inputs: tuple[Input, ...], fields: tuple[forms.Field, ...]) -
                 assert field.max_length == kind.max_length
                 cap = PLAN_TOKEN_MAX_BYTES if item.name == "plan_token" else STRING_MAX_BYTES
                 assert field.client_max_bytes == (None if kind.body else cap)
+                assert field.body == kind.body
         if isinstance(kind, Whole):
             assert (field.minimum, field.maximum) == (kind.minimum, kind.maximum)
         if isinstance(kind, ListOf):
@@ -310,3 +315,51 @@ def test_an_optional_record_left_blank_is_left_out_and_half_filled_is_refused() 
     with pytest.raises(InvalidArguments) as refused:
         forms.arguments_of(spec, values)
     assert (refused.value.field, refused.value.rule) == ("viewport.height", "is required")
+
+
+# ---------------------------------------------------------------- the Projects methods
+
+
+def project_form(name: str) -> forms.FormSpec:
+    schema = method_schema(*METHODS[name])
+    return forms.form_of(f"project_{name}", schema, local_schema=schema, string_cap=None)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_every_projects_method_gets_a_form_of_the_arguments_its_client_takes(name: str) -> None:
+    allowed, required = METHODS[name]
+    spec = project_form(name)
+    assert {f.name for f in spec.fields} == allowed
+    assert {f.name for f in spec.fields if f.required} == required
+    assert all(f.client_max_bytes is None for f in spec.fields)
+    values = {f.name: filled(f) for f in spec.fields}
+    assert set(forms.arguments_of(spec, values)) == allowed
+
+
+@pytest.mark.parametrize(("n", "ok"), [(SEARCH_N_MIN - 1, False), (SEARCH_N_MIN, True),
+                                       (SEARCH_N_MAX, True), (SEARCH_N_MAX + 1, False)])
+def test_project_search_n_is_bounded_as_the_client_bounds_it(n: int, ok: bool) -> None:
+    spec = project_form("search")
+    if ok:
+        assert forms.arguments_of(spec, {"query": "q", "n": n}) == {"query": "q", "n": n}
+        return
+    with pytest.raises(InvalidArguments) as refused:
+        forms.arguments_of(spec, {"query": "q", "n": n})
+    assert refused.value.field == "n"
+
+
+@pytest.mark.parametrize(("length", "ok"), [(MAX_PATH_CHARS, True), (MAX_PATH_CHARS + 1, False)])
+def test_a_projects_path_is_bounded_as_the_client_bounds_it(length: int, ok: bool) -> None:
+    spec = project_form("read")
+    if ok:
+        assert forms.arguments_of(spec, {"path": "p" * length}) == {"path": "p" * length}
+        return
+    with pytest.raises(InvalidArguments) as refused:
+        forms.arguments_of(spec, {"path": "p" * length})
+    assert refused.value.field == "path"
+
+
+def test_project_write_content_is_marked_content() -> None:
+    content = next(f for f in project_form("write").fields if f.name == "content")
+    assert content.body
+    assert content.limits == ("content: no client size cap",)
