@@ -52,7 +52,7 @@ class CallRecord:
         """The table's row: arguments as JSON with plan tokens hidden."""
         return {"n": self.n, "tool": self.tool, "operation": self.operation,
                 "arguments": json.dumps(shown_arguments(self.arguments), ensure_ascii=False),
-                "status": self.status, "summary": self.summary,
+                "state": self.status, "summary": self.summary,
                 "elapsed_ms": round(self.elapsed_ms, 1), "started": self.started,
                 "exchanges": "" if self.exchanges is None else
                 "{}–{}".format(*self.exchanges)}

@@ -61,7 +61,7 @@ def history_command(magics: DesignProjects, args: Mapping[str, Any],
 def table(history: CallHistory) -> Outcome:
     rows = list(reversed(history.rows()))
     notice = None if rows else "No call yet in this session."
-    return Outcome(COMMAND, rows, tables={"history": rows}, notice=notice)
+    return Outcome(COMMAND, rows, tables={"calls": rows}, notice=notice)
 
 
 def _record(history: CallHistory, n: int) -> CallRecord:

@@ -286,7 +286,7 @@ DESIGN = (
         "[--replay N [--with JSON]] [--diff A B] [--copy N [--as cell|python|curl]]",
         "every call of the session: table, replay with changes, diff, copy as code",
         "Every Design and Projects call of this session (from the magics, the inspector or "
-        "Python), newest first: its arguments (plan tokens hidden), status, a summary, the "
+        "Python), newest first: its arguments (plan tokens hidden), state, a summary, the "
         "client's own time and the trace's exchange numbers (.df is the table). --replay N "
         "calls N again through the same checks and approval cards, its arguments changed by "
         "--with JSON or the cell body of %%design history --replay N (a key set to null is "
