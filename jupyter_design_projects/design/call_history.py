@@ -15,6 +15,7 @@ import collections
 import copy
 import dataclasses
 import difflib
+import inspect
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -209,18 +210,32 @@ def record_design(client: Any, history: CallHistory) -> None:
     client.call, client.resume = recorded_call, recorded_resume
 
 
-def record_projects(client: Any, history: CallHistory) -> None:
-    """Put a ProjectsClient's `call` (the five methods) on the record."""
-    call = client.call
+def record_projects(client: Any, history: CallHistory,
+                    methods: tuple[str, ...] = ("info", "read", "search", "write",
+                                                "delete")) -> None:
+    """Put a ProjectsClient's five methods on the record (on this instance): its `call`
+    dispatcher, the magics and the `session.project` facade all reach them."""
+    for name in methods:
+        _record_method(client, name, history)
 
-    async def recorded_call(method: str, args: dict[str, Any]) -> Any:
-        record = history.begin("project", str(method).removeprefix("project_"), args)
+
+def _record_method(client: Any, name: str, history: CallHistory) -> None:
+    method = getattr(client, name)
+    signature = inspect.signature(method)
+
+    async def recorded(*args: Any, **kwargs: Any) -> Any:
         try:
-            data = await history.timed(record, call(method, args))
+            bound = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = dict(kwargs)
+        record = history.begin("project", name,
+                               {k: v for k, v in bound.items() if v is not None})
+        try:
+            data = await history.timed(record, method(*args, **kwargs))
         except Exception as error:
             history.failed(record, error)
             raise
         history.succeeded(record, data)
         return data
 
-    client.call = recorded_call
+    setattr(client, name, recorded)

@@ -191,3 +191,12 @@ def test_an_unknown_call_number_is_a_usage_error(shell, live):
     with pytest.raises(UsageError) as refused:
         shell.run_line_magic("design", "history --copy 999")
     assert "no call 999" in str(refused.value)
+
+
+def test_the_python_facade_and_the_projects_magics_are_in_the_history_too(shell, live):
+    live.session.project.search("data retention", 1)
+    shell.run_line_magic("project", "read data-retention-policy.md")
+    rows = history(shell).df
+    assert rows["operation"].tolist()[:2] == ["read", "search"]
+    assert json.loads(rows["arguments"].iloc[1]) == {"query": "data retention", "n": 1}
+    assert json.loads(rows["arguments"].iloc[0]) == {"path": "data-retention-policy.md"}
