@@ -106,6 +106,13 @@ def history(magics: DesignProjects, command: Command) -> Any:
     return history_command(magics, command.args, command.args.get("body"))
 
 
+def rpc(magics: DesignProjects, command: Command) -> Any:
+    """`%design rpc METHOD [JSON]`: one raw JSON-RPC exchange (`rpc_view`)."""
+    from .rpc_view import rpc_command
+
+    return rpc_command(magics, command.args, command.args.get("body"))
+
+
 #: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
 #: word that is not a subcommand parses as `call`)
 DESIGN_ACTIONS: Mapping[str, Handler] = {
@@ -120,6 +127,7 @@ DESIGN_ACTIONS: Mapping[str, Handler] = {
     "call": call,
     "inspect": inspect,
     "history": history,
+    "rpc": rpc,
 }
 
 

@@ -300,6 +300,18 @@ DESIGN = (
          Arg(("--as",), {"dest": "as_", "choices": COPY_FORMS, "default": "cell"})),
         cell=("--replay N", "replay call N with the cell body's JSON as its changes")),
     Subcommand(
+        "design", "rpc", "METHOD ['JSON']",
+        "send any JSON-RPC method on the live session; raw request and answer",
+        "Send one JSON-RPC method (ping, tools/list, resources/list, prompts/list, any "
+        "other) on the live Design session, with its headers, and show the raw request and "
+        "answer (the bearer and every known secret redacted). The params are one JSON "
+        "object, quoted on the line ('{\"cursor\": …}') or the cell body of %%design rpc "
+        "METHOD; a notifications/… method is sent as a notification. tools/call runs as "
+        "%design OPERATION does: the same checks, permission decision and approval card.",
+        (Arg(("method",), {"metavar": "METHOD"}),
+         Arg(("params",), {"nargs": "*", "metavar": "JSON"})),
+        cell=("METHOD", "the cell body is the params (JSON)")),
+    Subcommand(
         "design", "inspect", "",
         "the workbench: live catalogue, a form per operation, Run (the same cards)",
         "A widget with the live operation catalogue (filter by name or description) and, "
