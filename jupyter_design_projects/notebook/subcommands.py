@@ -305,7 +305,7 @@ DESIGN = (
         "Send one JSON-RPC method (ping, tools/list, resources/list, prompts/list, any "
         "other) on the live Design session, with its headers, and show the raw request and "
         "answer (the bearer and every known secret redacted). The params are one JSON "
-        "object, quoted on the line ('{\"cursor\": …}') or the cell body of %%design rpc "
+        "object, in single quotes on the line, or the cell body of %%design rpc "
         "METHOD; a notifications/… method is sent as a notification. tools/call runs as "
         "%design OPERATION does: the same checks, permission decision and approval card.",
         (Arg(("method",), {"metavar": "METHOD"}),
