@@ -7,6 +7,7 @@ with its name, a * when required, its limits and its help. `FormEditor.value` is
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from ..core import input_forms as forms
@@ -14,6 +15,11 @@ from .theme import colour
 
 #: the dropdown entry of a choice left out
 LEFT_OUT = "— (left out)"
+
+
+def field_class(shown: str) -> str:
+    """The CSS class of a field's editor (`files[0].path` → `jdp-field-files-0-path`)."""
+    return "jdp-field-" + "-".join(re.findall(r"[A-Za-z0-9_]+", shown))
 
 
 def label_html(field: forms.Field, shown: str) -> str:
@@ -39,6 +45,7 @@ class Editor:
         self.label = w.HTML(label_html(field, shown))
         self.input = self._input()
         self.widget = w.VBox([self.label, self.input])
+        self.widget.add_class(field_class(shown))
 
     def _input(self) -> Any:
         w, field = self.w, self.field
@@ -89,6 +96,7 @@ class ListEditor:
         self.add_button.on_click(lambda _b: self.add())
         self.rows = w.VBox()
         self.widget = w.VBox([w.HTML(label_html(field, shown)), self.rows, self.add_button])
+        self.widget.add_class(field_class(shown))
 
     def add(self) -> Any:
         assert self.field.item is not None

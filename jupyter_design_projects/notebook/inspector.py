@@ -162,14 +162,18 @@ class Inspector:
                              layout=w.Layout(width="100%"))
         self.picker = w.Select(rows=min(10, max(2, len(self.operations))),
                                layout=w.Layout(width="100%"))
+        self.picker.add_class("jdp-inspector-picker")
         self.about = w.HTML()
         self.form_box = w.VBox()
         self.run_button = w.Button(description="Run", button_style="primary", icon="play")
+        self.run_button.add_class("jdp-inspector-run")
         self.status = w.HTML()
         self.output = w.Output()
+        self.output.add_class("jdp-inspector-output")
         #: an earlier call of this tool, loaded into the form to edit and Run again
         self.past = w.Dropdown(description="History", options=[("—", None)], value=None,
                                layout=w.Layout(width="100%"))
+        self.past.add_class("jdp-inspector-history")
         self.past.observe(lambda change: self.load(change["new"]), names="value")
         self.filter.observe(lambda _c: self._list(), names="value")
         self.picker.observe(lambda change: self.choose(change["new"]), names="value")
@@ -249,6 +253,7 @@ class Inspector:
 
     def run(self) -> Any:
         """Run the chosen operation with the form's arguments (the Run button)."""
+        self.output.clear_output()  # in a kernel: what an earlier Run drew there
         self.output.outputs = ()
         self.status.value = ""
         self.last = None
