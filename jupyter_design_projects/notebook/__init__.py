@@ -1,7 +1,8 @@
 """The notebook layer: parse the magic line, call the pipeline, render. Widgets live here."""
 
 __all__ = [
-    "budget", "cards", "catalogue", "deck", "design_actions", "dispatch", "grammar",
-    "lifecycle", "login", "magics", "outcome", "plain_lines", "progress", "project_actions",
-    "prompt", "sign_in", "subcommands", "sync_view", "tables", "theme", "trace", "views"
+    "budget", "cards", "catalogue", "deck", "design_actions", "dispatch", "form_widgets",
+    "grammar", "history_view", "inspector", "lifecycle", "login", "magics", "outcome",
+    "plain_lines", "progress", "project_actions", "prompt", "rpc_view", "sign_in", "subcommands",
+    "sync_view", "tables", "theme", "trace", "views"
 ]
