@@ -262,6 +262,9 @@ class Session:
                                             clock_ms=lambda: int(time.time() * 1000),
                                             save_text=DownloadDir(self.temp_dir).save_text,
                                             journal=self.design_journal)
+                from .design.call_history import record_design
+
+                record_design(self._design, self.history)
             return self._design
 
     @cached_property
@@ -289,10 +292,22 @@ class Session:
         return SyncState(self.data_dir / "sync_state.sqlite3")
 
     @cached_property
+    def history(self):
+        """Every Design and Projects call of this session (`design.call_history`)."""
+        from .design.call_history import CallHistory
+
+        def trace_mark() -> int | None:
+            rows = self.trace.records() if self.trace.enabled else []
+            return rows[-1]["n"] if rows else (0 if self.trace.enabled else None)
+
+        return CallHistory(trace_mark=trace_mark)
+
+    @cached_property
     def projects(self):
+        from .design.call_history import record_projects
         from .projects.client import ProjectsClient
 
-        return ProjectsClient(
+        client = ProjectsClient(
             self.http,
             self.settings,
             ensure_scopes=lambda: self.credentials.ensure_project_scopes(
@@ -303,6 +318,8 @@ class Session:
             progress=self._progress,
             secrets=self._secrets,
         )
+        record_projects(client, self.history)
+        return client
 
     # ------------------------------------------------------------------ sync facades
 

@@ -2,8 +2,7 @@
 
 __all__ = [
     "budgets", "cards", "catalogue", "change_preview", "containment", "curl", "design_effects",
-    "design_inputs",
-    "design_operations", "display", "har", "hints", "letters", "origins", "permissions", "pkce",
-    "plans", "project_paths", "redaction", "result_limits", "results", "scopes", "slideshow",
-    "sync_plan", "trace_limits", "validation"
+    "design_inputs", "design_operations", "display", "har", "hints", "input_forms", "letters",
+    "origins", "permissions", "pkce", "plans", "project_paths", "projects_inputs", "redaction",
+    "result_limits", "results", "scopes", "slideshow", "sync_plan", "trace_limits", "validation"
 ]

@@ -1,6 +1,6 @@
 """The Design pipeline: the MCP session, the live catalogue, permissions, result mapping."""
 
 __all__ = [
-    "approval", "catalogue", "client", "deck", "permissions", "rest", "schemas", "session",
-    "wire", "write_journal"
+    "approval", "call_history", "catalogue", "client", "deck", "permissions", "raw_rpc", "rest",
+    "schemas", "session", "wire", "write_journal"
 ]

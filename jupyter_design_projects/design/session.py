@@ -91,6 +91,22 @@ class McpSession:
         """The raw MCP result `{content: [...], isError?}` of one tools/call."""
         return await self._request("tools/call", {"name": name, "arguments": arguments}, name)
 
+    async def raw(self, method: str, params: dict | None = None, *,
+                  notification: bool = False) -> tuple[dict, dict[str, str], Answer]:
+        """One JSON-RPC message as given, on this session (initialized first), its answer
+        not interpreted (`design.raw_rpc`): the envelope, the headers sent beside the
+        bearer, and the answer. No re-initialize after a 404: what came back is shown."""
+        await self._ensure_initialized()
+        session_id = self._session_id
+        if notification:
+            envelope: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+            if params is not None:
+                envelope["params"] = params
+        else:
+            envelope = self._envelope(method, params if params is not None else {})
+        answer = await self._post(envelope, session_id=session_id, action=f"design rpc {method}")
+        return envelope, self._headers(session_id), answer
+
     async def close(self) -> None:
         """Forget the session (and tell the server, if it kept one; failures are ignored)."""
         session_id = self._session_id

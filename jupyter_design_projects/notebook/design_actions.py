@@ -94,6 +94,27 @@ def call(host: NotebookHost, command: Command) -> Any:
     return PendingOutcome(operation, card)
 
 
+def inspect(host: NotebookHost, command: Command) -> Any:
+    """`%design inspect` / `%project inspect`: the workbench widget (`inspector`)."""
+    from .inspector import inspect as workbench
+
+    return workbench(host, command.tool)
+
+
+def history(host: NotebookHost, command: Command) -> Any:
+    """`%design history`: the session's calls; replay, diff, copy as code."""
+    from .history_view import history_command
+
+    return history_command(host, command.args, command.args.get("body"))
+
+
+def rpc(host: NotebookHost, command: Command) -> Any:
+    """`%design rpc METHOD [JSON]`: one raw JSON-RPC exchange (`rpc_view`)."""
+    from .rpc_view import rpc_command
+
+    return rpc_command(host, command.args, command.args.get("body"))
+
+
 #: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
 #: word that is not a subcommand parses as `call`)
 DESIGN_ACTIONS: Mapping[str, Handler] = {
@@ -106,6 +127,9 @@ DESIGN_ACTIONS: Mapping[str, Handler] = {
     "deck": deck,
     "slide": deck,
     "call": call,
+    "inspect": inspect,
+    "history": history,
+    "rpc": rpc,
 }
 
 

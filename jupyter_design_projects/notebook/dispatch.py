@@ -31,12 +31,15 @@ if TYPE_CHECKING:
     from .host import NotebookHost
 
 OUTCOME_FLAG = "--outcome"
+#: each magic's action table, handed to the host (`NotebookHost.run_command`)
+ACTIONS = {"design": DESIGN_ACTIONS, "project": PROJECT_ACTIONS}
 
 
 def run(host: NotebookHost, tool: str, line: str, cell: str | None, local_ns: Any) -> Any:
     """Parse, run and settle one magic: a failure raises one `UsageError` line (or, with
     errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
     as_outcome, line = _outcome_flag(line, host.options.errors == "outcome")
+    host.actions = ACTIONS
     try:
         if tool == "project":
             command = grammar.parse_project(line, cell, host.namespace(local_ns))

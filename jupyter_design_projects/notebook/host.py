@@ -60,6 +60,11 @@ class NotebookHost:
         self._answerable: bool | None = None
         self._panel: Any = None
         self._design_started = False
+        #: each magic's action table (`%design` → `design_actions.DESIGN_ACTIONS`, ...),
+        #: handed in by `dispatch`, which alone imports them; `run_command` runs a line
+        #: through it, so a view that runs calls (the inspector, a replay) needs no import
+        #: of the actions above it
+        self.actions: Mapping[str, Mapping[str, Callable[[Any, Any], Any]]] = {}
 
     # ------------------------------------------------------------ the session
 
@@ -210,6 +215,11 @@ class NotebookHost:
     def namespace(self, local_ns: Any) -> ChainMap:
         """The variables a line's `$name` reads: the cell's locals, then the notebook's."""
         return ChainMap(local_ns or {}, self.shell.user_ns if self.shell else {})
+
+    def run_command(self, command: Any) -> Any:
+        """Run a parsed line (`grammar.Command`) through its magic's action table, as the
+        magic runs it: the same checks, decision and cards."""
+        return self.actions[command.tool][command.action](self, command)
 
     def user_namespace(self) -> Mapping[str, Any]:
         """The notebook's variables (a deck's `$name`)."""

@@ -52,6 +52,13 @@ def sync(host: NotebookHost, command: Command) -> Any:
     return sync_command(host, command.args)
 
 
+def inspect(host: NotebookHost, command: Command) -> Any:
+    """`%project inspect`: the workbench widget (`inspector`)."""
+    from .inspector import inspect as workbench
+
+    return workbench(host, "project")
+
+
 #: `%project ACTION` → its handler (`last` and `--help` are answered before dispatch)
 PROJECT_ACTIONS: Mapping[str, Handler] = {
     "info": method,
@@ -62,4 +69,5 @@ PROJECT_ACTIONS: Mapping[str, Handler] = {
     "history": history,
     "restore": change,
     "sync": sync,
+    "inspect": inspect,
 }

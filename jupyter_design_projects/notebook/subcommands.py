@@ -24,6 +24,9 @@ from ..core.trace_limits import TRACE_LIMIT
 from ..design.deck.slides import TABLE_MAX_ROWS
 from ..projects.journal import HISTORY_DEFAULT
 
+#: the forms `%design history --copy N --as FORM` gives a call in
+COPY_FORMS = ("cell", "python", "curl")
+
 #: the closing line of both usage listings
 HELP_HINT = "Add --help after a subcommand for its own help."
 
@@ -191,6 +194,12 @@ PROJECT = (
         f"deleted. {CHANGE_CARD}",
         (Arg(("entry_id",), {"type": int, "metavar": "ID"}), YES)),
     Subcommand(
+        "project", "inspect", "",
+        "the workbench: a form per method, Run (the same approval cards)",
+        "A widget with the five Projects methods (filterable) and, for the chosen one, a "
+        "form generated from its input schema; Run calls it exactly as its %project line "
+        "does, approval included, and shows the outcome."),
+    Subcommand(
         "project", "last", "",
         "the last %project outcome, a failed one included",
         "The outcome of the last %project call of this session, including one that failed "
@@ -288,6 +297,46 @@ DESIGN = (
          Arg(("--har",), {"metavar": "PATH"}, path=True),
          Arg(("--curl",), {"nargs": "?", "const": "last", "type": exchange_number,
                            "metavar": "N"}))),
+    Subcommand(
+        "design", "history",
+        "[--replay N [--with JSON]] [--diff A B] [--copy N [--as cell|python|curl]]",
+        "every call of the session: table, replay with changes, diff, copy as code",
+        "Every Design and Projects call of this session (from the magics, the inspector or "
+        "Python), newest first: its arguments (plan tokens hidden), state, a summary, the "
+        "client's own time and the trace's exchange numbers (.df is the table). --replay N "
+        "calls N again through the same checks and approval cards, its arguments changed by "
+        "--with JSON or the cell body of %%design history --replay N (a key set to null is "
+        "dropped); --diff A B compares two results; --copy N shows N as a cell (--as "
+        "cell), a Python line (--as python) or the curl of its last traced exchange "
+        "(--as curl).",
+        (Arg(("--replay",), {"type": int, "default": None, "metavar": "N"}),
+         Arg(("--with",), {"dest": "edits", "default": None, "metavar": "JSON"}),
+         Arg(("--diff",), {"type": int, "nargs": 2, "default": None, "metavar": ("A", "B")}),
+         Arg(("--copy",), {"type": int, "default": None, "metavar": "N"}),
+         Arg(("--as",), {"dest": "as_", "choices": COPY_FORMS, "default": "cell"})),
+        cell=("--replay N", "replay call N with the cell body's JSON as its changes")),
+    Subcommand(
+        "design", "rpc", "METHOD ['JSON']",
+        "send any JSON-RPC method on the live session; raw request and answer",
+        "Send one JSON-RPC method (ping, tools/list, resources/list, prompts/list, any "
+        "other) on the live Design session, with its headers, and show the raw request and "
+        "answer (the bearer and every known secret redacted). The params are one JSON "
+        "object, in single quotes on the line, or the cell body of %%design rpc "
+        "METHOD; a notifications/… method is sent as a notification. tools/call runs as "
+        "%design OPERATION does: the same checks, permission decision and approval card.",
+        (Arg(("method",), {"metavar": "METHOD"}),
+         Arg(("params",), {"nargs": "*", "metavar": "JSON"})),
+        cell=("METHOD", "the cell body is the params (JSON)")),
+    Subcommand(
+        "design", "inspect", "",
+        "the workbench: live catalogue, a form per operation, Run (the same cards)",
+        "A widget with the live operation catalogue (filter by name or description) and, "
+        "for the chosen operation, a form generated from its input schema: choices, "
+        "checkboxes, bounded numbers, texts with the service's and the client's limits, "
+        "lists and records with Add and Remove, required fields marked (*), descriptions as "
+        "help. Run goes through the same permission decision as %design OPERATION, its "
+        "approval card inline (approval_mode 'deny' still fails closed); the result shows "
+        "as the outcome does, and a failure with its exchanges when the trace is on."),
     Subcommand(
         "design", "last", "",
         "the last %design outcome, a failed one included",

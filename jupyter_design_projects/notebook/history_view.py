@@ -1,0 +1,162 @@
+"""`%design history`: the session's call history (`design.call_history`) as a table
+(`.df`), and one call replayed (its arguments changed by a JSON object, through the same
+action handler and permission decision as the magic), two calls' results diffed, or a
+call copied as a `%%design` / `%project` cell, a Python line or the trace's curl."""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..design.call_history import CallHistory, CallRecord, diff, shown_arguments
+from ..errors import BadCommand
+from .outcome import Outcome
+
+if TYPE_CHECKING:
+    from .host import NotebookHost
+
+COMMAND = "design history"
+
+
+class CodeOutcome(Outcome):
+    """Text to copy (code or a diff), shown whole in a <pre>."""
+
+    def __init__(self, label: str, text: str, data: Mapping[str, Any]) -> None:
+        super().__init__(label, dict(data), body=text)
+        self.text = text
+
+    def _text(self) -> str:
+        return self.text
+
+    def _html(self) -> str:
+        return (f'<div class="jdp-outcome"><pre style="white-space:pre-wrap">'
+                f"{html.escape(self.text)}</pre></div>")
+
+
+def history_command(host: NotebookHost, args: Mapping[str, Any],
+                    cell: str | None = None) -> Any:
+    """One `%design history` line: the table, or --replay / --diff / --copy."""
+    history: CallHistory = host.session.history
+    chosen = [k for k in ("replay", "diff", "copy") if args.get(k) is not None]
+    if len(chosen) > 1:
+        raise BadCommand(COMMAND, "give one of --replay, --diff, --copy")
+    if args.get("replay") is not None:
+        edits = _edits(args.get("edits"), cell)
+        return replay(host, _record(history, args["replay"]), edits)
+    if cell is not None:
+        raise BadCommand(COMMAND, "only %%design history --replay N takes a cell body")
+    if args.get("diff") is not None:
+        first, second = (_record(history, n) for n in args["diff"])
+        text = diff(first, second) or "The two results are the same."
+        return CodeOutcome(f"{COMMAND} --diff", text, {"diff": text})
+    if args.get("copy") is not None:
+        form = args.get("as_") or "cell"
+        return copy_as(host, _record(history, args["copy"]), form)
+    return table(history)
+
+
+def table(history: CallHistory) -> Outcome:
+    rows = list(reversed(history.rows()))
+    notice = None if rows else "No call yet in this session."
+    return Outcome(COMMAND, rows, tables={"calls": rows}, notice=notice)
+
+
+def _record(history: CallHistory, n: int) -> CallRecord:
+    try:
+        return history.get(int(n))
+    except KeyError:
+        raise BadCommand(COMMAND, f"the history holds no call {n}") from None
+
+
+def _edits(line: str | None, cell: str | None) -> dict[str, Any]:
+    if line is not None and cell is not None:
+        raise BadCommand(COMMAND, "give the changes either with --with or as the cell body")
+    text = (line if line is not None else cell or "").strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise BadCommand(COMMAND, f"the changes are not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise BadCommand(COMMAND, "the changes must be a JSON object {…}")
+    return value
+
+
+# ---------------------------------------------------------------- replay
+
+
+def replay(host: NotebookHost, record: CallRecord, edits: Mapping[str, Any]) -> Any:
+    """Call `record` again with `edits` over its arguments (a key set to null is dropped),
+    through the magic's own action handler: the same checks, decision and cards."""
+    from .grammar import Command
+
+    arguments = {**record.arguments, **edits}
+    arguments = {k: v for k, v in arguments.items() if v is not None}
+    if record.tool == "project":
+        return host.run_command(Command("project", record.operation, arguments))
+    return host.run_command(Command("design", "call", {"operation": record.operation,
+                                                       "arguments": arguments}))
+
+
+# ---------------------------------------------------------------- copy as code
+
+
+def copy_as(host: NotebookHost, record: CallRecord, form: str) -> Outcome:
+    if form == "curl":
+        return _curl(host, record)
+    text = (python_line(record) if form == "python" else cell_of(record))
+    return CodeOutcome(f"{COMMAND} --copy {record.n}", text, {"n": record.n, "form": form,
+                                                                "code": text})
+
+
+def cell_of(record: CallRecord) -> str:
+    """The call as a cell: `%%design OP` with its JSON, or its `%project` line (the
+    content of a write as the cell body). Plan tokens are shown as their mark."""
+    arguments = shown_arguments(record.arguments)
+    if record.tool == "design":
+        return f"%%design {record.operation}\n" + json.dumps(arguments, indent=2,
+                                                               ensure_ascii=False)
+    from .subcommands import SUBCOMMANDS
+
+    sub = SUBCOMMANDS["project"][record.operation]
+    words = []
+    for arg in sub.args:
+        value = arguments.get(arg.dest)
+        if value is None:
+            continue
+        word = shlex.quote(str(value))
+        words.append(word if not arg.flags[0].startswith("-") else f"{arg.flags[0]} {word}")
+    line = " ".join([record.operation, *words])
+    if "content" in arguments:
+        return f"%%project {line}\n{arguments['content']}"
+    return f"%project {line}"
+
+
+def python_line(record: CallRecord) -> str:
+    """The call as Python on a `Session` (`session.design_call`, `session.project.*`);
+    a call that changes something passes `approve` (see docs/python.md)."""
+    arguments = shown_arguments(record.arguments)
+    if record.tool == "design":
+        return (f"session.design_call({record.operation!r}, {arguments!r}, "
+                "approve=approve)")
+    from ..projects.approval import PROJECTS_DESTRUCTIVE
+
+    words = [f"{k}={v!r}" for k, v in arguments.items()]
+    if f"project_{record.operation}" in PROJECTS_DESTRUCTIVE:
+        words.append("approve=approve")
+    return f"session.project.{record.operation}({', '.join(words)})"
+
+
+def _curl(host: NotebookHost, record: CallRecord) -> Outcome:
+    """The trace's curl of the call's last exchange (its tools/call, or the request)."""
+    from .trace import curl_outcome
+
+    if record.exchanges is None:
+        raise BadCommand(
+            COMMAND, f"call {record.n} made no exchange the trace recorded: "
+                     "%design trace on, then replay it")
+    return curl_outcome(host.session.trace, record.exchanges[1])

@@ -1,0 +1,99 @@
+"""`%design rpc METHOD [JSON]`: one JSON-RPC method on the live Design session, shown as
+the raw request and answer (`design.raw_rpc`); a `tools/call` runs as `%design OP` does,
+through the permission decision and its card."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..design.raw_rpc import RPC_TOOL_CALL, RawExchange, send
+from ..errors import BadCommand, GateClosed
+from .outcome import Outcome
+
+if TYPE_CHECKING:
+    from .host import NotebookHost
+
+COMMAND = "design rpc"
+
+
+class RpcOutcome(Outcome):
+    """The raw request and answer of one JSON-RPC exchange (`.data`: both, as dicts)."""
+
+    def __init__(self, exchange: RawExchange) -> None:
+        super().__init__(f"{COMMAND} {exchange.method}", exchange.to_dict(),
+                         is_error=exchange.is_error)
+        self.exchange = exchange
+
+    def _text(self) -> str:
+        data = self.data
+        return (f"→ POST {json.dumps(data['request']['headers'], indent=1)}\n"
+                f"{json.dumps(data['request']['body'], indent=1)}\n"
+                f"← HTTP {data['answer']['status']} "
+                f"{json.dumps(data['answer']['headers'], indent=1)}\n"
+                f"{_shown(data['answer']['body'])}")
+
+    def _html(self) -> str:
+        data = self.data
+
+        def block(title: str, value: Any) -> str:
+            return (f"<details open><summary>{html.escape(title)}</summary>"
+                    f"<pre style=\"white-space:pre-wrap\">{html.escape(_shown(value))}</pre>"
+                    "</details>")
+
+        return ('<div class="jdp-outcome">'
+                + block("request headers", data["request"]["headers"])
+                + block("request", data["request"]["body"])
+                + block(f"answer: HTTP {data['answer']['status']}", data["answer"]["body"])
+                + block("answer headers", data["answer"]["headers"]) + "</div>")
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, indent=2,
+                                                           ensure_ascii=False)
+
+
+def params_of(words: Any, cell: str | None) -> dict | None:
+    """The params: the line's JSON (quote it: '{"name": …}') or the cell body; None
+    when neither is given."""
+    text = " ".join(words) if isinstance(words, list) else (words or "")
+    if cell is not None and text.strip():
+        raise BadCommand(COMMAND, "give the params either on the line or as the cell body")
+    text = (cell if cell is not None else text).strip()
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise BadCommand(COMMAND, f"the params are not valid JSON ({exc}); quote them: "
+                                  "'{\"name\": …}'") from None
+    if not isinstance(value, dict):
+        raise BadCommand(COMMAND, "the params must be a JSON object {…}")
+    return value
+
+
+def rpc_command(host: NotebookHost, args: Mapping[str, Any],
+                cell: str | None = None) -> Any:
+    method = args["method"]
+    params = params_of(args.get("params"), cell)
+    if method == RPC_TOOL_CALL:
+        return _tool_call(host, params or {})
+    session = host.session
+    for gate, open_ in session.settings.design_gates():  # closed: nothing is sent
+        if not open_:
+            raise GateClosed("Design", gate)
+    exchange = session.run(send(session.design.session, method, params))
+    return RpcOutcome(exchange)
+
+
+def _tool_call(host: NotebookHost, params: Mapping[str, Any]) -> Any:
+    """tools/call as `%design OP` runs it: the same checks, decision and card."""
+    from .grammar import Command
+
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        raise BadCommand(COMMAND, 'tools/call needs {"name": OPERATION, "arguments": {…}}')
+    return host.run_command(Command("design", "call", {"operation": name,
+                                                       "arguments": arguments}))
