@@ -50,7 +50,8 @@ TABLE = operation_table((*DESIGN_OPERATIONS, FAKE))
 def published(table: Mapping[str, DesignOperation]) -> dict[str, dict]:
     """Each row's inputSchema exactly as the reference service serves it in tools/list."""
     ops = types.SimpleNamespace(**{name: lambda *a, **k: None for name in table})
-    return {tool.name: tool.parameters for tool in tools(table, ops)}  # type: ignore[arg-type]
+    served = tools(table, ops)  # type: ignore[arg-type]
+    return {name: tool.listing.input_schema for name, tool in served.items()}
 
 
 SERVED = published(TABLE)
