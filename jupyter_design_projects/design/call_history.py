@@ -214,12 +214,19 @@ def record_projects(client: Any, history: CallHistory,
                     methods: tuple[str, ...] = ("info", "read", "search", "write",
                                                 "delete")) -> None:
     """Put a ProjectsClient's five methods on the record (on this instance): its `call`
-    dispatcher, the magics and the `session.project` facade all reach them."""
+    dispatcher, the magics and the `session.project` facade all reach them. A change a
+    card approved is sent by `write_exact` / `delete_exact` (`projects.change.perform`):
+    it is recorded as the write or delete it is, with the arguments a person gave."""
     for name in methods:
         _record_method(client, name, history)
+    if hasattr(client, "write_exact"):  # a ProjectsClient (test doubles may have only five)
+        _record_method(client, "write_exact", history, as_name="write",
+                       kept=("path", "content"))
+        _record_method(client, "delete_exact", history, as_name="delete", kept=("path",))
 
 
-def _record_method(client: Any, name: str, history: CallHistory) -> None:
+def _record_method(client: Any, name: str, history: CallHistory, *, as_name: str = "",
+                   kept: tuple[str, ...] = ()) -> None:
     method = getattr(client, name)
     signature = inspect.signature(method)
 
@@ -228,8 +235,8 @@ def _record_method(client: Any, name: str, history: CallHistory) -> None:
             bound = signature.bind(*args, **kwargs).arguments
         except TypeError:
             bound = dict(kwargs)
-        record = history.begin("project", name,
-                               {k: v for k, v in bound.items() if v is not None})
+        shown = {k: v for k, v in bound.items() if v is not None and (not kept or k in kept)}
+        record = history.begin("project", as_name or name, shown)
         try:
             data = await history.timed(record, method(*args, **kwargs))
         except Exception as error:

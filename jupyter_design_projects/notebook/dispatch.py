@@ -39,7 +39,6 @@ def run(host: NotebookHost, tool: str, line: str, cell: str | None, local_ns: An
     """Parse, run and settle one magic: a failure raises one `UsageError` line (or, with
     errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
     as_outcome, line = _outcome_flag(line, host.options.errors == "outcome")
-    host.actions = ACTIONS
     try:
         if tool == "project":
             command = grammar.parse_project(line, cell, host.namespace(local_ns))

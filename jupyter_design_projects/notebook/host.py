@@ -44,7 +44,8 @@ class NotebookHost:
     It satisfies `deck.DeckHost`."""
 
     def __init__(self, shell: Any, options: Options, *,
-                 warm: Callable[[], None] = lambda: None) -> None:
+                 warm: Callable[[], None] = lambda: None,
+                 actions: Callable[[], Mapping[str, Mapping[str, Any]]] = dict) -> None:
         self.shell = shell
         self.options = options
         self.lifecycle = SessionLifecycle(options.setting_values, warm=warm)
@@ -61,10 +62,10 @@ class NotebookHost:
         self._panel: Any = None
         self._design_started = False
         #: each magic's action table (`%design` → `design_actions.DESIGN_ACTIONS`, ...),
-        #: handed in by `dispatch`, which alone imports them; `run_command` runs a line
-        #: through it, so a view that runs calls (the inspector, a replay) needs no import
-        #: of the actions above it
-        self.actions: Mapping[str, Mapping[str, Callable[[Any, Any], Any]]] = {}
+        #: loaded on first use by the function the magics hand in; `run_command` runs a
+        #: line through it, so a view that runs calls (the inspector, a replay) needs no
+        #: import of the actions above it
+        self._actions = actions
 
     # ------------------------------------------------------------ the session
 
@@ -219,7 +220,7 @@ class NotebookHost:
     def run_command(self, command: Any) -> Any:
         """Run a parsed line (`grammar.Command`) through its magic's action table, as the
         magic runs it: the same checks, decision and cards."""
-        return self.actions[command.tool][command.action](self, command)
+        return self._actions()[command.tool][command.action](self, command)
 
     def user_namespace(self) -> Mapping[str, Any]:
         """The notebook's variables (a deck's `$name`)."""

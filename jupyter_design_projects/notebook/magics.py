@@ -64,6 +64,13 @@ def _load_call_path() -> None:
     from . import dispatch  # noqa: F401
 
 
+def _action_tables() -> Any:
+    """Each magic's action table (`dispatch.ACTIONS`), for the host to run a line through."""
+    from .dispatch import ACTIONS
+
+    return ACTIONS
+
+
 @magics_class
 class DesignProjects(SettingTraits, Magics):
     """%design and %project. Options: %config DesignProjects.<trait> = value.
@@ -110,7 +117,7 @@ class DesignProjects(SettingTraits, Magics):
     def __init__(self, shell=None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         #: everything a call works with besides its line (`host.NotebookHost`)
-        self.host = NotebookHost(shell, self, warm=_load_call_path)
+        self.host = NotebookHost(shell, self, warm=_load_call_path, actions=_action_tables)
 
     @property
     def session(self) -> Any:

@@ -45,7 +45,7 @@ def fill_write(inspector: Inspector, project_id: str, path: str) -> None:
 
 
 def test_the_catalogue_is_the_services_and_the_filter_narrows_it(shell, live) -> None:
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     assert sorted(inspector.shown) == sorted(BY_NAME)
     inspector.filter.value = "MEMBER"
     assert sorted(inspector.shown) == ["add_member", "list_members", "remove_member",
@@ -56,7 +56,7 @@ def test_the_catalogue_is_the_services_and_the_filter_narrows_it(shell, live) ->
 
 
 def test_every_operation_gets_its_form_from_the_served_schema(shell, live) -> None:
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     for name in inspector.shown:
         inspector.choose(name)
         assert inspector.chosen is not None
@@ -75,7 +75,7 @@ def test_every_operation_gets_its_form_from_the_served_schema(shell, live) -> No
 
 def test_write_files_from_the_form_runs_through_consent_and_grant_cards(shell, live) -> None:
     deck = deck_id(shell)
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     fill_write(inspector, deck, "slides/09-inspected.html")
     inspector.run_button.click()
     pending = inspector.last
@@ -93,7 +93,7 @@ def test_write_files_from_the_form_runs_through_consent_and_grant_cards(shell, l
 def test_a_denied_card_from_the_inspector_writes_nothing(shell, live) -> None:
     shell.run_line_magic("design", "consent")
     deck = deck_id(shell)
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     fill_write(inspector, deck, "slides/10-denied.html")
     inspector.run_button.click()
     inspector.last.card.deny_button.click()
@@ -105,7 +105,7 @@ def test_deny_mode_fails_closed_from_the_inspector_too(shell, live) -> None:
     live.approval_mode = "deny"
     shell.run_line_magic("design", "consent")
     deck = deck_id(shell)
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     fill_write(inspector, deck, "slides/11-closed.html")
     inspector.run_button.click()
     assert isinstance(inspector.last, Outcome)
@@ -115,7 +115,7 @@ def test_deny_mode_fails_closed_from_the_inspector_too(shell, live) -> None:
 
 
 def test_a_form_the_client_would_refuse_is_not_sent(shell, live) -> None:
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     shell.run_line_magic("design", "trace on")
     inspector.choose("read_file")
     inspector.form.editors["project_id"].input.value = "p1"
@@ -134,7 +134,7 @@ def test_a_form_the_client_would_refuse_is_not_sent(shell, live) -> None:
 
 def test_a_read_result_shows_as_its_outcome(shell, live) -> None:
     shell.run_line_magic("design", "consent")
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     inspector.choose("list_projects")
     inspector.form.editors["limit"].input.value = "2"
     inspector.run_button.click()
@@ -148,7 +148,7 @@ def test_a_read_result_shows_as_its_outcome(shell, live) -> None:
 def test_a_failure_shows_its_wire_exchange_when_the_trace_is_on(shell, live) -> None:
     shell.run_line_magic("design", "consent")
     shell.run_line_magic("design", "trace on")
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     inspector.choose("get_project")
     inspector.form.editors["project_id"].input.value = "00000000-0000-4000-8000-00000000dead"
     inspector.run_button.click()
@@ -164,7 +164,7 @@ def test_a_failure_shows_its_wire_exchange_when_the_trace_is_on(shell, live) -> 
 
 def test_with_the_trace_off_a_failure_says_how_to_see_its_exchange(shell, live) -> None:
     shell.run_line_magic("design", "consent")
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     inspector.choose("get_project")
     inspector.form.editors["project_id"].input.value = "00000000-0000-4000-8000-00000000dead"
     inspector.run_button.click()
@@ -173,7 +173,7 @@ def test_with_the_trace_off_a_failure_says_how_to_see_its_exchange(shell, live) 
 
 
 def test_project_inspect_offers_the_five_methods_and_runs_a_search(shell, live) -> None:
-    inspector = inspect(live, "project")
+    inspector = inspect(live.host, "project")
     assert inspector.shown == ["project_info", "project_read", "project_search",
                                "project_write", "project_delete"]
     inspector.choose("project_search")
@@ -191,7 +191,7 @@ def test_project_inspect_offers_the_five_methods_and_runs_a_search(shell, live) 
 
 
 def test_project_write_from_the_inspector_is_the_magics_write(shell, live) -> None:
-    inspector = inspect(live, "project")
+    inspector = inspect(live.host, "project")
     inspector.choose("project_write")
     assert inspector.chosen is not None and inspector.chosen.destructive
     editors = inspector.form.editors

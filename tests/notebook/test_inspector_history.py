@@ -47,7 +47,7 @@ def files_of(shell) -> set[str]:
 
 def test_calls_from_the_magics_the_inspector_and_python_share_one_history(shell, live):
     shell.run_line_magic("design", "list_projects limit=1")
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     inspector.choose("get_project")
     inspector.form.editors["project_id"].input.value = DECK_ID
     inspector.run_button.click()
@@ -138,10 +138,11 @@ def test_a_call_copied_as_python_names_the_session_api(shell, live):
     line = shell.run_line_magic("design", f"history --copy {n} --as python").text
     assert line == (f"session.design_call('get_project', {{'project_id': '{DECK_ID}'}}, "
                     "approve=approve)")
-    shell.run_cell_magic("project", "write copied.md", "text\n")
+    shell.run_cell_magic("project", "write copied.md", "text\n").card.approve()
     n = int(history(shell).df["n"].iloc[0])
     line = shell.run_line_magic("design", f"history --copy {n} --as python").text
-    assert line == ("session.project.write(path='copied.md', content='text\\n', "
+    # the path the card showed and approved (a bare name lands under claude/)
+    assert line == ("session.project.write(path='claude/copied.md', content='text\\n', "
                     "approve=approve)")
 
 
@@ -174,7 +175,7 @@ def test_plan_tokens_are_never_shown_in_the_table_or_the_copies(shell, live):
 def test_the_inspector_loads_a_past_call_to_edit_and_run_again(shell, live):
     write(shell, "slides/25-loaded.html").card.approve()
     n = int(history(shell).df["n"].iloc[0])
-    inspector = inspect(live, "design")
+    inspector = inspect(live.host, "design")
     inspector.past.value = n
     assert inspector.chosen is not None and inspector.chosen.name == "write_files"
     entry = inspector.form.editors["files"].items[0]
