@@ -164,7 +164,7 @@ def test_a_write_in_a_kernel_shows_in_the_panel_without_a_click(page, service):
     expect(panel.locator(f'[data-jdp="doc"][data-path="{LIVE_DOC}"]')).to_have_count(0)
     docs_before = role(panel, "project-counts").inner_text()
 
-    out = kernel_run(page, f"get_ipython().run_cell_magic('project', 'write {LIVE_DOC}', "
+    out = kernel_run(page, f"get_ipython().run_cell_magic('project', 'write {LIVE_DOC} --yes', "
                            f"{FIRST_TEXT!r})")
     assert "Error" not in out, out
 
@@ -195,7 +195,7 @@ def test_design_panel_lists_grants_by_name_and_the_journal(page, service):
 
 def test_restore_writes_back_what_a_replace_removed(page, service):
     panel = open_panel(page, DESIGN)
-    out = kernel_run(page, f"get_ipython().run_cell_magic('project', 'write {LIVE_DOC}', "
+    out = kernel_run(page, f"get_ipython().run_cell_magic('project', 'write {LIVE_DOC} --yes', "
                            f"{SECOND_TEXT!r})")
     assert "Error" not in out, out
     replaced = panel.locator(f'[data-jdp="journal-entry"][data-path="{LIVE_DOC}"]').filter(
