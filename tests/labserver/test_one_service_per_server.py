@@ -53,7 +53,7 @@ def test_the_server_started_one_service_and_its_kernels_use_it(server, kernels):
 def test_a_write_in_one_kernel_shows_in_the_other_and_in_the_panel(server, kernels):
     a, b = kernels
     before = server.status()["project"]
-    written = a.run("r = get_ipython().run_cell_magic('project', 'write notes/from-a.md', "
+    written = a.run("r = get_ipython().run_cell_magic('project', 'write notes/from-a.md --yes', "
                     "'hello from kernel A')\nprint(r.data['path'])").strip().splitlines()[-1]
     seen_by_b = json.loads(b.run(  # last lines: a first call prints a banner before
         "import json\ninfo = get_ipython().run_line_magic('project', 'info')\n"
