@@ -450,7 +450,7 @@ def test_a_cell_write_refused_by_a_503_writes_nothing__spec_s0(shell_live):
     name = unique_name()
     live.faults.fail(org_api(live) + "/docs", status=503, method="POST",
                      headers={"retry-after": "5"})
-    error = shell_live.cell("project", f"write {name}", "never stored\n")
+    error = shell_live.cell("project", f"write {name} --yes", "never stored\n")
     assert isinstance(error, ProjectsApiError) and (error.status, error.retry_after) == (503, 5)
     assert name not in live.docs()
     history = shell_live.line("project", "history")
