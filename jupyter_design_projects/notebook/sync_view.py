@@ -25,14 +25,14 @@ LABEL = "project sync"
 def sync_command(host: Any, args: dict[str, Any]) -> Any:
     """Plan; a dry run returns the plan, a plan with nothing to write records what it
     found and returns it (no card), anything else shows the batch's card."""
-    from ..projects.sync import apply_sync, plan_sync
+    from ..projects.sync import SyncRequest, apply_sync, plan_sync
 
     session = host.session
     projects, state = session.projects, session.sync_state
-    plan = session.run(plan_sync(projects, state, args["directory"], to=args.get("to"),
-                                 delete=bool(args.get("delete")),
-                                 force=tuple(args.get("force") or ()),
-                                 pull=bool(args.get("pull"))))
+    request = SyncRequest(args["directory"], to=args.get("to"),
+                          delete=bool(args.get("delete")),
+                          force=tuple(args.get("force") or ()), pull=bool(args.get("pull")))
+    plan = session.run(plan_sync(projects, state, request))
     if args.get("dry_run"):
         return plan_outcome(plan, dry_run=True)
     if plan.direction == PUSH:

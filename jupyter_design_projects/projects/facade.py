@@ -106,10 +106,10 @@ class ProjectFacade:
         with `delete`) once `approve(plan)` approves the whole batch ("once" or True;
         without `approve` nothing is written). After a run `plan.report` says what was
         written. `pull` writes the Project's docs into `directory` instead."""
-        from .sync import run_sync
+        from .sync import SyncRequest, run_sync
 
         if self._sync_state is None:
             raise RuntimeError("this facade was built without the session's sync state")
-        return self._run(run_sync(self._projects, self._sync_state(), directory, to=to,
-                                  delete=delete, force=force, pull=pull, dry_run=dry_run,
-                                  approve=approve, progress=self._progress))
+        request = SyncRequest(directory, to=to, delete=delete, force=force, pull=pull)
+        return self._run(run_sync(self._projects, self._sync_state(), request,
+                                  dry_run=dry_run, approve=approve, progress=self._progress))

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any
 
 from ..core import sync_plan as rules
@@ -26,7 +25,7 @@ from ..errors import (
 from . import wire
 from .client import ProjectsClient, Reader
 from .journal import APPROVED_BY_CALLBACK, APPROVED_ON_CARD
-from .sync_rows import Row, SyncPlan, SyncReport
+from .sync_rows import Row, SyncPlan, SyncReport, SyncRequest
 from .sync_state import SyncState, scope_of
 from .sync_walk import (
     LocalFile,
@@ -40,7 +39,8 @@ from .sync_walk import (
 )
 from .sync_walk import walk as walk_folder
 
-__all__ = ["Row", "SyncPlan", "SyncReport", "apply_sync", "plan_sync", "run_sync"]
+__all__ = ["Row", "SyncPlan", "SyncReport", "SyncRequest", "apply_sync", "plan_sync",
+           "run_sync"]
 
 #: what a listing entry says about a doc's revision (updated_at only where listings have it)
 REVISION_FIELDS = ("uuid", "estimated_token_count")
@@ -56,22 +56,15 @@ def revision(item: dict[str, Any], with_updated: bool) -> str:
 # ---------------------------------------------------------------- planning
 
 
-async def plan_sync(
-    client: ProjectsClient,
-    state: SyncState,
-    directory: str | os.PathLike[str],
-    *,
-    to: str | None = None,
-    delete: bool = False,
-    force: Collection[str] = (),
-    pull: bool = False,
-) -> SyncPlan:
-    """The plan: the folder walked and hashed (off the loop) while the Project is listed
-    once; a doc is read only where its file differs from the last sync's record (or
-    there is none), to compare content. Sends no write."""
+async def plan_sync(client: ProjectsClient, state: SyncState,
+                    request: SyncRequest) -> SyncPlan:
+    """The plan of `request`: the folder walked and hashed (off the loop) while the
+    Project is listed once; a doc is read only where its file differs from the last
+    sync's record (or there is none), to compare content. Sends no write."""
     client.check_ready()  # a closed gate or no attached Project: before any file is read
-    root = check_folder(directory)
-    prefix = rules.clean_prefix(to)
+    root = check_folder(request.directory)
+    prefix = rules.clean_prefix(request.to)
+    delete, force, pull = request.delete, request.force, request.pull
     if prefix:
         problem = path_problem(prefix)
         if problem or rules.unsafe_local_part(prefix):
@@ -288,21 +281,16 @@ async def _pull_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
 async def run_sync(
     client: ProjectsClient,
     state: SyncState,
-    directory: str | os.PathLike[str],
+    request: SyncRequest,
     *,
-    to: str | None = None,
-    delete: bool = False,
-    force: Collection[str] = (),
-    pull: bool = False,
     dry_run: bool = False,
     approve: Callable[[SyncPlan], Any] | None = None,
     progress: Progress | None = None,
 ) -> SyncPlan:
-    """The whole sync for scripts: plan; unless `dry_run`, refuse a plan over the budget,
-    then apply it if it writes nothing (records only) or once `approve(plan)` says True.
-    The report of a run is `plan.report`."""
-    plan = await plan_sync(client, state, directory, to=to, delete=delete, force=force,
-                           pull=pull)
+    """The whole sync of `request` for scripts: plan; unless `dry_run`, refuse a plan over
+    the budget, then apply it if it writes nothing (records only) or once `approve(plan)`
+    says True. The report of a run is `plan.report`."""
+    plan = await plan_sync(client, state, request)
     if dry_run:
         return plan
     if plan.direction == rules.PUSH:

@@ -1,14 +1,34 @@
-"""A sync's values: the rows of a plan (every path with its action and why, its size and
-the knowledge budget around it), the plan, and the report of a run."""
+"""A sync's values: the request (the folder, its prefix, direction and options), the rows
+of a plan (every path with its action and why, its size and the knowledge budget around
+it), the plan, and the report of a run."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from ..core import sync_plan as rules
 from ..errors import JdpError, SyncOverBudget
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncRequest:
+    """What a sync is asked to do: the folder (`directory`), the Project prefix it maps
+    to (`to`), whether a push deletes docs the folder no longer has (`delete`), the paths
+    written despite a conflict (`force`, as the folder or the Project names them), and
+    the direction (`pull`: the Project into the folder). Planning checks it."""
+
+    directory: str | os.PathLike[str]
+    to: str | None = None
+    delete: bool = False
+    force: Collection[str] = ()
+    pull: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "force", tuple(self.force))
 
 
 @dataclasses.dataclass
