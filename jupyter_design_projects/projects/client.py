@@ -234,20 +234,7 @@ class ProjectsClient:
         api = self._begin()
         name = normalize(path)
         async with self._lock:
-            detail = await self._detail(api)
-            doc = detail.doc(name)
-            if doc is None:
-                if detail.file(name) is not None:
-                    raise PathRejected(name, RULE_UPLOAD)
-                raise DocNotFound(name, detail.paths()[:AVAILABLE_LISTED])
-            previous = await self._previous_content(api, doc.uuid)
-            entry: dict[str, Any] = {"path": name, "doc_uuid": None,
-                                     "previous_doc_uuid": doc.uuid,
-                                     "previous_content": previous}
-            await self._mutate("delete", api.delete_doc(doc.uuid), entry)
-            result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
-            self._record(result, action="delete", **entry)
-            return self._finish(api, result)
+            return self._finish(api, await self._delete_doc(api, name))
 
     async def write_target(self, path: str) -> tuple[str, bool]:
         """(the path a write of `path` would go to, whether it replaces a doc), from a
@@ -411,20 +398,31 @@ class ProjectsClient:
         api = self._begin()
         name = normalize(path)
         async with self._lock:
-            detail = await self._detail(api)
-            doc = detail.doc(name)
-            seen = await guard(detail, doc, api.read_doc)
-            if doc is None:
-                raise DocNotFound(name, detail.paths()[:AVAILABLE_LISTED])
-            previous = (seen if seen is not None and self._journal is not None
-                        else await self._previous_content(api, doc.uuid))
-            entry: dict[str, Any] = {"path": name, "doc_uuid": None,
-                                     "previous_doc_uuid": doc.uuid,
-                                     "previous_content": previous, "approved_by": approved_by}
-            await self._mutate("delete", api.delete_doc(doc.uuid), entry)
-            result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
-            self._record(result, action="delete", **entry)
+            result = await self._delete_doc(api, name, guard=guard, approved_by=approved_by)
             return self._finish(api, result)
+
+    async def _delete_doc(self, api: ProjectsApi, name: str, *, guard: Guard | None = None,
+                          approved_by: str | None = None) -> dict[str, Any]:
+        """Delete the doc at `name` (normalized) found in a fresh detail, journaled ahead
+        with the content it removes; the caller holds the lock. `guard` (a sync, a card's
+        change) sees the detail and the doc first and may refuse, and the content it read
+        is the one journaled; without a guard, an upload at the path is refused as one."""
+        detail = await self._detail(api)
+        doc = detail.doc(name)
+        seen = await guard(detail, doc, api.read_doc) if guard is not None else None
+        if doc is None:
+            if guard is None and detail.file(name) is not None:
+                raise PathRejected(name, RULE_UPLOAD)
+            raise DocNotFound(name, detail.paths()[:AVAILABLE_LISTED])
+        previous = (seen if seen is not None and self._journal is not None
+                    else await self._previous_content(api, doc.uuid))
+        entry: dict[str, Any] = {"path": name, "doc_uuid": None,
+                                 "previous_doc_uuid": doc.uuid,
+                                 "previous_content": previous, "approved_by": approved_by}
+        await self._mutate("delete", api.delete_doc(doc.uuid), entry)
+        result = {"path": name, "doc_uuid": doc.uuid, "deleted": True}
+        self._record(result, action="delete", **entry)
+        return result
 
     # ------------------------------------------------------------------ journal
 
