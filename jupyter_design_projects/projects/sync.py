@@ -14,8 +14,10 @@ import os
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ..core import budgets
 from ..core import sync_plan as rules
 from ..core.budgets import estimate_tokens
+from ..core.project_paths import check_writable, normalize
 from ..errors import (
     InvalidProjectsArgument,
     JdpError,
@@ -24,7 +26,7 @@ from ..errors import (
     UploadRejected,
 )
 from . import wire
-from .client import ProjectsClient, Reader
+from .client import ProjectsClient, utf8_size
 from .sync_rows import Row, SyncPlan, SyncReport
 from .sync_state import SyncState, scope_of
 from .sync_walk import (
@@ -38,6 +40,7 @@ from .sync_walk import (
     write_local,
 )
 from .sync_walk import walk as walk_folder
+from .write_groups import Change
 
 __all__ = ["Row", "SyncPlan", "SyncReport", "apply_sync", "plan_sync", "run_sync"]
 
@@ -168,74 +171,128 @@ async def _doc_sha(client: ProjectsClient, doc_uuid: str) -> str:
 
 async def apply_sync(client: ProjectsClient, state: SyncState, plan: SyncPlan,
                      progress: Progress | None = None) -> SyncReport:
-    """Send the plan's writes in order (`plan.writes`), recording each in the sync state
-    as soon as it is done; a path changed since the plan is not written (re-planned as a
+    """Send the plan's writes in order (`plan.writes`), recording them in the sync state
+    as they are done; a path changed since the plan is not written (re-planned as a
     conflict); the first failure stops the run."""
     if plan.direction == rules.PUSH:
         plan.check_budget()
     report = SyncReport(plan)
     _settle_bookkeeping(state, plan)
     writes = plan.writes
-    for index, row in enumerate(writes):
-        if progress is not None:
-            progress(f"sync {row.path}", index, len(writes))
-        try:
-            if plan.direction == rules.PULL:
+    if plan.direction == rules.PUSH:
+        await _push_all(client, state, plan, report, progress)
+    else:
+        for index, row in enumerate(writes):
+            if progress is not None:
+                progress(f"sync {row.path}", index, len(writes))
+            try:
                 await _pull_one(client, state, plan, row)
-            else:
-                journal_id = await _push_one(client, state, plan, row)
-                if journal_id is not None:
-                    report.journal_ids.append(journal_id)
-        except Moved as moved:
-            report.replanned.append(dataclasses.replace(row, action=rules.CONFLICT,
-                                                        why=str(moved)))
-            continue
-        except (JdpError, OSError) as exc:  # OSError: a pull's local write
-            report.error = (exc if isinstance(exc, JdpError) else
-                            SyncRefused(str(plan.directory / row.local), "unwritable"))
-            report.not_written = writes[index:]
-            break
-        report.written.append(row)
+            except Moved as moved:
+                report.replanned.append(_replanned(row, moved))
+                continue
+            except (JdpError, OSError) as exc:  # OSError: a pull's local write
+                report.error = (exc if isinstance(exc, JdpError) else
+                                SyncRefused(str(plan.directory / row.local), "unwritable"))
+                report.not_written = writes[index:]
+                break
+            report.written.append(row)
     if progress is not None:
         progress("sync done", len(writes), len(writes))
     return report
 
 
+def _replanned(row: Row, moved: Moved) -> Row:
+    return dataclasses.replace(row, action=rules.CONFLICT, why=str(moved))
+
+
 def _settle_bookkeeping(state: SyncState, plan: SyncPlan) -> None:
     """Rows that need no write but change the record: equal content found on both sides
     is recorded; a path gone from both sides is forgotten."""
-    for row in plan.rows:
-        if (row.action == rules.UNCHANGED and row.sha256 is not None
-                and row.remote_revision is not None):
-            state.record(plan.scope, row.path, rules.Base(row.sha256, row.remote_revision))
+    state.record_many(plan.scope, [
+        (row.path, rules.Base(row.sha256, row.remote_revision)) for row in plan.rows
+        if row.action == rules.UNCHANGED and row.sha256 is not None
+        and row.remote_revision is not None])
     state.forget(plan.scope, [r.path for r in plan.rows if r.action == rules.GONE])
 
 
-async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
-                    row: Row) -> int | None:
-    base = state.load_one(plan.scope, row.path)
-    expected_hash = row.remote_hash or (base.sha256 if base is not None
-                                        and base.revision == row.remote_revision else None)
+#: a push sends its writes in groups, each journaled ahead in one commit and settled in
+#: one more (`write_groups`): at most this many writes, or this many bytes of content
+GROUP_WRITES = 64
+GROUP_BYTES = 8 * 1024 * 1024
 
-    async def guard(detail: wire.Detail, old: wire.DocEntry | None, read: Reader) -> str | None:
-        now = None
-        if old is not None:
-            item = next((d for d in detail.raw.get("documents") or []
-                         if isinstance(d, dict) and d.get("uuid") == old.uuid), {})
-            now = revision(item, plan.updated_listed)
-        if now != row.remote_revision:
-            raise Moved("changed in the Project since the plan")
-        if old is None or expected_hash is None:
-            return None
-        content = (await read(old.uuid))["content"]
-        if text_digest(content)[1] != expected_hash:
-            raise Moved("changed in the Project since the plan")
-        return content
 
+@dataclasses.dataclass
+class _Pending:
+    """One write prepared and waiting for its group: its index in `plan.writes`."""
+
+    index: int
+    row: Row
+    change: Change
+    sha: str | None
+
+
+async def _push_all(client: ProjectsClient, state: SyncState, plan: SyncPlan,
+                    report: SyncReport, progress: Progress | None) -> None:
+    """The plan's writes against one fresh listing (a path whose listed revision moved
+    since the plan is re-planned), in groups: each doc a write replaces or deletes read
+    just before (its revision and content compared with what the plan saw, its content
+    kept for the journal), then the group sent and journaled as one
+    (`ProjectsClient.send_exact`) and its written paths recorded in one commit. A create
+    needs no check of its own: the listing had no doc at its path, and the service
+    refuses a create over a taken name."""
+    writes = plan.writes
+    if not writes:
+        return
+    detail = await client.listing()
+    listed = {d.get("file_name"): d for d in detail.raw.get("documents") or []
+              if isinstance(d, dict)}
+    bases = state.load(plan.scope)
+    knowledge = [detail.knowledge_size, detail.max_knowledge_size]
+    pending: list[_Pending] = []
+    size = 0
+    for index, row in enumerate(writes):
+        try:
+            change, sha = await _prepare(client, plan, row, listed.get(row.path),
+                                         bases.get(row.path), knowledge)
+        except Moved as moved:
+            report.replanned.append(_replanned(row, moved))
+            continue
+        except JdpError as exc:
+            if await _send_group(client, state, plan, report, pending, progress):
+                _stopped(report, exc, index)
+            return
+        pending.append(_Pending(index, row, change, sha))
+        size += utf8_size(change.content or "")
+        if len(pending) >= GROUP_WRITES or size >= GROUP_BYTES:
+            if not await _send_group(client, state, plan, report, pending, progress):
+                return
+            pending, size = [], 0
+    await _send_group(client, state, plan, report, pending, progress)
+
+
+def _stopped(report: SyncReport, error: JdpError, index: int) -> None:
+    """The run stops at `plan.writes[index]`: it and every later write not re-planned
+    are not written."""
+    replanned = {r.path for r in report.replanned}
+    report.error = error
+    report.not_written = [r for r in report.plan.writes[index:] if r.path not in replanned]
+
+
+async def _prepare(client: ProjectsClient, plan: SyncPlan, row: Row,
+                   listed: dict[str, Any] | None, base: rules.Base | None,
+                   knowledge: list[int]) -> tuple[Change, str | None]:
+    """The change for one row, or Moved when its path changed since the plan."""
+    if (revision(listed, plan.updated_listed) if listed is not None
+            else None) != row.remote_revision:
+        raise Moved("changed in the Project since the plan")
+    old = str(listed["uuid"]) if listed is not None else None
+    expected = row.remote_hash or (base.sha256 if base is not None
+                                   and base.revision == row.remote_revision else None)
     if row.action == rules.DELETE:
-        result = await client.delete_exact(row.path, guard=guard)
-        state.forget(plan.scope, [row.path])
-        return result.get("journal_id")
+        if old is None:
+            raise Moved("removed from the Project since the plan")
+        return Change(row.path, None, old, await _current(client, plan, row, old,
+                                                           expected)), None
     try:
         text = await asyncio.to_thread(read_text, plan.directory, row.local)
     except UploadRejected as exc:
@@ -243,27 +300,72 @@ async def _push_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
     n_bytes, sha = text_digest(text)
     if sha != row.sha256:
         raise Moved("changed in the folder since the plan")
-    result = await client.write_exact(row.path, text, guard=guard)
-    _record_written(state, plan, row.path, sha, await _read_back(client, result["doc_uuid"]),
-                    plan.updated_listed)
-    return result.get("journal_id")
+    previous = None
+    if old is None:
+        check_writable(normalize(row.path))
+    else:
+        previous = await _current(client, plan, row, old, expected)
+    estimate = budgets.check_knowledge(knowledge[0], knowledge[1], n_bytes)
+    knowledge[0] += estimate - (int(listed.get("estimated_token_count") or 0)
+                                if listed is not None else 0)
+    return Change(row.path, text, old, previous), sha
 
 
-async def _read_back(client: ProjectsClient, doc_uuid: str) -> dict[str, Any] | None:
+async def _current(client: ProjectsClient, plan: SyncPlan, row: Row, doc_uuid: str,
+                   expected: str | None) -> str:
+    """The content of the doc a write replaces or deletes, read just before the group is
+    sent: its own revision must still be the plan's, and its content what the plan
+    expected (an edit that keeps the listing's fields is caught here)."""
     try:
-        return await client.doc_text(doc_uuid)
-    except ProjectsApiError:
-        return None
+        answer = await client.doc_text(doc_uuid)
+    except ProjectsApiError as exc:
+        if exc.status == 404:
+            raise Moved("removed from the Project since the plan") from None
+        raise
+    content = answer["content"]
+    if revision(answer, plan.updated_listed) != row.remote_revision or (
+            expected is not None and text_digest(content)[1] != expected):
+        raise Moved("changed in the Project since the plan")
+    return str(content)
 
 
-def _record_written(state: SyncState, plan: SyncPlan, path: str, sha: str,
-                    answer: dict[str, Any] | None, updated: bool) -> None:
-    """Record a written path with the doc's revision as read back right after the write;
-    content that is not what was written (someone wrote meanwhile) is not recorded, so the
-    next plan sees the difference."""
-    if answer is None or text_digest(answer["content"])[1] != sha:
-        return
-    state.record(plan.scope, path, rules.Base(sha, revision(answer, updated)))
+async def _send_group(client: ProjectsClient, state: SyncState, plan: SyncPlan,
+                      report: SyncReport, pending: list[_Pending],
+                      progress: Progress | None) -> bool:
+    """Send one group; the done writes recorded (in the sync state, one commit) whatever
+    stops it. False when a failure stopped the run."""
+    if not pending:
+        return True
+    done: list[Change] = []
+    total = len(plan.writes)
+
+    def sent(change: Change) -> None:
+        done.append(change)
+        if progress is not None:
+            progress(f"sync {change.path}", len(report.written) + len(done), total)
+
+    try:
+        await client.send_exact([p.change for p in pending], sent=sent)
+    except JdpError as exc:
+        _stopped(report, exc, pending[len(done)].index)
+        return False
+    finally:
+        _record_group(state, plan, report, pending[:len(done)])
+    return True
+
+
+def _record_group(state: SyncState, plan: SyncPlan, report: SyncReport,
+                  written: list[_Pending]) -> None:
+    """The sync state of written paths (the revision the write's answer gave), deleted
+    paths forgotten; the report's written rows and journal ids."""
+    state.record_many(plan.scope, [
+        (p.row.path, rules.Base(p.sha, revision(p.change.doc, plan.updated_listed)))
+        for p in written if p.sha is not None and p.change.doc is not None])
+    state.forget(plan.scope, [p.row.path for p in written if p.change.content is None])
+    for p in written:
+        report.written.append(p.row)
+        if p.change.journal_id is not None:
+            report.journal_ids.append(p.change.journal_id)
 
 
 async def _pull_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
