@@ -20,6 +20,7 @@ from . import (
     figures_service,
     figures_startup,
     figures_sync,
+    figures_sync_apply,
     figures_transfer,
 )
 from .context import ROOT, Context
@@ -34,6 +35,7 @@ FIGURES: dict[str, Figure] = {
     **figures_transfer.FIGURES,
     **figures_service.FIGURES,
     **figures_sync.FIGURES,
+    **figures_sync_apply.FIGURES,
     **figures_deck.FIGURES,
 }
 
