@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import time
 from collections.abc import Callable, Collection
 from typing import Any
 
 from ..core import budgets
 from ..core import sync_plan as rules
+from ..core.batch_progress import BatchProgress, Tracker
 from ..core.budgets import estimate_tokens
 from ..core.project_paths import check_writable, normalize
 from ..errors import (
@@ -170,35 +172,26 @@ async def _doc_sha(client: ProjectsClient, doc_uuid: str) -> str:
 
 
 async def apply_sync(client: ProjectsClient, state: SyncState, plan: SyncPlan,
-                     progress: Progress | None = None) -> SyncReport:
+                     progress: Progress | None = None, *,
+                     on_progress: Callable[[BatchProgress], None] | None = None,
+                     stop: Callable[[], bool] | None = None) -> SyncReport:
     """Send the plan's writes in order (`plan.writes`), recording them in the sync state
     as they are done; a path changed since the plan is not written (re-planned as a
-    conflict); the first failure stops the run."""
+    conflict); the first failure stops the run. `on_progress` hears after each write is
+    done (items and bytes, rate, time left); `stop()` is asked before each write: True
+    stops the run there (`report.interrupted`), the write in flight finished first.
+    `progress(label, done, total)` is the session's older per-item callback."""
     if plan.direction == rules.PUSH:
         plan.check_budget()
-    report = SyncReport(plan)
+    run = _Run(client, state, plan, progress, on_progress, stop)
     _settle_bookkeeping(state, plan)
-    writes = plan.writes
     if plan.direction == rules.PUSH:
-        await _push_all(client, state, plan, report, progress)
+        await run.push_all()
     else:
-        for index, row in enumerate(writes):
-            if progress is not None:
-                progress(f"sync {row.path}", index, len(writes))
-            try:
-                await _pull_one(client, state, plan, row)
-            except Moved as moved:
-                report.replanned.append(_replanned(row, moved))
-                continue
-            except (JdpError, OSError) as exc:  # OSError: a pull's local write
-                report.error = (exc if isinstance(exc, JdpError) else
-                                SyncRefused(str(plan.directory / row.local), "unwritable"))
-                report.not_written = writes[index:]
-                break
-            report.written.append(row)
+        await run.pull_all()
     if progress is not None:
-        progress("sync done", len(writes), len(writes))
-    return report
+        progress("sync done", len(plan.writes), len(plan.writes))
+    return run.report
 
 
 def _replanned(row: Row, moved: Moved) -> Row:
@@ -231,51 +224,143 @@ class _Pending:
     sha: str | None
 
 
-async def _push_all(client: ProjectsClient, state: SyncState, plan: SyncPlan,
-                    report: SyncReport, progress: Progress | None) -> None:
-    """The plan's writes against one fresh listing (a path whose listed revision moved
-    since the plan is re-planned), in groups: each doc a write replaces or deletes read
-    just before (its revision and content compared with what the plan saw, its content
-    kept for the journal), then the group sent and journaled as one
-    (`ProjectsClient.send_exact`) and its written paths recorded in one commit. A create
-    needs no check of its own: the listing had no doc at its path, and the service
-    refuses a create over a taken name."""
-    writes = plan.writes
-    if not writes:
-        return
-    detail = await client.listing()
-    listed = {d.get("file_name"): d for d in detail.raw.get("documents") or []
-              if isinstance(d, dict)}
-    bases = state.load(plan.scope)
-    knowledge = [detail.knowledge_size, detail.max_knowledge_size]
-    pending: list[_Pending] = []
-    size = 0
-    for index, row in enumerate(writes):
-        try:
-            change, sha = await _prepare(client, plan, row, listed.get(row.path),
-                                         bases.get(row.path), knowledge)
-        except Moved as moved:
-            report.replanned.append(_replanned(row, moved))
-            continue
-        except JdpError as exc:
-            if await _send_group(client, state, plan, report, pending, progress):
-                _stopped(report, exc, index)
-            return
-        pending.append(_Pending(index, row, change, sha))
-        size += utf8_size(change.content or "")
-        if len(pending) >= GROUP_WRITES or size >= GROUP_BYTES:
-            if not await _send_group(client, state, plan, report, pending, progress):
+def _row_bytes(row: Row) -> int:
+    return (row.bytes or 0) if row.action != rules.DELETE else 0
+
+
+class _Run:
+    """One run of a plan: its report, its progress, and when to stop."""
+
+    def __init__(self, client: ProjectsClient, state: SyncState, plan: SyncPlan,
+                 progress: Progress | None,
+                 on_progress: Callable[[BatchProgress], None] | None,
+                 stop: Callable[[], bool] | None) -> None:
+        self.client, self.state, self.plan = client, state, plan
+        self.report = SyncReport(plan)
+        self._progress, self._on_progress = progress, on_progress
+        self._stop = stop or (lambda: False)
+        self._tracker = Tracker(len(plan.writes), sum(map(_row_bytes, plan.writes)),
+                                time.monotonic)
+
+    def stopping(self) -> bool:
+        return bool(self._stop())
+
+    def done(self, row: Row) -> None:
+        self.report.written.append(row)
+        now = self._tracker.done(_row_bytes(row), row.path)
+        if self._progress is not None:
+            self._progress(f"sync {row.path}", now.items_done, len(self.plan.writes))
+        if self._on_progress is not None:
+            self._on_progress(now)
+
+    def replan(self, row: Row, moved: Moved) -> None:
+        self.report.replanned.append(_replanned(row, moved))
+        now = self._tracker.skipped(_row_bytes(row))
+        if self._on_progress is not None:
+            self._on_progress(now)
+
+    def stopped(self, index: int, error: JdpError | None = None) -> None:
+        """The run stops at `plan.writes[index]`, by `error` or by a stop asked: it and
+        every later write not re-planned are not written."""
+        replanned = {r.path for r in self.report.replanned}
+        self.report.error = error
+        self.report.interrupted = error is None
+        self.report.not_written = [r for r in self.plan.writes[index:]
+                                   if r.path not in replanned]
+
+    async def pull_all(self) -> None:
+        for index, row in enumerate(self.plan.writes):
+            if self.stopping():
+                self.stopped(index)
                 return
-            pending, size = [], 0
-    await _send_group(client, state, plan, report, pending, progress)
+            try:
+                await _pull_one(self.client, self.state, self.plan, row)
+            except Moved as moved:
+                self.replan(row, moved)
+                continue
+            except (JdpError, OSError) as exc:  # OSError: a pull's local write
+                self.stopped(index, exc if isinstance(exc, JdpError) else
+                             SyncRefused(str(self.plan.directory / row.local), "unwritable"))
+                return
+            self.done(row)
 
+    async def push_all(self) -> None:
+        """The plan's writes against one fresh listing (a path whose listed revision
+        moved since the plan is re-planned), in groups: each doc a write replaces or
+        deletes read just before (its revision and content compared with what the plan
+        saw, its content kept for the journal), then the group sent and journaled as one
+        (`ProjectsClient.send_exact`) and its written paths recorded in one commit. A
+        create needs no check of its own: the listing had no doc at its path, and the
+        service refuses a create over a taken name."""
+        plan = self.plan
+        if not plan.writes:
+            return
+        detail = await self.client.listing()
+        listed = {d.get("file_name"): d for d in detail.raw.get("documents") or []
+                  if isinstance(d, dict)}
+        bases = self.state.load(plan.scope)
+        knowledge = [detail.knowledge_size, detail.max_knowledge_size]
+        pending: list[_Pending] = []
+        size = 0
+        for index, row in enumerate(plan.writes):
+            if self.stopping():
+                if await self.send(pending):
+                    self.stopped(index)
+                return
+            try:
+                change, sha = await _prepare(self.client, plan, row, listed.get(row.path),
+                                             bases.get(row.path), knowledge)
+            except Moved as moved:
+                self.replan(row, moved)
+                continue
+            except JdpError as exc:
+                if await self.send(pending):
+                    self.stopped(index, exc)
+                return
+            pending.append(_Pending(index, row, change, sha))
+            size += utf8_size(change.content or "")
+            if len(pending) >= GROUP_WRITES or size >= GROUP_BYTES:
+                if not await self.send(pending):
+                    return
+                pending, size = [], 0
+        await self.send(pending)
 
-def _stopped(report: SyncReport, error: JdpError, index: int) -> None:
-    """The run stops at `plan.writes[index]`: it and every later write not re-planned
-    are not written."""
-    replanned = {r.path for r in report.replanned}
-    report.error = error
-    report.not_written = [r for r in report.plan.writes[index:] if r.path not in replanned]
+    async def send(self, pending: list[_Pending]) -> bool:
+        """Send one group; the done writes recorded (in the sync state, one commit)
+        whatever stops it. False when a failure or a stop ended the run."""
+        if not pending:
+            return True
+        done: list[Change] = []
+        rows = {id(p.change): p.row for p in pending}
+
+        def sent(change: Change) -> None:
+            done.append(change)
+            self.done(rows[id(change)])
+
+        try:
+            await self.client.send_exact([p.change for p in pending], stop=self.stopping,
+                                         sent=sent)
+        except JdpError as exc:
+            self.stopped(pending[len(done)].index, exc)
+            return False
+        finally:
+            self.record(pending[:len(done)])
+        if len(done) < len(pending):
+            self.stopped(pending[len(done)].index)
+            return False
+        return True
+
+    def record(self, written: list[_Pending]) -> None:
+        """The sync state of written paths (the revision the write's answer gave), and
+        deleted paths forgotten, in one commit each; the report's journal ids."""
+        plan = self.plan
+        self.state.record_many(plan.scope, [
+            (p.row.path, rules.Base(p.sha, revision(p.change.doc, plan.updated_listed)))
+            for p in written if p.sha is not None and p.change.doc is not None])
+        self.state.forget(plan.scope, [p.row.path for p in written
+                                       if p.change.content is None])
+        self.report.journal_ids += [p.change.journal_id for p in written
+                                    if p.change.journal_id is not None]
 
 
 async def _prepare(client: ProjectsClient, plan: SyncPlan, row: Row,
@@ -327,45 +412,6 @@ async def _current(client: ProjectsClient, plan: SyncPlan, row: Row, doc_uuid: s
             expected is not None and text_digest(content)[1] != expected):
         raise Moved("changed in the Project since the plan")
     return str(content)
-
-
-async def _send_group(client: ProjectsClient, state: SyncState, plan: SyncPlan,
-                      report: SyncReport, pending: list[_Pending],
-                      progress: Progress | None) -> bool:
-    """Send one group; the done writes recorded (in the sync state, one commit) whatever
-    stops it. False when a failure stopped the run."""
-    if not pending:
-        return True
-    done: list[Change] = []
-    total = len(plan.writes)
-
-    def sent(change: Change) -> None:
-        done.append(change)
-        if progress is not None:
-            progress(f"sync {change.path}", len(report.written) + len(done), total)
-
-    try:
-        await client.send_exact([p.change for p in pending], sent=sent)
-    except JdpError as exc:
-        _stopped(report, exc, pending[len(done)].index)
-        return False
-    finally:
-        _record_group(state, plan, report, pending[:len(done)])
-    return True
-
-
-def _record_group(state: SyncState, plan: SyncPlan, report: SyncReport,
-                  written: list[_Pending]) -> None:
-    """The sync state of written paths (the revision the write's answer gave), deleted
-    paths forgotten; the report's written rows and journal ids."""
-    state.record_many(plan.scope, [
-        (p.row.path, rules.Base(p.sha, revision(p.change.doc, plan.updated_listed)))
-        for p in written if p.sha is not None and p.change.doc is not None])
-    state.forget(plan.scope, [p.row.path for p in written if p.change.content is None])
-    for p in written:
-        report.written.append(p.row)
-        if p.change.journal_id is not None:
-            report.journal_ids.append(p.change.journal_id)
 
 
 async def _pull_one(client: ProjectsClient, state: SyncState, plan: SyncPlan,
