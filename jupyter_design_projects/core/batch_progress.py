@@ -51,15 +51,16 @@ class BatchProgress:
 
     @property
     def seconds_left(self) -> float | None:
-        """At the rate so far (by bytes when the batch has any, else by items); None
-        before the first item is done."""
+        """At the rate so far, the longer of two readings: by items left (each write's
+        fixed cost) and by bytes left (a big doc's); None before the first item is done."""
         if self.items_left == 0:
             return 0.0
-        if self.bytes_per_s and self.bytes_total:
-            return self.bytes_left / self.bytes_per_s
-        if self.items_per_s:
-            return self.items_left / self.items_per_s
-        return None
+        if self.items_per_s is None:
+            return None
+        by_items = self.items_left / self.items_per_s
+        if self.bytes_per_s:
+            return max(by_items, self.bytes_left / self.bytes_per_s)
+        return by_items
 
     def text(self) -> str:
         """`412 of 1,000 writes · 0.8 of 2.0 MiB · 96 writes/s · about 6 s left`."""

@@ -441,6 +441,8 @@ async def run_sync(
     dry_run: bool = False,
     approve: Callable[[SyncPlan], Any] | None = None,
     progress: Progress | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> SyncPlan:
     """The whole sync for scripts: plan; unless `dry_run`, refuse a plan over the budget,
     then apply it if it writes nothing (records only) or once `approve(plan)` says True.
@@ -453,5 +455,6 @@ async def run_sync(
         plan.check_budget()
     if plan.writes and (approve is None or not approve(plan)):
         return plan
-    plan.report = await apply_sync(client, state, plan, progress)
+    plan.report = await apply_sync(client, state, plan, progress, on_progress=on_progress,
+                                   stop=stop)
     return plan
