@@ -212,6 +212,9 @@ def _settle_bookkeeping(state: SyncState, plan: SyncPlan) -> None:
 #: one more (`write_groups`): at most this many writes, or this many bytes of content
 GROUP_WRITES = 64
 GROUP_BYTES = 8 * 1024 * 1024
+#: a file the plan found this small is read on the loop (tens of µs), not in a worker
+#: thread: on a busy machine each hand-over to a thread waits for a core, per file
+READ_ON_LOOP_BYTES = 64 * 1024
 
 
 @dataclasses.dataclass
@@ -379,7 +382,10 @@ async def _prepare(client: ProjectsClient, plan: SyncPlan, row: Row,
         return Change(row.path, None, old, await _current(client, plan, row, old,
                                                            expected)), None
     try:
-        text = await asyncio.to_thread(read_text, plan.directory, row.local)
+        if row.bytes is not None and row.bytes <= READ_ON_LOOP_BYTES:
+            text = read_text(plan.directory, row.local)
+        else:
+            text = await asyncio.to_thread(read_text, plan.directory, row.local)
     except UploadRejected as exc:
         raise Moved(f"the file changed since the plan ({exc})") from None
     n_bytes, sha = text_digest(text)
