@@ -1,10 +1,10 @@
 """`%project sync`: a folder of text files kept in step with the attached Project, on top of
 `ProjectsClient`. `plan_sync` walks the folder and lists the Project once, and classifies
 every path by the rules of `core.sync_plan` against the last sync's state; `apply_sync`
-sends the plan's writes in order, each checked against the Project right before it is
-sent (a doc changed since the plan is re-planned as a conflict, never overwritten) and
-journaled like any `%project write`; a failure stops the run and says what was written
-and what was not. Nothing is written by planning."""
+sends the plan's writes in order after one more listing, in groups journaled ahead in one
+commit (`write_groups`), each replaced or deleted doc read just before (a doc changed
+since the plan is re-planned as a conflict, never overwritten); a failure or a stop stops
+the run and says what was written and what was not. Nothing is written by planning."""
 
 from __future__ import annotations
 
