@@ -209,7 +209,8 @@ def _settle_bookkeeping(state: SyncState, plan: SyncPlan) -> None:
 
 
 #: a push sends its writes in groups, each journaled ahead in one commit and settled in
-#: one more (`write_groups`): at most this many writes, or this many bytes of content
+#: one more (`write_groups`): at most this many writes, or this many bytes of content held
+#: (new and replaced)
 GROUP_WRITES = 64
 GROUP_BYTES = 8 * 1024 * 1024
 #: a file the plan found this small is read on the loop (tens of µs), not in a worker
@@ -321,7 +322,7 @@ class _Run:
                     self.stopped(index, exc)
                 return
             pending.append(_Pending(index, row, change, sha))
-            size += utf8_size(change.content or "")
+            size += utf8_size(change.content or "") + utf8_size(change.previous or "")
             if len(pending) >= GROUP_WRITES or size >= GROUP_BYTES:
                 if not await self.send(pending):
                     return
