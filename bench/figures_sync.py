@@ -119,8 +119,9 @@ def sync_plan(ctx: Context) -> list[Row]:
         Row("… worker RSS growth during the first plan", mib(got["growth"]),
             f"the folder {mib(total)}", f"{got['growth'] / total:.2f}×",
             "< the folder (files streamed)", got["growth"] < total, "sync_plan"),
-        Row(f"… the approved run: {got['docs']:,} writes, each checked, journaled and read "
-            "back (not a target)", ms(got["apply"] * 1000), command="sync_plan"),
+        Row(f"… the approved run: {got['docs']:,} writes in journaled groups after one "
+            "listing (against a raw loop: `sync_apply`)", ms(got["apply"] * 1000),
+            command="sync_plan"),
     ]
 
 

@@ -44,8 +44,12 @@ def sync_command(host: Any, args: dict[str, Any]) -> Any:
         raise ProjectsChangeDenied("sync", "nobody_can_click")
     from IPython.display import display
 
-    card = SyncCard(plan, lambda progress: session.run(apply_sync(projects, state, plan,
-                                                                  progress)))
+    from ..projects.stoppable import run_stoppable
+
+    # Approve sends the writes under the card's bar; interrupting the kernel stops the
+    # run after the write in flight, and the outcome says what was and was not written
+    card = SyncCard(plan, lambda panel: run_stoppable(session.run, lambda stop: apply_sync(
+        projects, state, plan, on_progress=panel.report_batch, stop=stop)))
     display(card)
     return PendingSync(card)
 
@@ -174,7 +178,7 @@ class SyncCard:
         """Send the plan's writes in order; the outcome says what was written."""
         self._claim("approved")
         try:
-            self.plan.report = self._apply(self.progress.report)
+            self.plan.report = self._apply(self.progress)
             outcome = plan_outcome(self.plan)
         except JdpError as exc:
             outcome = failed_outcome(LABEL, exc)

@@ -154,7 +154,9 @@ class SyncPlan:
 @dataclasses.dataclass
 class SyncReport:
     """What a run did: the rows written, those not written (after a stop), those found
-    changed since the plan (re-planned, not written), and the error that stopped it."""
+    changed since the plan (re-planned, not written), and the error that stopped it, or
+    `interrupted`: a stop was asked (the kernel interrupted) and the run stopped after the
+    write in flight."""
 
     plan: SyncPlan
     written: list[Row] = dataclasses.field(default_factory=list)
@@ -162,6 +164,7 @@ class SyncReport:
     replanned: list[Row] = dataclasses.field(default_factory=list)
     journal_ids: list[int] = dataclasses.field(default_factory=list)
     error: JdpError | None = None
+    interrupted: bool = False
 
     @property
     def summary(self) -> str:
@@ -172,6 +175,9 @@ class SyncReport:
         if self.error is not None:
             lines.append(f"stopped at {self.not_written[0].path if self.not_written else '?'}"
                          f": {self.error}")
+        elif self.interrupted:
+            lines.append("interrupted: stopped after the write in flight")
+        if self.not_written:
             lines.append("not written: " + ", ".join(r.path for r in self.not_written)
                          + " — run the same sync again to finish (nothing is written twice)")
         return "\n".join(lines)
@@ -180,5 +186,5 @@ class SyncReport:
         return {"written": [r.path for r in self.written],
                 "not_written": [r.path for r in self.not_written],
                 "replanned": [{"path": r.path, "why": r.why} for r in self.replanned],
-                "journal_ids": self.journal_ids,
+                "journal_ids": self.journal_ids, "interrupted": self.interrupted,
                 "error": self.error.to_dict() if self.error is not None else None}
