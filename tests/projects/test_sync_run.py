@@ -94,3 +94,31 @@ async def test_an_edit_after_the_runs_listing_is_caught_by_the_doc_itself(
     # the run: one listing, a read of each doc it replaces (a.md, b.md), one PATCH (a.md);
     # the other writer: its own listing, a read of what it replaces, its PATCH of b.md
     assert (sum(detail), sum(reads), sum(patches)) == (1 + 1, 2 + 1, 1 + 1), sent
+
+
+@pytest.mark.asyncio
+async def test_every_write_of_a_grouped_run_is_journaled_with_how_it_was_approved(
+        service, open_projects, folder, state, prefix, tmp_path) -> None:
+    from jupyter_design_projects.projects.journal import (
+        APPROVED_BY_CALLBACK,
+        APPROVED_ON_CARD,
+        Journal,
+    )
+
+    journal = Journal(tmp_path / "data" / "journal.sqlite3")
+    async with open_projects(service, journal=journal) as client:
+        first = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                               approve=lambda p: True)
+        (folder / "a.md").write_text("# a.md, edited here\n")
+        (folder / "c.md").unlink()
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix, delete=True))
+        report = await apply_sync(client, state, plan)  # the card's Approve
+    assert first.report is not None and len(first.report.journal_ids) == 3
+    assert sorted(report.journal_ids) == report.journal_ids and len(report.journal_ids) == 2
+    by_id = {e["id"]: e for e in journal.entries(service.project_uuid, 100)}
+    assert [(by_id[i]["action"], by_id[i]["approved_by"]) for i in first.report.journal_ids] \
+        == [("create", APPROVED_BY_CALLBACK)] * 3
+    assert sorted((by_id[i]["action"], by_id[i]["path"], by_id[i]["approved_by"])
+                  for i in report.journal_ids) == [
+        ("delete", f"{prefix}/c.md", APPROVED_ON_CARD),
+        ("replace", f"{prefix}/a.md", APPROVED_ON_CARD)]
