@@ -21,6 +21,7 @@ from . import (
     figures_service,
     figures_startup,
     figures_sync,
+    figures_sync_apply,
     figures_transfer,
 )
 from .context import ROOT, Context
@@ -35,6 +36,7 @@ FIGURES: dict[str, Figure] = {
     **figures_transfer.FIGURES,
     **figures_service.FIGURES,
     **figures_sync.FIGURES,
+    **figures_sync_apply.FIGURES,
     **figures_deck.FIGURES,
     **figures_deck_compare.FIGURES,
 }

@@ -52,7 +52,7 @@ def bare_walk_and_hash(root: Path) -> int:
 
 
 def _sync_worker(folder: str, data: str, *, rounds: int) -> dict:
-    from jupyter_design_projects.projects.sync import plan_sync, run_sync
+    from jupyter_design_projects.projects.sync import SyncRequest, plan_sync, run_sync
     from jupyter_design_projects.session import Session
     from jupyter_design_projects.settings import Settings
 
@@ -60,10 +60,11 @@ def _sync_worker(folder: str, data: str, *, rounds: int) -> dict:
     with Session(Settings.resolve(os.environ), data_dir=Path(data) / "session") as s:
         s.run(s.projects.info())  # scopes, modules and the client warm first
         state = s.sync_state
+        request = SyncRequest(root, to="bench-sync")
 
         def plan_once() -> float:
             start = time.perf_counter()
-            s.run(plan_sync(s.projects, state, root, to="bench-sync"))
+            s.run(plan_sync(s.projects, state, request))
             return time.perf_counter() - start
 
         def bare_once() -> float:
@@ -71,16 +72,16 @@ def _sync_worker(folder: str, data: str, *, rounds: int) -> dict:
             bare_walk_and_hash(root)
             return time.perf_counter() - start
 
-        s.run(plan_sync(s.projects, state, root, to="bench-sync"))  # imports, caches
+        s.run(plan_sync(s.projects, state, request))  # imports, caches
         with PeakGrowth() as peak:
-            first_plan = s.run(plan_sync(s.projects, state, root, to="bench-sync"))
+            first_plan = s.run(plan_sync(s.projects, state, request))
         growth = peak.bytes
         first, bare = [], []
         for _ in range(rounds):
             first.append(plan_once())
             bare.append(bare_once())
         start = time.perf_counter()
-        done = s.run(run_sync(s.projects, state, root, to="bench-sync",
+        done = s.run(run_sync(s.projects, state, request,
                               approve=lambda plan: True))
         apply_s = time.perf_counter() - start
         assert done.report is not None and done.report.error is None
@@ -88,7 +89,7 @@ def _sync_worker(folder: str, data: str, *, rounds: int) -> dict:
         for _ in range(rounds):
             rerun.append(plan_once())
             bare2.append(bare_once())
-        again = s.run(plan_sync(s.projects, state, root, to="bench-sync"))
+        again = s.run(plan_sync(s.projects, state, request))
         assert not again.writes
     return {"files": len(first_plan.writes), "first": min(first), "bare": min(bare),
             "rerun": min(rerun), "bare2": min(bare2), "growth": growth, "apply": apply_s,
@@ -118,8 +119,9 @@ def sync_plan(ctx: Context) -> list[Row]:
         Row("… worker RSS growth during the first plan", mib(got["growth"]),
             f"the folder {mib(total)}", f"{got['growth'] / total:.2f}×",
             "< the folder (files streamed)", got["growth"] < total, "sync_plan"),
-        Row(f"… the approved run: {got['docs']:,} writes, each checked, journaled and read "
-            "back (not a target)", ms(got["apply"] * 1000), command="sync_plan"),
+        Row(f"… the approved run: {got['docs']:,} writes in journaled groups after one "
+            "listing (against a raw loop: `sync_apply`)", ms(got["apply"] * 1000),
+            command="sync_plan"),
     ]
 
 

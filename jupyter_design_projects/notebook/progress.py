@@ -1,5 +1,6 @@
 """Progress bars for long work: the first connection (starting the service, signing in, the
-first handshake) and uploads and downloads of a MiB or more.
+first handshake), uploads and downloads of a MiB or more, and a sync's batch of writes
+(items and bytes done, rate and time left, as `core.batch_progress` counts them).
 
 A panel is built and displayed on the kernel's main thread before the work starts, hidden;
 `report(label, done, total)` — the pipelines' progress callback, called from the
@@ -9,6 +10,8 @@ session's loop thread — only updates widget values, which needs no display cal
 from __future__ import annotations
 
 import dataclasses
+
+from ..core.batch_progress import BatchProgress
 
 #: transfers smaller than this show no bar
 MIB = 1_048_576
@@ -37,6 +40,11 @@ def step_of(label: str, done: int, total: int | None) -> Step | None:
     return Step(0.0, label)
 
 
+def batch_step(progress: BatchProgress) -> Step:
+    """The bar state of a batch: the fraction of writes done, and its counts as caption."""
+    return Step(min(1.0, max(0.0, progress.fraction)), f"sync: {progress.text()}")
+
+
 class ProgressPanel:
     """One bar and its caption; invisible until a report deserves a bar."""
 
@@ -50,8 +58,14 @@ class ProgressPanel:
 
     def report(self, label: str, done: int, total: int | None) -> None:
         step = step_of(label, done, total)
-        if step is None:
-            return
+        if step is not None:
+            self.show(step)
+
+    def report_batch(self, progress: BatchProgress) -> None:
+        """A batch's progress (every write of it, whatever its size)."""
+        self.show(batch_step(progress))
+
+    def show(self, step: Step) -> None:
         self.bar.value = step.fraction
         self.caption.value = step.caption
         if step.fraction >= 1.0:

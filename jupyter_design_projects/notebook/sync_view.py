@@ -25,14 +25,14 @@ LABEL = "project sync"
 def sync_command(host: Any, args: dict[str, Any]) -> Any:
     """Plan; a dry run returns the plan, a plan with nothing to write records what it
     found and returns it (no card), anything else shows the batch's card."""
-    from ..projects.sync import apply_sync, plan_sync
+    from ..projects.sync import SyncRequest, apply_sync, plan_sync
 
     session = host.session
     projects, state = session.projects, session.sync_state
-    plan = session.run(plan_sync(projects, state, args["directory"], to=args.get("to"),
-                                 delete=bool(args.get("delete")),
-                                 force=tuple(args.get("force") or ()),
-                                 pull=bool(args.get("pull"))))
+    request = SyncRequest(args["directory"], to=args.get("to"),
+                          delete=bool(args.get("delete")),
+                          force=tuple(args.get("force") or ()), pull=bool(args.get("pull")))
+    plan = session.run(plan_sync(projects, state, request))
     if args.get("dry_run"):
         return plan_outcome(plan, dry_run=True)
     if plan.direction == PUSH:
@@ -44,8 +44,12 @@ def sync_command(host: Any, args: dict[str, Any]) -> Any:
         raise ProjectsChangeDenied("sync", "nobody_can_click")
     from IPython.display import display
 
-    card = SyncCard(plan, lambda progress: session.run(apply_sync(projects, state, plan,
-                                                                  progress)))
+    from ..projects.stoppable import run_stoppable
+
+    # Approve sends the writes under the card's bar; interrupting the kernel stops the
+    # run after the write in flight, and the outcome says what was and was not written
+    card = SyncCard(plan, lambda panel: run_stoppable(session.run, lambda stop: apply_sync(
+        projects, state, plan, on_progress=panel.report_batch, stop=stop)))
     display(card)
     return PendingSync(card)
 
@@ -174,7 +178,7 @@ class SyncCard:
         """Send the plan's writes in order; the outcome says what was written."""
         self._claim("approved")
         try:
-            self.plan.report = self._apply(self.progress.report)
+            self.plan.report = self._apply(self.progress)
             outcome = plan_outcome(self.plan)
         except JdpError as exc:
             outcome = failed_outcome(LABEL, exc)

@@ -2,5 +2,6 @@
 
 __all__ = [
     "api", "approval", "change", "client", "downloads", "facade", "journal", "raw_answer",
-    "reading", "searching", "sync", "sync_rows", "sync_state", "sync_walk", "uploads", "wire"
+    "reading", "searching", "stoppable", "sync", "sync_rows", "sync_state", "sync_walk",
+    "uploads", "wire", "write_groups"
 ]

@@ -100,16 +100,23 @@ class ProjectFacade:
 
     def sync(self, directory: str | os.PathLike[str], *, to: str | None = None,
              delete: bool = False, force: Sequence[str] = (), pull: bool = False,
-             dry_run: bool = False, approve: Callable[[Any], Any] | None = None):
+             dry_run: bool = False, approve: Callable[[Any], Any] | None = None,
+             progress: Callable[[Any], None] | None = None):
         """`%project sync DIR` from a script: the plan (`SyncPlan`: `.summary`, `.table()`,
         `pandas.DataFrame(plan.table())`), and unless `dry_run`, its writes (and deletes,
         with `delete`) once `approve(plan)` approves the whole batch ("once" or True;
         without `approve` nothing is written). After a run `plan.report` says what was
-        written. `pull` writes the Project's docs into `directory` instead."""
-        from .sync import run_sync
+        written. `pull` writes the Project's docs into `directory` instead. `progress`
+        is called after each write with a `BatchProgress` (items and bytes done, rate,
+        time left); a KeyboardInterrupt stops the run after the write in flight, and
+        `plan.report` says what was written and what was not (`.interrupted`)."""
+        from .stoppable import run_stoppable
+        from .sync import SyncRequest, run_sync
 
         if self._sync_state is None:
             raise RuntimeError("this facade was built without the session's sync state")
-        return self._run(run_sync(self._projects, self._sync_state(), directory, to=to,
-                                  delete=delete, force=force, pull=pull, dry_run=dry_run,
-                                  approve=approve, progress=self._progress))
+        state = self._sync_state()
+        request = SyncRequest(directory, to=to, delete=delete, force=force, pull=pull)
+        return run_stoppable(self._run, lambda stop: run_sync(
+            self._projects, state, request, dry_run=dry_run, approve=approve,
+            progress=self._progress, on_progress=progress, stop=stop))

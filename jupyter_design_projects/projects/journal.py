@@ -48,6 +48,10 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project_uuid, id);
 """
 
+INSERT = ("INSERT INTO entries (at, project_uuid, action, path, doc_uuid, bytes, sha256,"
+          " previous_doc_uuid, previous_bytes, previous_sha256, previous_content,"
+          " restored_from, approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
 #: what `entries()` lists; `get()` adds the previous content itself
 LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sha256",
           "previous_doc_uuid", "previous_bytes", "previous_sha256", "restored_from",
@@ -134,19 +138,36 @@ class Journal:
         delete of a remote-session replace was done, the create was not or may not have
         been); create_unknown, replace_unknown, delete_unknown (no usable answer: the
         change may or may not have happened). `approved_by`: one of the APPROVED_* ways."""
+        with self._connect() as db:
+            cursor = db.execute(INSERT, self._row(
+                project_uuid=project_uuid, action=action, path=path, doc_uuid=doc_uuid,
+                content=content, previous_doc_uuid=previous_doc_uuid,
+                previous_content=previous_content, restored_from=restored_from,
+                approved_by=approved_by))
+            return int(cursor.lastrowid or 0)
+
+    def record_many(self, entries: list[dict[str, Any]]) -> list[int]:
+        """Append several entries (each `record`'s keyword arguments) in one commit: all
+        of them are in the file, or none is. Their ids, in order."""
+        with self._connect() as db:
+            ids = []
+            for entry in entries:
+                cursor = db.execute(INSERT, self._row(**entry))
+                ids.append(int(cursor.lastrowid or 0))
+            return ids
+
+    def _row(
+        self, *, project_uuid: str, action: str, path: str, doc_uuid: str | None,
+        content: str | None = None, previous_doc_uuid: str | None = None,
+        previous_content: str | None = None, restored_from: int | None = None,
+        approved_by: str | None = None,
+    ) -> tuple[Any, ...]:
         at = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
         n_bytes, sha = _digest(content)
         prev_bytes, prev_sha = _digest(previous_content)
-        with self._connect() as db:
-            cursor = db.execute(
-                "INSERT INTO entries (at, project_uuid, action, path, doc_uuid, bytes, sha256,"
-                " previous_doc_uuid, previous_bytes, previous_sha256, previous_content,"
-                " restored_from, approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (at.isoformat().replace("+00:00", "Z"), project_uuid, action, path, doc_uuid,
-                 n_bytes, sha, previous_doc_uuid, prev_bytes, prev_sha, previous_content,
-                 restored_from, approved_by),
-            )
-            return int(cursor.lastrowid or 0)
+        return (at.isoformat().replace("+00:00", "Z"), project_uuid, action, path, doc_uuid,
+                n_bytes, sha, previous_doc_uuid, prev_bytes, prev_sha, previous_content,
+                restored_from, approved_by)
 
     def entries(self, project_uuid: str, limit: int = HISTORY_DEFAULT) -> list[dict[str, Any]]:
         """Newest first, without the previous content (`has_previous` says if there is one),
@@ -171,6 +192,15 @@ class Journal:
         with self._connect() as db:
             db.execute("UPDATE entries SET action = ?, doc_uuid = ? WHERE id = ?",
                        (action, doc_uuid, entry_id))
+
+    def settle_many(self, settled: list[tuple[int, str, str | None]],
+                    withdrawn: list[int]) -> None:
+        """Several outcomes in one commit: `settled` as (id, action, doc uuid) like
+        `settle`, `withdrawn` ids removed like `withdraw`."""
+        with self._connect() as db:
+            db.executemany("UPDATE entries SET action = ?, doc_uuid = ? WHERE id = ?",
+                           [(action, doc, entry_id) for entry_id, action, doc in settled])
+            db.executemany("DELETE FROM entries WHERE id = ?", [(i,) for i in withdrawn])
 
     def withdraw(self, entry_id: int) -> None:
         """Remove a written-ahead entry whose change the service refused (nothing changed)."""

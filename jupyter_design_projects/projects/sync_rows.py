@@ -1,14 +1,34 @@
-"""A sync's values: the rows of a plan (every path with its action and why, its size and
-the knowledge budget around it), the plan, and the report of a run."""
+"""A sync's values: the request (the folder, its prefix, direction and options), the rows
+of a plan (every path with its action and why, its size and the knowledge budget around
+it), the plan, and the report of a run."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from ..core import sync_plan as rules
 from ..errors import JdpError, SyncOverBudget
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncRequest:
+    """What a sync is asked to do: the folder (`directory`), the Project prefix it maps
+    to (`to`), whether a push deletes docs the folder no longer has (`delete`), the paths
+    written despite a conflict (`force`, as the folder or the Project names them), and
+    the direction (`pull`: the Project into the folder). Planning checks it."""
+
+    directory: str | os.PathLike[str]
+    to: str | None = None
+    delete: bool = False
+    force: Collection[str] = ()
+    pull: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "force", tuple(self.force))
 
 
 @dataclasses.dataclass
@@ -134,7 +154,9 @@ class SyncPlan:
 @dataclasses.dataclass
 class SyncReport:
     """What a run did: the rows written, those not written (after a stop), those found
-    changed since the plan (re-planned, not written), and the error that stopped it."""
+    changed since the plan (re-planned, not written), and the error that stopped it, or
+    `interrupted`: a stop was asked (the kernel interrupted) and the run stopped after the
+    write in flight."""
 
     plan: SyncPlan
     written: list[Row] = dataclasses.field(default_factory=list)
@@ -142,6 +164,7 @@ class SyncReport:
     replanned: list[Row] = dataclasses.field(default_factory=list)
     journal_ids: list[int] = dataclasses.field(default_factory=list)
     error: JdpError | None = None
+    interrupted: bool = False
 
     @property
     def summary(self) -> str:
@@ -152,6 +175,9 @@ class SyncReport:
         if self.error is not None:
             lines.append(f"stopped at {self.not_written[0].path if self.not_written else '?'}"
                          f": {self.error}")
+        elif self.interrupted:
+            lines.append("interrupted: stopped after the write in flight")
+        if self.not_written:
             lines.append("not written: " + ", ".join(r.path for r in self.not_written)
                          + " — run the same sync again to finish (nothing is written twice)")
         return "\n".join(lines)
@@ -160,5 +186,5 @@ class SyncReport:
         return {"written": [r.path for r in self.written],
                 "not_written": [r.path for r in self.not_written],
                 "replanned": [{"path": r.path, "why": r.why} for r in self.replanned],
-                "journal_ids": self.journal_ids,
+                "journal_ids": self.journal_ids, "interrupted": self.interrupted,
                 "error": self.error.to_dict() if self.error is not None else None}

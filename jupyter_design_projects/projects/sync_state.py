@@ -66,6 +66,12 @@ class SyncState:
             db.execute("INSERT OR REPLACE INTO synced VALUES (?, ?, ?, ?)",
                        (scope, path, base.sha256, base.revision))
 
+    def record_many(self, scope: str, bases: Iterable[tuple[str, Base]]) -> None:
+        """Several paths' records in one commit (a sync's group of writes)."""
+        with self._connect() as db:
+            db.executemany("INSERT OR REPLACE INTO synced VALUES (?, ?, ?, ?)",
+                           [(scope, path, b.sha256, b.revision) for path, b in bases])
+
     def forget(self, scope: str, paths: Iterable[str]) -> None:
         with self._connect() as db:
             db.executemany("DELETE FROM synced WHERE scope = ? AND path = ?",

@@ -25,6 +25,7 @@ import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 import httpx
@@ -124,6 +125,8 @@ class _Body(bytearray):
 _SHORT_ESCAPES = '"\\\n\r\t\b\f'
 #: the other control characters, which JSON writes as six (`\\u00XX`)
 _OTHER_CONTROLS = re.compile("[\x00-\x07\x0b\x0e-\x1f]")
+_SHORT_ESCAPE_BYTES = _SHORT_ESCAPES.encode("ascii")
+_OTHER_CONTROL_BYTES = bytes(c for c in range(32) if chr(c) not in _SHORT_ESCAPES)
 
 
 class JsonBody:
@@ -149,12 +152,31 @@ class JsonBody:
                              allow_nan=False).encode("utf-8")
 
     @staticmethod
-    def _escaped_length(text: str) -> int:
-        """The bytes of `_dumps(text)[1:-1]`, counted without encoding it (a 25 MiB doc
-        was encoded twice, once only to learn its length): its UTF-8 bytes, plus one for
-        each two-character escape, plus five for each other control character (`\\u00XX`).
-        A lone surrogate raises UnicodeEncodeError here as `_dumps` would."""
-        size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    def _plain_ascii(text: str) -> bool:
+        """ASCII without DEL: the C encoder for ASCII writes such a slice exactly as
+        `_dumps` does (it would escape DEL, which `_dumps` keeps), at twice the speed."""
+        return text.isascii() and "\x7f" not in text
+
+    @classmethod
+    def _escaped(cls, text: str) -> bytes:
+        """`_dumps(text)[1:-1]`: one slice of a long string as it is sent."""
+        if cls._plain_ascii(text):
+            return encode_basestring_ascii(text).encode("ascii")[1:-1]
+        return cls._dumps(text)[1:-1]
+
+    @classmethod
+    def _escaped_length(cls, text: str) -> int:
+        """The bytes of `_escaped(text)`, counted without escaping it: its UTF-8 bytes,
+        plus one for each two-character escape, plus five for each other control character
+        (`\\u00XX`); an ASCII slice counts them by deleting them from its bytes (two C
+        passes, faster than a count per character). A lone surrogate raises
+        UnicodeEncodeError here as `_dumps` would."""
+        if cls._plain_ascii(text):
+            data = text.encode("ascii")
+            size = len(data)
+            return (size + (size - len(data.translate(None, _SHORT_ESCAPE_BYTES)))
+                    + 5 * (size - len(data.translate(None, _OTHER_CONTROL_BYTES))))
+        size = len(text.encode("utf-8"))
         size += sum(text.count(c) for c in _SHORT_ESCAPES)
         return size + 5 * sum(1 for _ in _OTHER_CONTROLS.finditer(text))
 
@@ -174,7 +196,7 @@ class JsonBody:
 
     def pieces(self) -> Iterator[bytes]:
         for part in self._parts():
-            yield self._dumps(part)[1:-1] if isinstance(part, str) else part
+            yield self._escaped(part) if isinstance(part, str) else part
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for piece in self.pieces():

@@ -151,3 +151,33 @@ def test_the_conflicts_line_names_the_paths_held_back(n, named) -> None:
     rows = [SimpleNamespace(path=f"a{i}.md") for i in range(n)]
     assert conflicts_line(rows) == (f"{n} conflict{'s' * (n != 1)} kept, not written: "
                                     f"{named} (--force PATH writes one)")
+
+
+def test_interrupting_the_kernel_stops_after_the_write_in_flight_and_says_what_was_not(
+        shell, live, notes, monkeypatch) -> None:
+    import signal
+    import threading
+
+    from jupyter_design_projects.notebook.progress import ProgressPanel
+    from jupyter_design_projects.projects import stoppable
+
+    flag = threading.Event()
+    real_run, real_report = stoppable.run_stoppable, ProgressPanel.report_batch
+    monkeypatch.setattr(stoppable, "run_stoppable",
+                        lambda run, batch, stop=None: real_run(run, batch, stop=flag))
+
+    def report_then_interrupt(panel, progress) -> None:
+        real_report(panel, progress)
+        if progress.items_done == 1:  # the kernel's interrupt, after the first write
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+            assert flag.wait(30)
+
+    monkeypatch.setattr(ProgressPanel, "report_batch", report_then_interrupt)
+    pending = shell.run_line_magic("project", "sync notes --to kb")
+    outcome = pending.card.approve()
+    report = outcome.data["report"]
+    assert (report["written"], report["not_written"]) == (["kb/a.md"], ["kb/team/b.md"])
+    assert report["interrupted"] and report["error"] is None
+    assert "interrupted" in outcome.notice and "not written: kb/team/b.md" in outcome.notice
+    assert "sync: 1 of 2 writes" in pending.card.progress.caption.value
+    assert synced_docs(live, "kb") == {"kb/a.md"}

@@ -24,7 +24,7 @@ from jupyter_design_projects.errors import (
     SyncRefused,
 )
 from jupyter_design_projects.projects.journal import Journal
-from jupyter_design_projects.projects.sync import apply_sync, plan_sync, run_sync
+from jupyter_design_projects.projects.sync import SyncRequest, apply_sync, plan_sync, run_sync
 from jupyter_design_projects.projects.sync_state import SyncState
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + b"\x00" * 64
@@ -86,7 +86,7 @@ async def docs_under(client, prefix: str) -> dict[str, str]:
 async def test_the_plan_lists_every_path_with_its_action_and_why(
         service, open_projects, folder, state, prefix) -> None:
     async with open_projects(service) as client:
-        plan = await plan_sync(client, state, folder, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix))
     got = {row.local: (row.action, row.why) for row in plan.rows}
     assert got["notes/a.md"] == (rules.NEW, "")
     assert got["notes/deep/b.md"] == (rules.NEW, "")
@@ -111,7 +111,7 @@ async def test_a_dry_run_sends_no_write(service, open_projects, folder, state, p
     async with open_projects(service) as client:
         await client.listing()  # the sign-in's scope expansion happens first
         before = writes_counted(switches.counts())
-        plan = await run_sync(client, state, folder, to=prefix, dry_run=True,
+        plan = await run_sync(client, state, SyncRequest(folder, to=prefix), dry_run=True,
                               approve=lambda _plan: True)
         assert plan.report is None
         assert writes_counted(switches.counts()) == before
@@ -125,7 +125,7 @@ async def test_approve_writes_each_doc_once_journaled_and_a_rerun_writes_nothing
     journal = Journal(tmp_path / "journal.db")
     async with open_projects(service, journal=journal) as client:
         asked = []
-        plan = await run_sync(client, state, folder, to=prefix,
+        plan = await run_sync(client, state, SyncRequest(folder, to=prefix),
                               approve=lambda p: asked.append(p) or True)
         assert len(asked) == 1 and plan.report is not None and plan.report.error is None
         assert [r.local for r in plan.report.written] == ["c.txt", "notes/a.md",
@@ -137,7 +137,7 @@ async def test_approve_writes_each_doc_once_journaled_and_a_rerun_writes_nothing
         assert {e["path"] for e in entries[:3]} == {r.path for r in plan.report.written}
         assert len(plan.report.journal_ids) == 3
         before = writes_counted(switches.counts())
-        again = await run_sync(client, state, folder, to=prefix,
+        again = await run_sync(client, state, SyncRequest(folder, to=prefix),
                                approve=lambda p: pytest.fail("a rerun asked again"))
         assert again.writes == [] and writes_counted(switches.counts()) == before
         assert {r.action for r in again.rows if r.action != rules.SKIPPED} == {
@@ -162,13 +162,14 @@ async def raw_patch(service: EmbeddedService, client, path: str, content: str) -
 async def test_an_edit_on_both_sides_is_kept_as_a_conflict(service, open_projects, folder,
                                                             state, prefix) -> None:
     async with open_projects(service) as client, open_projects(service) as other:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         (folder / "notes" / "a.md").write_text("# A\nmine\n")
         (folder / "c.txt").write_text("gamma, mine\n")
         (folder / "notes" / "deep" / "b.md").write_text("# B\nonly here\n")
         await other.write(f"{prefix}/notes/a.md", content="# A\ntheirs, longer\n")
         await raw_patch(service, client, f"{prefix}/c.txt", "gamma, by another tool\n")
-        plan = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        plan = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                              approve=lambda p: True)
         got = actions(plan)
         assert got["notes/a.md"] == rules.CONFLICT
         assert got["c.txt"] == rules.CONFLICT
@@ -178,7 +179,7 @@ async def test_an_edit_on_both_sides_is_kept_as_a_conflict(service, open_project
         assert docs[f"{prefix}/notes/a.md"] == "# A\ntheirs, longer\n"
         assert docs[f"{prefix}/c.txt"] == "gamma, by another tool\n"
         # --force PATH writes that one conflict, and only it
-        forced = await run_sync(client, state, folder, to=prefix, force=["notes/a.md"],
+        forced = await run_sync(client, state, SyncRequest(folder, to=prefix, force=["notes/a.md"]),
                                 approve=lambda p: True)
         assert [r.local for r in forced.report.written] == ["notes/a.md"]
         docs = await docs_under(client, prefix)
@@ -191,9 +192,9 @@ async def test_a_same_size_remote_edit_between_plan_and_write_is_replanned(
         service, open_projects, folder, state, prefix) -> None:
     """The listing cannot see an edit of the same size; the check before the write can."""
     async with open_projects(service) as client, open_projects(service) as other:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         (folder / "c.txt").write_text("GAMMA!\n")
-        plan = await plan_sync(client, state, folder, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         assert actions(plan)["c.txt"] == rules.CHANGED
         await other.write(f"{prefix}/c.txt", content="gamma?\n")  # same size as before
         report = await apply_sync(client, state, plan)
@@ -206,7 +207,7 @@ async def test_a_same_size_remote_edit_between_plan_and_write_is_replanned(
 async def test_a_doc_created_remotely_after_the_plan_is_not_clobbered(
         service, open_projects, folder, state, prefix) -> None:
     async with open_projects(service) as client, open_projects(service) as other:
-        plan = await plan_sync(client, state, folder, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         await other.write(f"{prefix}/c.txt", content="theirs\n")
         report = await apply_sync(client, state, plan)
         assert [r.local for r in report.replanned] == ["c.txt"]
@@ -219,13 +220,14 @@ async def test_deletes_only_with_delete_and_a_remote_edit_keeps_its_doc(
     journal = Journal(tmp_path / "journal.db")
     async with open_projects(service, journal=journal) as client, \
             open_projects(service) as other:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         (folder / "c.txt").unlink()
         (folder / "notes" / "a.md").unlink()
         await other.write(f"{prefix}/notes/a.md", content="# A\nstill needed here\n")
-        kept = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        kept = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                              approve=lambda p: True)
         assert actions(kept)["c.txt"] == rules.REMOVED_LOCALLY and kept.writes == []
-        plan = await run_sync(client, state, folder, to=prefix, delete=True,
+        plan = await run_sync(client, state, SyncRequest(folder, to=prefix, delete=True),
                               approve=lambda p: True)
         assert actions(plan)["c.txt"] == rules.DELETE
         assert actions(plan)["notes/a.md"] == rules.CONFLICT
@@ -242,10 +244,10 @@ async def test_deletes_only_with_delete_and_a_remote_edit_keeps_its_doc(
 async def test_a_pull_into_an_empty_folder_then_never_over_a_local_edit(
         service, open_projects, folder, state, prefix, tmp_path) -> None:
     async with open_projects(service) as client, open_projects(service) as other:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         empty = tmp_path / "copy"
         empty.mkdir()
-        pulled = await run_sync(client, state, empty, to=prefix, pull=True,
+        pulled = await run_sync(client, state, SyncRequest(empty, to=prefix, pull=True),
                                 approve=lambda p: True)
         assert {r.local for r in pulled.report.written} == {"c.txt", "notes/a.md",
                                                             "notes/deep/b.md"}
@@ -254,7 +256,7 @@ async def test_a_pull_into_an_empty_folder_then_never_over_a_local_edit(
         await other.write(f"{prefix}/c.txt", content="gamma, edited in the Project\n")
         (empty / "notes" / "a.md").write_text("# A\nedited here\n")
         await other.write(f"{prefix}/notes/a.md", content="# A\nand there, longer\n")
-        again = await run_sync(client, state, empty, to=prefix, pull=True,
+        again = await run_sync(client, state, SyncRequest(empty, to=prefix, pull=True),
                                approve=lambda p: True)
         assert actions(again)["c.txt"] == rules.CHANGED
         assert actions(again)["notes/a.md"] == rules.CONFLICT
@@ -272,7 +274,7 @@ async def test_a_pull_never_writes_a_hidden_path(
         await client.write(f"{prefix}/ok.md", content="fine\n")
         target = tmp_path / "pulled"
         target.mkdir()
-        plan = await run_sync(client, state, target, to=prefix, pull=True,
+        plan = await run_sync(client, state, SyncRequest(target, to=prefix, pull=True),
                               approve=lambda p: True)
         assert actions(plan)[".git/hooks/post-checkout"] == rules.SKIPPED
         assert sorted(os.listdir(target)) == ["ok.md"]
@@ -282,21 +284,22 @@ async def test_a_pull_never_writes_a_hidden_path(
 async def test_a_failure_mid_way_stops_says_what_was_written_and_a_rerun_finishes(
         service, open_projects, folder, state, prefix, switches) -> None:
     async with open_projects(service) as client:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         (folder / "c.txt").write_text("gamma, changed\n")  # a replace: sent first
         (folder / "d.md").write_text("delta\n")  # two creates after it
         (folder / "e.md").write_text("epsilon\n")
         switches.fail("/api/*", method="POST", status=400, count=1,
                       body={"type": "error", "error": {"type": "invalid_request_error",
                                                        "message": "refused once"}})
-        plan = await plan_sync(client, state, folder, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         report = await apply_sync(client, state, plan)
         assert isinstance(report.error, ProjectsApiError)
         assert [r.local for r in report.written] == ["c.txt"]
         assert [r.local for r in report.not_written] == ["d.md", "e.md"]
         assert "run the same sync again" in report.summary
         before = writes_counted(switches.counts())
-        rerun = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        rerun = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                               approve=lambda p: True)
         assert [r.local for r in rerun.report.written] == ["d.md", "e.md"]
         assert writes_counted(switches.counts()) - before == 2
 
@@ -309,11 +312,12 @@ async def test_a_plan_over_the_budget_fails_before_any_card(
         size = detail.knowledge_size  # the folder's three docs: 2 + 3 + 3 estimated tokens
         switches.knowledge(client.project_uuid, max_knowledge_size=size + 7)
         with pytest.raises(SyncOverBudget) as caught:
-            await run_sync(client, state, folder, to=prefix,
+            await run_sync(client, state, SyncRequest(folder, to=prefix),
                            approve=lambda p: pytest.fail("asked"))
         assert (caught.value.knowledge_after, caught.value.over) == (size + 8, 1)
         switches.knowledge(client.project_uuid, max_knowledge_size=size + 8)
-        plan = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        plan = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                              approve=lambda p: True)
         assert plan.over == 0 and len(plan.report.written) == 3
 
 
@@ -328,7 +332,8 @@ async def test_a_plan_that_fits_with_replaces_counted_net_runs_to_its_end(
     root.mkdir()
     (root / "big.md").write_text("x" * 400)  # 100 estimated tokens
     async with open_projects(service) as client:
-        first = await run_sync(client, state, root, to=prefix, approve=lambda p: True)
+        first = await run_sync(client, state, SyncRequest(root, to=prefix),
+                               approve=lambda p: True)
         assert [r.local for r in first.report.written] == ["big.md"]
         (root / "big.md").write_text("y" * 404)  # a replace: 101 tokens, net +1
         (root / "new.md").write_text("z" * 40)  # a create: +10
@@ -337,12 +342,12 @@ async def test_a_plan_that_fits_with_replaces_counted_net_runs_to_its_end(
         before = writes_counted(switches.counts())
         if spare < 0:
             with pytest.raises(SyncOverBudget) as caught:
-                await run_sync(client, state, root, to=prefix,
+                await run_sync(client, state, SyncRequest(root, to=prefix),
                                approve=lambda p: pytest.fail("asked"))
             assert (caught.value.knowledge_after, caught.value.over) == (size + 11, 1)
             assert writes_counted(switches.counts()) == before
             return
-        plan = await run_sync(client, state, root, to=prefix, approve=lambda p: True)
+        plan = await run_sync(client, state, SyncRequest(root, to=prefix), approve=lambda p: True)
         assert [(r.local, r.action) for r in plan.writes] == [
             ("big.md", rules.CHANGED), ("new.md", rules.NEW)]
         assert plan.knowledge_after == plan.knowledge_peak == size + 11
@@ -355,16 +360,16 @@ async def test_a_plan_that_fits_with_replaces_counted_net_runs_to_its_end(
 async def test_bad_input_gets_a_clear_error(service, open_projects, state, tmp_path) -> None:
     async with open_projects(service) as client:
         with pytest.raises(SyncRefused) as missing:
-            await plan_sync(client, state, tmp_path / "nope")
+            await plan_sync(client, state, SyncRequest(tmp_path / "nope"))
         assert missing.value.rule == "missing"
         (tmp_path / "file.md").write_text("x")
         with pytest.raises(SyncRefused) as not_dir:
-            await plan_sync(client, state, tmp_path / "file.md")
+            await plan_sync(client, state, SyncRequest(tmp_path / "file.md"))
         assert not_dir.value.rule == "not_a_directory"
         with pytest.raises(InvalidProjectsArgument):
-            await plan_sync(client, state, tmp_path, to="../up")
+            await plan_sync(client, state, SyncRequest(tmp_path, to="../up"))
         with pytest.raises(InvalidProjectsArgument):
-            await plan_sync(client, state, tmp_path, pull=True, delete=True)
+            await plan_sync(client, state, SyncRequest(tmp_path, pull=True, delete=True))
 
 
 @pytest.mark.asyncio
@@ -376,7 +381,7 @@ async def test_names_the_path_rules_refuse_are_skipped_with_why(
     (root / "bell\x07.md").write_text("control character\n")
     (root / ("x" * 250 + ".md")).write_text("too long with the prefix\n")
     async with open_projects(service) as client:
-        plan = await plan_sync(client, state, root, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(root, to=prefix))
     got = {r.local: r for r in plan.rows}
     assert got["ok.md"].action == rules.NEW
     assert got["bell\x07.md"].action == rules.SKIPPED
@@ -402,7 +407,7 @@ async def test_a_file_swapped_for_a_symlink_after_the_plan_is_not_sent(
     secret = tmp_path / "secret.md"
     secret.write_text("outside the folder\n")
     async with open_projects(service) as client:
-        plan = await plan_sync(client, state, folder, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         target = folder / "notes" / "a.md"
         target.unlink()
         os.symlink(secret, target)
@@ -421,7 +426,7 @@ async def test_a_symlink_inside_the_folder_is_followed_and_a_folder_link_is_not(
     os.symlink(folder / "c.txt", folder / "alias.txt")
     os.symlink(folder / "notes", folder / "notes-link")
     async with open_projects(service) as client:
-        plan = await plan_sync(client, state, folder, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(folder, to=prefix))
     got = {r.local: (r.action, r.why) for r in plan.rows}
     assert got["alias.txt"] == (rules.NEW, "")
     assert got["notes-link/"] == (rules.SKIPPED, "a symlinked folder (not followed)")
@@ -437,7 +442,7 @@ async def test_a_nested_ignore_file_applies_below_its_folder_only(
     for name in ("a/x.md", "a/keep.md", "b/x.md"):
         (root / name).write_text(name + "\n")
     async with open_projects(service) as client:
-        plan = await plan_sync(client, state, root, to=prefix)
+        plan = await plan_sync(client, state, SyncRequest(root, to=prefix))
     assert actions(plan) == {"a/x.md": rules.SKIPPED, "a/keep.md": rules.NEW,
                              "b/x.md": rules.NEW}
 
@@ -448,20 +453,23 @@ async def test_the_remote_session_route_syncs_and_keeps_conflicts_too(
     """There a replace is a delete and a create (a new doc id): the revision follows it."""
     async with open_projects(service, "remote-session") as client, \
             open_projects(service) as other:
-        first = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        first = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                               approve=lambda p: True)
         assert len(first.report.written) == 3
         (folder / "c.txt").write_text("gamma, replaced\n")
-        second = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        second = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                                approve=lambda p: True)
         assert [r.local for r in second.report.written] == ["c.txt"]
-        again = await plan_sync(client, state, folder, to=prefix)
+        again = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         assert actions(again)["c.txt"] == rules.UNCHANGED
         (folder / "c.txt").write_text("gamma, mine\n")
         await other.write(f"{prefix}/c.txt", content="gamma, theirs and longer\n")
-        third = await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        third = await run_sync(client, state, SyncRequest(folder, to=prefix),
+                               approve=lambda p: True)
         assert actions(third)["c.txt"] == rules.CONFLICT and third.writes == []
         (folder / "notes" / "a.md").write_text("# A\nmine!\n")
         await other.write(f"{prefix}/notes/a.md", content="# A\ntheirs\n")  # same size
-        fourth = await plan_sync(client, state, folder, to=prefix)
+        fourth = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         assert actions(fourth)["notes/a.md"] == rules.CONFLICT
         assert (await docs_under(client, prefix))[f"{prefix}/c.txt"] == (
             "gamma, theirs and longer\n")
@@ -471,14 +479,15 @@ async def test_the_remote_session_route_syncs_and_keeps_conflicts_too(
 async def test_a_forced_pull_overwrites_the_local_edit_it_names(
         service, open_projects, folder, state, prefix, tmp_path) -> None:
     async with open_projects(service) as client, open_projects(service) as other:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         (folder / "c.txt").write_text("local edit\n")
         await other.write(f"{prefix}/c.txt", content="remote edit\n")
-        plan = await run_sync(client, state, folder, to=prefix, pull=True,
-                              force=["c.txt"], approve=lambda p: True)
+        plan = await run_sync(client, state,
+                              SyncRequest(folder, to=prefix, pull=True, force=["c.txt"]),
+                              approve=lambda p: True)
         assert [r.local for r in plan.report.written] == ["c.txt"]
         assert (folder / "c.txt").read_text() == "remote edit\n"
-        settled = await plan_sync(client, state, folder, to=prefix)
+        settled = await plan_sync(client, state, SyncRequest(folder, to=prefix))
         assert actions(settled)["c.txt"] == rules.UNCHANGED
 
 
@@ -486,7 +495,7 @@ async def test_a_forced_pull_overwrites_the_local_edit_it_names(
 async def test_a_pull_that_cannot_write_a_file_stops_and_says_so(
         service, open_projects, folder, state, prefix, tmp_path, monkeypatch) -> None:
     async with open_projects(service) as client:
-        await run_sync(client, state, folder, to=prefix, approve=lambda p: True)
+        await run_sync(client, state, SyncRequest(folder, to=prefix), approve=lambda p: True)
         target = tmp_path / "full-disk"
         target.mkdir()
 
@@ -494,7 +503,7 @@ async def test_a_pull_that_cannot_write_a_file_stops_and_says_so(
             raise OSError(28, "No space left on device")
 
         monkeypatch.setattr(os, "replace", no_space)
-        plan = await run_sync(client, state, target, to=prefix, pull=True,
+        plan = await run_sync(client, state, SyncRequest(target, to=prefix, pull=True),
                               approve=lambda p: True)
         assert isinstance(plan.report.error, SyncRefused)
         assert plan.report.error.rule == "unwritable"
@@ -516,4 +525,4 @@ async def test_a_closed_gate_refuses_before_any_file_is_read(
     closed = settings_for(service, "org", allow_projects_tool=False)
     async with open_projects(service, settings=closed) as client:
         with pytest.raises(GateClosed):
-            await plan_sync(client, state, tmp_path)
+            await plan_sync(client, state, SyncRequest(tmp_path))

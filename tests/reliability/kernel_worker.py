@@ -2,7 +2,7 @@
 cases: it opens a Session on the reference service from a JSON argument and runs one
 action, printing one JSON line per step so the parent knows when to kill it.
 
-    python kernel_worker.py '{"action": "upload"|"expand"|"info", ...}'
+    python kernel_worker.py '{"action": "upload"|"expand"|"info"|"sync", ...}'
 """
 
 from __future__ import annotations
@@ -37,6 +37,14 @@ def main() -> int:
                     sys.stdin.readline()
                 result = session.run(session.projects.info())
                 result = {"notice": result.get("notice")}
+            elif job["action"] == "sync":  # an approved `%project sync` of a folder
+                from jupyter_design_projects.projects.sync import SyncRequest, run_sync
+
+                plan = session.run(run_sync(session.projects, session.sync_state,
+                                            SyncRequest(job["folder"], to=job["prefix"]),
+                                            approve=lambda plan: True))
+                assert plan.report is not None
+                result = {"written": len(plan.report.written)}
             else:
                 raise SystemExit(f"unknown action {job['action']}")
         except JdpError as exc:

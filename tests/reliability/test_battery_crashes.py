@@ -169,6 +169,65 @@ def test_kernel_killed_during_an_upload_leaves_nothing_half_written__threat_torn
         ("create_unknown", "crash/upload.md", len(content.encode()))]
 
 
+SYNC_FILES = 150
+
+
+def test_kernel_killed_during_a_grouped_sync_loses_and_duplicates_nothing__threat_torn_write(
+        reference_service, narrow, tmp_path):
+    """A sync sends its writes in groups journaled ahead in one commit (`write_groups`):
+    killed in its second group, every doc the service stored has a journal entry, and the
+    next sync writes exactly the files not stored, each once, and settles the rest."""
+    service = reference_service
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i in range(SYNC_FILES):
+        (folder / f"note-{i:03}.md").write_text(f"# Note {i}\n\nbody of note {i}\n")
+    docs_path = (f"/api/organizations/{service.org_uuid}/projects/{service.project_uuid}"
+                 "/docs")
+    faults(service).latency(docs_path, ms=30, count=10_000)
+    kernel = Kernel(job(service, narrow, tmp_path, action="sync", folder=str(folder),
+                        prefix="crash-sync"), tmp_path / "kernel")
+    state = ServiceState(service)
+
+    def stored() -> dict[str, str]:
+        return {path: text for path, text in state.docs(service.project_uuid).items()
+                if path.startswith("crash-sync/")}
+
+    try:
+        assert kernel.line(120)["step"] == "opened"
+        wait_until(lambda: docs_posted(service) >= 80, 120, "the second group's writes")
+        kernel.kill()
+    finally:
+        kernel.close()
+    # the request in flight at the kill is finished by the service without the kernel
+    wait_until(lambda: len(stored()) == docs_posted(service), 30, "the orphaned write")
+    faults(service).reset()
+    first = stored()
+    assert 80 <= len(first) < SYNC_FILES
+    journal = Journal(tmp_path / "kernel-data" / "journal.sqlite3")
+    entries = journal.entries(service.project_uuid, limit=1000)
+    journaled = {e["path"] for e in entries if e["action"] in ("create", "create_unknown")}
+    assert set(first) <= journaled  # no remote change without an entry
+    with Session(settings_for(service, narrow), data_dir=tmp_path / "kernel-data") as session:
+        from jupyter_design_projects.projects.sync import SyncRequest, run_sync
+
+        plan = session.run(run_sync(session.projects, session.sync_state,
+                                    SyncRequest(folder, to="crash-sync"),
+                                    approve=lambda plan: True), timeout=300)
+    assert plan.report is not None and plan.report.error is None
+    assert sorted(r.path for r in plan.report.written) == sorted(
+        f"crash-sync/note-{i:03}.md" for i in range(SYNC_FILES)
+        if f"crash-sync/note-{i:03}.md" not in first)
+    assert docs_posted(service) == SYNC_FILES - len(first)  # nothing written twice
+    final = stored()
+    assert final == {f"crash-sync/note-{i:03}.md": f"# Note {i}\n\nbody of note {i}\n"
+                     for i in range(SYNC_FILES)}
+    settled = {e["path"] for e in journal.entries(service.project_uuid, limit=1000)
+               if e["action"] == "create"}
+    assert set(final) - set(first) <= settled
+    assert state.integrity() == "ok"
+
+
 def test_kernel_killed_during_a_scope_expansion_leaves_the_credential_whole__spec_s11(
         reference_service, narrow, tmp_path, caplog, capsys):
     service = reference_service

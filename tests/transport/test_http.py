@@ -313,7 +313,7 @@ def test_a_json_body_encodes_as_httpx_json_does_in_slices_and_again():
 
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
        st.integers(1, 9))
-def test_a_json_bodys_length_is_counted_exactly_without_encoding_it(text, slice_chars):
+def test_a_json_bodys_length_is_counted_exactly_a_slice_at_a_time(text, slice_chars):
     from jupyter_design_projects.transport.http import JsonBody
 
     class Sliced(JsonBody):  # slices of a few characters: every escape meets a cut
@@ -322,6 +322,17 @@ def test_a_json_bodys_length_is_counted_exactly_without_encoding_it(text, slice_
     body = Sliced({"content": text, "n": 1})
     assert body.length == len(b"".join(body.pieces())) == len(
         httpx.Request("POST", URL, json={"content": text, "n": 1}).content)
+
+
+@pytest.mark.parametrize("unit", ['plain "quoted" back\\slash\n\ttab\x01\x1f ',
+                                  'ascii with DEL \x7f kept raw as httpx keeps it\n'])
+def test_an_ascii_body_takes_the_fast_encoder_with_the_same_bytes_as_httpx(unit):
+    from jupyter_design_projects.transport.http import JsonBody
+
+    fields = {"file_name": "a.md", "content": (unit * 80_000)[: (1 << 20) + 7]}
+    body = JsonBody(fields)
+    expected = httpx.Request("POST", URL, json=fields).content
+    assert b"".join(body.pieces()) == expected and body.length == len(expected)
 
 
 def test_a_json_body_with_a_lone_surrogate_is_refused_as_httpx_refuses_it():
