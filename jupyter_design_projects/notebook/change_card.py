@@ -22,6 +22,7 @@ from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
 from . import views
 from .cards import BUTTON_STYLES, DENIED, STALE_CSS, STALE_LINE, card_html
 from .outcome import Outcome, PendingOutcome
+from .progress import MIB
 from .theme import colour
 
 #: the card's status line after Approve
@@ -53,8 +54,10 @@ def _send(host: Any, change: ProjectChange, approved_by: str) -> dict[str, Any]:
     from ..projects.change import perform
 
     session = host.session
-    # the bar stays hidden unless the upload is a MiB or more
-    progress = host.progress() if change.method != DELETE else contextlib.nullcontext()
+    # a bar only for an upload of a MiB or more: a panel made and closed at once inside the
+    # card's output can reach the page after its model is gone ("model not found")
+    big = change.method != DELETE and len((change.content or "").encode()) >= MIB
+    progress = host.progress() if big else contextlib.nullcontext()
     with progress:
         return session.run(perform(session.projects, change, approved_by=approved_by))
 
