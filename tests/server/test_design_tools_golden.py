@@ -1,7 +1,7 @@
-"""Every byte of what `tools/list` serves, pinned: the operations of the shared table when
-the golden was captured and an extra operation switched on through the faults hook,
-compared with the committed `design_tools.golden.json` (names, descriptions, input
-schemas with their key order, annotations). The file was captured from the registration that built tools from
+"""Every byte of what `tools/list` serves, pinned: the operations of the shared table when the
+golden was captured and an extra operation switched on through the faults hook, compared
+with the committed `design_tools.golden.json` (names, descriptions, input schemas with their
+key order, annotations). The file was captured from the registration that built tools from
 the SDK's internals, before it moved to the SDK's public surface (issue 31.7), so a
 registration change that alters one schema byte fails here.
 
