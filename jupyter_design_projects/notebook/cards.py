@@ -86,6 +86,39 @@ RESERVED_PLAN_APPROVED = ("Approved the plan for one call only: the first call t
                           "ask again.")
 
 
+def stale_notice() -> Any:
+    """The line a card shows once its kernel is gone (hidden by CSS until then)."""
+    import ipywidgets as w
+
+    notice = w.HTML(f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
+                    f"<b>{html.escape(STALE_LINE)}</b></p>")
+    notice.add_class("jdp-card-stale")
+    return notice
+
+
+def approve_deny(approve: Callable[[], Any], deny: Callable[[], Any]) -> tuple[Any, Any, Any]:
+    """A card's Approve and Deny buttons, each calling its answer: (row, approve, deny)."""
+    import ipywidgets as w
+
+    approve_button = w.Button(description=APPROVE, button_style=BUTTON_STYLES[APPROVE])
+    deny_button = w.Button(description=DENY, button_style=BUTTON_STYLES[DENY])
+    approve_button.on_click(lambda _b: approve())
+    deny_button.on_click(lambda _b: deny())
+    row = w.HBox([approve_button, deny_button])
+    row.add_class("jdp-card-buttons")
+    return row, approve_button, deny_button
+
+
+def card_box(children: Sequence[Any]) -> Any:
+    """A card's frame around its parts."""
+    import ipywidgets as w
+
+    box = w.VBox(list(children), layout=w.Layout(border=f"1px solid {colour('border')}",
+                                                 padding="6px"))
+    box.add_class("jdp-card-box")
+    return box
+
+
 def answer_line(request: ApprovalRequest, choice: str) -> str:
     """What answering `request` with `choice` did, as a sentence for the status line."""
     if choice == "denied":
@@ -185,15 +218,10 @@ class ApprovalCard:
         self.status = w.HTML()
         self.buttons = w.HBox()
         self.buttons.add_class("jdp-card-buttons")
-        self.stale = w.HTML(
-            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
-            f"<b>{html.escape(STALE_LINE)}</b></p>")
-        self.stale.add_class("jdp-card-stale")
+        self.stale = stale_notice()
         self.output = w.Output()
-        self.widget = w.VBox([self.header, self.stale, self.buttons, self.status, self.output],
-                             layout=w.Layout(border=f"1px solid {colour('border')}",
-                                             padding="6px"))
-        self.widget.add_class("jdp-card-box")
+        self.widget = card_box([self.header, self.stale, self.buttons, self.status,
+                                self.output])
         self._ask(pending)
 
     def _ask(self, pending: Any) -> None:

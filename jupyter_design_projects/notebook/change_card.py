@@ -15,12 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import change_preview as preview
-from ..core.cards import APPROVE, DENY
 from ..errors import ApprovalClosed, JdpError, ProjectsChangeDenied
 from ..projects.change import DELETE, ProjectChange
 from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
 from . import views
-from .cards import BUTTON_STYLES, DENIED, STALE_CSS, STALE_LINE, card_html
+from .cards import DENIED, approve_deny, card_box, card_html, stale_notice
 from .outcome import Outcome, PendingOutcome
 from .progress import MIB
 from .theme import colour
@@ -144,22 +143,13 @@ class ChangeCard:
         self._open = True
         self.outcome: Outcome | None = None
         self.header = w.HTML(change_html(change, project_uuid))
-        self.stale = w.HTML(
-            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
-            f"<b>{html.escape(STALE_LINE)}</b></p>")
-        self.stale.add_class("jdp-card-stale")
-        self.approve_button = w.Button(description=APPROVE, button_style=BUTTON_STYLES[APPROVE])
-        self.deny_button = w.Button(description=DENY, button_style=BUTTON_STYLES[DENY])
-        self.approve_button.on_click(lambda _b: self.approve())
-        self.deny_button.on_click(lambda _b: self.deny())
-        self.buttons = w.HBox([self.approve_button, self.deny_button])
-        self.buttons.add_class("jdp-card-buttons")
+        self.stale = stale_notice()
+        self.buttons, self.approve_button, self.deny_button = approve_deny(self.approve,
+                                                                           self.deny)
         self.status = w.HTML()
         self.output = w.Output()
-        self.widget = w.VBox([self.header, self.stale, self.buttons, self.status, self.output],
-                             layout=w.Layout(border=f"1px solid {colour('border')}",
-                                             padding="6px"))
-        self.widget.add_class("jdp-card-box")
+        self.widget = card_box([self.header, self.stale, self.buttons, self.status,
+                                self.output])
 
     @property
     def label(self) -> str:

@@ -9,14 +9,12 @@ import html
 import threading
 from typing import Any
 
-from ..core.cards import APPROVE, DENY
 from ..core.plans import CARD_LIMIT
 from ..core.sync_plan import CONFLICT, PUSH
 from ..errors import ApprovalClosed, JdpError, ProjectsChangeDenied
 from .budget import Budget
-from .cards import BUTTON_STYLES, STALE_CSS, STALE_LINE
+from .cards import approve_deny, card_box, stale_notice
 from .outcome import Outcome, PendingOutcome
-from .theme import colour
 from .views import failed_outcome
 
 LABEL = "project sync"
@@ -146,24 +144,14 @@ class SyncCard:
         self._open = True
         self.outcome: Outcome | None = None
         self.header = w.HTML(card_html(plan))
-        self.stale = w.HTML(
-            f"<style>{STALE_CSS}</style><p style=\"margin:4px 0;color:{colour('error')}\">"
-            f"<b>{html.escape(STALE_LINE)}</b></p>")
-        self.stale.add_class("jdp-card-stale")
-        self.approve_button = w.Button(description=APPROVE, button_style=BUTTON_STYLES[APPROVE])
-        self.deny_button = w.Button(description=DENY, button_style=BUTTON_STYLES[DENY])
-        self.approve_button.on_click(lambda _b: self.approve())
-        self.deny_button.on_click(lambda _b: self.deny())
-        self.buttons = w.HBox([self.approve_button, self.deny_button])
-        self.buttons.add_class("jdp-card-buttons")
+        self.stale = stale_notice()
+        self.buttons, self.approve_button, self.deny_button = approve_deny(self.approve,
+                                                                           self.deny)
         self.progress = ProgressPanel()
         self.status = w.HTML()
         self.output = w.Output()
-        self.widget = w.VBox([self.header, self.stale, self.buttons, self.progress.widget,
-                              self.status, self.output],
-                             layout=w.Layout(border=f"1px solid {colour('border')}",
-                                             padding="6px"))
-        self.widget.add_class("jdp-card-box")
+        self.widget = card_box([self.header, self.stale, self.buttons, self.progress.widget,
+                                self.status, self.output])
 
     def _claim(self, choice: str) -> None:
         with self._lock:
