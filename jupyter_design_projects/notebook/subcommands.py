@@ -258,8 +258,10 @@ DESIGN = (
         "is left out, notes become speaker notes; without metadata each level-1 or level-2 "
         "Markdown heading starts a page) as slides/NN-slug.html, with math, figures, tables "
         "and text outputs; --code shows the code cells' inputs too. export PATH.pdf writes "
-        "one 16:9 page per slide through a local Chromium; export PATH.html one "
-        "self-contained file (arrow keys move); --notes adds the speaker notes. Export "
+        "16:9 pages through a local Chromium (a slide taller than a page is scaled down, "
+        "or continued on the next page, and the outcome says which); export PATH.html one "
+        "offline reveal.js file (arrow keys and Space step slides and fragments, Esc the "
+        "overview); --notes adds the speaker notes (S opens the speaker view). Export "
         "reads the deck as the project holds it (what was pushed). --theme light, dark or "
         "PATH.css restyles every staged slide (a CSS file of your own follows the deck's).",
         (Arg(("verb",), {"nargs": "?", "default": "show",
