@@ -71,6 +71,7 @@ CALLS: Mapping[str, Callable[[Remedy], str]] = {
         "give AgentTools an approve callback: `AgentTools(session, approve=…)`"
         if r.get("agent") else "pass an approve callback: `session.design_call(…, approve=…)`, "
         "`session.project.write(…, approve=…)`"),
+    "unstage_slide": lambda r: f"take that slide out first: `deck.stage.remove({r.get('path')!r})`",
     "trace_on": lambda r: ("turn the trace on: `Session.open(Settings.resolve(os.environ, "
                            "{'http_trace': True}))`, then make the calls again"),
     "make_a_call": lambda r: "make a call, then look again",

@@ -53,8 +53,9 @@ class InvalidArguments(DesignError):
     suggestion: str | None
 
     def __init__(self, operation: str, field: str, rule: str,
-                 suggestion: str | None = None) -> None:
-        super().__init__(operation=operation, field=field, rule=rule, suggestion=suggestion)
+                 suggestion: str | None = None, *, remedy: Remedy | None = None) -> None:
+        super().__init__(operation=operation, field=field, rule=rule, suggestion=suggestion,
+                         remedy=remedy)
 
 
 class NeedsConsent(DesignError):

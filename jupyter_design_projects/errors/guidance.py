@@ -269,7 +269,10 @@ GUIDANCE: Mapping[str, Guidance] = {
         lambda e: f"{e.action}: the service answered {e.content_type!r}; this client reads "
         "JSON answers only and did not parse it. Whether the service acted on the request "
         "is unknown.", advise("check the service's state before retrying")),
-    "AuthError": Guidance(lambda e: f"Not signed in ({e.reason}).", LOGIN),
+    "AuthError": Guidance(
+        lambda e: f"Not signed in ({e.reason}).",
+        # the loopback sign-in's page never answered: the paste flow needs no redirect
+        lambda e: Remedy("login", paste=True) if e.reason == "login_timeout" else LOGIN),
     "ScopeExpansionFailed": Guidance(
         _scopes, lambda e: SCOPE_EXPANSION_REASONS.get(e.reason, ("", LOGIN))[1]),
     "CredentialStoreError": Guidance(lambda e: f"Credential store {e.store}: {e.reason}",

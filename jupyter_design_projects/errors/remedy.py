@@ -15,7 +15,9 @@ from typing import Any
 #: every action a remedy may name, and the arguments it takes
 ACTIONS: Mapping[str, frozenset[str]] = {
     # signing in and the session
-    "login": frozenset({"first_party"}),       # sign in (again), with the first-party client
+    # sign in (again); first_party: with the first-party client; paste: the code-pasting
+    # flow, which needs no redirect to this machine
+    "login": frozenset({"first_party", "paste"}),
     "reopen_session": frozenset(),             # the session was closed: open a new one
     "set_setting": frozenset({"name", "value"}),   # give a setting a value (value: optional)
     "attach_project": frozenset(),             # no Project is attached (CLAUDE_PROJECT_UUID)
@@ -31,6 +33,7 @@ ACTIONS: Mapping[str, frozenset[str]] = {
     "run_again": frozenset({"why"}),           # run the call again (why: to be asked again…)
     # nobody can approve here (agent: a model's call; change: a Projects write, delete, restore)
     "approve_elsewhere": frozenset({"agent", "change"}),
+    "unstage_slide": frozenset({"path"}),      # take a staged slide out of the deck
     "trace_on": frozenset(),                   # turn the HTTP trace on
     "make_a_call": frozenset(),                # run a call, so the trace has something
     "trace_list": frozenset(),                 # the trace's exchanges and their numbers

@@ -21,6 +21,8 @@ _ENVIRONMENT_ONLY = {"project_uuid": "CLAUDE_PROJECT_UUID"}
 
 
 def _login(r: Remedy) -> str:
+    if r.get("paste"):
+        return "%design login again, or %design login --paste to paste the code instead"
     return "%design login" + (" (with the first-party client)" if r.get("first_party") else "")
 
 
@@ -95,6 +97,7 @@ MAGICS: Mapping[str, Callable[[Remedy], str]] = {
                               "/ .card.deny())"),
     "run_again": _run_again,
     "approve_elsewhere": _approve_elsewhere,
+    "unstage_slide": lambda r: f"drop that slide first: %design slide {r.get('path')} --drop",
     "trace_on": lambda r: "%design trace on, then run the calls again",
     "make_a_call": lambda r: "run a %design or %project call, then ask again",
     "trace_list": lambda r: ("%design trace lists the exchanges (column n); --curl alone "

@@ -141,7 +141,8 @@ class Deck:
             mine = self._notebooks.get(key, [])
             if taken is not None and taken.slide not in mine:
                 raise InvalidArguments("deck", "path", f"{slide.path!r} is already staged by "
-                                       "another slide: drop that slide first")
+                                       "another slide", remedy=Remedy("unstage_slide",
+                                                                      path=slide.path))
         paths = [self._staged(slide.path, recipe(slide)).path for slide in reading.slides]
         for gone in set(self._notebooks.get(key, [])) - set(paths):
             self.stage.remove(gone)
