@@ -198,7 +198,7 @@ def test_a_sign_in_that_times_out_closes_its_listener_and_says_what_to_do(sessio
     url, done = session.login_start(timeout_s=0.2)
     error = failure_of(done)
     assert error.reason == "login_timeout"
-    assert error.remedy == Remedy("login") and "listener is closed" in str(error)
+    assert error.remedy == Remedy("login", paste=True) and "listener is closed" in str(error)
     assert nothing_listens_on(listener_port(url))
     assert stored(session) is None
 

@@ -215,4 +215,4 @@ async def test_a_listener_nobody_visits_times_out_with_the_way_back():
     assert (info.value.reason, info.value.message) == (
         "login_timeout", "No answer from the sign-in page within 0.05 s; the sign-in listener "
         "is closed.")
-    assert info.value.remedy == Remedy("login")
+    assert info.value.remedy == Remedy("login", paste=True)
