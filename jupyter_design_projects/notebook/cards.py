@@ -109,6 +109,27 @@ def approve_deny(approve: Callable[[], Any], deny: Callable[[], Any]) -> tuple[A
     return row, approve_button, deny_button
 
 
+class AnsweredOnce:
+    """A card's answer, taken once whichever thread asks: the first `claim` disables the
+    buttons and shows what was chosen; a later one raises ApprovalClosed(label)."""
+
+    def __init__(self, label: str, buttons: Sequence[Any], status: Any) -> None:
+        self.label = label
+        self._buttons = tuple(buttons)
+        self._status = status
+        self._lock = threading.Lock()
+        self._open = True
+
+    def claim(self, said: str) -> None:
+        with self._lock:
+            if not self._open:
+                raise ApprovalClosed(self.label)
+            self._open = False
+        for button in self._buttons:
+            button.disabled = True
+        self._status.value = f"<em>{html.escape(said)}</em>"
+
+
 def card_box(children: Sequence[Any]) -> Any:
     """A card's frame around its parts."""
     import ipywidgets as w

@@ -10,16 +10,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import html
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..core import change_preview as preview
-from ..errors import ApprovalClosed, JdpError, ProjectsChangeDenied
+from ..errors import JdpError, ProjectsChangeDenied
 from ..projects.change import DELETE, ProjectChange
 from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
 from . import views
-from .cards import DENIED, approve_deny, card_box, card_html, stale_notice
+from .cards import DENIED, AnsweredOnce, approve_deny, card_box, card_html, stale_notice
 from .outcome import Outcome, PendingOutcome
 from .progress import MIB
 from .theme import colour
@@ -139,14 +138,14 @@ class ChangeCard:
 
         self.change = change
         self._send = send
-        self._lock = threading.Lock()
-        self._open = True
         self.outcome: Outcome | None = None
         self.header = w.HTML(change_html(change, project_uuid))
         self.stale = stale_notice()
         self.buttons, self.approve_button, self.deny_button = approve_deny(self.approve,
                                                                            self.deny)
         self.status = w.HTML()
+        self._answer = AnsweredOnce(self.label, (self.approve_button, self.deny_button),
+                                    self.status)
         self.output = w.Output()
         self.widget = card_box([self.header, self.stale, self.buttons, self.status,
                                 self.output])
@@ -156,13 +155,7 @@ class ChangeCard:
         return f"project {self.change.method}"
 
     def _claim(self, said: str) -> None:
-        with self._lock:
-            if not self._open:
-                raise ApprovalClosed(self.label)
-            self._open = False
-        for button in (self.approve_button, self.deny_button):
-            button.disabled = True
-        self.status.value = f"<em>{html.escape(said)}</em>"
+        self._answer.claim(said)
 
     def approve(self) -> Outcome:
         """Send the change exactly as the card shows it; the outcome says what was done."""

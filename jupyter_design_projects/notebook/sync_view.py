@@ -6,14 +6,13 @@ click continues the call)."""
 from __future__ import annotations
 
 import html
-import threading
 from typing import Any
 
 from ..core.plans import CARD_LIMIT
 from ..core.sync_plan import CONFLICT, PUSH
-from ..errors import ApprovalClosed, JdpError, ProjectsChangeDenied
+from ..errors import JdpError, ProjectsChangeDenied
 from .budget import Budget
-from .cards import approve_deny, card_box, stale_notice
+from .cards import AnsweredOnce, approve_deny, card_box, stale_notice
 from .outcome import Outcome, PendingOutcome
 from .views import failed_outcome
 
@@ -140,8 +139,6 @@ class SyncCard:
 
         self.plan = plan
         self._apply = apply
-        self._lock = threading.Lock()
-        self._open = True
         self.outcome: Outcome | None = None
         self.header = w.HTML(card_html(plan))
         self.stale = stale_notice()
@@ -149,18 +146,14 @@ class SyncCard:
                                                                            self.deny)
         self.progress = ProgressPanel()
         self.status = w.HTML()
+        self._answer = AnsweredOnce("project sync", (self.approve_button, self.deny_button),
+                                    self.status)
         self.output = w.Output()
         self.widget = card_box([self.header, self.stale, self.buttons, self.progress.widget,
                                 self.status, self.output])
 
     def _claim(self, choice: str) -> None:
-        with self._lock:
-            if not self._open:
-                raise ApprovalClosed("project sync")
-            self._open = False
-        for button in (self.approve_button, self.deny_button):
-            button.disabled = True
-        self.status.value = f"<em>{html.escape(choice)}</em>"
+        self._answer.claim(choice)
 
     def approve(self) -> Outcome:
         """Send the plan's writes in order; the outcome says what was written."""
