@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import http.server
 import io
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hostile_content import beacon  # the loopback beacon the hostile tests share
 from pypdf import PdfReader
 
 from jupyter_design_projects.design.deck.reveal import RevealSlide, reveal_document
@@ -203,33 +201,6 @@ def test_without_notes_there_is_no_speaker_view_and_no_notes(open_deck):
 # ---------------------------------------------------------------- hostile content
 
 
-@contextlib.contextmanager
-def beacon() -> Iterator[tuple[str, list[str]]]:
-    """A loopback HTTP server that records the path of every request it gets."""
-    hits: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
-            hits.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        do_POST = do_GET
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", hits
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
 
 def payloads(url: str, nested: bool = False) -> str:
     """Content a sanitizer should have removed: each part tries to run script (which sets
@@ -288,7 +259,8 @@ def ran_anywhere(*pages) -> list[object]:
 
 
 def test_hostile_content_runs_no_script_and_loads_nothing_under_the_policy(open_deck):
-    with beacon() as (url, hits):
+    with beacon() as spot:
+        url, hits = spot.url, spot.hits
         deck = open_deck(hostile_deck(url), block=False)
         page = deck.page
         with page.expect_popup() as popup_info:
@@ -317,7 +289,8 @@ def test_hostile_content_runs_no_script_and_loads_nothing_under_the_policy(open_
 def test_the_same_content_without_the_policy_does_reach_the_beacon(open_deck):
     """The harness sees a load when one happens: the hostile file with its CSP meta tag
     removed loads from the beacon and runs the script."""
-    with beacon() as (url, hits):
+    with beacon() as spot:
+        url, hits = spot.url, spot.hits
         document = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>\n', "",
                           hostile_deck(url), count=1)
         assert "Content-Security-Policy" not in document
