@@ -130,6 +130,13 @@ class AnsweredOnce:
         self._status.value = f"<em>{html.escape(said)}</em>"
 
 
+def show_answer(buttons: Any, output: Any, outcome: Outcome) -> None:
+    """A card answered: its buttons gone, the outcome alone in its output."""
+    buttons.children = ()
+    output.outputs = ()
+    output.append_display_data(outcome)
+
+
 def card_box(children: Sequence[Any]) -> Any:
     """A card's frame around its parts."""
     import ipywidgets as w
@@ -350,9 +357,7 @@ class ApprovalCard:
 
     def _finish(self, outcome: Outcome) -> Outcome:
         self.outcome = outcome
-        self.buttons.children = ()
-        self.output.outputs = ()
-        self.output.append_display_data(outcome)
+        show_answer(self.buttons, self.output, outcome)
         self._finished.set()
         return outcome
 

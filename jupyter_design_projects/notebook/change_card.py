@@ -18,7 +18,15 @@ from ..errors import JdpError, ProjectsChangeDenied
 from ..projects.change import DELETE, ProjectChange
 from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
 from . import views
-from .cards import DENIED, AnsweredOnce, approve_deny, card_box, card_html, stale_notice
+from .cards import (
+    DENIED,
+    AnsweredOnce,
+    approve_deny,
+    card_box,
+    card_html,
+    show_answer,
+    stale_notice,
+)
 from .outcome import Outcome, PendingOutcome
 from .progress import MIB
 from .theme import colour
@@ -183,9 +191,7 @@ class ChangeCard:
 
     def _finish(self, outcome: Outcome) -> Outcome:
         self.outcome = outcome
-        self.buttons.children = ()
-        self.output.outputs = ()
-        self.output.append_display_data(outcome)
+        show_answer(self.buttons, self.output, outcome)
         return outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):

@@ -12,7 +12,7 @@ from ..core.plans import CARD_LIMIT
 from ..core.sync_plan import CONFLICT, PUSH
 from ..errors import JdpError, ProjectsChangeDenied
 from .budget import Budget
-from .cards import AnsweredOnce, approve_deny, card_box, stale_notice
+from .cards import AnsweredOnce, approve_deny, card_box, show_answer, stale_notice
 from .outcome import Outcome, PendingOutcome
 from .views import failed_outcome
 
@@ -172,9 +172,7 @@ class SyncCard:
 
     def _finish(self, outcome: Outcome) -> Outcome:
         self.outcome = outcome
-        self.buttons.children = ()
-        self.output.outputs = ()
-        self.output.append_display_data(outcome)
+        show_answer(self.buttons, self.output, outcome)
         return outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
