@@ -129,3 +129,72 @@ def test_sign_out_deletes_the_file_and_the_next_call_says_not_signed_in(shell, l
     assert again.buttons == ()
     assert again.status.steps[-1].kind == "sign_out"
     no_secret_in(live, again, *tokens)
+
+
+# ---------------------------------------------------------------- the view alone
+
+
+class StubSession:
+    """A session whose sign-in status is given; refresh_now fails as told."""
+
+    def __init__(self, status, refresh_error=None) -> None:
+        self.status, self.refresh_error, self.asked = status, refresh_error, []
+
+    def auth_status(self, *, discover: bool = True):
+        return self.status
+
+    def refresh_now(self):
+        self.asked.append("refresh_now")
+        raise self.refresh_error
+
+
+def a_status(**changes):
+    from jupyter_design_projects.core.sign_in_steps import AuthStatus
+
+    values = dict(now_ms=0, signed_in=True, client_id="c", store="file f",
+                  scopes_held=("user:a",), expires_at_ms=60_000, has_refresh_token=True)
+    return AuthStatus(**{**values, **changes})
+
+
+@pytest.mark.parametrize(("changes", "buttons", "line"), [
+    ({}, (REFRESH, SIGN_OUT), None),
+    ({"has_refresh_token": False}, (SIGN_OUT,), "No refresh token"),
+    ({"signed_in": False, "expires_at_ms": None}, (), "Not signed in. Next: %design login."),
+])
+def test_a_button_shows_only_when_it_would_work_and_a_line_says_why_not(changes, buttons,
+                                                                        line):
+    view = AuthView(StubSession(a_status(**changes)))
+    assert view.buttons == buttons
+    view.widget  # noqa: B018 - the buttons exist, as in a notebook
+    shown = {label for label, b in view._buttons.items() if b.layout.display != "none"}
+    assert shown == set(buttons)
+    if line:
+        assert line in view._html_view.value and line in view._repr_mimebundle_()["text/plain"]
+
+
+def test_a_refresh_that_fails_says_why_with_the_sign_in_remedy():
+    from jupyter_design_projects.errors import AuthError
+
+    session = StubSession(a_status(), AuthError("refresh_failed", "The token could not be "
+                                                                  "refreshed (invalid_grant)."))
+    view = AuthView(session)
+    view.widget  # noqa: B018
+    view._buttons[REFRESH].click()
+    assert session.asked == ["refresh_now"] and view._said_ok is False
+    assert "invalid_grant" in view.said and "%design login" in view.said
+    assert "invalid_grant" in view._html_view.value
+
+
+def test_what_the_service_says_in_discovery_is_shown_escaped():
+    from hostile_content import payloads
+
+    from jupyter_design_projects.core.sign_in_steps import Step
+
+    fields = tuple(payloads("http://127.0.0.1:9").items())
+    found = (Step(0, "discovery", True, "<b>metadata</b>", fields),)
+    html_shown = AuthView(StubSession(a_status(discovery=found)))._html()
+    for tag in ("<script", "<img", "<svg", "<iframe", "<style", "<object", "<embed", "<meta",
+                "<a ", "<input", "<math", "<b>metadata"):
+        assert tag not in html_shown.replace("<b>Discovery</b>", "").replace(
+            "<b>Steps</b>", "").replace("<b>discovery</b>", "")
+    assert "&lt;b&gt;metadata&lt;/b&gt;" in html_shown
