@@ -52,8 +52,7 @@ class AuthView(Outcome):
         show the new expiry; a failure is shown and kept in `.said`."""
         try:
             status = self._session.refresh_now()
-            last = status.last_refresh
-            self._show(status, "Refreshed. " + (refresh_line(last) if last else ""))
+            self._show(status, f"Refreshed (asked by you). {status.expiry_line()}.")
         except JdpError as exc:
             self._failed(exc)
         return self.status
