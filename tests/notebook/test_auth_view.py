@@ -131,6 +131,16 @@ def test_sign_out_deletes_the_file_and_the_next_call_says_not_signed_in(shell, l
     no_secret_in(live, again, *tokens)
 
 
+def test_a_typo_of_auth_gets_a_did_you_mean_and_the_help_names_it(shell, live, capsys):
+    with pytest.raises(UsageError) as typo:
+        shell.run_line_magic("design", "auht")
+    assert "Did you mean 'auth'?" in str(typo.value)
+    shell.run_line_magic("design", "auth --help")
+    assert "Refresh now" in capsys.readouterr().out
+    shell.run_line_magic("design", "--help")
+    assert "%design auth" in capsys.readouterr().out
+
+
 # ---------------------------------------------------------------- the view alone
 
 
