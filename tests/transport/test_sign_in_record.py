@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 
 import httpx
 import pytest
@@ -98,13 +99,19 @@ async def test_a_refused_refresh_is_recorded_as_a_failure_with_its_reason_and_st
 
 
 @pytest.mark.asyncio
-async def test_refresh_now_changes_the_token_and_is_recorded_as_asked(tmp_path):
+async def test_refresh_now_changes_the_token_and_is_recorded_as_asked(tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
     rig = build_rig(tmp_path, make_cred())
     async with rig.http:
         fresh = await rig.manager.refresh_now()
         status = await rig.manager.status()
+        saved = rig.store.cred
+        await rig.manager.sign_out()
+    assert "refreshed the access token" in caplog.text
+    assert not [s for s in rig.manager.known_secrets() if s.reveal() in caplog.text]
     assert fresh.access_token != Secret("at-initial-0001")
-    assert rig.store.cred == fresh and rig.manager.current() == fresh
+    assert fresh.access_token in rig.manager.known_secrets()
+    assert saved == fresh and rig.store.cred is None  # then signed out
     assert why_of(status.last_refresh) == "asked"
     assert "asked by you" in status.last_refresh.summary
 
@@ -214,9 +221,11 @@ class DeletableKeyring:
 
 
 @pytest.mark.asyncio
-async def test_sign_out_deletes_the_keyring_entry(tmp_path):
+@pytest.mark.parametrize("kind", ["file", "keyring"])
+async def test_sign_out_deletes_the_0600_file_or_the_keyring_entry(tmp_path, kind):
     backend = DeletableKeyring()
-    store = KeyringCredentialStore(backend=backend)
+    store = (FileCredentialStore(tmp_path / "credentials.json") if kind == "file"
+             else KeyringCredentialStore(backend=backend))
     store.save(make_cred())
     rig = build_rig(tmp_path, None)
     manager = CredentialManager(store, rig.oauth, client_id=FIRST_PARTY_CLIENT_ID,
@@ -225,9 +234,10 @@ async def test_sign_out_deletes_the_keyring_entry(tmp_path):
     async with rig.http:
         assert (await manager.status()).signed_in
         assert await manager.sign_out() is True
+        assert await manager.sign_out() is False  # a second one finds nothing
         status = await manager.status()
-    assert backend.values == {} and store.load() is None
-    assert not status.signed_in
+    assert store.load() is None and not status.signed_in
+    assert backend.values == {} and not (tmp_path / "credentials.json").exists()
 
 
 def test_a_keyring_that_keeps_the_entry_is_an_error_and_nothing_absent_is_one():
@@ -250,21 +260,6 @@ def test_a_file_store_delete_removes_the_file_and_never_follows_a_link(tmp_path)
     store.path.symlink_to(target)
     store.delete()
     assert not store.path.is_symlink() and target.read_text() == "kept"
-
-
-@pytest.mark.asyncio
-async def test_sign_out_deletes_the_0600_file(tmp_path):
-    store = FileCredentialStore(tmp_path / "credentials.json")
-    store.save(make_cred())
-    rig = build_rig(tmp_path, None)
-    manager = CredentialManager(store, rig.oauth, client_id=FIRST_PARTY_CLIENT_ID,
-                                lock_path=tmp_path / "credentials.json.lock",
-                                clock_ms=lambda: NOW_MS)
-    async with rig.http:
-        await manager.access_token()
-        await manager.sign_out()
-        assert await manager.sign_out() is False  # a second one finds nothing
-    assert not store.path.exists()
 
 
 # ---------------------------------------------------------------- discovery
