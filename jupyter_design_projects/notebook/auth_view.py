@@ -94,9 +94,10 @@ class AuthView(Outcome):
                 self._buttons[label] = button
             row = w.HBox(list(self._buttons.values()))
             row.add_class("jdp-auth-buttons")
-            self._widget = w.VBox([self._html_view, row], layout=w.Layout(
+            box = w.VBox([self._html_view, row], layout=w.Layout(
                 border=f"1px solid {colour('border')}", padding="6px"))
-            self._widget.add_class("jdp-auth")
+            box.add_class("jdp-auth")
+            self._widget = box
             self._render()
         return self._widget
 

@@ -93,8 +93,8 @@ def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
         from .subcommands import SUBCOMMANDS
 
         # a subcommand's name is a word a person may have meant too (`auht` → `auth`)
-        words = {**dict.fromkeys(SUBCOMMANDS["design"]), **operations_of(host.opened)}
-        close = closest_operation(error.operation, words, catalogue_entries(host.opened))
+        named = [*catalogue_entries(host.opened), *SUBCOMMANDS["design"].values()]
+        close = closest_operation(error.operation, operations_of(host.opened), named)
         if close:
             return guidance.reworded(error, f"{error.message} Did you mean {close!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):

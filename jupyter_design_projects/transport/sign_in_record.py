@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..core.sign_in_steps import STEPS_KEPT, Step, cut, fields_of
@@ -51,6 +51,11 @@ class SignInRecord:
     def make(self, kind: str, ok: bool, summary: str, *, reason: str | None = None,
              **fields: object) -> Step:
         """A step at the clock's now (its fields cut short; None fields left out)."""
+        return self.step(kind, ok, summary, fields, reason)
+
+    def step(self, kind: str, ok: bool, summary: str, fields: Mapping[str, object],
+             reason: str | None = None) -> Step:
+        """`make` with the fields as a mapping (names that are not identifiers too)."""
         return Step(self._clock_ms(), kind, ok, summary,
                     tuple((k, cut(v)) for k, v in fields.items() if v is not None), reason)
 
@@ -118,8 +123,8 @@ async def discover(http: httpx.AsyncClient, record: SignInRecord, authorization_
                                   f"{answer.status}", reason="not_served", url=url,
                                   status=answer.status))
             continue
-        out.append(record.make(
+        out.append(record.step(
             "discovery", True, f"{what} metadata {url}: HTTP {answer.status}",
-            **{"url": url, "status": answer.status, **dict(fields_of(data, names))}))
+            {"url": url, "status": answer.status, **dict(fields_of(data, names))}))
     record.discovery = tuple(out)
     return record.discovery
