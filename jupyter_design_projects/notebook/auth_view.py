@@ -130,7 +130,7 @@ class AuthView(Outcome):
 
     def _body_html(self) -> str:
         status = self.status
-        parts = ['<div class="jdp-outcome jdp-auth-status">',
+        parts = ['<div class="jdp-outcome jdp-auth-status" style="overflow-wrap:anywhere">',
                  f'<div style="font-weight:bold;color:{colour("title")}">The sign-in, step '
                  "by step</div>"]
         if self.said:
