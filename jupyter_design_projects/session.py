@@ -44,6 +44,9 @@ SHARED_BANNER = (
 )
 
 
+#: the Design MCP endpoint under the API base URL: the protected resource of discovery
+DESIGN_MCP_PATH = "/v1/design/mcp"
+
 #: how long after the session is ready the background start waits before it warms the
 #: Design pipeline (its imports would otherwise compete with a first `%project` call)
 DESIGN_WARM_DELAY_S = 1.0
@@ -423,6 +426,36 @@ class Session:
             raise AuthError("login_failed", "The reference service's sign-in page answered "
                             f"HTTP {status} to Authorize; see its log.")
         await follow_to_listener(location)
+
+    # ------------------------------------------------------------------ the sign-in, step by step
+
+    def auth_status(self, *, discover: bool = True):
+        """The sign-in as it stands (`core.sign_in_steps.AuthStatus`): the credential held
+        (client, scopes, expiry; never a token), the steps of this session (authorize URL
+        redacted, code exchange, each refresh and why, failures) and, with `discover`, the
+        service's OAuth discovery documents fetched now (no bearer sent)."""
+        if discover:
+            from .transport.sign_in_record import discover as fetch
+
+            self.run(fetch(self._client, self.credentials.record,
+                           self.settings.oauth_token_url,
+                           self.settings.api_base_url.rstrip("/") + DESIGN_MCP_PATH),
+                     timeout=30)
+        return self.run(self.credentials.status(), timeout=30)
+
+    def refresh_now(self):
+        """Refresh the access token now, under the credential locks as every refresh is;
+        returns the new `auth_status()` (its last refresh says "asked by you"). AuthError
+        no_token when not signed in, no_refresh_token when there is none to refresh."""
+        self.run(self.credentials.refresh_now(), timeout=30)
+        return self.auth_status(discover=False)
+
+    def sign_out(self):
+        """Forget the credential in this session and delete it from the credential store
+        (the 0600 file, or the OS keyring's entry); the next call says "Not signed in".
+        Returns the new `auth_status()`."""
+        self.run(self.credentials.sign_out(), timeout=30)
+        return self.auth_status(discover=False)
 
     # ------------------------------------------------------------------ closing
 

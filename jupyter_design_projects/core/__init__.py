@@ -4,6 +4,6 @@ __all__ = [
     "batch_progress", "budgets", "cards", "catalogue", "change_preview", "containment", "curl",
     "design_effects", "design_inputs", "design_operations", "display", "har", "hints",
     "input_forms", "letters", "origins", "permissions", "pkce", "plans", "project_paths",
-    "projects_inputs", "redaction", "result_limits", "results", "scopes", "slideshow",
-    "sync_plan", "trace_limits", "validation"
+    "projects_inputs", "redaction", "result_limits", "results", "scopes", "sign_in_steps",
+    "slideshow", "sync_plan", "trace_limits", "validation"
 ]

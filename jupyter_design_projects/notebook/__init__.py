@@ -1,8 +1,9 @@
 """The notebook layer: parse the magic line, call the pipeline, render. Widgets live here."""
 
 __all__ = [
-    "budget", "cards", "catalogue", "change_card", "deck", "design_actions", "dispatch",
-    "form_widgets", "grammar", "history_view", "host", "inspector", "lifecycle", "login", "magics",
-    "outcome", "plain_lines", "progress", "project_actions", "prompt", "remedies", "rpc_view",
-    "setting_traits", "sign_in", "subcommands", "sync_view", "tables", "theme", "trace", "views"
+    "auth_view", "budget", "cards", "catalogue", "change_card", "deck", "design_actions",
+    "dispatch", "form_widgets", "grammar", "history_view", "host", "inspector", "lifecycle",
+    "login", "magics", "outcome", "plain_lines", "progress", "project_actions", "prompt",
+    "remedies", "rpc_view", "setting_traits", "sign_in", "subcommands", "sync_view", "tables",
+    "theme", "trace", "views"
 ]

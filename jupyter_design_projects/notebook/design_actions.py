@@ -115,6 +115,13 @@ def rpc(host: NotebookHost, command: Command) -> Any:
     return rpc_command(host, command.args, command.args.get("body"))
 
 
+def auth(host: NotebookHost, command: Command) -> Any:
+    """`%design auth`: the sign-in, step by step, with Refresh now and Sign out."""
+    from .auth_view import auth_command
+
+    return auth_command(host)
+
+
 #: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
 #: word that is not a subcommand parses as `call`)
 DESIGN_ACTIONS: Mapping[str, Handler] = {
@@ -130,6 +137,7 @@ DESIGN_ACTIONS: Mapping[str, Handler] = {
     "inspect": inspect,
     "history": history,
     "rpc": rpc,
+    "auth": auth,
 }
 
 

@@ -90,9 +90,11 @@ def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
                                  remedies.APPROVAL_MODE_DENY, remedies.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
         from .catalogue import closest_operation, operations_of
+        from .subcommands import SUBCOMMANDS
 
-        close = closest_operation(error.operation, operations_of(host.opened),
-                                  catalogue_entries(host.opened))
+        # a subcommand's name is a word a person may have meant too (`auht` → `auth`)
+        named = [*catalogue_entries(host.opened), *SUBCOMMANDS["design"].values()]
+        close = closest_operation(error.operation, operations_of(host.opened), named)
         if close:
             return guidance.reworded(error, f"{error.message} Did you mean {close!r}?")
     if isinstance(error, TransportError) and guidance.is_connection_failure(error):

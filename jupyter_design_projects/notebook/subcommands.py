@@ -340,6 +340,19 @@ DESIGN = (
         "approval card inline (approval_mode 'deny' still fails closed); the result shows "
         "as the outcome does, and a failure with its exchanges when the trace is on."),
     Subcommand(
+        "design", "auth", "",
+        "the sign-in, step by step: discovery, client, expiry, refreshes; Refresh now, "
+        "Sign out",
+        "The sign-in as the MCP Inspector's auth debugger shows it: the service's OAuth "
+        "discovery documents (fetched now, no token sent), the client id, the "
+        "authorization URL (state and code_challenge shortened), the code exchange, the "
+        "scopes held and asked for, the expiry (when, and how long from now), the last "
+        "refresh and why (a 401, an expiring token, the Projects scopes, or you), and "
+        "every failure with its reason. No token, code or verifier is ever shown. Refresh "
+        "now refreshes the token (under the same locks as every refresh); Sign out forgets "
+        "the credential here and deletes it from the credential store (the file or the OS "
+        "keyring). A button shows only when it would work."),
+    Subcommand(
         "design", "last", "",
         "the last %design outcome, a failed one included",
         "The outcome of the last %design call of this session, including one that failed "

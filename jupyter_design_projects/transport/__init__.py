@@ -2,5 +2,5 @@
 
 __all__ = [
     "auth", "credential_manager", "credentials", "http", "loop", "oauth", "redirect_listener",
-    "trace"
+    "sign_in_record", "trace"
 ]

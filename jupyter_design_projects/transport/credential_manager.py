@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import pkce
 from ..core.redaction import Secret, as_secret
 from ..core.scopes import LOGIN_SCOPES, expansion_scopes, missing_project_scopes
+from ..core.sign_in_steps import WHY, AuthStatus, iso, redacted_authorize_url
 from ..errors import (
     AuthError,
     CredentialStoreError,
@@ -45,6 +46,7 @@ from ..errors import (
 )
 from .credentials import Credential, CredentialStore, lock_path_for, open_store
 from .oauth import OAuthClient
+from .sign_in_record import SignInRecord
 
 if TYPE_CHECKING:
     import filelock
@@ -110,6 +112,8 @@ class CredentialManager:
         self._seen: list[Secret] = []
         self._lock = asyncio.Lock()
         self._file_lock: filelock.FileLock | None = None
+        #: the sign-in, step by step (`%design auth`, `session.auth_status()`)
+        self.record = SignInRecord(self._clock_ms)
 
     # ---------------------------------------------------------------- reading
 
@@ -131,48 +135,106 @@ class CredentialManager:
             raise AuthError("no_token", "Not signed in.")
         expiring = self._clock_ms() >= cred.expires_at_ms - EXPIRY_SKEW_MS
         if expiring and cred.refresh_token is not None:
-            return await self.refresh_after_401(cred.access_token)
+            return await self.refresh_after_401(cred.access_token, why="expiring")
         return cred.access_token
+
+    async def status(self) -> AuthStatus:
+        """The sign-in as it stands (the stored credential read if none is held): what is
+        held, never its tokens, and the steps recorded so far."""
+        problem = None
+        async with self._lock:
+            try:
+                cred = self._cred or await self._load()
+            except CredentialStoreError as exc:
+                cred, problem = None, exc.reason
+        return AuthStatus(
+            now_ms=self._clock_ms(), signed_in=cred is not None,
+            client_id=cred.client_id if cred else self._client_id,
+            store=self._store.describe(), scopes_held=cred.scopes if cred else (),
+            scopes_asked=self.record.scopes_asked,
+            expires_at_ms=cred.expires_at_ms if cred else None,
+            has_refresh_token=bool(cred and cred.refresh_token is not None),
+            steps=self.record.steps(), discovery=self.record.discovery,
+            store_problem=problem)
 
     # ---------------------------------------------------------------- 401 refresh
 
-    async def refresh_after_401(self, rejected: Secret) -> Secret:
+    async def refresh_after_401(self, rejected: Secret, *, why: str = "after_401") -> Secret:
         """One refresh at a time, bounded by 5,000 ms; a token newer than `rejected` (here
-        or in the store) is adopted without a request."""
+        or in the store) is adopted without a request. `why` goes to the sign-in record
+        (a key of `core.sign_in_steps.WHY`)."""
+
+        async def refresh() -> Secret:
+            if self._cred is not None and self._cred.access_token != rejected:
+                return self._cred.access_token
+            async with self._cross_process_lock(self._refresh_timeout_s):
+                return await self._refresh_locked(rejected, why)
+
+        return await self._refreshing(refresh, why)
+
+    async def refresh_now(self) -> Credential:
+        """Refresh the held credential now, whatever its expiry (the "Refresh now" of
+        `%design auth`), under both locks as every refresh is; a token another process
+        refreshed meanwhile is adopted instead. AuthError no_token / no_refresh_token when
+        there is nothing to refresh."""
+
+        async def refresh() -> Credential:
+            cred = self._cred or await self._load()
+            if cred is None:
+                raise AuthError("no_token", "Not signed in.")
+            if cred.refresh_token is None:
+                raise AuthError("no_refresh_token", "The credential has no refresh token.")
+            async with self._cross_process_lock(self._refresh_timeout_s):
+                await self._refresh_locked(cred.access_token, "asked")
+            assert self._cred is not None
+            return self._cred
+
+        return await self._refreshing(refresh, "asked")
+
+    async def _refreshing(self, refresh: Callable[[], Any], why: str) -> Any:
+        """`refresh()` under the manager's lock and the 5,000 ms bound, its failures
+        mapped to AuthError (refresh_timeout, refresh_failed) and recorded."""
         try:
             async with asyncio.timeout(self._refresh_timeout_s):
                 async with self._lock:
-                    if self._cred is not None and self._cred.access_token != rejected:
-                        return self._cred.access_token
-                    async with self._cross_process_lock(self._refresh_timeout_s):
-                        return await self._refresh_locked(rejected)
+                    return await refresh()
         except (TimeoutError, _LockBusy):
+            self.record.add("refresh", False, WHY[why], reason="refresh_timeout")
             raise AuthError(
                 "refresh_timeout",
                 f"No new token within {self._refresh_timeout_s:g} s.",
             ) from None
         except (TransportError, CredentialStoreError) as exc:
+            self.record.add("refresh", False, WHY[why], reason=exc.kind)
             raise AuthError(
                 "refresh_failed",
                 f"The token could not be refreshed ({exc.kind}).",
             ) from None
         except AuthError as exc:
-            if exc.reason in ("no_token",):
+            self.record.add("refresh", False, WHY[why], reason=exc.reason,
+                            status=self._oauth.last_status)
+            if exc.reason == "no_token" or (why == "asked" and exc.reason == "no_refresh_token"):
                 raise
             raise AuthError(
                 "refresh_failed",
                 f"The token could not be refreshed ({exc.reason}).",
             ) from None
 
-    async def _refresh_locked(self, rejected: Secret) -> Secret:
-        if self._adopt_if_written_elsewhere(await self._read_store()):
+    async def _refresh_locked(self, rejected: Secret, why: str = "after_401") -> Secret:
+        stored = await self._read_store()
+        self._forget_if_signed_out_elsewhere(stored)
+        if self._adopt_if_written_elsewhere(stored):
             adopted = self._cred
             if adopted is not None and adopted.access_token != rejected:
                 log.info("adopted a token another process refreshed")
+                self.record.add("adopted", True, WHY[why] + "; another process had "
+                                "refreshed already", expires=iso(adopted.expires_at_ms))
                 return adopted.access_token
         base = self._cred
         if base is None:
             raise AuthError("no_token", "Not signed in.")
+        self.record.asked(base.scopes)
+        self._oauth.last_status = None
         fresh = await self._oauth.refresh(base, base.scopes)
         self._adopt(fresh)
         try:
@@ -181,7 +243,18 @@ class CredentialManager:
             # the old refresh token is spent: keep the new credential for this session
             log.warning("the refreshed credential could not be saved (%s)", exc.reason)
         log.info("refreshed the access token")
+        self.record.add("refresh", True, WHY[why], why=why, status=self._oauth.last_status,
+                        expires=iso(fresh.expires_at_ms))
         return fresh.access_token
+
+    def _forget_if_signed_out_elsewhere(self, stored: Credential | None) -> None:
+        """The store holds nothing where this manager last saw a credential: someone
+        signed out (another kernel's Sign out, or the file removed). Forget ours too, so
+        a refresh cannot write the credential back."""
+        if stored is None and self._stored is not None:
+            self._cred = self._stored = None
+            self.record.add("sign_out", True, "the stored credential was removed elsewhere")
+            raise AuthError("no_token", "Not signed in (signed out elsewhere).")
 
     # ---------------------------------------------------------------- Projects scopes
 
@@ -211,18 +284,31 @@ class CredentialManager:
             raise ScopeExpansionFailed("no_refresh_token")
 
     async def _expand_locked(self) -> str:
+        try:
+            return await self._expand_recorded()
+        except ScopeExpansionFailed as exc:
+            self.record.add("refresh", False, WHY["scope_expansion"], reason=exc.reason,
+                            status=self._oauth.last_status, detail=exc.detail or None)
+            raise
+
+    async def _expand_recorded(self) -> str:
         if self._adopt_if_written_elsewhere(await self._read_for_expansion()):
             adopted = self._cred
             if adopted is not None and not missing_project_scopes(adopted.scopes):
                 log.info("adopted project scopes another process added")
+                self.record.add("adopted", True, WHY["scope_expansion"] + "; another "
+                                "process had added them", expires=iso(adopted.expires_at_ms))
                 return SCOPE_UPGRADE_NOTICE
         base = self._cred
         if base is None:
             raise ScopeExpansionFailed("no_token")
         self._check_expandable(base)
+        asked = expansion_scopes(base.scopes)
+        self.record.asked(asked)
+        self._oauth.last_status = None
         try:
             async with asyncio.timeout(self._refresh_timeout_s):
-                fresh = await self._oauth.refresh(base, expansion_scopes(base.scopes))
+                fresh = await self._oauth.refresh(base, asked)
         except (AuthError, TransportError, TimeoutError) as exc:
             if self._adopt_if_written_elsewhere(await self._read_for_expansion()):
                 raise ScopeExpansionFailed("refreshed_elsewhere") from None
@@ -239,6 +325,8 @@ class CredentialManager:
         if missing_project_scopes(fresh.scopes):
             raise ScopeExpansionFailed("scopes_not_granted")
         log.info("expanded the credential with the project scopes")
+        self.record.add("refresh", True, WHY["scope_expansion"], why="scope_expansion",
+                        status=self._oauth.last_status, expires=iso(fresh.expires_at_ms))
         return SCOPE_UPGRADE_NOTICE
 
     async def _load_for_expansion(self) -> Credential | None:
@@ -264,6 +352,10 @@ class CredentialManager:
             state=state, challenge=pkce.challenge_for(verifier.reveal()), scopes=LOGIN_SCOPES,
             redirect_uri=redirect_uri,
         )
+        self.record.asked(LOGIN_SCOPES)
+        self.record.add("authorize_url", True, "the sign-in page to open (PKCE S256)",
+                        url=redacted_authorize_url(url), client_id=self._oauth.client_id,
+                        redirect_uri=redirect_uri or self._oauth.redirect_uri)
         return LoginAttempt(url=url, state=state, verifier=verifier, redirect_uri=redirect_uri)
 
     async def finish_login(self, attempt: LoginAttempt, pasted: Secret | str) -> Credential:
@@ -294,11 +386,21 @@ class CredentialManager:
 
     async def _exchange(self, attempt: LoginAttempt, code: Secret) -> Credential:
         self._remember(code, attempt.verifier)
-        fresh = await self._oauth.exchange_code(
-            code=code, verifier=attempt.verifier, state=attempt.state, scopes=LOGIN_SCOPES,
-            redirect_uri=attempt.redirect_uri,
-        )
-        await self.save_credential(fresh)
+        self._oauth.last_status = None
+        try:
+            fresh = await self._oauth.exchange_code(
+                code=code, verifier=attempt.verifier, state=attempt.state,
+                scopes=LOGIN_SCOPES, redirect_uri=attempt.redirect_uri,
+            )
+            await self.save_credential(fresh)
+        except JdpError as exc:
+            self.record.failed("code_exchange", "the code for a credential", exc,
+                               status=self._oauth.last_status)
+            raise
+        self.record.add("code_exchange", True, "the code for a credential",
+                        status=self._oauth.last_status, expires=iso(fresh.expires_at_ms),
+                        scopes=" ".join(fresh.scopes),
+                        can_refresh="yes" if fresh.refresh_token else "no")
         return fresh
 
     async def save_credential(self, cred: Credential) -> None:
@@ -312,6 +414,38 @@ class CredentialManager:
                 raise CredentialStoreError(
                     self._store.describe(), "locked by another process"
                 ) from None
+
+    # ---------------------------------------------------------------- sign-out
+
+    async def sign_out(self) -> bool:
+        """Forget the credential in this session and delete it from the store, under both
+        locks (a refresh in another process cannot write it back meanwhile; afterwards it
+        finds the store empty and forgets its own). Its tokens stay known for redaction.
+        True when there was one to forget."""
+        async with self._lock:
+            try:
+                async with self._cross_process_lock(self._lock_timeout_s):
+                    had = self._cred is not None or await self._holds_something()
+                    await asyncio.to_thread(self._store.delete)
+                    self._cred = self._stored = None
+            except _LockBusy:
+                error = CredentialStoreError(self._store.describe(),
+                                             "locked by another process")
+                self.record.failed("sign_out", f"delete from {self._store.describe()}", error)
+                raise error from None
+            except CredentialStoreError as exc:
+                self.record.failed("sign_out", f"delete from {self._store.describe()}", exc)
+                raise
+        self.record.add("sign_out", True, f"forgotten here and deleted from "
+                        f"{self._store.describe()}" if had else "nothing was stored")
+        return had
+
+    async def _holds_something(self) -> bool:
+        """Whether the store holds a credential (a malformed one counts: it is deleted)."""
+        try:
+            return await self._read_store() is not None
+        except CredentialStoreError:
+            return True
 
     # ---------------------------------------------------------------- internals
 

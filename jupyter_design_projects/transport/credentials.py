@@ -88,6 +88,10 @@ class CredentialStore(Protocol):
 
     def save(self, cred: Credential) -> None: ...
 
+    def delete(self) -> None:
+        """Remove the stored credential (nothing stored is not an error)."""
+        ...
+
     def describe(self) -> str: ...
 
 
@@ -150,6 +154,18 @@ class FileCredentialStore:
             _unlink_quietly(tmp)
             raise CredentialStoreError(self.describe(), f"cannot write ({exc.strerror})") from None
 
+    def delete(self) -> None:
+        """Unlink the file (a link at its path is removed, never followed); a missing
+        file is already deleted."""
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise CredentialStoreError(self.describe(),
+                                       f"cannot delete ({exc.strerror})") from None
+        _fsync_dir(self.path.parent)
+
 
 class KeyringCredentialStore:
     """The credential as JSON in the OS keyring. Every keyring call runs under a deadline,
@@ -198,6 +214,24 @@ class KeyringCredentialStore:
         )
         if self.load() != cred:
             raise CredentialStoreError(self.describe(), "the keyring did not keep the credential")
+
+    def delete(self) -> None:
+        """Delete the keyring's entry (none there is already deleted), then read it back:
+        an entry still there is an error."""
+
+        def delete_entry() -> None:
+            backend = self._keyring()
+            if backend.get_password(self.service, self.username) is None:
+                return
+            backend.delete_password(self.service, self.username)
+
+        call_with_deadline(delete_entry, self._timeout_s, self.describe())
+        if call_with_deadline(
+            lambda: self._keyring().get_password(self.service, self.username),
+            self._timeout_s, self.describe(),
+        ) is not None:
+            raise CredentialStoreError(self.describe(),
+                                       "the keyring still holds the credential")
 
 
 def _parse_stored(raw: str | bytes | None) -> Credential | str | None:

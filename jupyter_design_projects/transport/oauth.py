@@ -57,6 +57,9 @@ class OAuthClient:
         self.redirect_uri = redirect_uri
         self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
         self._deadline_s = deadline_s
+        #: the HTTP status of the last token request (None: it got no answer), for the
+        #: sign-in record (`sign_in_record`)
+        self.last_status: int | None = None
 
     def authorize_url_for(self, *, state: str, challenge: str, scopes: Iterable[str],
                           redirect_uri: str | None = None) -> str:
@@ -113,6 +116,7 @@ class OAuthClient:
         secrets: Iterable[Secret],
         previous_refresh: Secret | None = None,
     ) -> Credential:
+        self.last_status = None
         answer = await send(
             self._http,
             "POST",
@@ -123,6 +127,7 @@ class OAuthClient:
             json=body,
             authenticate=False,
         )
+        self.last_status = answer.status
         if answer.status != 200:
             raise _oauth_error(answer.status, _json_of(answer), list(secrets))
         return self._credential(_json_of(answer), asked, previous_refresh)

@@ -67,6 +67,9 @@ class MemoryStore:
         if not self.drop_writes:
             self.cred = cred
 
+    def delete(self) -> None:
+        self.cred = None
+
 
 class FakeService:
     """A token endpoint with rotating refresh tokens and a resource route that accepts the
