@@ -1,5 +1,7 @@
 """The layout of a JSON value as a collapsible tree, within a budget: which nodes are shown
-(breadth first, so every top-level key is shown before anything deep), each node's kind,
+(breadth first and at most `ITEMS_SHOWN` of each record or list, so the first keys of a
+level show before anything deeper and the first records of a long list show what they
+hold), each node's kind,
 its count ("{3 keys}", "[12 items]"), its copyable path (`$.content[0].text`), and what
 is left out, always said: a string cut keeps its full length, a record or list the budget
 stops keeps how many of its keys or items are not shown, one deeper than the depth limit
@@ -14,11 +16,15 @@ import dataclasses
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 #: nodes laid out at most (the root counts): past it a record or list says what is left
 NODE_BUDGET = 1_000
+#: keys or items of one record or list laid out at most (so a long list of records still
+#: shows what its first records hold)
+ITEMS_SHOWN = 100
 #: levels below the root that are laid out; a record or list deeper shows only its count
 DEPTH_LIMIT = 20
 #: characters of a string (or of a number's or other value's text) shown
@@ -38,6 +44,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 @dataclasses.dataclass(frozen=True)
 class Limits:
     nodes: int = NODE_BUDGET
+    items: int = ITEMS_SHOWN
     depth: int = DEPTH_LIMIT
     string_chars: int = STRING_CHARS
     key_chars: int = KEY_CHARS
@@ -65,7 +72,7 @@ class Node:
     #: characters of the value's text not shown (a string, a long number, another value)
     cut: int = 0
     children: list[Node] = dataclasses.field(default_factory=list)
-    #: keys or items of this record or list the node budget left out
+    #: keys or items of this record or list the budget left out
     hidden: int = 0
     #: a record or list deeper than the depth limit: its count only
     too_deep: bool = False
@@ -95,7 +102,7 @@ class Tree:
     limits: Limits
     #: nodes laid out (the root included)
     shown: int
-    #: keys and items the node budget left out, over the whole tree
+    #: keys and items the budget left out, over the whole tree
     hidden: int
     #: records and lists deeper than the depth limit
     too_deep: int
@@ -121,9 +128,28 @@ def _key_shown(key: str | int | None, limit: int) -> tuple[str, int]:
 
 
 def _quoted(text: str, limit: int) -> tuple[str, int]:
-    """A string as JSON cut to `limit` characters of the string, and how many were cut."""
+    """A string as JSON cut to `limit` characters of the string, and how many were cut;
+    a character that does not show as itself (a control, bidi or zero-width one, a line
+    or paragraph separator, a lone surrogate) is written as its `\\uXXXX` escape."""
     shown = text[:limit]
-    return json.dumps(shown, ensure_ascii=False), len(text) - len(shown)
+    quoted = json.dumps(shown, ensure_ascii=False)
+    if not _UNSEEN.isdisjoint(map(unicodedata.category, shown)):
+        quoted = "".join(_escaped(c) for c in quoted)
+    return quoted, len(text) - len(shown)
+
+
+#: the categories of characters written as their escape: they do not show as themselves
+_UNSEEN = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+
+
+def _escaped(char: str) -> str:
+    if unicodedata.category(char) not in _UNSEEN:
+        return char
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
 def child_path(parent: str | None, key: str | int, limit: int = PATH_CHARS) -> str | None:
@@ -198,7 +224,7 @@ def layout(value: Any, limits: Limits = DEFAULT_LIMITS) -> Tree:
             too_deep += 1
             continue
         for key, item in _items(node.kind, held):
-            if shown >= limits.nodes:
+            if shown >= limits.nodes or len(node.children) >= limits.items:
                 node.hidden = node.size - len(node.children)
                 hidden += node.hidden
                 break
@@ -261,8 +287,8 @@ def summary_note(tree: Tree, whole: str) -> str:
     said = []
     if tree.hidden:
         words = "key or item" if tree.hidden == 1 else "keys or items"
-        said.append(f"{tree.hidden:,} more {words} past the {tree.limits.nodes:,}-value "
-                    "budget")
+        said.append(f"{tree.hidden:,} more {words} (the tree shows {tree.limits.items:,} "
+                    f"of a record or list, {tree.limits.nodes:,} values in all)")
     if tree.too_deep:
         said.append(f"{tree.too_deep:,} {_plural(tree.too_deep, 'record or list')} deeper "
                     f"than {tree.limits.depth} levels")

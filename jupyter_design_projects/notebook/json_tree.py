@@ -33,7 +33,8 @@ def tree_html(value: Any, *, whole: str = WHOLE, limits: Limits = DEFAULT_LIMITS
     `open_levels` open; `whole` says where the whole value is when some is not shown."""
     tree = layout_rules.layout(value, limits)
     parts = ['<div class="jdp-json-tree" style="font-family:var(--jp-code-font-family,'
-             'monospace);font-size:var(--jp-code-font-size,13px);line-height:1.45">']
+             'monospace);font-size:var(--jp-code-font-size,13px);line-height:1.45;'
+             'white-space:pre-wrap;overflow-wrap:anywhere">']
     _node_html(tree.root, parts, open_levels)
     note = layout_rules.summary_note(tree, whole)
     if note:
@@ -71,8 +72,7 @@ def _node_html(node: Node, parts: list[str], open_levels: int) -> None:
         cut = layout_rules.cut_note(node)
         said = (f' <span class="jdp-json-cut" style="color:{colour("muted")}">'
                 f"({html.escape(cut)})</span>") if cut else ""
-        parts.append(f'<div class="jdp-json-leaf jdp-json-{node.kind}"{_title(node)} '
-                     'style="white-space:pre-wrap;overflow-wrap:anywhere">'
+        parts.append(f'<div class="jdp-json-leaf jdp-json-{node.kind}"{_title(node)}>'
                      f'{_key_html(node)}<span style="color:{colour(role)}">'
                      f"{html.escape(node.text)}</span>{said}</div>")
         return
