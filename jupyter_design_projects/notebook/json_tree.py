@@ -7,6 +7,7 @@ where it is and once under the tree, with where the whole value is kept."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from typing import Any
 
@@ -95,19 +96,19 @@ def _node_html(node: Node, parts: list[str], open_levels: int) -> None:
     parts.append("</div></details>")
 
 
+@dataclasses.dataclass(frozen=True)
 class JsonTree:
     """A value shown as the tree (HTML) and as indented JSON (plain text); `.value` is the
     whole value, never cut."""
 
-    def __init__(self, value: Any, *, whole: str = "`.value`", label: str | None = None,
-                 limits: Limits = DEFAULT_LIMITS, plain_limits: Limits = PLAIN_LIMITS,
-                 open_levels: int = OPEN_LEVELS) -> None:
-        self.value = value
-        self.plain_limits = plain_limits
-        self.whole = whole
-        self.label = label
-        self.limits = limits
-        self.open_levels = open_levels
+    value: Any
+    #: where the whole value is, said when some of it is not shown
+    whole: str = "`.value`"
+    #: a title above the tree (None: none)
+    label: str | None = None
+    limits: Limits = DEFAULT_LIMITS
+    plain_limits: Limits = PLAIN_LIMITS
+    open_levels: int = OPEN_LEVELS
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         text = tree_text(self.value, whole=self.whole, limits=self.plain_limits)
