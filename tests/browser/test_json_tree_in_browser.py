@@ -50,3 +50,26 @@ def test_a_tree_of_hostile_keys_and_values_runs_nothing_and_loads_nothing(
     assert rendered.requested == []
     assert rendered.navigated == []
     assert rendered.js_links == 0
+
+
+def test_a_saved_notebook_reopened_in_jupyterlab_keeps_the_tree_working(lab_page, lab):
+    """A notebook saved with a tree as its output and not trusted (so JupyterLab's
+    sanitizer cleans its HTML) opens with the tree drawn and a click opens a node."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("%design get_project project_id=…")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/html": tree_html(RESULT), "text/plain": "design get_project"})]
+    nb.cells = [cell]
+    nbformat.write(nb, lab.root_dir / "saved-tree.ipynb")
+    page = lab_page
+    page.goto(lab.lab_url("lab/tree/saved-tree.ipynb"))
+    output = page.locator(".jp-OutputArea-output .jdp-json-tree")
+    output.wait_for(timeout=60_000)
+    inside = output.locator('[title="$.meta.deeper.deepest"]')
+    assert output.locator('[title="$.meta.ok"]').is_visible()
+    assert not inside.is_visible()
+    output.locator('summary[title="$.meta.deeper"]').click()
+    inside.wait_for(state="visible")
+    assert "{1 key}" in inside.inner_text()
