@@ -6,8 +6,9 @@ Run goes through the magics' own path: the same action handler a `%%design OP` c
 a `%project METHOD` line runs, the same permission decision, and an approval card shown
 inline (event-driven: the card's buttons continue the call). Clicking Run shows that a
 person is at the notebook, so a card may be shown (approval_mode 'deny' still fails
-closed). The result shows as the magic's outcome shows it; a failure also shows its
-wire exchanges from the HTTP trace when the trace is on.
+closed). The result shows as the magic's outcome shows it (tables, images, a collapsible
+JSON tree for the rest, and the whole result as a tree under a summary line); a failure
+also shows its wire exchanges from the HTTP trace when the trace is on.
 """
 
 from __future__ import annotations
@@ -269,6 +270,9 @@ class Inspector:
         self._past()
         if getattr(outcome, "card", None) is None:  # a card shows its own result
             self.output.append_display_data(outcome)
+            whole = whole_result(outcome)
+            if whole is not None:
+                self.output.append_display_data(whole)
             if getattr(outcome, "is_error", False):
                 self.output.append_display_data(_Html(self.exchanges_html(mark)))
         return outcome
@@ -288,6 +292,20 @@ class Inspector:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+
+def whole_result(outcome: Any) -> Any:
+    """The result's data as a JSON tree, under an outcome that shows a line or a text in
+    its place (a write's summary, a read's content); None when the outcome shows the data
+    itself (its tables, or the tree for the rest) or failed."""
+    from .json_tree import JsonTree
+
+    data = getattr(outcome, "data", None)
+    if (getattr(outcome, "is_error", False) or getattr(outcome, "body", None) is None
+            or getattr(outcome, "tables", None) or not isinstance(data, Mapping | list)):
+        return None
+    return JsonTree(data, label="The whole result", whole="the inspector's `.last.data`",
+                    open_levels=1)
 
 
 def _last_number(trace: Any) -> int:

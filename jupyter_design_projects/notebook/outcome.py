@@ -12,22 +12,16 @@ from typing import Any
 
 from ..core.results import EMPTY_RESULT, MappedResult, to_tool_result
 from ..errors import AwaitingApproval, JdpError
-from . import tables, theme
+from . import json_tree, tables, theme
 from .budget import Budget, meter_html, meter_text
 
-#: characters of JSON or text shown in a rendering (the data itself is never cut)
+#: characters of text shown in a rendering (the data itself is never cut; the rest is a
+#: JSON tree within its own budget, `json_tree`)
 SHOWN_CHARS = 20_000
 
 
 def _shorten(text: str, limit: int = SHOWN_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more)"
-
-
-def _json_text(data: Any) -> str:
-    try:
-        return json.dumps(data, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return repr(data)
 
 
 class Outcome:
@@ -152,8 +146,10 @@ class Outcome:
             lines.append(self.error_fields())
         elif self.body is not None:
             lines.append(_shorten(self.body, 2000))
-        elif not self.tables:
-            lines.append(_shorten(_json_text(self.data), 2000))
+        elif isinstance(self.data, str):
+            lines.append(_shorten(self.data, 2000))
+        elif not self.tables:  # the rest: indented JSON within the plain text's budget
+            lines.append(json_tree.tree_text(self.data, limits=json_tree.PLAIN_LIMITS))
         for mime, blob in self.images:
             lines.append(f"[{mime} image, {len(blob):,} bytes]")
         return "\n".join(lines)
@@ -185,8 +181,11 @@ class Outcome:
         elif self.body is not None:
             parts.append(f'<pre style="white-space:pre-wrap">{html.escape(_shorten(self.body))}'
                          "</pre>")
-        elif not self.tables:
-            parts.append(f"<pre>{html.escape(_shorten(_json_text(self.data)))}</pre>")
+        elif isinstance(self.data, str):
+            parts.append(f'<pre style="white-space:pre-wrap">{html.escape(_shorten(self.data))}'
+                         "</pre>")
+        elif not self.tables:  # the rest: a collapsible JSON tree
+            parts.append(json_tree.tree_html(self.data))
         parts.append("</div>")
         return "".join(parts)
 

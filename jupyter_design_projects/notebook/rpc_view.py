@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..design.raw_rpc import RPC_TOOL_CALL, RawExchange, send
 from ..errors import BadCommand, GateClosed
-from .outcome import Outcome
+from . import json_tree
+from .outcome import SHOWN_CHARS, Outcome
 
 if TYPE_CHECKING:
     from .host import NotebookHost
@@ -33,26 +34,48 @@ class RpcOutcome(Outcome):
                 f"{json.dumps(data['request']['body'], indent=1)}\n"
                 f"← HTTP {data['answer']['status']} "
                 f"{json.dumps(data['answer']['headers'], indent=1)}\n"
-                f"{_shown(data['answer']['body'])}")
+                f"{_shown_text(data['answer']['body'])}")
 
     def _html(self) -> str:
         data = self.data
 
-        def block(title: str, value: Any) -> str:
+        def block(title: str, value: Any, where: str) -> str:
             return (f"<details open><summary>{html.escape(title)}</summary>"
-                    f"<pre style=\"white-space:pre-wrap\">{html.escape(_shown(value))}</pre>"
-                    "</details>")
+                    f"{_shown_html(value, where)}</details>")
 
         return ('<div class="jdp-outcome">'
-                + block("request headers", data["request"]["headers"])
-                + block("request", data["request"]["body"])
-                + block(f"answer: HTTP {data['answer']['status']}", data["answer"]["body"])
-                + block("answer headers", data["answer"]["headers"]) + "</div>")
+                + block("request headers", data["request"]["headers"],
+                        '["request"]["headers"]')
+                + block("request", data["request"]["body"], '["request"]["body"]')
+                + block(f"answer: HTTP {data['answer']['status']}", data["answer"]["body"],
+                        '["answer"]["body"]')
+                + block("answer headers", data["answer"]["headers"], '["answer"]["headers"]')
+                + "</div>")
 
 
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, indent=2,
-                                                           ensure_ascii=False)
+def _whole(where: str) -> str:
+    return f"the outcome's `.data{where}`"
+
+
+def _shown_html(value: Any, where: str) -> str:
+    """A JSON value as the collapsible tree; an answer that is not JSON as its text."""
+    if isinstance(value, str):
+        return f'<pre style="white-space:pre-wrap">{html.escape(_cut_text(value, where))}</pre>'
+    return json_tree.tree_html(value, whole=_whole(where))
+
+
+def _shown_text(value: Any) -> str:
+    if isinstance(value, str):
+        return _cut_text(value, '["answer"]["body"]')
+    return json_tree.tree_text(value, whole=_whole('["answer"]["body"]'),
+                               limits=json_tree.PLAIN_LIMITS)
+
+
+def _cut_text(text: str, where: str) -> str:
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return (f"{text[:SHOWN_CHARS]}\n… {len(text) - SHOWN_CHARS:,} more characters not shown "
+            f"({len(text):,} in all); the whole text is in {_whole(where)}")
 
 
 def params_of(words: Any, cell: str | None) -> dict | None:

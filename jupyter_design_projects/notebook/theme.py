@@ -19,6 +19,11 @@ COLOURS = {
     "track": "var(--jp-layout-color3, #e0e0e0)",
     "marker": "var(--jp-ui-font-color1, #555)",
     "border": "var(--jp-border-color1, #9e9e9e)",
+    #: the JSON tree's keys, strings and numbers, as the code editor colours them
+    "json-key": "var(--jp-mirror-editor-property-color, #0055aa)",
+    "json-string": "var(--jp-mirror-editor-string-color, #ba2121)",
+    "json-number": "var(--jp-mirror-editor-number-color, #008000)",
+    "json-literal": "var(--jp-mirror-editor-keyword-color, #008000)",
 }
 
 
