@@ -122,6 +122,9 @@ def test_push_asks_one_plan_card_then_writes_and_previews_every_slide(shell, liv
 
 def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
         shell, live, reference_service):
+    """The plans are written once every card is answered: the first plan's write is
+    answered, the second's fails with no usable answer (a 502 the service never saw), so
+    the next push checks that entry against the listing and writes only the second plan."""
     deck = shell.run_line_magic("design", f'deck open "{DECK}"')
     for i in range(MAX_PLAN_PATHS + 5):  # two plans: 20 paths, then 5
         deck.add_markdown(f"slides/r{i:02d}.html", f"# Slide {i}\n", {})
@@ -129,15 +132,32 @@ def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
     first = shell.run_line_magic("design", "deck push")
     assert [len(c.pending.request.writes) for c in first.cards] == [MAX_PLAN_PATHS, 5]
     first.cards[0].approve()
-    switches.fail("/v1/design/mcp", status=500, tool="write_files", count=1)
-    first.cards[1].approve()
+    assert first.written == []  # nothing is written before every card is answered
+    real = first.deck.client.call
+    calls = []
+
+    async def second_fails(operation, arguments, **options):
+        calls.append(operation)
+        if operation == "write_files" and calls.count("write_files") == 2:
+            switches.fail("/v1/design/mcp", status=502, tool="write_files", count=1)
+        return await real(operation, arguments, **options)
+
+    first.deck.client.call = second_fails
+    try:
+        first.cards[1].approve()
+    finally:
+        first.deck.client.call = real
     assert len(first.written) == MAX_PLAN_PATHS and len(first.failures) == 1
+    assert first.report.unknown == list(first.batches[1]) and first.report.not_written == []
     assert "writes only what is still missing" in first.message
+    journal = shell.magics_manager.registry["DesignProjects"].host.session.design_journal
+    assert [e["outcome"] for e in journal.entries(2)] == ["unknown", "done"]
     etags = {p: f["etag"] for p, f in files_of(shell, deck).items()}
     before = switches.counts()
     second = shell.run_line_magic("design", "deck push")
     assert [c.pending.request.writes for c in second.cards] == [
         tuple(sorted(f"slides/r{i:02d}.html" for i in range(MAX_PLAN_PATHS, MAX_PLAN_PATHS + 5)))]
+    assert journal.entries(1)[0]["outcome"] == "done"  # the unknown one: withdrawn
     second.approve()
     after = files_of(shell, deck)
     assert all(after[p]["etag"] == etags[p] for p in first.written)  # not written again
