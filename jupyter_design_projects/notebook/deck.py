@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import html
+import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -324,6 +325,8 @@ class DeckPush:
         #: the plans approved so far: batch -> its plan token (never shown)
         self._approved: dict[tuple[str, ...], str] = {}
         self.report: Any = None
+        #: set by an interrupt while the writes run: no write is sent after it
+        self.stopping = threading.Event()
         self.message = "deck push"
         self.status = w.HTML()
         self.progress = ProgressPanel("deck push")
@@ -405,7 +408,7 @@ class DeckPush:
             return
         session = self._host.session
         self.report = report = run_stoppable(session.run, lambda stop: self.deck.write_plans(
-            plans, on_progress=self.progress.report_batch, stop=stop))
+            plans, on_progress=self.progress.report_batch, stop=stop), stop=self.stopping)
         self.written += report.written
         if isinstance(report.failure, DesignOutcome):
             self.failures.append(views.design_outcome(report.failure))

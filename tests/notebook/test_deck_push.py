@@ -5,6 +5,8 @@ service's browser; a push repeated after an injected failure writes only what is
 from __future__ import annotations
 
 import html
+import signal
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -165,6 +167,38 @@ def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
     counts = switches.counts()
     key = "mcp:tools/call:write_files"
     assert counts.get(key, 0) - before.get(key, 0) == 1
+
+
+def test_an_interrupt_stops_the_push_after_the_write_in_flight_and_says_what_was_not(
+        shell, live, reference_service):
+    deck = shell.run_line_magic("design", f'deck open "{DECK}"')
+    for i in range(MAX_PLAN_PATHS + 5):  # two plans: 20 paths, then 5
+        deck.add_markdown(f"slides/i{i:02d}.html", f"# Slide {i}\n", {})
+    push = shell.run_line_magic("design", "deck push")
+    shown = push.progress.report_batch
+    heard = []
+
+    def interrupt_after_the_first_write(progress):
+        shown(progress)
+        heard.append(push.progress.caption.value)
+        if progress.items_done == MAX_PLAN_PATHS:
+            # the kernel's interrupt: SIGINT, a KeyboardInterrupt in the waiting thread
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+            assert push.stopping.wait(30)  # a stop before the next write is sent
+
+    push.progress.report_batch = interrupt_after_the_first_write
+    before = faults(reference_service).counts().get("mcp:tools/call:write_files", 0)
+    push.approve()
+    assert faults(reference_service).counts().get("mcp:tools/call:write_files", 0) == before + 1
+    assert push.report.stopped and push.written == list(push.batches[0])
+    assert push.report.not_written == list(push.batches[1])
+    assert push.message.startswith(f"Stopped: {MAX_PLAN_PATHS} of 25 file(s) written")
+    assert "not written: slides/i20.html, slides/i21.html" in push.message
+    assert heard[0].startswith("deck push: 0 of 25 writes")
+    assert heard[-1].startswith(f"deck push: {MAX_PLAN_PATHS} of 25 writes")
+    assert push.previews == []  # no grid for a push that did not finish
+    again = shell.run_line_magic("design", "deck push")  # the rest, and only the rest
+    assert [c.pending.request.writes for c in again.cards] == [push.batches[1]]
 
 
 def test_a_deck_opened_again_in_a_new_session_writes_only_what_changed(
