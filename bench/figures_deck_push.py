@@ -20,9 +20,11 @@ from .report import Row, ms, ratio
 
 SLIDES = 50
 QUICK_SLIDES = 10
-ROUNDS = 3
+ROUNDS = 5
 #: the target: the push within this many times the same requests sent raw
 RAW_FACTOR = 2.0
+#: the previews grid's target (`deck_push`: 8 slides within 3 s), per slide
+GRID_MS_PER_SLIDE = 3000 / 8
 
 
 def slide_markdown(i: int) -> str:
@@ -168,7 +170,9 @@ def deck_push_50(ctx: Context) -> list[Row]:
         Row(f"… its {slides} previews, asked for at once (device scale 2)",
             ms(best["previews"]),
             f"{ms(bare)} (bare set_content + screenshot, scale 2, warm)",
-            ratio(best["previews"], bare), command="deck_push_50"),
+            ratio(best["previews"], bare),
+            f"≤ {GRID_MS_PER_SLIDE * slides / 1000:.1f} s (deck_push's grid: 3 s for 8)",
+            best["previews"] <= GRID_MS_PER_SLIDE * slides, "deck_push_50"),
     ]
 
 

@@ -83,9 +83,9 @@ def with_digests(changes: list[dict[str, Any]],
     against what the service holds. Neither is a secret."""
     out = []
     for change, entry in zip(changes, files, strict=True):
-        data = entry.get("data")
+        data = str(entry.get("data") or "")
         raw = (base64.b64decode(data) if entry.get("encoding") == "base64"
-               else str(data).encode("utf-8"))
+               else data.encode("utf-8"))
         out.append({**change, "sha256": hashlib.sha256(raw).hexdigest(),
                     "if_match": entry.get("if_match")})
     return out
