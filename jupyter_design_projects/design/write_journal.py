@@ -26,14 +26,18 @@ import contextlib
 import datetime
 import hashlib
 import json
+import os
+import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.design_effects import settings_change
+from ..core.plans import PLAN_TTL_MS
 from ..data_dir import private_database
 from ..errors import TransportError
+from .session import TIMEOUT_S as MCP_TIMEOUT_S
 
 if TYPE_CHECKING:
     import sqlite3
@@ -60,9 +64,14 @@ CREATE TABLE IF NOT EXISTS writes (
     authority TEXT NOT NULL,
     authority_detail TEXT NOT NULL,
     outcome TEXT NOT NULL,
-    changes TEXT NOT NULL
+    changes TEXT NOT NULL,
+    writer TEXT
 );
 """
+#: the longest a call journaled ahead can still land after its entry was written: its plan
+#: token is honoured at most PLAN_TTL_MS after it was finalized (before the entry), and a
+#: call sent before that is answered or abandoned within the MCP timeout
+IN_FLIGHT_AT_MOST_S = PLAN_TTL_MS / 1000 + MCP_TIMEOUT_S
 
 
 def changes_of(row: DesignOperation | None, operation: str,
@@ -92,14 +101,15 @@ def with_digests(changes: list[dict[str, Any]],
 
 
 def landed(changes: Sequence[Mapping[str, Any]], etags: Mapping[str, str | None],
-           sizes: Mapping[str, int]) -> bool | None:
+           sizes: Mapping[str, int], answered: Mapping[str, str] | None = None) -> bool | None:
     """Whether a `write_files` call journaled `with_digests` reached the service, read from
     a listing (path -> etag, path -> size) taken after it. A call is all-or-nothing and
     its `if_match` lets it land only over what it was sent against, so: True when every
     file holds a new etag of the size the call wrote; False when none changed since it
     was sent (each still at the etag it replaced, or absent where it was to be created);
-    None when the listing cannot tell (some changed and some not: written over since) or
-    the entry carries no digests (not written by a push)."""
+    None when the listing cannot tell (some changed and some not: written over since; or
+    a file holds an etag another write was `answered` with, path -> etag) or the entry
+    carries no digests (not written by a push)."""
     if not changes or not all(isinstance(c.get("path"), str) and "sha256" in c
                               and isinstance(c.get("if_match"), str) for c in changes):
         return None
@@ -109,7 +119,8 @@ def landed(changes: Sequence[Mapping[str, Any]], etags: Mapping[str, str | None]
         etag = etags.get(path)
         if (etag is None) if before == "0" else (etag == before):
             seen.add("unchanged")
-        elif etag is not None and sizes.get(path) == change.get("bytes"):
+        elif (etag is not None and sizes.get(path) == change.get("bytes")
+              and (answered or {}).get(path) != etag):
             seen.add("written")
         else:
             seen.add("other")
@@ -132,6 +143,29 @@ def plan_detail(writes: int, deletes: int, expires_at_ms: int | None) -> str:
     return f"an approved plan for {writes} write(s) and {deletes} delete(s){until}"
 
 
+def _writer() -> str:
+    """Who writes an entry: this machine and process (to tell a killed kernel's entries
+    from those of one still running)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, and is another user's
+        return True
+    return True
+
+
+def _seconds(at: Any) -> float | None:
+    try:
+        return datetime.datetime.fromisoformat(str(at).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
 def _iso(seconds: float) -> str:
     at = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
     return at.isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -143,9 +177,19 @@ class DesignJournal:
         self._clock = clock
         #: why the journal could not be written, if it could not
         self.problem: str | None = None
+        #: entries this process wrote ahead and has not settled: their calls may be out
+        self._open: set[int] = set()
+        self._migrated = False
 
-    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return private_database(self.path, schema=SCHEMA, rows=True)
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with private_database(self.path, schema=SCHEMA, rows=True) as db:
+            if not self._migrated:  # a journal written before `writer` was recorded
+                columns = {row[1] for row in db.execute("PRAGMA table_info(writes)")}
+                if "writer" not in columns:
+                    db.execute("ALTER TABLE writes ADD COLUMN writer TEXT")
+                self._migrated = True
+            yield db
 
     def ahead(self, *, operation: str, project_id: str, authority: str, detail: str,
               changes: list[dict[str, Any]], project_name: str | None = None) -> int | None:
@@ -169,13 +213,14 @@ class DesignJournal:
                 for entry in entries:
                     cursor = db.execute(
                         "INSERT INTO writes (at, operation, project_id, project_name, "
-                        "authority, authority_detail, outcome, changes) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "authority, authority_detail, outcome, changes, writer) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (at, entry["operation"], entry["project_id"],
                          entry.get("project_name"), entry["authority"], entry["detail"],
-                         UNKNOWN, json.dumps(entry["changes"])))
+                         UNKNOWN, json.dumps(entry["changes"]), _writer()))
                     ids.append(int(cursor.lastrowid or 0))
-                return ids
+            self._open.update(ids)
+            return ids
         except (sqlite3.Error, OSError) as exc:
             self.problem = f"the Design write journal could not be written: {exc}"
             return None
@@ -199,6 +244,7 @@ class DesignJournal:
                                [(DONE, entry_id) for entry_id in done])
                 db.executemany("DELETE FROM writes WHERE id = ?",
                                [(entry_id,) for entry_id in withdrawn])
+            self._open.difference_update([*done, *withdrawn])
         except (sqlite3.Error, OSError) as exc:
             self.problem = f"the Design write journal could not be written: {exc}"
 
@@ -211,12 +257,31 @@ class DesignJournal:
         try:
             with self._connect() as db:
                 rows = db.execute(
-                    "SELECT id, changes FROM writes WHERE project_id = ? AND operation = ? "
-                    "AND outcome = ? ORDER BY id", (project_id, operation, UNKNOWN)).fetchall()
+                    "SELECT id, at, writer, changes FROM writes WHERE project_id = ? AND "
+                    "operation = ? AND outcome = ? ORDER BY id",
+                    (project_id, operation, UNKNOWN)).fetchall()
         except (sqlite3.Error, OSError) as exc:
             self.problem = f"the Design write journal could not be read: {exc}"
             return []
-        return [{"id": row["id"], "changes": json.loads(row["changes"])} for row in rows]
+        return [{"id": row["id"], "at": row["at"], "writer": row["writer"],
+                 "changes": json.loads(row["changes"])} for row in rows]
+
+    def may_still_land(self, entry: Mapping[str, Any]) -> bool:
+        """Whether the call of a `pending` entry could still reach the service, so that a
+        listing showing it absent proves nothing yet: this process wrote it and has not
+        settled it (a call cut off, or one with no usable answer, may still be at the
+        service), or another process on this machine that is still running did; never
+        once IN_FLIGHT_AT_MOST_S have passed since it was written (a kernel killed
+        mid-push is settled by the next listing at once)."""
+        written = _seconds(entry.get("at"))
+        if written is None or self._clock() - written > IN_FLIGHT_AT_MOST_S:
+            return False
+        if entry.get("id") in self._open:
+            return True
+        host, _, pid = str(entry.get("writer") or "").rpartition(":")
+        if host != socket.gethostname() or not pid.isdigit():
+            return True  # another machine's call: only time tells
+        return int(pid) == os.getpid() or _running(int(pid))
 
     def entries(self, limit: int = LIST_DEFAULT) -> list[dict[str, Any]]:
         """Newest first, each with its `changes` as a list."""

@@ -178,6 +178,52 @@ def test_a_pending_write_is_settled_by_what_the_listing_shows(changes, etags, si
     assert landed(changes, etags, sizes) is verdict
 
 
+def test_a_file_holding_an_etag_another_write_was_answered_with_is_not_that_call():
+    changes = [change("a", "0")]
+    assert landed(changes, {"a": "n1"}, {"a": 3}, answered={"a": "n1"}) is None
+    assert landed(changes, {"a": "n1"}, {"a": 3}, answered={"a": "n0"}) is True
+
+
+def written_by(journal: DesignJournal, writer: str, at: str | None = None) -> dict:
+    [entry_id] = journal.ahead_many([{"operation": "write_files", "project_id": "p",
+                                      "authority": "plan", "detail": "",
+                                      "changes": [change("a", "0")]}]) or [None]
+    with sqlite3.connect(journal.path) as db:
+        db.execute("UPDATE writes SET writer = ?, at = coalesce(?, at) WHERE id = ?",
+                   (writer, at, entry_id))
+    journal._open.discard(entry_id)  # written by someone else, as far as this one knows
+    return next(e for e in journal.pending("p", "write_files") if e["id"] == entry_id)
+
+
+def test_a_call_may_still_land_while_its_writer_runs_and_not_once_it_is_gone(tmp_path):
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    journal = DesignJournal(tmp_path / "j.sqlite3")
+    host = socket.gethostname()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert not journal.may_still_land(written_by(journal, f"{host}:{gone.pid}"))
+    assert journal.may_still_land(written_by(journal, f"{host}:{os.getppid()}"))  # running
+    assert journal.may_still_land(written_by(journal, f"{host}:{os.getpid()}"))  # this one
+    assert journal.may_still_land(written_by(journal, "another-machine:1"))  # only time tells
+    old = "2020-01-01T00:00:00Z"
+    assert not journal.may_still_land(written_by(journal, "another-machine:1", old))
+    assert not journal.may_still_land(written_by(journal, f"{host}:{os.getpid()}", old))
+
+
+def test_an_entry_this_journal_wrote_and_did_not_settle_may_still_land(tmp_path):
+    journal = DesignJournal(tmp_path / "j.sqlite3")
+    [left, answered] = journal.ahead_many([{
+        "operation": "write_files", "project_id": "p", "authority": "plan", "detail": "",
+        "changes": [change("a", "0")]}] * 2) or []
+    journal.settle_many([answered], [])
+    [pending] = journal.pending("p", "write_files")
+    assert pending["id"] == left and journal.may_still_land(pending)
+
+
 def test_digests_are_of_the_decoded_bytes_with_the_if_match_sent():
     files = [{"path": "a.html", "data": "héllo", "if_match": "0"},
              {"path": "b.png", "data": "AAEC", "encoding": "base64", "if_match": "e7"}]

@@ -261,8 +261,9 @@ class Deck:
     async def _settle_pending(self) -> None:
         """Each `write_files` of this project the journal still holds as `unknown` is
         settled by the listing (`landed`): done, and remembered as this deck's write, when
-        every file holds a new etag of the size it wrote; withdrawn when none changed;
-        left `unknown` when the listing cannot tell."""
+        every file holds a new etag of the size it wrote; withdrawn when none changed and
+        the call cannot still land (`may_still_land`: its kernel was killed, or it is too
+        old); left `unknown` otherwise."""
         journal = getattr(self.client, "journal", None)
         if journal is None:
             return
@@ -270,12 +271,13 @@ class Deck:
         done, withdrawn = [], []
         recorded: dict[str, tuple[str, str]] = {}
         for entry in pending:
-            verdict = landed(entry["changes"], self.remote, self.sizes)
+            answered = {path: etag for path, (_sha, etag) in self.pushed.items()}
+            verdict = landed(entry["changes"], self.remote, self.sizes, answered)
             if verdict is True:
                 done.append(entry["id"])
                 recorded.update((c["path"], (c["sha256"], str(self.remote[c["path"]])))
                                 for c in entry["changes"])
-            elif verdict is False:
+            elif verdict is False and not journal.may_still_land(entry):
                 withdrawn.append(entry["id"])
         if not done and not withdrawn:
             return
