@@ -17,6 +17,7 @@ from . import (
     figures_client,
     figures_deck,
     figures_deck_compare,
+    figures_deck_push,
     figures_mcp,
     figures_service,
     figures_startup,
@@ -39,6 +40,7 @@ FIGURES: dict[str, Figure] = {
     **figures_sync_apply.FIGURES,
     **figures_deck.FIGURES,
     **figures_deck_compare.FIGURES,
+    **figures_deck_push.FIGURES,
 }
 
 

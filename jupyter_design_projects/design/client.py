@@ -87,6 +87,8 @@ class _Call:
     grant_retried: bool = False
     #: the service said a plan this client made is gone, and the call was decided again
     plan_retried: bool = False
+    #: the journal entry the caller wrote ahead for this call (and settles itself)
+    journaled: int | None = None
 
 
 def _now_ms() -> int:
@@ -139,7 +141,10 @@ class DesignClient:
         return DesignOutcome.of_data("list", view)
 
     async def call(self, operation: str, arguments: dict, *,
-                   agent_key: str = "notebook") -> Result:
+                   agent_key: str = "notebook", journaled: int | None = None) -> Result:
+        """Decide, then send, ask or refuse. `journaled`: the id of this call's journal
+        entry, which the caller wrote ahead (`journal_entry`, several in one commit) and
+        settles itself; the call is then not journaled again."""
         self._gates()
         if operation == "list":
             return await self.list(full=bool((arguments or {}).get("full")), agent_key=agent_key)
@@ -148,7 +153,8 @@ class DesignClient:
             row = self.catalogue.table.get(operation)
             checked = validate(operation, arguments, entry.input_schema,
                                row.refused_values if row is not None else ())
-            call = _Call(operation, json.loads(json.dumps(checked)), agent_key)
+            call = _Call(operation, json.loads(json.dumps(checked)), agent_key,
+                         journaled=journaled)
             return await self._proceed(call)
         except JdpError as error:
             return DesignOutcome.failed(str(operation), error)
@@ -379,7 +385,8 @@ class DesignClient:
     async def _send(self, call: _Call, name: str, arguments: dict) -> Result:
         """One tools/call; a 403 sends the call back through the decision once."""
         try:
-            raw = await self._tool(name, arguments)
+            raw = await self._tool(name, arguments,
+                                   call.journaled if name == call.operation else None)
         except NeedsConsent:
             return await self._consent_needed(call)
         except NeedsProjectGrant:
@@ -406,7 +413,7 @@ class DesignClient:
         once; a project that cannot hold a grant goes to per-batch plans from now on."""
         pid = call.arguments["project_id"]
         try:
-            raw = await self._tool(call.operation, call.arguments)
+            raw = await self._tool(call.operation, call.arguments, call.journaled)
         except NeedsProjectGrant:
             try:
                 await self.engine.mint_grant(pid)
@@ -436,27 +443,37 @@ class DesignClient:
             return False
         return plan_refusal(outcome.data) in PLAN_GONE
 
-    async def _tool(self, name: str, arguments: dict) -> Any:
+    async def _tool(self, name: str, arguments: dict, journaled: int | None = None) -> Any:
         """One tools/call; a call that changes a project is journaled ahead and settled
-        (done, or withdrawn when the service refused it or stopped it with a 403)."""
-        known = self.catalogue.table.get(name)
-        pid = arguments.get("project_id")
-        if (self.journal is None or known is None or known.approval in (
-                Approval.READ, Approval.PLAN)):
+        (done, or withdrawn when the service refused it or stopped it with a 403), unless
+        its caller journaled it (`journaled`)."""
+        journal = self.journal if journaled is None else None
+        entry_fields = None if journal is None else self.journal_entry(name, arguments)
+        if journal is None or entry_fields is None:
             return await self.session.call_tool(name, arguments)
-        authority, detail = self._authority(known.approval, arguments)
-        entry = await asyncio.to_thread(
-            self.journal.ahead, operation=name, project_id=pid if isinstance(pid, str) else "",
-            authority=authority, detail=detail, changes=changes_of(known, name, arguments),
-            project_name=self.projects_seen.get(pid) if isinstance(pid, str) else None)
+        entry = await asyncio.to_thread(journal.ahead, **entry_fields)
         try:
             raw = await self.session.call_tool(name, arguments)
         except (NeedsConsent, NeedsProjectGrant, DesignRpcError):  # refused: nothing changed
-            await asyncio.to_thread(self.journal.settle, entry, done=False)
+            await asyncio.to_thread(journal.settle, entry, done=False)
             raise
         failed = isinstance(raw, Mapping) and raw.get("isError") is True
-        await asyncio.to_thread(self.journal.settle, entry, done=not failed)
+        await asyncio.to_thread(journal.settle, entry, done=not failed)
         return raw
+
+    def journal_entry(self, name: str, arguments: dict) -> dict[str, Any] | None:
+        """The journal entry of a call of `name` (`DesignJournal.ahead`'s keyword
+        arguments): what it changes and under what authority; None for a call that
+        changes nothing (a read, a plan)."""
+        known = self.catalogue.table.get(name)
+        if known is None or known.approval in (Approval.READ, Approval.PLAN):
+            return None
+        pid = arguments.get("project_id")
+        authority, detail = self._authority(known.approval, arguments)
+        return {"operation": name, "project_id": pid if isinstance(pid, str) else "",
+                "authority": authority, "detail": detail,
+                "changes": changes_of(known, name, arguments),
+                "project_name": self.projects_seen.get(pid) if isinstance(pid, str) else None}
 
     def _authority(self, approval: Approval, arguments: dict) -> tuple[str, str]:
         """Under what a write runs: the plan its token names, the durable grant, or a

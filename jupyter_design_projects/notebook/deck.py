@@ -3,14 +3,17 @@
 display) and the `DeckPush` a push returns: one approval card per plan, and once every
 plan is approved and written, a grid of previews of the deck's slides.
 
-Like every card, the push is event-driven: each card's callback writes its batch with the
-plan token, and the last one renders the previews into the push's own widget.
+Like every card, the push is event-driven: each card's callback finalizes its plan, and
+the callback of the last card answered writes every approved plan in one run (journaled
+ahead in one commit, under a progress bar, stopped after the write in flight by an
+interrupt) and renders the previews into the push's own widget.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -300,12 +303,17 @@ def _nobody(operation: str) -> JdpError:
 
 
 class DeckPush:
-    """One push: a card per plan (`.cards`), each approved card writing its batch with its
-    plan token; when every batch is written, previews of the slides it wrote (`.previews`,
-    also shown as a grid). `.approve()` answers every open card, as clicking each would."""
+    """One push: a card per plan (`.cards`), each approved card finalizing its plan; once
+    every card is answered, the approved plans are written in one run (`.report`, a
+    `design.deck.deck.PushReport`) under a progress bar, then previews of the slides it
+    wrote (`.previews`, also shown as a grid). `.approve()` answers every open card, as
+    clicking each would. An interrupt while the writes run stops them after the write in
+    flight, and the status says what was written and what was not."""
 
     def __init__(self, host: DeckHost, deck: Deck) -> None:
         import ipywidgets as w
+
+        from .progress import ProgressPanel
 
         self._host = host
         self.deck = deck
@@ -314,10 +322,16 @@ class DeckPush:
         self.written: list[str] = []
         self.failures: list[Outcome] = []
         self.previews: list[tuple[str, bytes, dict]] = []
+        #: the plans approved so far: batch -> its plan token (never shown)
+        self._approved: dict[tuple[str, ...], str] = {}
+        self.report: Any = None
+        #: set by an interrupt while the writes run: no write is sent after it
+        self.stopping = threading.Event()
         self.message = "deck push"
         self.status = w.HTML()
+        self.progress = ProgressPanel("deck push")
         self.grid = w.HTML()
-        self.widget = w.VBox([self.status, self.grid])
+        self.widget = w.VBox([self.status, self.progress.widget, self.grid])
 
     # ------------------------------------------------------------ running
 
@@ -335,14 +349,17 @@ class DeckPush:
             if isinstance(result, DesignOutcome):
                 if result.is_error:
                     return views.design_outcome(result)  # refused: nothing was written
-                self._write(batch, result)
+                self._planned(batch, result)
                 continue
             if not self._host.can_ask():
                 return views.failed_outcome("design deck push", _nobody("finalize_plan"))
             cards.append(self._card(batch, result))
         self.cards = cards
-        self.widget.children = (self.status, *(c.widget for c in cards), self.grid)
+        self.widget.children = (self.status, *(c.widget for c in cards), self.progress.widget,
+                                self.grid)
         self._progress()
+        if not cards:
+            self._write_all()
         return self
 
     def _card(self, batch: tuple[str, ...], pending: PendingApproval) -> Any:
@@ -350,8 +367,14 @@ class DeckPush:
 
         def resume(answered: Any, approved: bool, durable: bool) -> Any:
             result = self._host.resume(answered, approved, durable)
+            if isinstance(result, PendingApproval):
+                return result  # a further question on this card: it is not answered yet
             if isinstance(result, DesignOutcome) and result.operation == "finalize_plan":
-                return self._write(batch, result)
+                self._planned(batch, result)
+            if all(card.pending is None for card in self.cards) and self.report is None:
+                self._write_all()  # the last card answered: every approved plan is written
+            else:
+                self._progress()
             return result
 
         return ApprovalCard(pending, resume=resume, present=views.design_outcome,
@@ -368,29 +391,56 @@ class DeckPush:
             names.setdefault(deck.project_id, deck.project_name)
         return names
 
-    def _write(self, batch: tuple[str, ...], plan: DesignOutcome) -> DesignOutcome:
-        if plan.is_error or not isinstance(plan.data, dict):
-            return plan
+    def _planned(self, batch: tuple[str, ...], plan: DesignOutcome) -> None:
+        if not plan.is_error and isinstance(plan.data, dict):
+            self._approved[batch] = plan.data["plan_token"]
+        elif plan.is_error:
+            self.failures.append(views.design_outcome(plan))
+
+    def _write_all(self) -> None:
+        """Write every approved plan in one run, in the order of the cards."""
+        from ..projects.stoppable import run_stoppable
+
+        plans = [(batch, self._approved[batch]) for batch in self.batches
+                 if batch in self._approved]
+        if not plans:
+            self._progress()
+            return
         session = self._host.session
-        result = session.run(self.deck.write(batch, plan.data["plan_token"]))
-        if result.is_error:
-            self.failures.append(views.design_outcome(result))
-        else:
-            self.written.extend(batch)
+        self.report = report = run_stoppable(session.run, lambda stop: self.deck.write_plans(
+            plans, on_progress=self.progress.report_batch, stop=stop), stop=self.stopping)
+        self.written += report.written
+        if isinstance(report.failure, DesignOutcome):
+            self.failures.append(views.design_outcome(report.failure))
+        elif report.failure is not None:  # a gone plan asked again: push again
+            self.failures.append(views.failed_outcome("design deck push", _plan_gone()))
         self._progress()
-        return result
 
     def _progress(self) -> None:
         total = sum(len(b) for b in self.batches)
-        if self.failures:
-            self._say(f"{len(self.written)} of {total} file(s) written; a write failed. Run "
-                      "%design deck push again: it writes only what is still missing.")
+        report = self.report
+        if report is not None and (report.stopped or report.failure is not None):
+            why = "Stopped" if report.stopped else "A write failed"
+            text = (f"{why}: {len(report.written)} of {total} file(s) written"
+                    + (f" ({_listed(report.written)})" if report.written else "")
+                    + f"; not written: {_listed(report.not_written)}")
+            if report.unknown:
+                text += (f"; no answer for {_listed(report.unknown)} (the next push "
+                         "checks whether they landed)")
+            self._say(text + ". Run %design deck push again: it writes only what is "
+                      "still missing.")
+        elif self.failures:
+            self._say(f"{len(self.written)} of {total} file(s) written; a plan was not "
+                      "approved or failed. Run %design deck push again: it writes only "
+                      "what is still missing.")
         elif len(self.written) == total:
             self._say(f"Pushed {total} file(s) in {len(self.batches)} plan(s).")
             self._show_previews()
         else:
+            answered = len(self._approved)
             self._say(f"{len(self.batches)} plan(s) to approve for {total} file(s); "
-                      f"{len(self.written)} written so far.")
+                      f"{answered} approved so far: the files are written once every "
+                      "card is answered.")
 
     def _show_previews(self) -> None:
         session = self._host.session
@@ -440,6 +490,23 @@ class DeckPush:
 
     def __repr__(self) -> str:
         return f"<DeckPush {self.message}>"
+
+
+#: how many paths a push's status names before it counts the rest
+LISTED_PATHS = 10
+
+
+def _listed(paths: list[str]) -> str:
+    shown = ", ".join(paths[:LISTED_PATHS])
+    more = len(paths) - LISTED_PATHS
+    return shown + (f" and {more} more" if more > 0 else "") if paths else "none"
+
+
+def _plan_gone() -> JdpError:
+    from ..core.permissions import explain
+    from ..errors import PermissionRefused
+
+    return PermissionRefused("write_files", "plan_token_expired", explain("plan_token_expired"))
 
 
 def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:

@@ -40,16 +40,19 @@ def step_of(label: str, done: int, total: int | None) -> Step | None:
     return Step(0.0, label)
 
 
-def batch_step(progress: BatchProgress) -> Step:
+def batch_step(progress: BatchProgress, label: str = "sync") -> Step:
     """The bar state of a batch: the fraction of writes done, and its counts as caption."""
-    return Step(min(1.0, max(0.0, progress.fraction)), f"sync: {progress.text()}")
+    return Step(min(1.0, max(0.0, progress.fraction)), f"{label}: {progress.text()}")
 
 
 class ProgressPanel:
     """One bar and its caption; invisible until a report deserves a bar."""
 
-    def __init__(self) -> None:
+    def __init__(self, label: str = "sync") -> None:
+        """`label` names a batch's bar (a sync, a deck push)."""
         import ipywidgets as w
+
+        self.label = label
 
         self.bar = w.FloatProgress(value=0.0, min=0.0, max=1.0, bar_style="info")
         self.caption = w.Label()
@@ -63,7 +66,7 @@ class ProgressPanel:
 
     def report_batch(self, progress: BatchProgress) -> None:
         """A batch's progress (every write of it, whatever its size)."""
-        self.show(batch_step(progress))
+        self.show(batch_step(progress, self.label))
 
     def show(self, step: Step) -> None:
         self.bar.value = step.fraction

@@ -5,6 +5,8 @@ service's browser; a push repeated after an injected failure writes only what is
 from __future__ import annotations
 
 import html
+import signal
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,6 +124,11 @@ def test_push_asks_one_plan_card_then_writes_and_previews_every_slide(shell, liv
 
 def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
         shell, live, reference_service):
+    """The plans are written once every card is answered: the first plan's write is
+    answered, the second's fails with no usable answer (a 502 the service never saw). The
+    next push writes only the second plan's files; the failed call's entry stays
+    `unknown`: a call of this kernel with no answer may still reach the service (its
+    `if_match` then keeps it from writing a second time)."""
     deck = shell.run_line_magic("design", f'deck open "{DECK}"')
     for i in range(MAX_PLAN_PATHS + 5):  # two plans: 20 paths, then 5
         deck.add_markdown(f"slides/r{i:02d}.html", f"# Slide {i}\n", {})
@@ -129,22 +136,71 @@ def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
     first = shell.run_line_magic("design", "deck push")
     assert [len(c.pending.request.writes) for c in first.cards] == [MAX_PLAN_PATHS, 5]
     first.cards[0].approve()
-    switches.fail("/v1/design/mcp", status=500, tool="write_files", count=1)
-    first.cards[1].approve()
+    assert first.written == []  # nothing is written before every card is answered
+    real = first.deck.client.call
+    calls = []
+
+    async def second_fails(operation, arguments, **options):
+        calls.append(operation)
+        if operation == "write_files" and calls.count("write_files") == 2:
+            switches.fail("/v1/design/mcp", status=502, tool="write_files", count=1)
+        return await real(operation, arguments, **options)
+
+    first.deck.client.call = second_fails
+    try:
+        first.cards[1].approve()
+    finally:
+        first.deck.client.call = real
     assert len(first.written) == MAX_PLAN_PATHS and len(first.failures) == 1
+    assert first.report.unknown == list(first.batches[1]) and first.report.not_written == []
     assert "writes only what is still missing" in first.message
+    journal = shell.magics_manager.registry["DesignProjects"].host.session.design_journal
+    assert [e["outcome"] for e in journal.entries(2)] == ["unknown", "done"]
     etags = {p: f["etag"] for p, f in files_of(shell, deck).items()}
     before = switches.counts()
     second = shell.run_line_magic("design", "deck push")
     assert [c.pending.request.writes for c in second.cards] == [
         tuple(sorted(f"slides/r{i:02d}.html" for i in range(MAX_PLAN_PATHS, MAX_PLAN_PATHS + 5)))]
     second.approve()
+    assert [e["outcome"] for e in journal.entries(3)] == ["done", "unknown", "done"]
     after = files_of(shell, deck)
     assert all(after[p]["etag"] == etags[p] for p in first.written)  # not written again
     assert {f"slides/r{i:02d}.html" for i in range(MAX_PLAN_PATHS + 5)} <= after.keys()
     counts = switches.counts()
     key = "mcp:tools/call:write_files"
     assert counts.get(key, 0) - before.get(key, 0) == 1
+
+
+def test_an_interrupt_stops_the_push_after_the_write_in_flight_and_says_what_was_not(
+        shell, live, reference_service):
+    deck = shell.run_line_magic("design", f'deck open "{DECK}"')
+    for i in range(MAX_PLAN_PATHS + 5):  # two plans: 20 paths, then 5
+        deck.add_markdown(f"slides/i{i:02d}.html", f"# Slide {i}\n", {})
+    push = shell.run_line_magic("design", "deck push")
+    shown = push.progress.report_batch
+    heard = []
+
+    def interrupt_after_the_first_write(progress):
+        shown(progress)
+        heard.append(push.progress.caption.value)
+        if progress.items_done == MAX_PLAN_PATHS:
+            # the kernel's interrupt: SIGINT, a KeyboardInterrupt in the waiting thread
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+            assert push.stopping.wait(30)  # a stop before the next write is sent
+
+    push.progress.report_batch = interrupt_after_the_first_write
+    before = faults(reference_service).counts().get("mcp:tools/call:write_files", 0)
+    push.approve()
+    assert faults(reference_service).counts().get("mcp:tools/call:write_files", 0) == before + 1
+    assert push.report.stopped and push.written == list(push.batches[0])
+    assert push.report.not_written == list(push.batches[1])
+    assert push.message.startswith(f"Stopped: {MAX_PLAN_PATHS} of 25 file(s) written")
+    assert "not written: slides/i20.html, slides/i21.html" in push.message
+    assert heard[0].startswith("deck push: 0 of 25 writes")
+    assert heard[-1].startswith(f"deck push: {MAX_PLAN_PATHS} of 25 writes")
+    assert push.previews == []  # no grid for a push that did not finish
+    again = shell.run_line_magic("design", "deck push")  # the rest, and only the rest
+    assert [c.pending.request.writes for c in again.cards] == [push.batches[1]]
 
 
 def test_a_deck_opened_again_in_a_new_session_writes_only_what_changed(

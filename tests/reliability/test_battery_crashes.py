@@ -228,6 +228,87 @@ def test_kernel_killed_during_a_grouped_sync_loses_and_duplicates_nothing__threa
     assert state.integrity() == "ok"
 
 
+DECK_SLIDES = 50
+
+
+def deck_slides() -> dict[str, str]:
+    return {f"big/{i:02}.html": f"# Slide {i}\n\n- point {i}\n" for i in range(DECK_SLIDES)}
+
+
+def test_kernel_killed_during_a_deck_push_is_finished_by_the_next_push__threat_torn_write(
+        reference_service, narrow, tmp_path):
+    """A 50-slide push sends one `write_files` per plan, journaled ahead in one commit:
+    killed while its second write is at the service, every file the service stored has a
+    journal entry; the next push settles those entries against the listing, asks a card
+    naming only the files not stored, writes each of them once and none of the others."""
+    from jupyter_design_projects.design.approval import PendingApproval
+    from jupyter_design_projects.design.deck import Deck
+    from jupyter_design_projects.design.write_journal import FILE_NAME, DesignJournal
+
+    service = reference_service
+    settings = settings_for(service, narrow)
+    with Session(settings, data_dir=tmp_path / "parent", can_ask=lambda: True) as parent:
+        parent.run(parent.design.consent())
+        made = parent.run(parent.design.call("create_project", {"name": "Big deck"}))
+        made = parent.run(parent.design.resume(made, approved=True))
+    project_id = made.data["project_id"]
+    slides = deck_slides()
+    kernel = Kernel(job(service, narrow, tmp_path, action="deck_push", project_id=project_id,
+                        slides=slides), tmp_path / "kernel")
+    state = ServiceState(service)
+    switches = faults(service)
+    try:
+        assert kernel.line(120)["step"] == "opened"
+        approved = kernel.line(120)
+        assert approved["step"] == "approved"
+        assert [len(p) for p in approved["plans"]] == [20, 20, 10]  # the spec's 20 a plan
+        switches.reset()
+        switches.latency("/v1/design/mcp", ms=400, count=100)  # each write takes a moment
+        kernel.go()
+        wait_until(lambda: switches.counts().get("mcp:tools/call:write_files", 0) >= 2, 60,
+                   "the second plan's write to reach the service")
+        kernel.kill()
+    finally:
+        kernel.close()
+    # the write in flight at the kill is finished by the service without the kernel
+    wait_until(lambda: len(state.design_files(project_id)) >= 40, 30, "the orphaned write")
+    switches.reset()
+    first = state.design_files(project_id)
+    assert set(first) == set(approved["plans"][0]) | set(approved["plans"][1])
+    journal = DesignJournal(tmp_path / "kernel-data" / FILE_NAME)
+    entries = journal.entries(100)
+    assert [e["outcome"] for e in entries] == ["unknown"] * 3  # all three written ahead
+    journaled = {c["path"] for e in entries for c in e["changes"]}
+    assert set(first) <= journaled  # no remote change without an entry
+
+    with Session(settings, data_dir=tmp_path / "kernel-data", can_ask=lambda: True) as again:
+        deck = Deck(again.design, records=again.deck_records)
+        again.run(deck.bind(project_id))
+        for path, markdown in slides.items():
+            deck.add_markdown(path, markdown)
+        etags = dict(again.run(deck.refresh()))
+        left = deck.batches()
+        assert left == [tuple(sorted(approved["plans"][2]))]
+        cards = [again.run(deck.ask_plan(batch)) for batch in left]
+        assert all(isinstance(card, PendingApproval) for card in cards)
+        assert [card.request.writes for card in cards] == left  # the card names what is left
+        plans = [(batch, again.run(again.design.resume(card, approved=True)).data["plan_token"])
+                 for batch, card in zip(left, cards, strict=True)]
+        report = again.run(deck.write_plans(plans))
+        assert report.failure is None and report.written == list(left[0])
+        final = again.run(deck.refresh())
+    assert switches.counts().get("mcp:tools/call:write_files", 0) == 1
+    assert all(final[path] == etags[path] for path in first)  # nothing written twice
+    stored = state.design_files(project_id)
+    assert {path: data.decode() for path, data in stored.items()} == {
+        path: f.data.decode() for path, f in ((f.path, f) for f in deck.stage.files)}
+    settled = journal.entries(100)
+    assert all(e["outcome"] == "done" for e in settled)  # the unsent one withdrawn
+    paths = [c["path"] for e in settled for c in e["changes"]]
+    assert sorted(paths) == sorted(slides)  # each file journaled once, as done
+    assert state.integrity() == "ok"
+
+
 def test_kernel_killed_during_a_scope_expansion_leaves_the_credential_whole__spec_s11(
         reference_service, narrow, tmp_path, caplog, capsys):
     service = reference_service

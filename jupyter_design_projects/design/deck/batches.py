@@ -6,7 +6,7 @@ beside its id). A slide and its assets stay in one plan when they fit; paths are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...core.permissions import card_text, facts_of
 from ...core.plans import CARD_LIMIT, MAX_PLAN_PATHS
@@ -32,24 +32,35 @@ def fits(project_id: str, paths: Sequence[str], project_name: str | None = None)
 def plan_batches(project_id: str, units: Sequence[Sequence[str]],
                  project_name: str | None = None) -> list[tuple[str, ...]]:
     """Pack the units (a slide's files) into as few plans as fit, in order; a unit too
-    big for one plan on its own is cut path by path."""
+    big for one plan on its own is cut path by path. Packed by count first: when every
+    plan so packed fits its card (the usual case), that is the packing the card-by-card
+    check gives too (a card only grows as paths are added), with one card measured per
+    plan instead of one per unit."""
+    by_count = _pack(units, lambda paths: len(paths) <= MAX_PLAN_PATHS)
+    if not all(fits(project_id, batch, project_name) for batch in by_count):
+        by_count = _pack(units, lambda paths: fits(project_id, paths, project_name))
+    return [tuple(sorted(batch)) for batch in by_count]
+
+
+def _pack(units: Sequence[Sequence[str]],
+          fit: Callable[[list[str]], bool]) -> list[list[str]]:
     batches: list[list[str]] = []
     current: list[str] = []
     for unit in units:
-        if fits(project_id, current + list(unit), project_name):
+        if fit(current + list(unit)):
             current += list(unit)
             continue
         if current:
             batches.append(current)
             current = []
-        if fits(project_id, list(unit), project_name):
+        if fit(list(unit)):
             current = list(unit)
             continue
         for path in unit:
-            if not fits(project_id, current + [path], project_name):
+            if not fit(current + [path]):
                 batches.append(current)
                 current = []
             current.append(path)
     if current:
         batches.append(current)
-    return [tuple(sorted(batch)) for batch in batches]
+    return batches

@@ -2,6 +2,14 @@
 and pushed through the Design client's normal permission path — a `finalize_plan` card per
 batch, then `write_files` with that plan's token and `if_match` set to what was listed.
 
+A push lists the project once, then sends one `write_files` per approved plan (every file
+of the plan in the call), journaled ahead in one commit before the first and settled in one
+commit after the last (`write_plans`), counting items and bytes as they are answered
+(`core.batch_progress`) and asking `stop()` before each call. A kernel killed mid-push
+leaves `unknown` entries in the Design journal: the next listing (`refresh`) settles them
+against what the service holds (`write_journal.landed`: a call is all-or-nothing, and its
+`if_match` let it land only once), so the next push writes only what did not land.
+
 Nothing is sent while staging. Binding and pushing only read (`list_projects`,
 `get_project`, `get_claude_design_prompt`, `list_files`) until a plan is approved. The deck
 remembers what it wrote (content hash and the etag the service answered), so a push
@@ -12,15 +20,20 @@ a new kernel does not rewrite files the project still holds as a deck wrote them
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import dataclasses
 import os
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...core.batch_progress import BatchProgress, Tracker
 from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
 from ...errors.remedy import Remedy
 from ..approval import DesignOutcome, PendingApproval
+from ..write_journal import landed, may_have_written, with_digests
 from .batches import plan_arguments, plan_batches
 from .records import PushRecords
 from .slides import (
@@ -41,6 +54,24 @@ CONSENT_FIRST = ("a deck reads the Design project, which needs your consent firs
 #: list_projects pages read while looking for a project by name
 PROJECT_PAGES_MAX = 20
 PAGE_SIZE = 100
+
+
+@dataclasses.dataclass
+class PushReport:
+    """What one push's writes did: the paths written (answered), those not written (never
+    sent: stopped, or after a failure), those whose call got no usable answer (`unknown`:
+    it may have landed; the next push settles it), the failure that stopped it (a
+    `DesignOutcome`, or the card a gone plan asks again), whether `stop()` stopped it, and
+    the last count of items and bytes."""
+
+    written: list[str] = dataclasses.field(default_factory=list)
+    not_written: list[str] = dataclasses.field(default_factory=list)
+    unknown: list[str] = dataclasses.field(default_factory=list)
+    failure: Any = None
+    stopped: bool = False
+    progress: BatchProgress | None = None
+    #: the answer of each call that wrote
+    results: list[DesignOutcome] = dataclasses.field(default_factory=list)
 
 
 def _stem(path: str) -> str:
@@ -209,6 +240,8 @@ class Deck:
         self.project_name = project_name
         if self.records is not None:  # what decks in other kernels pushed here
             self.pushed = {**self.records.load(project_id), **self.pushed}
+        if hasattr(self.client, "project_names"):  # the name its cards show, read once
+            await self.client.project_names([project_id])
         prompt = await self._read("get_claude_design_prompt", {"project_id": project_id})
         self.theme = self.chosen or theme_from_prompt(prompt) or DEFAULT_THEME
         await self.refresh()
@@ -216,12 +249,42 @@ class Deck:
             restage()
 
     async def refresh(self) -> dict[str, str | None]:
-        """List the project's files (path -> etag)."""
+        """List the project's files (path -> etag), and settle the pushes a killed kernel
+        left `unknown` in the Design journal against that listing."""
         listing = await self._read("list_files", {"project_id": self._bound()})
         files = [e for e in listing or [] if isinstance(e, dict) and e.get("type") == "file"]
         self.remote = {e["path"]: e.get("etag") for e in files}
         self.sizes = {e["path"]: e["size"] for e in files if isinstance(e.get("size"), int)}
+        await self._settle_pending()
         return self.remote
+
+    async def _settle_pending(self) -> None:
+        """Each `write_files` of this project the journal still holds as `unknown` is
+        settled by the listing (`landed`): done, and remembered as this deck's write, when
+        every file holds a new etag of the size it wrote; withdrawn when none changed and
+        the call cannot still land (`may_still_land`: its kernel was killed, or it is too
+        old); left `unknown` otherwise."""
+        journal = getattr(self.client, "journal", None)
+        if journal is None:
+            return
+        pending = await asyncio.to_thread(journal.pending, self._bound(), "write_files")
+        done, withdrawn = [], []
+        recorded: dict[str, tuple[str, str]] = {}
+        for entry in pending:
+            answered = {path: etag for path, (_sha, etag) in self.pushed.items()}
+            verdict = landed(entry["changes"], self.remote, self.sizes, answered)
+            if verdict is True:
+                done.append(entry["id"])
+                recorded.update((c["path"], (c["sha256"], str(self.remote[c["path"]])))
+                                for c in entry["changes"])
+            elif verdict is False and not journal.may_still_land(entry):
+                withdrawn.append(entry["id"])
+        if not done and not withdrawn:
+            return
+        await asyncio.to_thread(journal.settle_many, done, withdrawn)
+        self.pushed.update(recorded)
+        if self.records is not None and recorded:
+            await asyncio.to_thread(self.records.save, self._bound(), recorded)
 
     def _bound(self) -> str:
         if self.project_id is None:
@@ -249,9 +312,9 @@ class Deck:
         """finalize_plan for one batch: a PendingApproval (its card), or an outcome."""
         return await self.client.call("finalize_plan", plan_arguments(self._bound(), batch))
 
-    async def write(self, batch: tuple[str, ...], plan_token: str) -> DesignOutcome:
-        """Write one approved batch with its plan token; each file only if the project
-        still holds what was listed (`if_match`). Records what was written."""
+    def write_arguments(self, batch: Sequence[str], plan_token: str) -> dict[str, Any]:
+        """The `write_files` arguments of one approved batch: every file of it, each only
+        if the project still holds what was listed (`if_match`; "0": must not exist)."""
         staged = {f.path: f for f in self.stage.files}
         files = []
         for path in batch:
@@ -263,17 +326,113 @@ class Deck:
                 entry.update(data=base64.b64encode(item.data).decode("ascii"),
                              encoding="base64")
             files.append(entry)
-        result = await self.client.call("write_files", {
-            "project_id": self._bound(), "files": files, "plan_token": plan_token})
-        if isinstance(result, DesignOutcome) and not result.is_error:
-            etags = (result.data or {}).get("etags") if isinstance(result.data, dict) else None
-            written = {path: (staged[path].sha256, etag) for path, etag in (etags or {}).items()
-                       if path in staged and isinstance(etag, str)}
-            self.pushed.update(written)
-            self.remote.update({path: etag for path, (_, etag) in written.items()})
-            if self.records is not None and written:
-                self.records.save(self._bound(), written)
-        return result
+        return {"project_id": self._bound(), "files": files, "plan_token": plan_token}
+
+    async def write(self, batch: tuple[str, ...], plan_token: str) -> Any:
+        """Write one approved batch with its plan token (see `write_plans`); its answer."""
+        report = await self.write_plans([(batch, plan_token)])
+        return report.failure if report.failure is not None else report.results[0]
+
+    async def write_plans(
+        self, plans: Sequence[tuple[Sequence[str], str]], *,
+        on_progress: Callable[[BatchProgress], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> PushReport:
+        """Write approved batches, each `(paths, plan_token)`, one `write_files` each, in
+        order. Every call's journal entry is written ahead in one commit before the first
+        is sent, and all are settled in one commit after the last (a call the service
+        refused, and those never sent, are withdrawn; one with no usable answer stays
+        `unknown`). `on_progress` hears the files and bytes done after each call;
+        `stop()` is asked before each (True: the rest are not sent). The first failure
+        stops the push. What was written is remembered (and kept in `records`)."""
+        staged = {f.path: f for f in self.stage.files}
+        calls = [self.write_arguments(batch, token) for batch, token in plans]
+        entries = await self._journal_ahead(calls)
+        tracker = Tracker(sum(len(batch) for batch, _ in plans),
+                          sum(len(staged[p].data) for batch, _ in plans for p in batch), clock)
+        report = PushReport(progress=tracker.now)
+        if on_progress is not None:
+            on_progress(tracker.now)
+        done: list[int] = []
+        withdrawn: list[int] = []
+        written: dict[str, tuple[str, str]] = {}
+        answered, in_flight = 0, False  # calls answered so far; whether the next is out
+        try:
+            for (batch, _token), arguments, entry in zip(plans, calls, entries, strict=True):
+                if stop is not None and stop():
+                    report.stopped = True
+                    break
+                in_flight = True
+                result = await self.client.call("write_files", arguments, journaled=entry)
+                in_flight, answered = False, answered + 1
+                if isinstance(result, DesignOutcome) and not result.is_error:
+                    written.update(self._wrote(staged, result))
+                    report.results.append(result)
+                    report.written += batch
+                    for path in batch:
+                        report.progress = tracker.done(len(staged[path].data), path)
+                    if entry is not None:
+                        done.append(entry)
+                    if on_progress is not None:
+                        on_progress(tracker.now)
+                    continue
+                report.failure = result
+                if isinstance(result, DesignOutcome) and may_have_written(result.error):
+                    report.unknown += batch  # no usable answer: its entry stays `unknown`
+                elif entry is not None:
+                    withdrawn.append(entry)  # refused: nothing changed
+                break
+        finally:
+            # a call cut off in flight (the task cancelled) stays `unknown`; those after
+            # it were never sent, so nothing changed: withdrawn
+            if in_flight:
+                report.unknown += plans[answered][0]
+            never = answered + (1 if in_flight else 0)
+            for batch, _token in plans[never:]:
+                report.not_written += batch
+            withdrawn += [entry for entry in entries[never:] if entry is not None]
+            await self._settle(done, withdrawn, written)
+        return report
+
+    async def _journal_ahead(self, calls: list[dict[str, Any]]) -> list[int | None]:
+        """Each call's journal entry (with the content hash and `if_match` of every file),
+        in one commit; Nones when there is no journal or it could not be written (the
+        client then journals each call itself, as for any write)."""
+        journal = getattr(self.client, "journal", None)
+        if journal is None or not calls:
+            return [None] * len(calls)
+        fields = []
+        for arguments in calls:
+            entry = self.client.journal_entry("write_files", arguments)
+            if entry is None:
+                return [None] * len(calls)
+            fields.append({**entry, "changes": with_digests(entry["changes"],
+                                                             arguments["files"])})
+        ids = await asyncio.to_thread(journal.ahead_many, fields)
+        return list(ids) if ids is not None else [None] * len(calls)
+
+    async def _settle(self, done: list[int], withdrawn: list[int],
+                      written: dict[str, tuple[str, str]]) -> None:
+        """One commit of the journal's outcomes and one of the push records (two files,
+        committed side by side)."""
+        journal = getattr(self.client, "journal", None)
+        commits = []
+        if journal is not None:
+            commits.append(asyncio.to_thread(journal.settle_many, done, withdrawn))
+        if self.records is not None and written:
+            commits.append(asyncio.to_thread(self.records.save, self._bound(), written))
+        await asyncio.gather(*commits)
+
+    def _wrote(self, staged: Mapping[str, StagedFile],
+               result: DesignOutcome) -> dict[str, tuple[str, str]]:
+        """Remember what one answered call wrote: path -> (sha256, the etag answered)."""
+        etags = (result.data or {}).get("etags") if isinstance(result.data, dict) else None
+        written = {path: (staged[path].sha256, etag) for path, etag in (etags or {}).items()
+                   if path in staged and isinstance(etag, str)}
+        self.pushed.update(written)
+        self.remote.update({path: etag for path, (_, etag) in written.items()})
+        return written
 
     # ------------------------------------------------------------ exporting
 
