@@ -15,6 +15,7 @@ reason and never truncate.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import unicodedata
 from typing import Any
@@ -41,11 +42,22 @@ PATH_RULES = frozenset({
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _SCOPE = re.compile(r"[a-z][a-z_]{0,31}")
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,39}\]")
+#: how many paths' verdicts are kept: a deck push asks about each of its paths a dozen
+#: times (staging, plan cards, validation, the permission decision), a sync about each file
+EXAMINED_KEPT = 4096
+
+
 def _examine(path: object, max_chars: int) -> tuple[str | None, str | None]:
     """(normal form, None) for a displayable path, (normal form, "reserved") for a reserved
     one, else (None, the broken rule)."""
     if not isinstance(path, str):
         return None, "not_a_string"
+    return _examine_text(path, max_chars)
+
+
+@functools.lru_cache(maxsize=EXAMINED_KEPT)
+def _examine_text(path: str, max_chars: int) -> tuple[str | None, str | None]:
+    """`_examine` of a string: a pure function of its arguments, so its verdicts are kept."""
     if path == "":
         return None, "empty"
     path = unicodedata.normalize("NFC", path)
