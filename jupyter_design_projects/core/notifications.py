@@ -1,7 +1,7 @@
 """What the Design session keeps of the messages its service sends unasked (MCP 2025-03-26:
 log messages, `notifications/tools/list_changed`, any other notification, a request): one
 record each — when it came, its kind, method, level, logger and data — redacted before it
-is kept, in a bounded ring that counts what it let go. The time comes in as an argument.
+is kept, in a bounded ring that counts what it let go.
 
 A record's `data` is the message's `params.data` (a log message) or its `params` (others),
 with credential-named fields blanked and every known secret redacted by value in every
@@ -11,7 +11,6 @@ string (keys too); a record is never bigger than `DATA_CHARS` characters of JSON
 from __future__ import annotations
 
 import collections
-import datetime
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -29,11 +28,6 @@ NAME_CHARS = 200
 
 LOG_METHOD = "notifications/message"
 TOOLS_CHANGED = "notifications/tools/list_changed"
-
-
-def iso(epoch_s: float) -> str:
-    moment = datetime.datetime.fromtimestamp(epoch_s, datetime.UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _clean(value: Any, redact: Redactor, depth: int = 0) -> Any:
@@ -55,8 +49,9 @@ def _name(value: Any, redact: Redactor) -> str | None:
     return redact(visible)[:NAME_CHARS]
 
 
-def record_of(message: Any, received_s: float, redact: Redactor) -> dict[str, Any]:
-    """One message off the stream (decoded JSON) as the record kept of it."""
+def record_of(message: Any, received: str, redact: Redactor) -> dict[str, Any]:
+    """One message off the stream (decoded JSON), received at `received` (an ISO 8601
+    time), as the record kept of it."""
     if not isinstance(message, dict):
         message = {"method": None, "params": message}
     method = _name(message.get("method"), redact)
@@ -76,7 +71,7 @@ def record_of(message: Any, received_s: float, redact: Redactor) -> dict[str, An
     cut = len(text) > DATA_CHARS
     if cut:
         data = text[:DATA_CHARS]
-    return {"time": iso(received_s), "kind": kind, "method": method, "level": level,
+    return {"time": received, "kind": kind, "method": method, "level": level,
             "logger": logger, "data": data, "data_cut": cut}
 
 

@@ -25,11 +25,12 @@ from typing import Any
 
 import httpx
 
-from ..core.notifications import KEPT, TOOLS_CHANGED, NotificationStore, iso, record_of
+from ..core.notifications import KEPT, TOOLS_CHANGED, NotificationStore, record_of
 from ..core.redaction import Redactor, Secret
 from ..core.sse import MAX_EVENT_BYTES, SseParser
 from ..errors import JdpError
 from ..transport.http import ACTION_EXTENSION, failure_reason
+from ..transport.trace import iso_time
 from .session import McpSession
 
 ACTION = "design notifications"
@@ -64,13 +65,16 @@ class NotificationStream:
         self._max_event_bytes = max_event_bytes
         self.store = NotificationStore(kept)
         #: one line saying what the stream is doing (or why it stopped)
-        self.status = "not listening (nothing asked for notifications yet)"
+        self.status = ("not listening (it opens when asked, on a Design session that "
+                       "exists or, from Python, session.design_notifications())")
         self.reopened = 0
         self._task: asyncio.Task[None] | None = None
         self._reading: asyncio.Task[None] | None = None
         self._reading_session: str | None = None
         #: the reconnection time the service asked for (an event's `retry`), in seconds
         self._retry_s: float | None = None
+        #: called with each record kept, on the session's loop (a view that shows them)
+        self.on_record: list[Callable[[dict[str, Any]], None]] = []
         session.listener = self
 
     @property
@@ -166,7 +170,7 @@ class NotificationStream:
         opened = asyncio.get_running_loop().time()
         try:
             self._check(response)
-            self.status = f"listening since {iso(self._clock())} (session stream open)"
+            self.status = f"listening since {iso_time(self._clock())} (session stream open)"
             parser = SseParser(ACTION, self._max_event_bytes)
             try:
                 async for chunk in response.aiter_raw():
@@ -217,7 +221,12 @@ class NotificationStream:
             message: Any = json.loads(data)
         except (ValueError, RecursionError):
             message = {"method": None, "params": data}
-        record = self.store.add(record_of(message, self._clock(), redact))
+        record = self.store.add(record_of(message, iso_time(self._clock()), redact))
+        for tell in list(self.on_record):
+            try:
+                tell(record)
+            except Exception:  # a view that fails must not stop the stream
+                pass
         if record["method"] == TOOLS_CHANGED:
             self._session.mark_tools_stale()
         if record["kind"] == "request":
