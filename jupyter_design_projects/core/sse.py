@@ -55,26 +55,33 @@ class SseParser:
             self._pending.clear()
             if chunk.startswith(_BOM):
                 chunk = chunk[len(_BOM):]
+        if self._after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]  # the LF of a CRLF whose CR ended the last chunk
+        self._after_cr = False
         start = 0
-        for at, byte in enumerate(chunk):
-            if byte not in (0x0A, 0x0D):
-                continue
-            if byte == 0x0A and self._after_cr and at == start and not self._pending:
-                self._after_cr = False  # the LF of a CRLF whose CR ended the last chunk
-                start = at + 1
-                continue
+        size = len(chunk)
+        next_cr, next_lf = -1, -1  # each found once per pass over the chunk, not per line
+        while start < size:
+            if next_cr < start:
+                next_cr = chunk.find(b"\r", start)
+                next_cr = size if next_cr < 0 else next_cr
+            if next_lf < start:
+                next_lf = chunk.find(b"\n", start)
+                next_lf = size if next_lf < 0 else next_lf
+            at = min(next_cr, next_lf)
+            if at == size:
+                break
             self._pending += chunk[start:at]
             self._check()
             self._line(bytes(self._pending), events)
             self._pending.clear()
-            self._after_cr = byte == 0x0D
             start = at + 1
-            if self._after_cr and at + 1 < len(chunk) and chunk[at + 1] == 0x0A:
-                start = at + 2
-                self._after_cr = False
-        # a CRLF split right here is handled above: a chunk that starts with the LF skips it
-        if start < len(chunk):
-            self._after_cr = False
+            if chunk[at] == 0x0D:
+                if start == size:
+                    self._after_cr = True
+                elif chunk[start] == 0x0A:
+                    start += 1
+        if start < size:
             self._pending += chunk[start:]
             self._check()
         return events

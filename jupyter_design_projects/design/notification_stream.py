@@ -95,6 +95,12 @@ class NotificationStream:
             await asyncio.gather(task, return_exceptions=True)
             self.status = "closed (the Design session closed)"
 
+    async def finished(self) -> None:
+        """Wait until the stream has stopped for good (or was closed)."""
+        task = self._task
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
     def records(self) -> list[dict[str, Any]]:
         """The kept notifications, oldest first, redacted again with the secrets known now."""
         redact = Redactor(tuple(self._secrets()))
