@@ -372,9 +372,17 @@ class Session:
     def listen_for_notifications(self, *, open_session: bool = True) -> str:
         """Open the Design session's event stream (idempotent) and say what it is doing.
         With `open_session` False it opens only on a Design session that already exists
-        (so looking at the trace never starts one)."""
+        (so looking at the trace never starts one); starting one passes the Design gates
+        first, as a call does (GateClosed)."""
         stream = self.notifications
-        if open_session or self.design.session.state.has_session_id:
+        if self.design.session.state.has_session_id:
+            self.run(_start(stream), timeout=10)
+        elif open_session:
+            from .errors import GateClosed
+
+            for gate, open_ in self.settings.design_gates():  # as a Design call checks
+                if not open_:
+                    raise GateClosed("Design", gate)
             self.run(_start(stream), timeout=10)
         return stream.status
 

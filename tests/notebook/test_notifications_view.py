@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from hostile_content import payloads
+from test_inspector import fill_write
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.design.notification_stream import NotificationStream
@@ -25,7 +26,6 @@ from jupyter_design_projects.notebook.inspector import inspect, notifications_ht
 from jupyter_design_projects.notebook.trace import TraceOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
 
-SLIDE = "<!doctype html><html><body><h2>Logged</h2></body></html>"
 WAIT_S = 20.0
 
 
@@ -40,12 +40,7 @@ def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
 
 def written_from_the_inspector(live: Any, path: str) -> Any:
     inspector = inspect(live.host, "design")
-    inspector.picker.value = "write_files"
-    form = inspector.form
-    form.editors["project_id"].input.value = DECK_ID
-    entry = form.editors["files"].add()
-    entry.editors["path"].input.value = path
-    entry.editors["data"].input.value = SLIDE
+    fill_write(inspector, DECK_ID, path)
     inspector.run_button.click()
     pending = inspector.last
     pending.card.approve()  # consent
@@ -167,3 +162,17 @@ def test_a_hostile_log_message_is_rendered_escaped() -> None:
         assert html.escape(payload) in view  # the level and logger cells, escaped whole
         # nothing of the payload's markup survives: each "<" in the pane is the pane's own
         assert view.count("<") == notifications_html(hostile_stream("plain")).count("<")
+
+
+def test_python_listening_passes_the_design_gates_first(live, monkeypatch) -> None:
+    import dataclasses
+
+    from jupyter_design_projects.errors import GateClosed
+
+    session = live.host.session
+    monkeypatch.setattr(session, "settings",
+                        dataclasses.replace(session.settings, essential_traffic_only=True))
+    with pytest.raises(GateClosed) as closed:
+        session.design_notifications()
+    assert closed.value.gate == "essential_traffic_only"
+    assert not session.design.session.state.has_session_id

@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp.server import ServerRequestContext
 from mcp_types import (
+    LoggingLevel,
     LoggingMessageNotification,
     LoggingMessageNotificationParams,
     ToolListChangedNotification,
@@ -47,7 +48,8 @@ def session_id_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def log_event(name: str, arguments: Mapping[str, Any], value: Any) -> tuple[str, dict] | None:
+def log_event(name: str, arguments: Mapping[str, Any],
+              value: Any) -> tuple[LoggingLevel, dict] | None:
     """(level, data) of the log message a successful call of `name` earns, or None."""
     if not isinstance(value, dict):
         return None
@@ -83,7 +85,7 @@ def log_event(name: str, arguments: Mapping[str, Any], value: Any) -> tuple[str,
     return None
 
 
-def failure_event(name: str) -> tuple[str, dict]:
+def failure_event(name: str) -> tuple[LoggingLevel, dict]:
     """The log message of a call that answered `isError` (its text is the result's)."""
     return "warning", {"event": "call_failed", "operation": name,
                        "message": f"{name} answered an error (see its result)"}
@@ -99,7 +101,7 @@ class Listeners:
         self._levels: dict[str, str] = {}
         self._kept = kept
         self._lock = threading.Lock()  # forget() runs from the session book's wrapper
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[int]] = set()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -129,7 +131,8 @@ class Listeners:
             self._sessions.pop(session_id, None)
             self._levels.pop(session_id, None)
 
-    async def log(self, ctx: ServerRequestContext[Any, Any], level: str, data: dict) -> None:
+    async def log(self, ctx: ServerRequestContext[Any, Any], level: LoggingLevel,
+                  data: dict) -> None:
         """Send one log message to the request's session, if its level lets it through."""
         session_id = session_id_of(ctx)
         if session_id is None or LEVELS.index(level) < LEVELS.index(self.level(session_id)):
