@@ -359,6 +359,42 @@ class Session:
                 result, approved=answer in ("once", "project"), durable=answer == "project"))
         return result
 
+    # ------------------------------------------------------------------ notifications
+
+    @cached_property
+    def notifications(self):
+        """The Design session's event stream and what it kept (`design.notification_stream`);
+        built when first asked for, and opened only by `listen_for_notifications`."""
+        from .design.notification_stream import NotificationStream
+
+        return NotificationStream(self.design.session, self.http, secrets=self._secrets)
+
+    def listen_for_notifications(self, *, open_session: bool = True) -> str:
+        """Open the Design session's event stream (idempotent) and say what it is doing.
+        With `open_session` False it opens only on a Design session that already exists
+        (so looking at the trace never starts one); starting one passes the Design gates
+        first, as a call does (GateClosed)."""
+        stream = self.notifications
+        if self.design.session.state.has_session_id:
+            self.run(_start(stream), timeout=10)
+        elif open_session:
+            from .errors import GateClosed
+
+            for gate, open_ in self.settings.design_gates():  # as a Design call checks
+                if not open_:
+                    raise GateClosed("Design", gate)
+            self.run(_start(stream), timeout=10)
+        return stream.status
+
+    def design_notifications(self, *, listen: bool = True) -> list[dict[str, Any]]:
+        """Every notification and log message the Design session received and kept, oldest
+        first, redacted: `n`, `time`, `kind`, `method`, `level`, `logger`, `data`. `listen`
+        opens the stream first (messages sent while it is not open are not kept by the
+        service)."""
+        if listen:
+            self.listen_for_notifications()
+        return self.notifications.records()
+
     # ------------------------------------------------------------------ login
 
     def login_begin(self):
@@ -482,3 +518,7 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+async def _start(stream: Any) -> None:
+    stream.start()

@@ -3,7 +3,7 @@
 __all__ = [
     "batch_progress", "budgets", "cards", "catalogue", "change_preview", "containment", "curl",
     "design_effects", "design_inputs", "design_operations", "display", "har", "hints",
-    "input_forms", "json_tree", "letters", "origins", "permissions", "pkce", "plans",
-    "project_paths", "projects_inputs", "redaction", "result_limits", "results", "scopes",
-    "sign_in_steps", "slideshow", "sync_plan", "trace_limits", "validation"
+    "input_forms", "json_tree", "letters", "notifications", "origins", "permissions", "pkce",
+    "plans", "project_paths", "projects_inputs", "redaction", "result_limits", "results",
+    "scopes", "sign_in_steps", "slideshow", "sse", "sync_plan", "trace_limits", "validation"
 ]

@@ -43,6 +43,8 @@ class SessionState:
     discovered: bool
     #: how many tools/list rounds have completed (a new round resets the hint registry)
     generation: int
+    #: the service said its catalogue changed (tools/list_changed): the next call relists
+    tools_stale: bool = False
 
 
 class McpSession:
@@ -69,6 +71,10 @@ class McpSession:
         self._generation = 0
         self._initializing: asyncio.Task | None = None
         self._discovering: asyncio.Task | None = None
+        self._tools_stale = False
+        #: the event stream listening on this session (design/notification_stream.py),
+        #: once something asked for notifications; None until then
+        self.listener: Any = None
 
     @property
     def state(self) -> SessionState:
@@ -77,12 +83,15 @@ class McpSession:
             initialized=self._initialized,
             discovered=self._tools is not None,
             generation=self._generation,
+            tools_stale=self._tools_stale,
         )
 
     async def tools(self, refresh: bool = False) -> list[dict]:
-        """The server's tools (discovering them first if needed); `refresh` re-lists."""
-        if refresh and self._discovering is None:
+        """The server's tools (discovering them first if needed); `refresh` re-lists, and
+        so does the first call after the service said its catalogue changed."""
+        if (refresh or self._tools_stale) and self._discovering is None:
             self._tools = None
+            self._tools_stale = False
         while self._tools is None:
             await self._shared("_discovering", self._discover)
         return [dict(tool) for tool in self._tools]
@@ -109,6 +118,8 @@ class McpSession:
 
     async def close(self) -> None:
         """Forget the session (and tell the server, if it kept one; failures are ignored)."""
+        if self.listener is not None:
+            await self.listener.stop()
         session_id = self._session_id
         self._reset(session_id)
         self._tools = None
@@ -167,6 +178,8 @@ class McpSession:
         wire.check_status(notified)
         self._session_id = session_id
         self._initialized = True
+        if self.listener is not None:
+            self.listener.session_changed()
 
     async def _discover(self) -> None:
         tools: list[dict] = []
@@ -245,3 +258,35 @@ class McpSession:
             deadline_s=self._timeout_s, json=body, headers=self._headers(session_id),
             refuse_content_type=wire.EVENT_STREAM,
         )
+
+    # ------------------------------------------------------------ the event stream
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    def mark_tools_stale(self) -> None:
+        """The service said its catalogue changed: the next `tools()` lists it again."""
+        self._tools_stale = True
+
+    async def stream_headers(self) -> tuple[str | None, dict[str, str]]:
+        """The session id (initializing first) and the headers of the GET that opens its
+        event stream."""
+        await self._ensure_initialized()
+        headers = self._headers(self._session_id)
+        del headers["Content-Type"]
+        headers["Accept"] = wire.EVENT_STREAM
+        return self._session_id, headers
+
+    def lose(self, session_id: str | None) -> None:
+        """The service no longer knows `session_id` (a 404): the next use re-initializes."""
+        self._reset(session_id)
+
+    async def reply(self, message: dict, session_id: str | None) -> Answer:
+        """POST a JSON-RPC response (to a request the service sent) on `session_id`."""
+        return await self._post(message, session_id=session_id,
+                                action="design notifications reply")

@@ -46,7 +46,7 @@ def trace(host: NotebookHost, command: Command) -> Any:
     """The HTTP trace (its table), on|off, --clear, --har, --curl (`trace`)."""
     from .trace import trace_command
 
-    return trace_command(host.session.trace, command.args)
+    return trace_command(host.session.trace, command.args, host.session)
 
 
 def login(host: NotebookHost, command: Command) -> Any:

@@ -9,6 +9,10 @@ person is at the notebook, so a card may be shown (approval_mode 'deny' still fa
 closed). The result shows as the magic's outcome shows it (tables, images, a collapsible
 JSON tree for the rest, and the whole result as a tree under a summary line); a failure
 also shows its wire exchanges from the HTTP trace when the trace is on.
+
+Under the Design inspector, a Notifications pane shows what the Design session's event
+stream kept (log messages, `tools/list_changed`, …), escaped; the inspector opens the
+stream, and the pane redraws as each message arrives and on its Refresh button.
 """
 
 from __future__ import annotations
@@ -153,6 +157,8 @@ class Inspector:
         self._trace = trace
         self._history = history
         self.form: Any = None
+        #: the Design session's notifications pane (None for the Projects inspector)
+        self.notifications: NotificationsPane | None = None
         self.chosen: Operation | None = None
         #: the last Run's outcome (None before one, or when the form was refused)
         self.last: Any = None
@@ -348,5 +354,57 @@ def inspect(host: NotebookHost, tool: str) -> Inspector:
         return Inspector("project", project_operations(session),
                          project_runner(host), trace=session.trace,
                          history=session.history)
-    return Inspector("design", design_operations(session), design_runner(host),
-                     trace=session.trace, history=session.history)
+    inspector = Inspector("design", design_operations(session), design_runner(host),
+                          trace=session.trace, history=session.history)
+    if hasattr(session, "listen_for_notifications"):
+        session.listen_for_notifications()
+        inspector.notifications = NotificationsPane(session.notifications)
+        inspector.widget.children = (*inspector.widget.children, inspector.notifications.widget)
+    return inspector
+
+
+# ---------------------------------------------------------------- the notifications pane
+
+#: the newest notifications the pane draws (the store keeps more: `.records()`)
+PANE_ROWS = 50
+
+
+class NotificationsPane:
+    """The Design session's notifications and log messages, newest first, escaped."""
+
+    def __init__(self, stream: Any) -> None:
+        import ipywidgets as w
+
+        self.stream = stream
+        self.html = w.HTML()
+        self.refresh_button = w.Button(description="Refresh", icon="refresh")
+        self.refresh_button.on_click(lambda _b: self.refresh())
+        self.widget = w.Accordion(children=[w.VBox([self.refresh_button, self.html])])
+        self.widget.set_title(0, "Notifications")
+        self.widget.add_class("jdp-inspector-notifications")
+        stream.on_record.append(lambda _record: self.refresh())
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.html.value = notifications_html(self.stream)
+
+
+def notifications_html(stream: Any) -> str:
+    """What the stream is doing and its newest records as a table, every value escaped."""
+    records = stream.records()
+    muted = colour("muted")
+    head = (f"<div style=\"color:{muted}\">{html.escape(stream.status)}. "
+            f"{html.escape(stream.store.dropped_words())}</div>")
+    if not records:
+        return head + "<div>No notification received yet.</div>"
+    cells = ("n", "time", "kind", "level", "logger", "method")
+    rows = []
+    for record in reversed(records[-PANE_ROWS:]):
+        data = record.get("data")
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(record.get(c) or ''))}</td>"
+                                     for c in cells)
+                    + f"<td><code>{html.escape(text[:SHOWN_BODY_CHARS])}</code></td></tr>")
+    header = "".join(f"<th>{c}</th>" for c in (*cells, "data"))
+    return (f"{head}<table class=\"jdp-notifications\"><tr>{header}</tr>"
+            f"{''.join(rows)}</table>")

@@ -377,7 +377,6 @@ CASES = [
     Case("mcp-tokenless-write", "mcp", "POST", MCP, 403, mcp_flat("needs_project_grant"),
          call("write_files", project_id=DECK_ID, files=[{"path": "a.html", "data": "x"}])),
     Case("mcp-oversize", "mcp", "POST", MCP, 413, mcp_flat("request_too_large"), OVERSIZE),
-    Case("mcp-get", "mcp", "GET", MCP, 405, mcp_flat("method_not_allowed")),
     # -- the fault control routes (§0 envelope)
     *[Case(f"faults-{route}-malformed", "none", "POST", f"/_faults/{route}", 400,
            envelope("invalid_request_error"), b"{")

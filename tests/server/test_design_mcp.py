@@ -1,5 +1,5 @@
 """The Design MCP endpoint over HTTP: the Streamable HTTP handshake, sessions, the gate's
-401/403/405 answers, and the catalogue as tools/list shows it."""
+401/403 answers, and the catalogue as tools/list shows it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from design_headers import DESIGN_HEADERS
 from test_design_harness import DECK_ID, MCP, Harness, build_harness
 
 from jupyter_design_projects.core.design_operations import BY_NAME
@@ -301,10 +302,14 @@ def test_the_service_registers_through_the_sdk_public_surface_only() -> None:
     assert private == []
 
 
-def test_get_on_the_endpoint_answers_405(h: Harness) -> None:
-    answer = h.client.get(MCP, headers={"authorization": "Bearer alice",
-                                        "accept": "text/event-stream"})
-    assert answer.status_code == 405
+def test_get_without_a_session_is_refused_and_without_a_bearer_is_challenged(
+        h: Harness) -> None:
+    """GET opens a session's event stream (tests/server/test_design_notices.py): without
+    a session id the SDK refuses it (400), without a bearer the gate challenges it."""
+    asks = {"accept": "text/event-stream", **DESIGN_HEADERS}
+    answer = h.client.get(MCP, headers={"authorization": "Bearer alice", **asks})
+    assert answer.status_code == 400
+    assert h.client.get(MCP, headers=asks).status_code == 401
 
 
 @pytest.mark.parametrize("user", [None, "stranger", "no-design"])

@@ -4,5 +4,5 @@ store, plans, files and previews (in a real headless browser where one is instal
 
 __all__ = [
     "browser", "demo", "errors", "file_paths", "files", "gate", "mcp", "mcp_sessions",
-    "operations", "plans", "preview", "rest", "settings_page", "store", "tool_arguments"
+    "notices", "operations", "plans", "preview", "rest", "settings_page", "store", "tool_arguments"
 ]

@@ -1,10 +1,11 @@
 """The HTTP gate in front of the Design routes: every Design request (REST and MCP) names
 `anthropic-version` (400 in Anthropic's public error shape otherwise) and is recorded with
 its `anthropic-client-platform`; in front of the MCP endpoint, the bearer and scope check
-(401), GET refused (405), and the flat 403s `needs_consent` / `needs_project_grant` answered before
-MCP sees a `tools/call`. A plain ASGI wrapper around the whole app: it buffers the POST
-body, peeks at the JSON-RPC `method` and `params.name`, and otherwise replays the body
-unchanged, with the caller's Principal put in the ASGI scope for the tool handlers."""
+(401) on every method (GET opens the session's event stream), and the flat 403s
+`needs_consent` / `needs_project_grant` answered before MCP sees a `tools/call`. A plain
+ASGI wrapper around the whole app: it buffers the POST body, peeks at the JSON-RPC
+`method` and `params.name`, and otherwise replays the body unchanged, with the caller's
+Principal put in the ASGI scope for the tool handlers."""
 
 from __future__ import annotations
 
@@ -91,10 +92,6 @@ class DesignGate:
             await self.app(scope, receive, send)
             return
         method = scope["method"]
-        if method == "GET":
-            await _answer(send, 405, {"error": "method_not_allowed"},
-                          ((b"allow", b"POST, DELETE"),))
-            return
         principal = await authenticate(self.ctx, scope)
         if not has_design_scopes(principal):
             error = "invalid_token" if principal is None else "insufficient_scope"

@@ -4,7 +4,8 @@ handlers only (`on_list_tools`, `on_call_tool`), serving the Design operations o
 description and hints are the row's and whose input schema and argument check are the
 service's own (`tool_arguments`); every call runs the method of the same name of
 `operations.DesignOperations` on a worker thread. Served as stateful Streamable HTTP with
-JSON answers at POST /v1/design/mcp."""
+JSON answers at POST /v1/design/mcp, with the session's event stream (server
+notifications: log messages and `tools/list_changed`, `notices`) at GET."""
 
 import base64
 import contextlib
@@ -15,14 +16,16 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from mcp.server import Server, ServerRequestContext
+from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    EmptyResult,
     ImageContent,
     ListToolsResult,
     PaginatedRequestParams,
+    SetLevelRequestParams,
     TextContent,
     Tool,
     ToolAnnotations,
@@ -37,6 +40,7 @@ from ..paths import DESIGN_MCP
 from .errors import ConsentMissing, DesignFailure
 from .gate import PRINCIPAL_KEY
 from .mcp_sessions import SessionBook
+from .notices import Listeners, failure_event, log_event, session_id_of
 from .operations import DesignOperations, Reply
 from .tool_arguments import InvalidArguments, argument_model, checked
 
@@ -141,9 +145,10 @@ def _extra_tool(name: str, description: str) -> ServedTool:
                       lambda principal, arguments: {"operation": name, "ok": True})
 
 
-def _handlers(served: dict[str, ServedTool]) -> dict[str, Any]:
+def _handlers(served: dict[str, ServedTool], listeners: Listeners) -> dict[str, Any]:
     """The low-level server's `tools/list` and `tools/call` handlers over `served` (read
-    at each request, so a tool added or removed shows at once)."""
+    at each request, so a tool added or removed shows at once); a call that changed a
+    project, or failed, is logged to its session (`notices`)."""
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: PaginatedRequestParams | None) -> ListToolsResult:
@@ -164,7 +169,12 @@ def _handlers(served: dict[str, ServedTool]) -> dict[str, Any]:
         except Exception:
             log.exception("Design tool %r raised an unexpected exception", params.name)
             return _text(f"Error executing tool {params.name}", True)
-        return _result(value)
+        result = _result(value)
+        event = (failure_event(params.name) if result.is_error
+                 else log_event(params.name, arguments, value))
+        if event is not None:
+            await listeners.log(ctx, *event)
+        return result
 
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = served.get(name)
@@ -185,6 +195,33 @@ def _transport_security(ctx: ServiceContext) -> TransportSecuritySettings:
                                      allowed_hosts=allowed_hosts, allowed_origins=origins)
 
 
+class DesignServer(Server[Any]):
+    """The SDK's low-level server, saying in `initialize` that its tool list can change
+    (a fault switch serves one more operation, or stops) and that it logs (`logging`,
+    from its `logging/setLevel` handler)."""
+
+    def create_initialization_options(self, notification_options: NotificationOptions | None
+                                      = None, *args: Any, **kwargs: Any) -> Any:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+
+def _listening(server: Server[Any], listeners: Listeners) -> None:
+    """Serve `logging/setLevel` and note every request's session (server middleware)."""
+
+    async def set_level(ctx: ServerRequestContext[Any, Any],
+                        params: SetLevelRequestParams) -> EmptyResult:
+        listeners.set_level(session_id_of(ctx), params.level)
+        return EmptyResult()
+
+    async def note_session(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        listeners.seen(ctx)
+        return await call_next(ctx)
+
+    server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+    server.middleware.append(note_session)
+
+
 def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContextManager[None]]]:
     """The exact-path Route of the endpoint (the SDK's, behind a `SessionBook`) and its
     lifespan (run it once, in the app's lifespan). Sets `ctx.drop_mcp_sessions` and
@@ -193,7 +230,10 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
     table = ctx.design_operations
     operations = (ctx.design_service or DesignOperations)(ctx)
     served = tools(table, operations)
-    server: Server[Any] = Server("claude-design-reference", version="1", **_handlers(served))
+    listeners = Listeners()
+    server = DesignServer("claude-design-reference", version="1",
+                          **_handlers(served, listeners))
+    _listening(server, listeners)
     sdk_app = server.streamable_http_app(
         streamable_http_path=DESIGN_MCP, json_response=True, stateless_http=False,
         session_idle_timeout=ctx.config.session_idle_timeout,
@@ -201,7 +241,7 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         transport_security=_transport_security(ctx))
     (sdk_route,) = [r for r in sdk_app.routes
                     if isinstance(r, Route) and r.path == DESIGN_MCP]
-    sessions = SessionBook(sdk_route.app)
+    sessions = SessionBook(sdk_route.app, on_end=listeners.forget)
     route = Route(DESIGN_MCP, endpoint=sessions)
     manager = server.session_manager
 
@@ -211,10 +251,13 @@ def build(ctx: ServiceContext) -> tuple[Route, Callable[[], AbstractAsyncContext
         if name in table:
             return False
         if description is None:
-            return served.pop(name, None) is not None
-        if name in served:
+            if served.pop(name, None) is None:
+                return False
+        elif name in served:
             return False
-        served[name] = _extra_tool(name, description)
+        else:
+            served[name] = _extra_tool(name, description)
+        listeners.tools_changed_soon()
         return True
 
     ctx.extra_design_operation = extra_design_operation

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 #: the header naming a Streamable HTTP session (MCP 2025-03-26)
@@ -29,8 +30,10 @@ class SessionBook:
     answer ends (a DELETE, or a 404 once the SDK let it expire); `drop_all` turns every
     open one into an id that answers 404."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, on_end: Callable[[str], None] | None = None) -> None:
         self.app = app
+        #: told the id of each session an answer ended
+        self._on_end = on_end
         self._open: set[str] = set()
         self._dropped: set[str] = set()
         self._lock = threading.Lock()  # drop_all may run on another thread (tests)
@@ -59,6 +62,10 @@ class SessionBook:
             elif named is not None and (status == 404 or (scope["method"] == "DELETE"
                                                           and 200 <= status < 300)):
                 self._open.discard(named)
+            else:
+                return
+        if named is not None and self._on_end is not None:
+            self._on_end(named)
 
     def drop_all(self) -> int:
         """Forget every open session, as a restart does; how many there were."""

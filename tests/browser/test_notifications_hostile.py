@@ -1,0 +1,23 @@
+"""A hostile service's log messages and notifications, shown in the inspector's
+Notifications pane and in `%design trace`, rendered in Chromium with script on: nothing
+runs, nothing loads, nothing navigates."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hostile_content import beacon, page_of, render
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
+from test_notifications_view import hostile_views  # noqa: E402
+
+
+def test_hostile_notifications_run_nothing_and_load_nothing(chromium) -> None:
+    with beacon() as spot:
+        views = hostile_views(spot.url)
+        rendered = render(chromium, [page_of(views)], spot)
+    assert rendered.hits == []
+    assert set(rendered.pwned) == {None}
+    assert rendered.navigated == [] and rendered.js_links == 0
+    assert rendered.requested == []
