@@ -140,9 +140,10 @@ def figure_room() -> str:
     )
 
 
-def stylesheet(theme: Theme) -> str:
+def stylesheet(theme: Theme, before_own: str = "") -> str:
     """The CSS every slide of the deck carries inline (a slide is one self-contained page
-    plus its image assets)."""
+    plus its image assets); `before_own` (a notebook slide's rules) comes before the
+    person's own CSS file, so a rule of theirs wins over the deck's."""
     t = theme
     return (
         "*{box-sizing:border-box}"
@@ -165,5 +166,5 @@ def stylesheet(theme: Theme) -> str:
         ".slide.title{display:flex;flex-direction:column;justify-content:center;"
         "align-items:center;text-align:center}"
         ".slide.title h1{font-size:72px}"
-        + t.extra_css
+        + before_own + t.extra_css
     )
