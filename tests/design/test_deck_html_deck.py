@@ -26,6 +26,8 @@ def test_page_level_rules_apply_to_the_slide_box_and_the_rest_inside_it():
     assert f"{SCOPE} .slide{{min-height:720px}}" in css  # 100vh of a 1280x720 slide
     assert f"{SCOPE} h1{{color:#c00}}" in css
     assert "text-transform:none" in css  # the slide's own case over reveal.js's capitals
+    # the slide's own alignment over reveal.js's centring, its own rules after it
+    assert css.startswith(f"{SCOPE}{{text-align:left}}")
 
 
 def test_at_rules_imports_and_urls_are_left_out():

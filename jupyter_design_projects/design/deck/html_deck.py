@@ -43,8 +43,11 @@ def scoped(css: str, scope: str = SCOPE) -> str:
                          else f"{scope} {selector}")
         if names:
             rules.append(f"{','.join(dict.fromkeys(names))}{{{declarations}}}")
-    # reveal.js's themes set headings in capitals; a slide keeps its own case
-    return "".join(rules) + f"{scope} h1,{scope} h2,{scope} h3{{text-transform:none}}"
+    # reveal.js centres the slides' text and its themes set headings in capitals; a slide
+    # keeps its own alignment (left, as on its page and in the PDF, unless its rules say
+    # otherwise: they come after) and its own case
+    return (f"{scope}{{text-align:left}}" + "".join(rules)
+            + f"{scope} h1,{scope} h2,{scope} h3{{text-transform:none}}")
 
 
 def html_document(export: Export, title: str, notes: bool = False,
