@@ -7,13 +7,12 @@ deck's title and author."""
 from __future__ import annotations
 
 import asyncio
-import html
 import io
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 import pytest
+from deck_staged import staged_export
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from jupyter_design_projects.design.deck import Deck, pdf
@@ -54,16 +53,7 @@ def talk(tmp_path: Path) -> Path:
 def exported(tmp_path: Path) -> exporting.Export:
     deck = Deck(client=None, project_id="p")
     deck.add_notebook(talk(tmp_path), code=True)
-    files = {f.path: f.data for f in deck.stage.files}
-
-    async def call(_operation: str, arguments: dict) -> SimpleNamespace:
-        part = files[arguments["path"]].decode()
-        return SimpleNamespace(is_error=False, blocks=[{"type": "text", "text": (
-            f'<untrusted-project-content path="x" etag="e">{html.escape(part)}'
-            "</untrusted-project-content>")}])
-
-    return asyncio.run(exporting.read_deck(call, "p", {p: "e" for p in files},
-                                           sizes={p: len(b) for p, b in files.items()}))
+    return staged_export(deck)
 
 
 @pytest.fixture(scope="module")
