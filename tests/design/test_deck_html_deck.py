@@ -4,8 +4,18 @@ page's stylesheet scoped to the slides for reveal.js."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from jupyter_design_projects.design.deck import export as exporting
-from jupyter_design_projects.design.deck.html_deck import PLAIN, SCOPE, html_document, scoped
+from jupyter_design_projects.design.deck.html_deck import (
+    PLAIN,
+    SCOPE,
+    html_document,
+    page_background,
+    scoped,
+)
 
 
 def test_page_level_rules_apply_to_the_slide_box_and_the_rest_inside_it():
@@ -16,6 +26,8 @@ def test_page_level_rules_apply_to_the_slide_box_and_the_rest_inside_it():
     assert f"{SCOPE} .slide{{min-height:720px}}" in css  # 100vh of a 1280x720 slide
     assert f"{SCOPE} h1{{color:#c00}}" in css
     assert "text-transform:none" in css  # the slide's own case over reveal.js's capitals
+    # the slide's own alignment over reveal.js's centring, its own rules after it
+    assert css.startswith(f"{SCOPE}{{text-align:left}}")
 
 
 def test_at_rules_imports_and_urls_are_left_out():
@@ -38,3 +50,42 @@ def test_without_reveal_js_built_the_plain_viewer_is_written_and_named(monkeypat
                                                        "", "<p>1</p>", "")])
     document, kind = html_document(export, "Talk")
     assert kind == PLAIN and document == exporting.html_file(export, "Talk")
+
+
+def slide_with_css(path: str, css: str, body: str = "<main class=\"slide\"><p>x</p></main>"):
+    return exporting.ExportedSlide(path, path, f"<style>{css}</style>{body}", "", body, css)
+
+
+def test_one_look_is_scoped_to_every_slide_and_no_slide_gets_a_look_class():
+    css = "h2{color:#00aa00}"
+    export = exporting.Export([slide_with_css("slides/01.html", css),
+                               slide_with_css("slides/02.html", css)])
+    document, _ = html_document(export, "Talk")
+    assert f"{SCOPE} h2{{color:#00aa00}}" in document and "jdp-look-" not in document
+
+
+def test_every_look_reaches_the_file_when_the_first_slide_is_the_services_picture():
+    """The first slide exported as the service's picture carries a stylesheet of its own:
+    the theme of the others must still reach the file, each look on its own slides."""
+    picture = "html,body{margin:0}img{display:block;width:1280px;height:720px}"
+    themed = "body{background:#ff00ff}h2{color:#00aa00}"
+    export = exporting.Export([slide_with_css("slides/01.html", picture, "<img alt=x>"),
+                               slide_with_css("slides/02.html", themed),
+                               slide_with_css("slides/03.html", themed)])
+    document, _ = html_document(export, "Talk")
+    assert f"{SCOPE}.jdp-look-2 h2{{color:#00aa00}}" in document
+    assert f"{SCOPE}.jdp-look-1 img{{display:block" in document
+    sections = re.findall(r'<section class="([^"]*)" data-jdp-slide', document)
+    assert sections == ["jdp-look-1", "jdp-look-2", "jdp-look-2"]
+
+
+@pytest.mark.parametrize("css, background", [
+    ("html,body{background:#fff}body{background-color:#f0f}",
+     "background:#fff;background-color:#f0f"),
+    ("body{background-color:#f0f}html{background:#123456}",
+     "background-color:#f0f;background:#123456"),
+    (":root{color:red}.slide{background:#f0f}", ""),  # not a page-level background
+    ("body{background:url(http://x/b.png)}", "background:none"),  # cleaned as scoped cleans
+])
+def test_the_page_background_is_the_windows_around_the_slides(css, background):
+    assert page_background(css) == background

@@ -7,13 +7,12 @@ deck's title and author."""
 from __future__ import annotations
 
 import asyncio
-import html
 import io
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 import pytest
+from deck_staged import staged_export
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from jupyter_design_projects.design.deck import Deck, pdf
@@ -43,6 +42,7 @@ def talk(tmp_path: Path) -> Path:
         slide("## Long code"), new_code_cell(code),
         slide("## Very tall\n\n" + "\n\n".join(f"Line verytall{i} goes on." for i in
                                                range(1, 41))),
+        slide("## The end\n\nThank you, endword."),  # fits, after slides that do not
     ])
     notebook.metadata["authors"] = [{"name": "Ana Ruiz"}, {"name": "Bo Chen"}]
     path = tmp_path / "printer.ipynb"
@@ -53,16 +53,7 @@ def talk(tmp_path: Path) -> Path:
 def exported(tmp_path: Path) -> exporting.Export:
     deck = Deck(client=None, project_id="p")
     deck.add_notebook(talk(tmp_path), code=True)
-    files = {f.path: f.data for f in deck.stage.files}
-
-    async def call(_operation: str, arguments: dict) -> SimpleNamespace:
-        part = files[arguments["path"]].decode()
-        return SimpleNamespace(is_error=False, blocks=[{"type": "text", "text": (
-            f'<untrusted-project-content path="x" etag="e">{html.escape(part)}'
-            "</untrusted-project-content>")}])
-
-    return asyncio.run(exporting.read_deck(call, "p", {p: "e" for p in files},
-                                           sizes={p: len(b) for p, b in files.items()}))
+    return staged_export(deck)
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +79,20 @@ def test_every_visible_text_of_every_slide_is_on_the_pages(printed):
                                                             range(1, 41)])
     missing = [e for e in expected if not set(e.split()) <= on_pages]
     assert missing == []
+
+
+def test_each_slide_is_on_its_own_pages_in_the_decks_order(printed):
+    """The slides that fit come from one print of the whole sheet and the others are
+    printed on their own: each must still land at its place."""
+    from pypdf import PdfReader
+
+    read, result = printed
+    texts = [words(page.extract_text()) for page in PdfReader(io.BytesIO(result.data)).pages]
+    marks = ["Nothing", "number", "tallword1", "col0", "value_00", "verytall1", "endword."]
+    assert len(marks) == len(read.slides)
+    first = [next(n for n, text in enumerate(texts) if mark in text) for mark in marks]
+    assert first == [0, 1, 2, 3, 4, 5, len(texts) - 1]
+    assert "endword." not in set().union(*texts[:-1])
 
 
 def test_overflowing_slides_are_scaled_down_no_lower_than_the_floor(printed):

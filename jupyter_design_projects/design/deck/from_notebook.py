@@ -64,7 +64,6 @@ NOTEBOOK_CSS = (
     "border-radius:6px;overflow:hidden;white-space:pre-wrap}"
     ".jdp-output{font-size:22px;line-height:1.35;margin:8px 0;white-space:pre-wrap}"
     ".jdp-html table{font-size:22px}"
-    "figure img.jdp-figure{height:auto;max-height:60vh}"
     "math[display=block]{margin:12px 0;font-size:1.1em}"
 )
 

@@ -6,7 +6,9 @@ plain viewer of `export.html_file`, and which of the two it is.
 A slide page carries its own stylesheet, written for a page of its own (`html, body`,
 `100vh`); for reveal.js, which lays every slide out in one 1280x720 `<section>`, it is
 scoped to the slides (`scoped`), its viewport heights turned into pixels of that box and
-its `@`-rules left out.
+its `@`-rules left out. Every look the slides carry is kept (`deck_css`): the deck's
+theme, a theme file of the person's own included, reaches the reveal.js file whichever
+slide comes first.
 """
 
 from __future__ import annotations
@@ -41,8 +43,11 @@ def scoped(css: str, scope: str = SCOPE) -> str:
                          else f"{scope} {selector}")
         if names:
             rules.append(f"{','.join(dict.fromkeys(names))}{{{declarations}}}")
-    # reveal.js's themes set headings in capitals; a slide keeps its own case
-    return "".join(rules) + f"{scope} h1,{scope} h2,{scope} h3{{text-transform:none}}"
+    # reveal.js centres the slides' text and its themes set headings in capitals; a slide
+    # keeps its own alignment (left, as on its page and in the PDF, unless its rules say
+    # otherwise: they come after) and its own case
+    return (f"{scope}{{text-align:left}}" + "".join(rules)
+            + f"{scope} h1,{scope} h2,{scope} h3{{text-transform:none}}")
 
 
 def html_document(export: Export, title: str, notes: bool = False,
@@ -54,14 +59,53 @@ def html_document(export: Export, title: str, notes: bool = False,
         assets = reveal_assets.packaged_assets()
     except ConfigError:  # a source tree never built: the plain viewer, and its kind says so
         return html_file(export, title, notes), PLAIN
+    looks = list(dict.fromkeys(slide.css for slide in export.slides))
     slides = []
     for slide in export.slides:
         body = re.sub(r'<aside class="jdp-notes".*?</aside>', "", slide.body, flags=re.S)
+        title_layout = ("jdp-title",) if '<main class="slide title">' in body else ()
+        look = (look_class(looks.index(slide.css)),) if len(looks) > 1 else ()
         slides.append(reveal.RevealSlide(
             body=body, notes=clean(slide.notes) if notes else "", title=slide.title,
-            classes=("jdp-title",) if '<main class="slide title">' in body else ()))
-    css = scoped(export.slides[0].css) if export.slides else ""
+            classes=title_layout + look))
     document = reveal.reveal_document(slides, title=title, author=export.author,
-                                      notes=notes, theme=theme, theme_css=css,
+                                      notes=notes, theme=theme, theme_css=deck_css(looks),
                                       assets=assets)
     return document, REVEAL
+
+
+def look_class(number: int) -> str:
+    return f"jdp-look-{number + 1}"
+
+
+def deck_css(looks: list[str]) -> str:
+    """The slides' stylesheets for reveal.js: one look (every slide carries the same, as
+    a deck staged with one theme does) scoped to every slide; several (slides staged under
+    different themes, or a slide exported as the service's picture of it) each scoped to
+    the slides that carry it (`look_class`). The page background of the look most slides
+    share is also the window's around the slides."""
+    if not looks:
+        return ""
+    if len(looks) == 1:
+        css = scoped(looks[0])
+    else:
+        css = "".join(scoped(look, f"{SCOPE}.{look_class(n)}") for n, look in enumerate(looks))
+    background = page_background(looks[0])
+    return (f".reveal-viewport{{{background}}}" if background else "") + css
+
+
+def page_background(css: str) -> str:
+    """The `background` declarations of `css`'s page-level rules (`html`, `body`,
+    `:root`), the last of each kind; cleaned as `scoped` cleans them."""
+    flat = _AT_RULE.sub("", clean_css(css))
+    found: dict[str, str] = {}
+    for selectors, declarations in _RULE.findall(flat):
+        if not any(s.strip() in _PAGE_LEVEL for s in selectors.split(",")):
+            continue
+        for declaration in declarations.split(";"):
+            name, _, value = declaration.partition(":")
+            name = name.strip().lower()
+            if name in ("background", "background-color") and value.strip():
+                found.pop(name, None)  # kept in the order they last came
+                found[name] = f"{name}:{value.strip()}"
+    return ";".join(found.values())

@@ -3,8 +3,9 @@ Chromium through Playwright with nothing of the page running or loading — Java
 off for the drawing context and every request it would make is aborted (the slides' assets
 are already inlined as data: URIs, which never leave the page), and counted; a navigation
 away (a meta refresh) is answered "204 No Content", so the slide stays where it is. The
-slides are loaded at once, each a frame of one sheet, and measured there; every slide that
-fits its page as it is prints in one go (one page each), the others one by one.
+slides are loaded at once, each a frame of one sheet, and measured there (every frame
+asked at once); the sheet prints in one go, a frame a page, and the pages of the slides
+that fit are taken from it; the others are printed one by one, fitted.
 
 Nothing is lost on a page. A slide that overflows 16:9 is fitted as reveal.js fits one, by
 scaling it down (Chromium's print scale, so text stays text), as far as FIT_FLOOR; a slide
@@ -132,8 +133,9 @@ def _sheet(documents: list[str]) -> str:
 async def _draw(browser: Any, documents: list[tuple[str, str]],
                 printed: Printed) -> list[tuple[Any, list[int]]]:
     """Each document's pages (a reader and its page numbers), in order. All of them are
-    loaded at once, as frames of one sheet, and measured; those that fit a page as they
-    are print in one go, the others one by one, fitted (`_print`)."""
+    loaded at once, as frames of one sheet, and measured; the sheet prints in one go (a
+    frame a page), which gives the pages of those that fit as they are; the others are
+    printed one by one, fitted (`_print`)."""
     pypdf = _pypdf()
     context = await browser.new_context(
         viewport={"width": PAGE_WIDTH, "height": PAGE_HEIGHT}, java_script_enabled=False,
@@ -154,21 +156,19 @@ async def _draw(browser: Any, documents: list[tuple[str, str]],
         page = await context.new_page()
         await page.emulate_media(media="screen")
         await page.set_content(_sheet([d for _, d in documents]), wait_until="load")
-        sizes = []
-        for frame in await page.query_selector_all("iframe"):
-            inside = await frame.content_frame()
-            sizes.append(await inside.evaluate(_MEASURE) if inside else [0, 0])
+        sizes = await _measure(page)
         fits = [n for n, (width, height) in enumerate(sizes)
                 if width <= PAGE_WIDTH and height <= PAGE_HEIGHT]
         rest = [n for n in range(len(documents)) if n not in fits]
         if fits:
-            await page.set_content(_sheet([documents[n][1] for n in fits]), wait_until="load")
+            # the sheet as loaded: a frame is one page whatever it holds, so the pages of
+            # the slides that fit are taken from it and the others printed on their own
             data = bytes(await page.pdf(width=f"{PAGE_WIDTH}px", height=f"{PAGE_HEIGHT}px",
                                         print_background=True))
             reader = pypdf.PdfReader(io.BytesIO(data))
-            if len(reader.pages) == len(fits):
-                for page_number, n in enumerate(fits):
-                    parts[n] = (reader, [page_number])
+            if len(reader.pages) == len(documents):
+                for n in fits:
+                    parts[n] = (reader, [n])
             else:  # the sheet did not print one page per slide: each on its own
                 rest = list(range(len(documents)))
         for n in rest:
@@ -179,6 +179,23 @@ async def _draw(browser: Any, documents: list[tuple[str, str]],
     finally:
         await context.close()
     return parts
+
+
+async def _measure(page: Any) -> list[tuple[float, float]]:
+    """Each frame's content size (CSS px), in the sheet's order, asked of all frames at
+    once (one round trip's wait instead of one per frame)."""
+    import asyncio
+
+    frames = await asyncio.gather(*(handle.content_frame()
+                                    for handle in await page.query_selector_all("iframe")))
+
+    async def size(frame: Any) -> tuple[float, float]:
+        if frame is None:
+            return (0.0, 0.0)
+        width, height = await frame.evaluate(_MEASURE)
+        return (float(width), float(height))
+
+    return list(await asyncio.gather(*(size(frame) for frame in frames)))
 
 
 async def _print(page: Any, path: str, document: str, printed: Printed, pypdf: Any) -> bytes:

@@ -161,7 +161,8 @@ def title_of(markdown: str, fallback: str) -> str:
 
 def page(title: str, body: str, theme: Theme, extra_css: str = "", layout: str = "",
          author: str = "") -> str:
-    """A self-contained slide page (`extra_css` follows the deck's stylesheet); the body
+    """A self-contained slide page (`extra_css` follows the deck's stylesheet, before the
+    person's own theme file, which has the last word); the body
     reduced to the allowlist. `layout` "title" centres it as a title slide; `author` is
     named in a `<meta name="author">` (the export's PDF metadata reads it)."""
     classes = "slide title" if layout == "title" else "slide"
@@ -169,6 +170,6 @@ def page(title: str, body: str, theme: Theme, extra_css: str = "", layout: str =
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             + (f'<meta name="author" content="{html.escape(author, quote=True)}">'
                if author else "")
-            + f"<title>{html.escape(title)}</title><style>{stylesheet(theme)}{extra_css}"
+            + f"<title>{html.escape(title)}</title><style>{stylesheet(theme, extra_css)}"
             "</style></head>\n"
             f"<body><main class=\"{classes}\">\n{clean(body)}</main></body></html>\n")

@@ -113,9 +113,37 @@ def theme_from_prompt(prompt: object) -> Theme | None:
     return theme_from_tokens(found.group(1).strip()[:120], tokens)
 
 
-def stylesheet(theme: Theme) -> str:
+#: the least height a figure takes on a slide (CSS px, 30 % of the 720 px slide): a slide
+#: whose other content leaves less overflows, and is fitted as any slide that overflows
+FIGURE_MIN_HEIGHT = 216
+#: a figure of the slide itself, or of one of its fragments
+_FIGURE_HOLDERS = (".slide:has(>figure)", ".slide:has(>.fragment>figure)")
+
+
+def figure_room() -> str:
+    """The CSS that sizes a figure to the room the slide's other content leaves: a slide
+    holding a figure is a column one slide high, the rest of its content keeps its size,
+    and the figure (or the fragment holding it) takes what remains, at least
+    FIGURE_MIN_HEIGHT, its picture contained in it (never cropped, never stretched out of
+    shape). A column does not collapse margins, so its items keep their bottom margins
+    only, as collapsed margins would show."""
+    holders = ",".join(_FIGURE_HOLDERS)
+    children = ",".join(f"{h}>*" for h in _FIGURE_HOLDERS)
+    return (
+        f"{holders}{{display:flex;flex-direction:column;height:100vh}}"
+        f"{children}{{flex:none;margin-top:0}}"
+        ".slide>figure,.slide>.fragment:has(>figure){flex:1 1 0;"
+        f"min-height:{FIGURE_MIN_HEIGHT}px;display:flex;flex-direction:column}}"
+        ".slide>.fragment>figure{flex:1 1 0;min-height:0;display:flex;flex-direction:column}"
+        ".slide>figure img,.slide>.fragment>figure img{flex:1 1 0;min-height:0;"
+        "max-height:none;width:100%;height:auto;margin:0;object-fit:contain}"
+    )
+
+
+def stylesheet(theme: Theme, before_own: str = "") -> str:
     """The CSS every slide of the deck carries inline (a slide is one self-contained page
-    plus its image assets)."""
+    plus its image assets); `before_own` (a notebook slide's rules) comes before the
+    person's own CSS file, so a rule of theirs wins over the deck's."""
     t = theme
     return (
         "*{box-sizing:border-box}"
@@ -127,15 +155,16 @@ def stylesheet(theme: Theme) -> str:
         f"a{{color:{t.primary}}}"
         f"code{{background:{t.accent}33;padding:0 4px;border-radius:{t.radius}}}"
         f"blockquote{{border-left:6px solid {t.accent};margin:0;padding-left:{t.spacing}}}"
-        f"figure{{margin:{t.spacing} 0}}figure img{{height:68vh;width:auto;max-width:100%;"
+        f"figure{{margin:{t.spacing} 0}}figure img{{max-width:100%;max-height:60vh;"
         f"object-fit:contain;border-radius:{t.radius}}}"
-        "figcaption{font-size:20px;opacity:.75}"
-        f"table{{border-collapse:collapse;font-size:26px;margin:{t.spacing} 0}}"
+        "figcaption{font-size:20px;opacity:.75;flex:none}"
+        + figure_room()
+        + f"table{{border-collapse:collapse;font-size:26px;margin:{t.spacing} 0}}"
         f"th{{background:{t.primary};color:{t.background};text-align:left}}"
         f"th,td{{padding:4px 10px;border-bottom:1px solid {t.accent}}}"
         ".jdp-more-rows{font-size:20px;opacity:.75}"
         ".slide.title{display:flex;flex-direction:column;justify-content:center;"
         "align-items:center;text-align:center}"
         ".slide.title h1{font-size:72px}"
-        + t.extra_css
+        + before_own + t.extra_css
     )
