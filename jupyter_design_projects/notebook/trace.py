@@ -3,7 +3,7 @@ HAR file, or one exchange printed as a curl command.
 
     %design trace              the table, newest first (its `.to_har()` is the HAR)
     %design trace on | off     record from now on, or stop (at any time)
-    %design trace --clear      forget the recorded exchanges
+    %design trace --clear      forget the recorded exchanges and notifications
     %design trace --har PATH   write the trace as HAR 1.2 (core/har.py builds it)
     %design trace --curl [N]   exchange N (default: the last) as a curl command
 
@@ -124,15 +124,27 @@ def trace_command(trace: Any, args: Mapping[str, Any], session: Any = None) -> O
         stream = notifications_of(session, listen=on)
         return _switch(trace, on, stream)
     if args.get("clear"):
-        count = len(trace.records())
-        trace.clear()
-        return Outcome("design trace --clear", {"cleared": count},
-                       body=f"Cleared {count} exchange(s) from the HTTP trace.")
+        return _clear(trace, notifications_of(session, listen=False))
     if args.get("har") is not None:
         return write_har(trace, args["har"], notifications_of(session, listen=False))
     if args.get("curl") is not None:
         return curl_outcome(trace, args["curl"])
     return table(trace, notifications_of(session, listen=True))
+
+
+def _clear(trace: Any, stream: Any = None) -> Outcome:
+    """Forget the recorded exchanges, and the notifications kept beside them (the stream
+    goes on listening)."""
+    count = len(trace.records())
+    trace.clear()
+    if stream is None:
+        return Outcome("design trace --clear", {"cleared": count},
+                       body=f"Cleared {count} exchange(s) from the HTTP trace.")
+    heard = len(stream.store)
+    stream.store.clear()
+    return Outcome("design trace --clear", {"cleared": count, "notifications": heard},
+                   body=f"Cleared {count} exchange(s) from the HTTP trace and {heard} "
+                        "notification(s).")
 
 
 def _ring(trace: Any) -> str:

@@ -95,6 +95,12 @@ def test_a_write_from_the_inspector_shows_its_log_in_the_pane_trace_and_python(
     assert all(e["request"]["method"] in ("GET", "POST", "DELETE", "PUT")
                for e in document["log"]["entries"])
 
+    held = len(pane.stream.records())
+    cleared = shell.run_line_magic("design", "trace --clear")
+    assert held >= 1 and cleared.data["notifications"] == held
+    assert pane.stream.records() == [] and pane.stream.store.dropped == 0
+    assert shell.run_line_magic("design", "trace").tables.get("notifications", []) == []
+
 
 def test_the_trace_never_opens_a_design_session_to_listen(shell, live) -> None:
     shell.run_line_magic("design", "trace on")
