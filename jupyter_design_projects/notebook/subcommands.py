@@ -290,7 +290,8 @@ DESIGN = (
         "The HTTP trace of this session (both pipelines, the OAuth token requests included; "
         "credentials redacted) as a table, newest first, numbered (column n). `on` / `off` "
         "start or stop recording at any time (or %config DesignProjects.http_trace); "
-        "--clear forgets what was recorded (exchanges and notifications); --har PATH writes it as a HAR 1.2 file (browser "
+        "--clear forgets what was recorded (exchanges and notifications); --har PATH "
+        "writes it as a HAR 1.2 file (browser "
         "DevTools Network panel 'Import HAR', mitmproxy, Charles, Insomnia); --curl N shows "
         "exchange N as a curl command, the token as $JDP_TOKEN (without N: the last one). "
         f"The trace keeps the last {TRACE_LIMIT:,} exchanges (DesignProjects.trace_limit).",
