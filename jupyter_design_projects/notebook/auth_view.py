@@ -107,8 +107,8 @@ class AuthView(Outcome):
         shown = []
         if self.status.can_refresh:
             shown.append(REFRESH)
-        if self.status.signed_in:
-            shown.append(SIGN_OUT)
+        if self.status.signed_in or self.status.store_problem:
+            shown.append(SIGN_OUT)  # a store that cannot be read is deleted by it too
         return tuple(shown)
 
     def _render(self) -> None:

@@ -131,6 +131,18 @@ def test_sign_out_deletes_the_file_and_the_next_call_says_not_signed_in(shell, l
     no_secret_in(live, again, *tokens)
 
 
+def test_a_store_that_cannot_be_read_offers_sign_out_which_deletes_it(shell, live):
+    stored_file(live).write_text("{not json")
+    live.session.credentials._cred = None  # as a new kernel finds it
+    view = shell.run_line_magic("design", "auth")
+    assert view.status.store_problem and not view.status.signed_in
+    assert view.buttons == (SIGN_OUT,)
+    view.widget  # noqa: B018
+    view._buttons[SIGN_OUT].click()
+    assert not stored_file(live).exists()
+    assert view.buttons == () and not view.status.store_problem
+
+
 def test_a_typo_of_auth_gets_a_did_you_mean_and_the_help_names_it(shell, live, capsys):
     with pytest.raises(UsageError) as typo:
         shell.run_line_magic("design", "auht")
