@@ -57,7 +57,10 @@ def test_a_saved_notebook_reopened_in_jupyterlab_keeps_the_tree_working(lab_page
     sanitizer cleans its HTML) opens with the tree drawn and a click opens a node."""
     import nbformat
 
-    nb = nbformat.v4.new_notebook()
+    # a kernelspec as every saved notebook has one: without it JupyterLab asks for a kernel
+    # in a dialog that would cover the output
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
     cell = nbformat.v4.new_code_cell("%design get_project project_id=…")
     cell.outputs = [nbformat.v4.new_output("display_data", data={
         "text/html": tree_html(RESULT), "text/plain": "design get_project"})]
