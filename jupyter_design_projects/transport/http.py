@@ -127,6 +127,9 @@ _SHORT_ESCAPES = '"\\\n\r\t\b\f'
 _OTHER_CONTROLS = re.compile("[\x00-\x07\x0b\x0e-\x1f]")
 _SHORT_ESCAPE_BYTES = _SHORT_ESCAPES.encode("ascii")
 _OTHER_CONTROL_BYTES = bytes(c for c in range(32) if chr(c) not in _SHORT_ESCAPES)
+#: each two-character escape as JSON writes it, the backslash first (the others add one)
+_SHORT_ESCAPE_PAIRS = tuple((char.encode("ascii"), jsonlib.dumps(char)[1:-1].encode("ascii"))
+                            for char in "\\" + _SHORT_ESCAPES.replace("\\", ""))
 
 
 class JsonBody:
@@ -135,12 +138,20 @@ class JsonBody:
     Content-Length (no chunked encoding); it can be iterated again (an auth retry sends
     it twice). Encoded as httpx encodes `json=`: UTF-8, compact, no NaN."""
 
-    SLICE_CHARS = 1 << 20
+    SLICE_CHARS = 1 << 18
 
     def __init__(self, fields: dict[str, Any]) -> None:
         self._fields = fields
-        self.length = sum(self._escaped_length(piece) if isinstance(piece, str) else len(piece)
+        #: for each slice of a long string, in order: whether it holds a control character
+        #: JSON writes as `\\u00XX` (counted by the length pass, used when sending)
+        self._controlled: list[bool] = []
+        self.length = sum(self._measured(piece) if isinstance(piece, str) else len(piece)
                           for piece in self._parts())
+
+    def _measured(self, text: str) -> int:
+        size, others = self._escaped_size(text)
+        self._controlled.append(others > 0)
+        return size
 
     @property
     def headers(self) -> dict[str, str]:
@@ -158,27 +169,38 @@ class JsonBody:
         return text.isascii() and "\x7f" not in text
 
     @classmethod
-    def _escaped(cls, text: str) -> bytes:
-        """`_dumps(text)[1:-1]`: one slice of a long string as it is sent."""
+    def _escaped(cls, text: str, controlled: bool = True) -> bytes:
+        """`_dumps(text)[1:-1]`: one slice of a long string as it is sent. ASCII with no
+        control character but the two-character escapes (most text: `controlled` says) is
+        its bytes with those escapes replaced, seven C passes that copy only where one is
+        found (DEL stays raw, as `_dumps` keeps it)."""
+        if not controlled and text.isascii():
+            data = text.encode("ascii")
+            for char, escape in _SHORT_ESCAPE_PAIRS:
+                if char in data:
+                    data = data.replace(char, escape)
+            return data
         if cls._plain_ascii(text):
             return encode_basestring_ascii(text).encode("ascii")[1:-1]
         return cls._dumps(text)[1:-1]
 
     @classmethod
-    def _escaped_length(cls, text: str) -> int:
-        """The bytes of `_escaped(text)`, counted without escaping it: its UTF-8 bytes,
-        plus one for each two-character escape, plus five for each other control character
-        (`\\u00XX`); an ASCII slice counts them by deleting them from its bytes (two C
-        passes, faster than a count per character). A lone surrogate raises
-        UnicodeEncodeError here as `_dumps` would."""
+    def _escaped_size(cls, text: str) -> tuple[int, int]:
+        """The bytes of `_escaped(text)`, counted without escaping it, and how many control
+        characters it writes as six (`\\u00XX`): its UTF-8 bytes, plus one for each
+        two-character escape, plus five for each other control character; an ASCII slice
+        counts them by deleting them from its bytes (two C passes, faster than a count per
+        character). A lone surrogate raises UnicodeEncodeError here as `_dumps` would."""
         if cls._plain_ascii(text):
             data = text.encode("ascii")
             size = len(data)
-            return (size + (size - len(data.translate(None, _SHORT_ESCAPE_BYTES)))
-                    + 5 * (size - len(data.translate(None, _OTHER_CONTROL_BYTES))))
+            others = size - len(data.translate(None, _OTHER_CONTROL_BYTES))
+            shorts = size - len(data.translate(None, _SHORT_ESCAPE_BYTES))
+            return size + shorts + 5 * others, others
         size = len(text.encode("utf-8"))
         size += sum(text.count(c) for c in _SHORT_ESCAPES)
-        return size + 5 * sum(1 for _ in _OTHER_CONTROLS.finditer(text))
+        others = sum(1 for _ in _OTHER_CONTROLS.finditer(text))
+        return size + 5 * others, others
 
     def _parts(self) -> Iterator[bytes | str]:
         """`pieces`, with each slice of a long string left as its text."""
@@ -195,8 +217,9 @@ class JsonBody:
         yield b"}"
 
     def pieces(self) -> Iterator[bytes]:
+        controlled = iter(self._controlled)
         for part in self._parts():
-            yield self._escaped(part) if isinstance(part, str) else part
+            yield self._escaped(part, next(controlled)) if isinstance(part, str) else part
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for piece in self.pieces():

@@ -125,8 +125,9 @@ async def test_an_image_upload_is_downloaded_raw(service, switches, open_project
 @pytest.mark.parametrize("route", ROUTES)
 async def test_a_write_streamed_in_slices_arrives_exactly_and_a_replace_too(
         service, switches, open_projects, route) -> None:
-    """Over one slice of JsonBody (1 Mi characters), non-ASCII and JSON escapes cut at
-    slice boundaries: the service stores exactly the text written, on create and replace."""
+    """Over several slices of JsonBody (JsonBody.SLICE_CHARS each), non-ASCII and JSON
+    escapes cut at slice boundaries: the service stores exactly the text written, on create
+    and replace."""
     name = f"team/{unique('streamed')}"
     unit = 'é"\\\n\t€𝄞 plain words '
     first = (unit * (2 * (1 << 20) // len(unit) + 7))[: 2 * (1 << 20) + 3]

@@ -325,7 +325,9 @@ def test_a_json_bodys_length_is_counted_exactly_a_slice_at_a_time(text, slice_ch
 
 
 @pytest.mark.parametrize("unit", ['plain "quoted" back\\slash\n\ttab\x01\x1f ',
-                                  'ascii with DEL \x7f kept raw as httpx keeps it\n'])
+                                  'ascii with DEL \x7f kept raw as httpx keeps it\n',
+                                  'only the short escapes: " \\ \\\\n \n\r\t\b\f words ',
+                                  'no escape at all, a slice sent as its bytes '])
 def test_an_ascii_body_takes_the_fast_encoder_with_the_same_bytes_as_httpx(unit):
     from jupyter_design_projects.transport.http import JsonBody
 
