@@ -41,3 +41,13 @@ def pointed_at_service(reference_service, tmp_path, monkeypatch):
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("CLAUDE_SESSION_JWT", raising=False)
     return reference_service
+
+
+@pytest.fixture
+def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
+    """The real magics on this test's reference service, run from `tmp_path` (a module
+    whose magics need another approval mode or more defines its own `live`)."""
+    monkeypatch.chdir(tmp_path)
+    magics = shell.magics_manager.registry["DesignProjects"]
+    yield magics
+    magics.close()

@@ -6,9 +6,7 @@ and never a token, code or verifier in what it shows."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from faults_client import faults
@@ -18,14 +16,6 @@ from sign_in_page import click_authorize
 from jupyter_design_projects.notebook.auth_view import REFRESH, SIGN_OUT, AuthView
 
 DONE_S = 60.0
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    yield magics
-    magics.close()
 
 
 def stored_file(live) -> Path:

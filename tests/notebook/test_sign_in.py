@@ -6,8 +6,6 @@ each end as the card says."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -18,14 +16,6 @@ from jupyter_design_projects.notebook.sign_in import SignInCard
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
 
 DONE_S = 60.0
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    yield magics
-    magics.close()
 
 
 def port_of(card: SignInCard) -> int:

@@ -8,8 +8,6 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
@@ -18,14 +16,6 @@ from jupyter_design_projects.core.redaction import REDACTED
 from jupyter_design_projects.notebook.trace import CurlOutcome, TraceOutcome
 
 CURL = shutil.which("curl")
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    yield magics
-    magics.close()
 
 
 def failure(shell, line: str) -> str:
