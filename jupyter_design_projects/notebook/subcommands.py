@@ -286,7 +286,7 @@ DESIGN = (
                       "text)")),
     Subcommand(
         "design", "trace", "[on|off] [--clear] [--har PATH] [--curl [N]]",
-        "the HTTP trace: table, on/off, HAR file, curl",
+        "the HTTP trace: table, on/off, HAR file, curl; the notifications heard",
         "The HTTP trace of this session (both pipelines, the OAuth token requests included; "
         "credentials redacted) as a table, newest first, numbered (column n). `on` / `off` "
         "start or stop recording at any time (or %config DesignProjects.http_trace); "
@@ -332,7 +332,7 @@ DESIGN = (
         cell=("METHOD", "the cell body is the params (JSON)")),
     Subcommand(
         "design", "inspect", "",
-        "the workbench: live catalogue, a form per operation, Run (the same cards)",
+        "the workbench: catalogue, a form per operation, Run (the same cards), notifications",
         "A widget with the live operation catalogue (filter by name or description) and, "
         "for the chosen operation, a form generated from its input schema: choices, "
         "checkboxes, bounded numbers, texts with the service's and the client's limits, "
