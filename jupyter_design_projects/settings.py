@@ -2,12 +2,12 @@
 traits read from that one declaration.
 
 Every setting is one field of `Settings` below: its name, its type (the annotation), its
-default, and its `Declared` metadata (help, environment variable, whether a
-`%config DesignProjects.<name>` trait carries it, its validation), written with `setting()`.
-Everything else is derived from it: the environment map (`ENVIRONMENT`, `GATES`), the
-magics' traits and their `%config` help (`notebook/setting_traits.py`), and the table of
-docs/configuration.md (a test compares it). A secret (`session_jwt`) is never a trait:
-`%config DesignProjects` prints every trait's value.
+default, and its `Declared` metadata (help, environment variable, whether a trait carries
+it, when a change applies, its validation), written with `setting()`. Everything
+else is derived from it: the environment map (`ENVIRONMENT`, `GATES`), the traits
+(`Row.trait`: the magics' `%config`, the Jupyter server's gates in `labserver/policy.py`)
+and docs/configuration.md's table (a test compares it). A secret (`session_jwt`) is never a
+trait: `%config DesignProjects` prints every trait's value.
 
 `Settings.resolve(env, overrides)` is pure: the environment and the trait values are
 passed in. Environment wins over defaults, overrides (the traits) win over the
@@ -43,7 +43,7 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 DESIGN_POLICY = ("allow_design_sync", "essential_traffic_only", "design_feature_flag")
 PROJECTS_POLICY = ("allow_projects_tool", "essential_traffic_only")
 #: the plain types a setting may have, by the name its annotation gives
-PLAIN_TYPES: Mapping[str, type] = {"str": str, "bool": bool, "int": int}
+PLAIN_TYPES: Mapping[str, type] = {"str": str, "bool": bool, "int": int, "float": float}
 #: the one other type a setting may have: a secret's, never a trait nor printed
 SECRET_TYPE = "Secret | None"
 
@@ -60,8 +60,12 @@ class Declared:
     trait: bool = True
     #: a policy gate (spec §1, §10): the Jupyter server's config sets it too
     gate: bool = False
-    #: the least and the most an int setting may be (the trait's min and max too)
-    bounds: tuple[int, int] | None = None
+    #: the least and the most an int or float setting may be (the trait's min and max too)
+    bounds: tuple[float, float] | None = None
+    #: the only values a str setting may take (the trait is then an Enum of them)
+    choices: tuple[str, ...] | None = None
+    #: when a change applies: "next session", "at once" or "at next read" (the notebook's)
+    applies: str = "next session"
     #: validation: (name, value) -> the value to keep, or ConfigError
     check: Callable[[str, Any], Any] | None = None
 
@@ -85,6 +89,24 @@ class Row:
     @property
     def secret(self) -> bool:
         return self.kind is None
+
+    def trait(self) -> Any:
+        """The traitlets trait that carries this setting: its type, default, bounds or
+        choices, and help (the magics' `%config DesignProjects.<name>`, and the Jupyter
+        server's policy traits for the gates)."""
+        from traitlets import Bool, Enum, Float, Int, Unicode
+
+        help, bounds = self.declared.help, self.declared.bounds or (None, None)
+        if self.kind is bool:
+            return Bool(self.default, config=True, help=help)
+        if self.kind in (int, float):
+            number = Int if self.kind is int else Float
+            return number(self.default, min=bounds[0], max=bounds[1], config=True, help=help)
+        if self.kind is str and self.declared.choices:
+            return Enum(self.declared.choices, self.default, config=True, help=help)
+        if self.kind is str:
+            return Unicode(self.default, config=True, help=help)
+        raise TypeError(f"setting {self.name!r}: no trait for {self.kind!r}")
 
 
 def rows(settings: type) -> tuple[Row, ...]:
@@ -153,15 +175,19 @@ def gate_value(setting: str, raw: str) -> bool:
     raise _refused(setting, "must be one of 1, true, yes, on, 0, false, no, off")
 
 
+#: how a number setting's type is named in a refusal
+_NUMBER: Mapping[type | None, str] = {int: "a whole number", float: "a number"}
+
+
 def _from_env(row: Row, var: str, raw: str) -> Any:
     """An environment variable's text as the setting's type."""
     if row.kind is bool:
         return gate_value(var, raw)
-    if row.kind is int:
+    if row.kind in (int, float):
         try:
-            return int(raw.strip())
+            return row.kind(raw.strip())
         except ValueError:
-            raise _refused(var, "must be a whole number") from None
+            raise _refused(var, f"must be {_NUMBER[row.kind]}") from None
     if row.kind is str:
         return raw
     from .core.redaction import Secret
@@ -171,13 +197,18 @@ def _from_env(row: Row, var: str, raw: str) -> Any:
 
 def _checked(row: Row, value: Any) -> Any:
     """The value after the row's validation: its type's, its bounds, its own check."""
-    if row.kind is int and row.declared.bounds is not None:
+    if row.kind in (int, float) and row.declared.bounds is not None:
         low, high = row.declared.bounds
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise _refused(row.name, f"must be a whole number from {low} to {high:,}, "
-                                        f"got {value!r}")
+        kinds = (int,) if row.kind is int else (int, float)  # an int is a float's value
+        if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+            raise _refused(row.name, f"must be {_NUMBER[row.kind]} from {low:,} to "
+                                        f"{high:,}, got {value!r}")
+        value = row.kind(value)
     elif row.kind is bool and not isinstance(value, bool):
         raise _refused(row.name, f"must be True or False, got {value!r}")
+    elif row.declared.choices and value not in row.declared.choices:
+        raise _refused(row.name, f"must be one of {', '.join(row.declared.choices)}, "
+                                    f"got {value!r}")
     return row.declared.check(row.name, value) if row.declared.check else value
 
 
@@ -193,8 +224,7 @@ class Settings:
         "", "The Design MCP and REST base URL, and the Projects remote-session route "
         "(empty: the embedded offline reference service).", env="JDP_API_BASE_URL", **_URL)
     web_base_url: str = setting(
-        "", "The Projects org API base URL (empty: api_base_url).", env="JDP_WEB_BASE_URL",
-        **_URL)
+        "", "The Projects org API base URL (empty: api_base_url).", env="JDP_WEB_BASE_URL", **_URL)
     oauth_token_url: str = setting(
         "", "The OAuth token endpoint (empty: {api_base_url}/v1/oauth/token).",
         env="JDP_OAUTH_TOKEN_URL", **_URL)
@@ -236,10 +266,23 @@ class Settings:
         "request (spec §5).", env="JDP_CLIENT_PLATFORM", check=_platform)
     http_trace: bool = setting(
         False, "Record every HTTP exchange, redacted (the trace can be turned on and off "
-        "at any time).")
+        "at any time).", applies="at once")
     trace_limit: int = setting(
         TRACE_LIMIT, "How many exchanges the HTTP trace keeps (the oldest go first).",
-        bounds=(TRACE_LIMIT_MIN, TRACE_LIMIT_MAX))
+        bounds=(TRACE_LIMIT_MIN, TRACE_LIMIT_MAX), applies="at once")
+    approval_mode: str = setting(
+        "auto", "How Design asks a person: 'widget' always shows approval cards, 'deny' "
+        "never asks (fails closed), 'auto' shows cards only where someone can click "
+        "(stdin allowed) and fails closed elsewhere (nbclient, papermill).",
+        choices=("auto", "widget", "deny"), applies="at next read")
+    login_timeout: float = setting(
+        300.0, "How long `%design login` keeps its one-time loopback listener open for the "
+        "sign-in page's redirect (seconds).", bounds=(1.0, 3600.0), applies="at next read")
+    errors: str = setting(
+        "raise", "'raise': an expected failure or refusal fails the cell with one line "
+        "naming the next step (Run All and papermill stop there); 'outcome': it returns the "
+        "error outcome instead. Either way `%design last` / `%project last` has it.",
+        choices=("raise", "outcome"), applies="at next read")
 
     @property
     def embedded(self) -> bool:

@@ -71,7 +71,7 @@ def test_a_secret_cannot_be_declared_a_trait():
 def test_a_setting_of_another_type_is_refused_not_taken_for_a_secret():
     @dataclasses.dataclass(frozen=True)
     class Odd(Settings):
-        ratio: float = setting(0.5, "A ratio.")
+        ratios: list = setting(None, "Ratios.")
 
     with pytest.raises(TypeError, match="not a setting's type"):
         rows(Odd)
@@ -122,3 +122,57 @@ def test_the_docs_table_is_the_one_the_table_derives():
     assert setting_traits.with_table(page) == page, (
         "docs/configuration.md's settings table is stale: regenerate it with "
         "notebook.setting_traits.with_table")
+
+
+@pytest.mark.parametrize(("name", "inside", "outside"), [
+    ("approval_mode", "deny", "never"),
+    ("errors", "outcome", "warn"),
+])
+def test_a_setting_with_choices_takes_only_those(name, inside, outside):
+    assert getattr(Settings.resolve({}, {name: inside}), name) == inside
+    with pytest.raises(ConfigError) as caught:
+        Settings.resolve({}, {name: outside})
+    assert caught.value.setting == name
+
+
+@pytest.mark.parametrize(("value", "kept"),
+                         [(1, 1.0), (1.0, 1.0), (3600, 3600.0), (3600.0, 3600.0)])
+def test_a_float_settings_bounds_take_their_ends(value, kept):
+    resolved = Settings.resolve({}, {"login_timeout": value}).login_timeout
+    assert resolved == kept and isinstance(resolved, float)
+
+
+@pytest.mark.parametrize("value", [0.999, 3600.001, True, "soon"])
+def test_a_float_setting_past_its_bounds_or_not_a_number_is_refused(value):
+    with pytest.raises(ConfigError) as caught:
+        Settings.resolve({}, {"login_timeout": value})
+    assert caught.value.setting == "login_timeout"
+
+
+def test_the_notebooks_own_options_are_declared_settings_with_their_traits():
+    traits = DesignProjects.class_traits(config=True)
+    assert traits["approval_mode"].values == ("auto", "widget", "deny")
+    assert (traits["login_timeout"].min, traits["login_timeout"].max) == (1.0, 3600.0)
+    assert traits["errors"].default_value == "raise"
+
+
+def test_when_a_change_applies_is_declared_not_named():
+    applies = {row.name: row.declared.applies for row in rows(Settings)
+               if row.declared.applies != "next session"}
+    assert applies == {"http_trace": "at once", "trace_limit": "at once",
+                       "approval_mode": "at next read", "login_timeout": "at next read",
+                       "errors": "at next read"}
+    row = next(line for line in setting_traits.docs_table().splitlines()
+               if line.startswith("| `trace_limit`"))
+    assert "| at once |" in row
+
+
+def test_the_servers_gate_traits_are_the_declared_ones():
+    from jupyter_design_projects.labserver import policy
+
+    declared = {row.name: row for row in rows(Settings) if row.declared.gate}
+    traits = policy._policy_class().class_traits(config=True)
+    assert set(traits) == set(declared)
+    for name, row in declared.items():
+        assert (traits[name].default_value, traits[name].help) == (row.default,
+                                                                   row.declared.help)

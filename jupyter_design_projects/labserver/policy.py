@@ -13,21 +13,18 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
-from ..settings import GATES, Settings
+from ..settings import GATES, Settings, rows
 
 #: the config section: the same class name the kernels' `%config` uses
 SECTION = "DesignProjects"
 
 
 def _policy_class() -> type:
-    from traitlets import Bool
+    """The gates' traits, each the one its declaration makes (`settings.Row.trait`: the
+    same type, default and help as the kernels' `%config` trait)."""
     from traitlets.config import LoggingConfigurable
 
-    defaults = Settings()
-    traits = {gate: Bool(getattr(defaults, gate), config=True,
-                         help=f"The {gate} gate for the side panel and the kernels "
-                              f"(environment: {variable}).")
-              for gate, variable in GATES.items()}
+    traits = {row.name: row.trait() for row in rows(Settings) if row.name in GATES}
     return type(SECTION, (LoggingConfigurable,), traits)
 
 

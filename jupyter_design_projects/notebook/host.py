@@ -105,15 +105,23 @@ class NotebookHost:
         self.lifecycle.start(can_ask=self.can_ask, progress=self.report_progress)
 
     def setting_changed(self, name: str, value: Any) -> None:
-        """A setting trait changed: a session begun in the background is discarded; an
-        open one applies it now (the trace's) or says it applies to the next session."""
-        if self.lifecycle.starting is not None:  # begun before this setting
-            self.lifecycle.discard_started()
-        elif self.lifecycle.current is not None:
-            from .trace import apply_setting
+        """A setting trait changed; what follows is the one its declaration says
+        (`Declared.applies`): one only the notebook reads applies at its next read; any
+        other discards a session begun in the background (begun before it); an open
+        session applies one that applies "at once", and says another applies to the next
+        session."""
+        from ..settings import Settings, rows
 
-            if apply_setting(self.lifecycle.current, name, value):
-                return
+        applies = next(row for row in rows(Settings) if row.name == name).declared.applies
+        if applies == "at next read":
+            return
+        if self.lifecycle.starting is not None:
+            self.lifecycle.discard_started()
+        elif self.lifecycle.current is not None and applies == "at once":
+            from .trace import apply_live
+
+            apply_live(self.lifecycle.current, self.settings())
+        elif self.lifecycle.current is not None:
             print(f"DesignProjects.{name} applies to the next session: run "
                   "%reload_ext jupyter_design_projects to start one.")
 

@@ -34,7 +34,7 @@ from IPython.core.magic import (
     needs_local_scope,
     no_var_expand,
 )
-from traitlets import Enum, Float, observe
+from traitlets import observe
 
 from .host import NotebookHost
 from .setting_traits import SETTING_TRAITS, SettingTraits
@@ -80,25 +80,13 @@ class DesignProjects(SettingTraits, Magics):
     `dispatch`, with the notebook host (`self.host`: the session's lifecycle, sign-in, the
     deck, the last outcomes, who can answer) as everything it works with."""
 
-    # ------------------------------------------------------------ the traits
-
-    approval_mode = Enum(
-        ("auto", "widget", "deny"), "auto", config=True,
-        help="How Design asks a person: 'widget' always shows approval cards, 'deny' never "
-             "asks (fails closed), 'auto' shows cards only where someone can click (stdin "
-             "allowed) and fails closed elsewhere (nbclient, papermill).",
-    )
-    login_timeout = Float(300.0, min=1.0, max=3600.0, config=True,
-                          help="How long `%design login` keeps its one-time loopback "
-                               "listener open for the sign-in page's redirect (seconds).")
-    errors = Enum(
-        ("raise", "outcome"), "raise", config=True,
-        help="'raise': an expected failure or refusal fails the cell with one line naming "
-             "the next step (Run All and papermill stop there); 'outcome': it returns the "
-             "error outcome instead. Either way `%design last` / `%project last` has it.",
-    )
-
     # ------------------------------------------------------------ the setting traits
+
+    # the three the notebook alone reads (`host.Options`), for the type checker: their
+    # traits, like every setting's, are made from settings.py's declarations
+    approval_mode: str
+    errors: str
+    login_timeout: float
 
     def setting_values(self) -> dict[str, Any]:
         """The setting traits' values: `Settings.resolve`'s overrides (the host reads them

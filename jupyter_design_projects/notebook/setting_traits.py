@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from traitlets import Bool, Int, MetaHasTraits, TraitType, Unicode
+from traitlets import MetaHasTraits, TraitType
 from traitlets.config import Configurable
 
 from ..settings import Row, Settings, rows
@@ -25,15 +25,9 @@ _BOOL_WORDS = "`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`"
 
 
 def trait_of(row: Row) -> TraitType[Any, Any]:
-    """The traitlets trait of one setting: its type, default, bounds and help."""
-    if row.kind is bool:
-        return Bool(row.default, config=True, help=row.declared.help)
-    if row.kind is int:
-        low, high = row.declared.bounds or (None, None)
-        return Int(row.default, min=low, max=high, config=True, help=row.declared.help)
-    if row.kind is str:
-        return Unicode(row.default, config=True, help=row.declared.help)
-    raise TypeError(f"setting {row.name!r}: no trait for {row.kind!r}")
+    """The traitlets trait of one setting: its type, default, bounds or choices, and help
+    (declared once: `settings.Row.trait`)."""
+    return row.trait()
 
 
 def setting_traits(settings: type = Settings) -> dict[str, TraitType[Any, Any]]:
@@ -62,7 +56,7 @@ SETTING_TRAITS: tuple[str, ...] = tuple(setting_traits(Settings))
 def _default(row: Row) -> str:
     if row.secret:
         return "–"
-    if row.kind is int:
+    if row.kind in (int, float):
         return f"`{row.default}`"
     return f"`{row.default!r}`" if row.default != "" else "empty"
 
@@ -73,13 +67,14 @@ def docs_row(row: Row) -> str:
     env = f"`{row.declared.env}`" if row.declared.env else "–"
     if row.declared.env and row.kind is bool:
         env += f" ({_BOOL_WORDS})"
-    return f"| `{row.name}` | {trait} | {env} | {_default(row)} | {row.declared.help} |"
+    return (f"| `{row.name}` | {trait} | {env} | {_default(row)} | {row.declared.applies} | "
+            f"{row.declared.help} |")
 
 
 def docs_table(settings: type = Settings) -> str:
     """The configuration table docs/configuration.md holds between its markers."""
     head = ["| setting | trait (`%config DesignProjects.…`) | environment | default | "
-            "meaning |", "|---|---|---|---|---|"]
+            "a change applies | meaning |", "|---|---|---|---|---|---|"]
     return "\n".join([*head, *(docs_row(row) for row in rows(settings))])
 
 

@@ -19,6 +19,7 @@ are left out, and the file's comment and the outcome say how many.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -239,13 +240,14 @@ def curl_outcome(trace: Any, n: int | str) -> CurlOutcome:
     return CurlOutcome(n, curl_command(record), curl_notes(record))
 
 
-def apply_setting(session: Any, name: str, value: Any) -> bool:
-    """A trace setting changed while a session is open: applied to its trace at once
-    (True), or not a trace setting (False)."""
-    if name == "http_trace":
-        session.trace.enabled = bool(value)
-        return True
-    if name == "trace_limit":
-        session.trace.resize(int(value))
-        return True
-    return False
+def apply_live(session: Any, settings: Any) -> None:
+    """The trace's settings that apply at once (`http_trace`, `trace_limit`), applied to an
+    open session where they changed: its trace follows them (a `%design trace on|off` in
+    between stands until the setting itself changes)."""
+    before = session.settings
+    if settings.http_trace != before.http_trace:
+        session.trace.enabled = settings.http_trace
+    if settings.trace_limit != before.trace_limit:
+        session.trace.resize(settings.trace_limit)
+    session.settings = dataclasses.replace(before, http_trace=settings.http_trace,
+                                           trace_limit=settings.trace_limit)

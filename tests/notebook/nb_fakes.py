@@ -147,6 +147,12 @@ class FakeProjects:
 
 
 class FakeTrace:
+    def __init__(self) -> None:
+        self.enabled, self.limit = False, 500
+
+    def resize(self, limit: int) -> None:
+        self.limit = limit
+
     def records(self):
         return [{"action": "design list", "method": "POST", "url": "http://127.0.0.1/x",
                  "status": 200, "elapsed_ms": 1.0, "request_headers": {}}]
@@ -157,6 +163,9 @@ class FakeSession:
         self.design = FakeDesign(can_ask)
         self.projects = FakeProjects()
         self.trace = FakeTrace()
+        from jupyter_design_projects.settings import Settings
+
+        self.settings = Settings()
         self.banner = None
         self.embedded = None
         self.closed = False

@@ -113,3 +113,47 @@ def test_a_setting_changed_before_any_call_discards_the_begun_session():
     assert host.lifecycle.starting is None and not begun.closed
     started.set_result(begun)  # its start ends after the change: it is closed, not kept
     assert begun.closed and host.opened is None
+
+
+class LiveOptions(PlainOptions):
+    """Options whose setting traits a test changes, as `%config` would."""
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__()
+        self.values = values
+
+    def setting_values(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+def test_a_setting_only_the_notebook_reads_never_discards_the_begun_session():
+    from concurrent.futures import Future
+
+    host = NotebookHost(None, PlainOptions())
+    started = Future()
+    host.lifecycle.starting = started
+    host.setting_changed("approval_mode", "widget")
+    assert host.lifecycle.starting is started
+
+
+def test_a_setting_that_applies_at_once_reaches_the_open_sessions_trace(capsys):
+    options = LiveOptions()
+    host = NotebookHost(None, options)
+    host.lifecycle.adopt(FakeSession(host.can_ask))
+    host.session.trace.enabled = True  # `%design trace on`
+    options.values = {"trace_limit": 3}
+    host.setting_changed("trace_limit", 3)
+    trace = host.session.trace
+    assert (trace.limit, trace.enabled, host.session.settings.trace_limit) == (3, True, 3)
+    options.values = {"trace_limit": 3, "http_trace": True}
+    host.setting_changed("http_trace", True)
+    options.values = {"trace_limit": 3}
+    host.setting_changed("http_trace", False)  # the setting itself changed: the trace follows
+    assert trace.enabled is False and not host.session.closed
+    assert "next session" not in capsys.readouterr().out
+
+
+def test_a_setting_not_live_says_it_applies_to_the_next_session(host, capsys):
+    host.setting_changed("client_platform", "lab_x")
+    assert "applies to the next session" in capsys.readouterr().out
+    assert host.session.trace.limit == 500
