@@ -13,7 +13,9 @@ from __future__ import annotations
 import collections
 import json
 import re
+import threading
 from collections.abc import Iterable, Iterator
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[redacted-oauth-token]"
@@ -62,16 +64,28 @@ _PERCENT_HEX = re.compile(r"%[0-9A-F]{2}")
 
 
 def _forms(value: str) -> set[str]:
-    """Every spelling under which a token can appear in text (each once)."""
+    """Every spelling under which a token can appear in text (each once): raw, URL- and
+    form-encoded, JSON-escaped — and each of those JSON-escaped once more, as it reads in a
+    JSON text held in a JSON string (an MCP result's text block, a body quoted in an
+    error), where a backslash of the first escaping is doubled."""
     forms = {value}
     for encoded in (quote(value, safe=""), quote_plus(value)):
         forms.add(encoded)
         forms.add(_PERCENT_HEX.sub(lambda m: m.group().lower(), encoded))  # %2f, not %2F
-    for escaped in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
-        forms.add(escaped)
-        forms.add(escaped.replace("/", "\\/"))  # JSON encoders that also escape the solidus
+    forms |= _escaped_forms(value)
+    for form in list(forms):
+        forms |= _escaped_forms(form)
     forms.discard("")
     return forms
+
+
+def _escaped_forms(value: str) -> set[str]:
+    """`value` JSON-escaped, as ASCII or not, with the solidus escaped too or not."""
+    out = set()
+    for escaped in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+        out.add(escaped)
+        out.add(escaped.replace("/", "\\/"))  # JSON encoders that also escape the solidus
+    return out
 
 
 def _values(secrets: Iterable[Secret | str]) -> list[str]:
@@ -99,13 +113,52 @@ class Redactor:
         self._forms = tuple(forms)
 
     def __call__(self, text: str) -> str:
+        return _BEARER.sub("Bearer " + REDACTED, self.by_value(text))
+
+    def by_value(self, text: str) -> str:
+        """`text` with every spelling of every secret replaced, and nothing else (no
+        `Bearer …` pattern: for a service's answer, where ordinary content may say it)."""
         for form in self._forms:
             if form in text:
                 text = text.replace(form, REDACTED)
-        return _BEARER.sub("Bearer " + REDACTED, text)
+        return text
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
 
     def __repr__(self) -> str:
         return f"<Redactor: {len(self._forms)} spellings>"
+
+
+def redact_values(value: Any, redact: Redactor) -> Any:
+    """Decoded JSON with every known secret replaced, by value, in every string in it, keys
+    too (`Redactor.by_value`): what a service answered, before anything reads it. Lists and
+    objects are changed in place (the value is the caller's own, freshly decoded); walked
+    with a stack, so nesting as deep as the decoder allows is no recursion."""
+    if not redact:
+        return value
+    if isinstance(value, str):
+        return redact.by_value(value)
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = redact.by_value(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            for key, item in list(node.items()):
+                if isinstance(item, str):
+                    item = node[key] = redact.by_value(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+                clean = redact.by_value(key) if isinstance(key, str) else key
+                if clean != key:  # a secret in a key: the entry moves to its clean key
+                    del node[key]
+                    node[clean] = item
+    return value
 
 
 Secrets = Iterable[Secret | str] | Redactor
@@ -242,23 +295,29 @@ def secrets_in_body(raw: bytes) -> list[str]:
 
 class SeenSecrets:
     """The credentials a session has seen in its traffic, the newest `kept`, for redaction
-    by value: added as they go by, never shown (iteration yields `Secret`s)."""
+    by value: added as they go by, never shown (iteration yields `Secret`s). Added to on
+    the session's loop and read from the notebook's thread too: one lock holds both."""
 
     def __init__(self, kept: int = 64) -> None:
         self._values: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._kept = kept
+        self._lock = threading.Lock()
 
     def add(self, values: Iterable[str]) -> None:
-        for value in values:
-            if len(value.strip()) < MIN_SECRET_CHARS or REDACTED in value:
-                continue
-            self._values[value] = None
-            self._values.move_to_end(value)
-        while len(self._values) > self._kept:
-            self._values.popitem(last=False)
+        fresh = [v for v in values if len(v.strip()) >= MIN_SECRET_CHARS and REDACTED not in v]
+        if not fresh:
+            return
+        with self._lock:
+            for value in fresh:
+                self._values[value] = None
+                self._values.move_to_end(value)
+            while len(self._values) > self._kept:
+                self._values.popitem(last=False)
 
     def __iter__(self) -> Iterator[Secret]:
-        return iter([Secret(v) for v in self._values])
+        with self._lock:
+            values = list(self._values)
+        return iter([Secret(v) for v in values])
 
     def __len__(self) -> int:
         return len(self._values)
