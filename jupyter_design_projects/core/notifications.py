@@ -11,8 +11,8 @@ string (keys too); a record is never bigger than `DATA_CHARS` characters of JSON
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -78,15 +78,17 @@ def record_of(message: Any, received: str, redact: Redactor) -> dict[str, Any]:
 
 class NotificationStore:
     """The kept records, oldest first; `dropped` counts those the ring let go. Added to on
-    the session's loop and read from the notebook's thread: one lock holds both."""
+    the session's loop and read from the notebook's thread: the stream hands it a lock
+    (`guard`, held while the ring changes and while a reader copies it)."""
 
-    def __init__(self, kept: int = KEPT) -> None:
+    def __init__(self, kept: int = KEPT,
+                 guard: contextlib.AbstractContextManager[Any] | None = None) -> None:
         if kept < 1:
             raise ValueError("the store keeps at least one notification")
         self._rows: collections.deque[dict[str, Any]] = collections.deque(maxlen=kept)
         self._added = 0  # since the last clear (for `dropped`)
         self._numbered = 0  # since the store began (a record's `n` is never reused)
-        self._lock = threading.Lock()
+        self._lock = guard if guard is not None else contextlib.nullcontext()
 
     @property
     def kept(self) -> int:

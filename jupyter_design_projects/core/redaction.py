@@ -13,7 +13,6 @@ from __future__ import annotations
 import collections
 import json
 import re
-import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -295,29 +294,24 @@ def secrets_in_body(raw: bytes) -> list[str]:
 
 class SeenSecrets:
     """The credentials a session has seen in its traffic, the newest `kept`, for redaction
-    by value: added as they go by, never shown (iteration yields `Secret`s). Added to on
-    the session's loop and read from the notebook's thread too: one lock holds both."""
+    by value: added as they go by, never shown (iteration yields `Secret`s). Not locked:
+    its owner (the HTTP trace) holds a lock around adding and reading."""
 
     def __init__(self, kept: int = 64) -> None:
         self._values: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._kept = kept
-        self._lock = threading.Lock()
 
     def add(self, values: Iterable[str]) -> None:
-        fresh = [v for v in values if len(v.strip()) >= MIN_SECRET_CHARS and REDACTED not in v]
-        if not fresh:
-            return
-        with self._lock:
-            for value in fresh:
-                self._values[value] = None
-                self._values.move_to_end(value)
-            while len(self._values) > self._kept:
-                self._values.popitem(last=False)
+        for value in values:
+            if len(value.strip()) < MIN_SECRET_CHARS or REDACTED in value:
+                continue
+            self._values[value] = None
+            self._values.move_to_end(value)
+        while len(self._values) > self._kept:
+            self._values.popitem(last=False)
 
     def __iter__(self) -> Iterator[Secret]:
-        with self._lock:
-            values = list(self._values)
-        return iter([Secret(v) for v in values])
+        return iter([Secret(v) for v in self._values])
 
     def __len__(self) -> int:
         return len(self._values)

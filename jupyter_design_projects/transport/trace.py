@@ -127,11 +127,12 @@ class HttpTrace:
     def seen_secrets(self) -> tuple[Secret, ...]:
         """The credentials seen in the traffic (plan tokens, codes, verifiers …), newest
         last: for every redactor of the session, not only the trace's."""
-        return tuple(self._seen)
+        with self._lock:
+            return tuple(self._seen)
 
     def _known(self) -> Redactor:
         """A redactor of every secret known now (remade only when they change)."""
-        known = (*self._secrets(), *self._seen)  # Secrets: compared by value, never shown
+        known = (*self._secrets(), *self.seen_secrets())  # compared by value, never shown
         made_of, redactor = self._redactor
         if known != made_of:
             redactor = Redactor(known)
@@ -139,7 +140,10 @@ class HttpTrace:
         return redactor
 
     def _learn(self, body: bytes) -> None:
-        self._seen.add(secrets_in_body(body))
+        found = secrets_in_body(body)
+        if found:
+            with self._lock:
+                self._seen.add(found)
 
     def records(self) -> list[dict[str, Any]]:
         """The exchanges, oldest first, redacted with every secret known now."""

@@ -70,9 +70,9 @@ class Echo:
         try:
             self.learn_answer(body, strict=True)
         except ValueError:
-            for key, value in parse_qsl(body.decode("latin-1")):
-                if key in CREDENTIAL_FIELDS:
-                    self._add(value)
+            for field, text in parse_qsl(body.decode("latin-1")):
+                if field in CREDENTIAL_FIELDS:
+                    self._add(text)
 
     def learn_answer(self, body: bytes, *, strict: bool = False) -> None:
         """The credential fields of a JSON body (a text block holding JSON is read too);
