@@ -103,13 +103,15 @@ class Redactor:
     """`redact` for many texts: the spellings of its secrets worked out once (a trace of
     500 exchanges is redacted string by string, with up to a hundred secrets)."""
 
-    __slots__ = ("_forms",)
+    __slots__ = ("_forms", "_shortest")
 
     def __init__(self, secrets: Iterable[Secret | str] = ()) -> None:
         forms: list[str] = []
         for value in _values(secrets):  # longest value first, then its longest spelling
             forms += sorted(_forms(value) - set(forms), key=len, reverse=True)
         self._forms = tuple(forms)
+        #: a text shorter than every spelling holds none (most strings of an answer: ids)
+        self._shortest = min(map(len, forms), default=0)
 
     def __call__(self, text: str) -> str:
         return _BEARER.sub("Bearer " + REDACTED, self.by_value(text))
@@ -117,6 +119,8 @@ class Redactor:
     def by_value(self, text: str) -> str:
         """`text` with every spelling of every secret replaced, and nothing else (no
         `Bearer …` pattern: for a service's answer, where ordinary content may say it)."""
+        if len(text) < self._shortest:
+            return text
         for form in self._forms:
             if form in text:
                 text = text.replace(form, REDACTED)
