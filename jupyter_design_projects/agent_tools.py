@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import json
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -143,6 +144,9 @@ class AgentTools:
     def __init__(self, session: Any, *, approve: Approve | None = None) -> None:
         self._session = session
         self._approve = approve
+        #: this model's key for the catalogue hash (spec §4: per agent id): its own, so
+        #: the person's `list` or another model's never makes this one's "unchanged"
+        self.agent_key = "agent:" + secrets.token_hex(8)
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The definitions of the tools the session's settings enable (read at each call,
@@ -177,7 +181,8 @@ class AgentTools:
             raise InvalidProjectsArgument(DESIGN_TOOL, "operation/arguments",
                                           "needs an operation name and an arguments object")
         try:
-            outcome = self._session.design_call(operation, arguments, approve=self._approve)
+            outcome = self._session.design_call(operation, arguments, approve=self._approve,
+                                                agent_key=self.agent_key)
         except PermissionDenied as error:  # fail closed, as the magics do
             return to_tool_result(tool_use_id, from_error(error))
         return outcome.to_tool_result(tool_use_id)

@@ -342,8 +342,11 @@ class Session:
         arguments: dict[str, Any] | None = None,
         *,
         approve: Callable[[Any], str | None] | None = None,
+        agent_key: str | None = None,
     ):
         """Run one Design operation from a script and return its `DesignOutcome`.
+        `agent_key` names whose `list` it is (each `AgentTools` passes its own; None: the
+        person's), as each remembers its own catalogue hash.
 
         Each approval card the call needs (consent, then a grant or a plan) is handed to
         `approve(request)`, which answers "once", "project" (a durable grant, where the
@@ -352,7 +355,8 @@ class Session:
         """
         from .design.approval import PendingApproval
 
-        result = self.run(self.design.call(operation, dict(arguments or {})))
+        whose = {} if agent_key is None else {"agent_key": agent_key}
+        result = self.run(self.design.call(operation, dict(arguments or {}), **whose))
         while isinstance(result, PendingApproval):
             answer = approve(result.request) if approve is not None else None
             result = self.run(self.design.resume(

@@ -89,6 +89,11 @@ class FaultsClient:
                           mime_type=mime_type, data_b64=data_b64, extracted=extracted,
                           project_uuid=project_uuid)["file_uuid"]
 
+    def echo_tokens(self, on: bool = True) -> Any:
+        """Echo every token the service was given (or has issued) in every string of its
+        Design and Projects answers and event-stream messages (`server/faults/echo.py`)."""
+        return self._post("echo-tokens", on=on)
+
     def counts(self) -> dict[str, int]:
         return self._request("GET", "counts")
 

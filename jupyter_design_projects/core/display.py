@@ -169,8 +169,9 @@ def text_rule(value: object, max_chars: int = MAX_TEXT_CHARS) -> str | None:
 
 
 def url_rule(value: object, max_chars: int = MAX_URL_CHARS) -> str | None:
-    """Project URLs: printable ASCII, https (http only on loopback), a plain host, no
-    userinfo and no backslash (parsers disagree on where the host of `a\\@b` is)."""
+    """Project URLs: printable ASCII, https only (loopback too: the reference service's
+    project URLs are https, and a grant card's URL is a link), a plain host, no userinfo
+    and no backslash (parsers disagree on where the host of `a\\@b` is)."""
     if not isinstance(value, str):
         return "not_a_string"
     if not value or len(value) > max_chars:
@@ -189,12 +190,7 @@ def url_rule(value: object, max_chars: int = MAX_URL_CHARS) -> str | None:
     host_part = re.sub(r":[0-9]{1,5}$", "", parts.netloc)
     if not _HOST.fullmatch(host_part) or not parts.hostname:
         return "bad_host"
-    host = parts.hostname
-    if parts.scheme == "https":
-        return None
-    if parts.scheme == "http" and host in LOOPBACK_HOSTS:
-        return None
-    return "not_https"
+    return None if parts.scheme == "https" else "not_https"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,7 @@ string (keys too); a record is never bigger than `DATA_CHARS` characters of JSON
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -76,14 +77,18 @@ def record_of(message: Any, received: str, redact: Redactor) -> dict[str, Any]:
 
 
 class NotificationStore:
-    """The kept records, oldest first; `dropped` counts those the ring let go."""
+    """The kept records, oldest first; `dropped` counts those the ring let go. Added to on
+    the session's loop and read from the notebook's thread: the stream hands it a lock
+    (`guard`, held while the ring changes and while a reader copies it)."""
 
-    def __init__(self, kept: int = KEPT) -> None:
+    def __init__(self, kept: int = KEPT,
+                 guard: contextlib.AbstractContextManager[Any] | None = None) -> None:
         if kept < 1:
             raise ValueError("the store keeps at least one notification")
         self._rows: collections.deque[dict[str, Any]] = collections.deque(maxlen=kept)
         self._added = 0  # since the last clear (for `dropped`)
         self._numbered = 0  # since the store began (a record's `n` is never reused)
+        self._lock = guard if guard is not None else contextlib.nullcontext()
 
     @property
     def kept(self) -> int:
@@ -91,24 +96,30 @@ class NotificationStore:
 
     @property
     def dropped(self) -> int:
-        return self._added - len(self._rows)
+        with self._lock:
+            return self._added - len(self._rows)
 
     def add(self, record: dict[str, Any]) -> dict[str, Any]:
-        self._added += 1
-        self._numbered += 1
-        numbered = {"n": self._numbered, **record}
-        self._rows.append(numbered)
+        with self._lock:
+            self._added += 1
+            self._numbered += 1
+            numbered = {"n": self._numbered, **record}
+            self._rows.append(numbered)
         return numbered
 
     def records(self) -> list[dict[str, Any]]:
-        return [dict(r) for r in self._rows]
+        with self._lock:
+            rows = list(self._rows)
+        return [dict(r) for r in rows]
 
     def clear(self) -> None:
-        self._rows.clear()
-        self._added = 0
+        with self._lock:
+            self._rows.clear()
+            self._added = 0
 
     def __len__(self) -> int:
-        return len(self._rows)
+        with self._lock:
+            return len(self._rows)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.records())

@@ -14,6 +14,7 @@ import collections
 import json
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[redacted-oauth-token]"
@@ -62,16 +63,28 @@ _PERCENT_HEX = re.compile(r"%[0-9A-F]{2}")
 
 
 def _forms(value: str) -> set[str]:
-    """Every spelling under which a token can appear in text (each once)."""
+    """Every spelling under which a token can appear in text (each once): raw, URL- and
+    form-encoded, JSON-escaped — and each of those JSON-escaped once more, as it reads in a
+    JSON text held in a JSON string (an MCP result's text block, a body quoted in an
+    error), where a backslash of the first escaping is doubled."""
     forms = {value}
     for encoded in (quote(value, safe=""), quote_plus(value)):
         forms.add(encoded)
         forms.add(_PERCENT_HEX.sub(lambda m: m.group().lower(), encoded))  # %2f, not %2F
-    for escaped in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
-        forms.add(escaped)
-        forms.add(escaped.replace("/", "\\/"))  # JSON encoders that also escape the solidus
+    forms |= _escaped_forms(value)
+    for form in list(forms):
+        forms |= _escaped_forms(form)
     forms.discard("")
     return forms
+
+
+def _escaped_forms(value: str) -> set[str]:
+    """`value` JSON-escaped, as ASCII or not, with the solidus escaped too or not."""
+    out = set()
+    for escaped in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+        out.add(escaped)
+        out.add(escaped.replace("/", "\\/"))  # JSON encoders that also escape the solidus
+    return out
 
 
 def _values(secrets: Iterable[Secret | str]) -> list[str]:
@@ -90,22 +103,65 @@ class Redactor:
     """`redact` for many texts: the spellings of its secrets worked out once (a trace of
     500 exchanges is redacted string by string, with up to a hundred secrets)."""
 
-    __slots__ = ("_forms",)
+    __slots__ = ("_forms", "_shortest")
 
     def __init__(self, secrets: Iterable[Secret | str] = ()) -> None:
         forms: list[str] = []
         for value in _values(secrets):  # longest value first, then its longest spelling
             forms += sorted(_forms(value) - set(forms), key=len, reverse=True)
         self._forms = tuple(forms)
+        #: a text shorter than every spelling holds none (most strings of an answer: ids)
+        self._shortest = min(map(len, forms), default=0)
 
     def __call__(self, text: str) -> str:
+        return _BEARER.sub("Bearer " + REDACTED, self.by_value(text))
+
+    def by_value(self, text: str) -> str:
+        """`text` with every spelling of every secret replaced, and nothing else (no
+        `Bearer …` pattern: for a service's answer, where ordinary content may say it)."""
+        if len(text) < self._shortest:
+            return text
         for form in self._forms:
             if form in text:
                 text = text.replace(form, REDACTED)
-        return _BEARER.sub("Bearer " + REDACTED, text)
+        return text
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
 
     def __repr__(self) -> str:
         return f"<Redactor: {len(self._forms)} spellings>"
+
+
+def redact_values(value: Any, redact: Redactor) -> Any:
+    """Decoded JSON with every known secret replaced, by value, in every string in it, keys
+    too (`Redactor.by_value`): what a service answered, before anything reads it. Lists and
+    objects are changed in place (the value is the caller's own, freshly decoded); walked
+    with a stack, so nesting as deep as the decoder allows is no recursion."""
+    if not redact:
+        return value
+    if isinstance(value, str):
+        return redact.by_value(value)
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = redact.by_value(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            for key, item in list(node.items()):
+                if isinstance(item, str):
+                    item = node[key] = redact.by_value(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+                clean = redact.by_value(key) if isinstance(key, str) else key
+                if clean != key:  # a secret in a key: the entry moves to its clean key
+                    del node[key]
+                    node[clean] = item
+    return value
 
 
 Secrets = Iterable[Secret | str] | Redactor
@@ -242,7 +298,8 @@ def secrets_in_body(raw: bytes) -> list[str]:
 
 class SeenSecrets:
     """The credentials a session has seen in its traffic, the newest `kept`, for redaction
-    by value: added as they go by, never shown (iteration yields `Secret`s)."""
+    by value: added as they go by, never shown (iteration yields `Secret`s). Not locked:
+    its owner (the HTTP trace) holds a lock around adding and reading."""
 
     def __init__(self, kept: int = 64) -> None:
         self._values: collections.OrderedDict[str, None] = collections.OrderedDict()

@@ -3,7 +3,10 @@ is sent, and every refusal is an `InvalidArguments` naming the field and the rul
 
 Schemas are a small JSON-Schema subset: `type` (a name or a list of names), `properties`,
 `required`, `items`, `enum`, and the client's own marker `"x-body": true` for content
-fields (such as `write_files.files[].data`) that are exempt from the string cap.
+fields (such as `write_files.files[].data`) that are exempt from the string cap. The
+marker counts only in the client's own schema (`client_schema=True`, a row of its table):
+a service's schema cannot lift the 4,096-byte cap, whatever it marks. Field names are
+held to the same cap as the strings they name.
 """
 
 from __future__ import annotations
@@ -55,15 +58,18 @@ def check_operation_name(operation: object) -> str:
 
 
 def validate(operation: str, arguments: Any, schema: Mapping[str, Any] | None,
-             refused: Iterable[tuple[str, Any, str]] = ()) -> dict:
+             refused: Iterable[tuple[str, Any, str]] = (), *,
+             client_schema: bool = False) -> dict:
     """Check `arguments` for `operation` against `schema` (None: size caps only) and the
     operation's `refused` values ((field, value, what to use instead): its row's
     `refused_values`), and return them as a new dict. Raises `InvalidArguments` on the
-    first broken rule."""
+    first broken rule. `client_schema`: the schema is the client's own (its table), the
+    only one whose `x-body` marks may exempt a field from the string cap."""
     check_operation_name(operation)
     if not isinstance(arguments, dict):
         raise InvalidArguments(operation, "arguments", "must be an object")
-    _Walker(operation).object(arguments, schema or {}, prefix="", top_level=True)
+    _Walker(operation, client_schema).object(arguments, schema or {}, prefix="",
+                                             top_level=True)
     for field, value, instead in refused:
         if field in arguments and arguments[field] == value:
             raise InvalidArguments(operation, field, f"{field} {value} is not allowed",
@@ -104,8 +110,10 @@ def _shown(name: str) -> str:
 class _Walker:
     """One validation pass: walks the arguments and the schema side by side."""
 
-    def __init__(self, operation: str) -> None:
+    def __init__(self, operation: str, client_schema: bool = False) -> None:
         self.operation = operation
+        #: whether `x-body` marks count (only in the client's own schema)
+        self.bodies = client_schema
 
     def fail(self, field: str, rule: str, suggestion: str | None = None) -> None:
         raise InvalidArguments(self.operation, _shown(field), rule, suggestion)
@@ -117,6 +125,9 @@ class _Walker:
         for key in value:
             if not isinstance(key, str):
                 self.fail(prefix + "?", "field names must be strings")
+            if utf8_length(key) > STRING_MAX_BYTES:
+                self.fail(prefix + key, f"is a field name longer than {STRING_MAX_BYTES:,} "
+                          "UTF-8 bytes")
             if isinstance(properties, Mapping) and key not in properties:
                 self.fail(prefix + key, unknown_field(prefix, list(properties)),
                           suggest(key, list(properties)))
@@ -149,7 +160,8 @@ class _Walker:
         if isinstance(enum, list) and value not in enum:
             self.fail(field, "must be one of " + ", ".join(map(repr, enum)))
         if isinstance(value, str):
-            if spec.get("x-body") is not True and utf8_length(value) > cap:
+            body = self.bodies and spec.get("x-body") is True
+            if not body and utf8_length(value) > cap:
                 self.fail(field, f"is longer than {cap:,} UTF-8 bytes")
         elif isinstance(value, list):
             declared_items = spec.get("items")

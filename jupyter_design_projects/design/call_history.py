@@ -6,7 +6,9 @@ full result (for a diff), its timing, and the HTTP trace's exchange numbers it m
 session applies them as it builds each client); a Design call that waits on a person
 stays "awaiting approval" until its card is answered, and its time counts only the
 client's own work, never the person's. The history lives in memory, the last
-`HISTORY_LIMIT` calls; plan tokens are never shown (`shown_arguments`).
+`HISTORY_LIMIT` calls; plan tokens are never shown (`shown_arguments`). Calls are recorded
+on the session's loop while the notebook's thread reads the history (`%design history`):
+the ring is changed and read under one lock, and readers take a copy.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import dataclasses
 import difflib
 import inspect
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -77,6 +80,8 @@ class CallHistory:
                  timer: Callable[[], float] = time.perf_counter,
                  trace_mark: Callable[[], int | None] = lambda: None) -> None:
         self._calls: collections.deque[CallRecord] = collections.deque(maxlen=limit)
+        #: held while the ring changes and while a reader copies it
+        self._lock = threading.Lock()
         self._numbered = 0
         self._clock = clock
         self._timer = timer
@@ -86,17 +91,19 @@ class CallHistory:
         self._waiting: dict[int, tuple[Any, CallRecord]] = {}
 
     def __len__(self) -> int:
-        return len(self._calls)
+        with self._lock:
+            return len(self._calls)
 
     def records(self) -> list[CallRecord]:
-        return list(self._calls)
+        with self._lock:
+            return list(self._calls)
 
     def rows(self) -> list[dict[str, Any]]:
-        return [call.row() for call in self._calls]
+        return [call.row() for call in self.records()]
 
     def get(self, n: int) -> CallRecord:
         """Call `n`; KeyError when the history does not hold it (never was, or dropped)."""
-        for call in self._calls:
+        for call in self.records():
             if call.n == n:
                 return call
         raise KeyError(n)
@@ -104,12 +111,12 @@ class CallHistory:
     # ------------------------------------------------------------ recording
 
     def begin(self, tool: str, operation: str, arguments: Any) -> CallRecord:
-        self._numbered += 1
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
-        record = CallRecord(self._numbered, tool, str(operation),
-                            copy.deepcopy(arguments) if isinstance(arguments, dict) else {},
-                            started)
-        self._calls.append(record)
+        kept = copy.deepcopy(arguments) if isinstance(arguments, dict) else {}
+        with self._lock:
+            self._numbered += 1
+            record = CallRecord(self._numbered, tool, str(operation), kept, started)
+            self._calls.append(record)
         return record
 
     async def timed(self, record: CallRecord, work: Any) -> Any:

@@ -18,6 +18,13 @@ from .session import McpSession
 #: spec §4: the unchanged view says how to get the schemas back
 UNCHANGED_HINT = "If the full schemas are no longer in context, call list with {full: true}."
 
+#: whose `list` a catalogue hash is remembered for (spec §4: per agent id): the person
+#: (the magics, a script's `session.design_call`), the inspector, and each `AgentTools`
+#: (`agent:` and a random label of its own), so one reader's `list` never makes another's
+#: answer "unchanged"
+PERSON = "person"
+INSPECTOR = "inspector"
+
 
 @dataclasses.dataclass(frozen=True)
 class OperationEntry:
@@ -46,9 +53,10 @@ def build_entry(tool: dict, table: Mapping[str, DesignOperation] = BY_NAME) -> O
     description = tool.get("description")
     if floor is not None:
         schema = schemas.local_schema(name, table) or {}
-    else:
+    else:  # the service's schema, without any `x-` marker: only the client's table names
+        # a body field (exempt from the 4,096-byte cap)
         server_schema = tool.get("inputSchema")
-        schema = server_schema if isinstance(server_schema, dict) else {}
+        schema = schemas.public_schema(server_schema) if isinstance(server_schema, dict) else {}
     return OperationEntry(
         name=name,
         description=description if isinstance(description, str) else "",
@@ -93,7 +101,7 @@ class Catalogue:
         registry = await self._current(refresh=refresh)
         return [registry[name] for name in sorted(registry)]
 
-    async def list_view(self, *, agent_key: str = "notebook", full: bool = False) -> dict:
+    async def list_view(self, *, agent_key: str = PERSON, full: bool = False) -> dict:
         """The `list` result: the catalogue the server offers now (tools/list runs again
         each time, spec §2, §4) with its hash, or, when this agent was already shown the
         same hash and `full` is not asked, the short unchanged view: only what spec §4

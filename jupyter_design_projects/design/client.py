@@ -62,7 +62,7 @@ from .approval import (
     change_request,
     grant_request,
 )
-from .catalogue import Catalogue
+from .catalogue import PERSON, Catalogue
 from .permissions import PermissionEngine
 from .rest import DesignRest
 from .session import McpSession
@@ -82,7 +82,7 @@ class _Call:
 
     operation: str
     arguments: dict
-    agent_key: str = "notebook"
+    agent_key: str = PERSON
     consent_asked: bool = False
     grant_retried: bool = False
     #: the service said a plan this client made is gone, and the call was decided again
@@ -132,7 +132,9 @@ class DesignClient:
 
     # ------------------------------------------------------------ public API
 
-    async def list(self, *, full: bool = False, agent_key: str = "notebook") -> DesignOutcome:
+    async def list(self, *, full: bool = False, agent_key: str = PERSON) -> DesignOutcome:
+        """The catalogue view (`Catalogue.list_view`); `agent_key` says whose: the person,
+        the inspector or one `AgentTools` (each remembers its own catalogue hash)."""
         self._gates()
         try:
             view = await self.catalogue.list_view(agent_key=agent_key, full=full)
@@ -141,7 +143,7 @@ class DesignClient:
         return DesignOutcome.of_data("list", view)
 
     async def call(self, operation: str, arguments: dict, *,
-                   agent_key: str = "notebook", journaled: int | None = None) -> Result:
+                   agent_key: str = PERSON, journaled: int | None = None) -> Result:
         """Decide, then send, ask or refuse. `journaled`: the id of this call's journal
         entry, which the caller wrote ahead (`journal_entry`, several in one commit) and
         settles itself; the call is then not journaled again."""
@@ -152,7 +154,8 @@ class DesignClient:
             entry = await self.catalogue.entry(operation)
             row = self.catalogue.table.get(operation)
             checked = validate(operation, arguments, entry.input_schema,
-                               row.refused_values if row is not None else ())
+                               row.refused_values if row is not None else (),
+                               client_schema=entry.known)
             call = _Call(operation, json.loads(json.dumps(checked)), agent_key,
                          journaled=journaled)
             return await self._proceed(call)

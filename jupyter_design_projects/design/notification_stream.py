@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -63,7 +64,8 @@ class NotificationStream:
         self._clock = clock
         self._sleep = sleep
         self._max_event_bytes = max_event_bytes
-        self.store = NotificationStore(kept)
+        #: the loop adds, the notebook's thread reads: one lock guards the ring
+        self.store = NotificationStore(kept, threading.Lock())
         #: one line saying what the stream is doing (or why it stopped)
         self.status = ("not listening (it opens when asked, on a Design session that "
                        "exists or, from Python, session.design_notifications())")

@@ -1,6 +1,9 @@
 """The Design MCP session: JSON-RPC framing over Streamable HTTP (JSON answers only), the
 shared initialize → initialized → tools/list handshake, and the one re-initialize after a
-404 on a request that carried a session id (which keeps the tools already discovered)."""
+404 on a request that carried a session id: the session id, the initialized state and the
+discovery are all dropped (spec §2), so the re-initialize is followed by a fresh
+tools/list before the request is sent again — a service that changed its tools while the
+session was gone is seen, and a call whose tool it no longer offers is not retried."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..errors import HandshakeCancelled, TransportError
+from ..errors import HandshakeCancelled, TransportError, UnknownOperation
 from ..settings import DEFAULT_CLIENT_PLATFORM
 from ..transport.http import Answer, send
 from . import wire
@@ -208,17 +211,20 @@ class McpSession:
     # ------------------------------------------------------------ requests
 
     async def _request(self, method: str, params: dict, operation: str) -> dict:
-        """One JSON-RPC request on the session; a 404 on a session id re-initializes and
-        retries once."""
+        """One JSON-RPC request on the session; a 404 on a session id re-initializes,
+        lists the tools again (a tools/call) and retries once."""
         for attempt in (1, 2):
             await self._ensure_initialized()
+            if attempt == 2 and method == "tools/call":
+                await self._rediscovered(str(params.get("name")))
             session_id = self._session_id
             envelope = self._envelope(method, params)
             answer = await self._post(envelope, session_id=session_id,
                                       action=f"design {operation}")
             if answer.status == 404 and session_id is not None:
                 wire.refuse_event_stream(answer)
-                self._reset(session_id)
+                # a tools/list met it: the retry below is the fresh listing
+                self._reset(session_id, rediscover=method != "tools/list")
                 if attempt == 1:
                     continue
                 raise TransportError(
@@ -228,15 +234,23 @@ class McpSession:
             return wire.rpc_result(answer, operation, envelope["id"])
         raise AssertionError("unreachable")
 
-    def _reset(self, session_id: str | None) -> None:
-        """Drop the session id and the initialized state, unless another caller already
-        replaced the session that failed. The discovered tools (the hint registry) stay
-        until the next tools/list (spec §2, §3): an operation discovered before a 404
-        re-initialize is still known after it."""
+    async def _rediscovered(self, name: str) -> None:
+        """After a re-initialize: the tools listed again (once for every caller that met
+        the 404); UnknownOperation when the service no longer offers `name`."""
+        tools = await self.tools()
+        if not any(tool.get("name") == name for tool in tools):
+            raise UnknownOperation(name, "not_in_catalogue")
+
+    def _reset(self, session_id: str | None, *, rediscover: bool = True) -> None:
+        """Drop the session id, the initialized state and the discovery (spec §2), unless
+        another caller already replaced the session that failed. The tools discovered
+        stay readable until the fresh tools/list completes (the hint registry is rebuilt
+        then), which the next use of the tools runs first."""
         if session_id != self._session_id:
             return
         self._session_id = None
         self._initialized = False
+        self._tools_stale = self._tools_stale or rediscover
 
     def _envelope(self, method: str, params: dict[str, Any]) -> dict:
         return {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}

@@ -1,11 +1,14 @@
 """The one place Design MCP answers become results or errors: status codes, flat 403
-bodies, content types and JSON-RPC envelopes are read here and nowhere else."""
+bodies, content types and JSON-RPC envelopes are read here and nowhere else. Every value
+read comes from `Answer.json()`, with each secret the session knows already replaced
+(`transport/http.py`); a server text kept in an error is redacted once more after its
+control characters are dropped (a token split by one is whole again then)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..core.redaction import redact_then_truncate
+from ..core.redaction import Redactor, redact_then_truncate
 from ..errors import (
     AuthError,
     DesignRpcError,
@@ -81,7 +84,8 @@ def rpc_result(answer: Answer, operation: str, request_id: int) -> dict:
                                     answer.status)
     problem, rpc_error, result = _split_envelope(answer, request_id)
     if rpc_error is not None:
-        raise DesignRpcError(operation, *rpc_error)
+        code, message = rpc_error
+        raise DesignRpcError(operation, code, _clean(message, answer.redactor()))
     if result is None:
         raise TransportError(answer.action, "malformed",
                              detail=problem or "the JSON-RPC answer is malformed")
@@ -133,9 +137,10 @@ def _raise_flat_403(answer: Answer) -> None:
     if kind == "needs_project_grant":
         project_id = body.get("project_id")
         prompt = body.get("prompt")
+        redact = answer.redactor()
         raise NeedsProjectGrant(
-            _clean(project_id) if isinstance(project_id, str) else "",
-            _clean(prompt) if isinstance(prompt, str) else "",
+            _clean(project_id, redact) if isinstance(project_id, str) else "",
+            _clean(prompt, redact) if isinstance(prompt, str) else "",
         )
     raise TransportError(answer.action, "http_status", 403,
                          detail=f"HTTP 403: {shown_body(answer)}")
@@ -148,11 +153,12 @@ def _rpc_error_fields(error: Any) -> tuple[int, str]:
     message = error.get("message")
     return (
         code if isinstance(code, int) and not isinstance(code, bool) else 0,
-        _clean(message) if isinstance(message, str) else "",
+        message if isinstance(message, str) else "",
     )
 
 
-def _clean(text: str) -> str:
-    """Server text kept in an error: redacted, control characters dropped, cut."""
+def _clean(text: str, redact: Redactor) -> str:
+    """Server text kept in an error: control characters dropped, redacted (the session's
+    secrets and any `Bearer …`), then cut."""
     visible = "".join(c for c in text if c in "\n\t" or c.isprintable())
-    return redact_then_truncate(visible, PROMPT_KEPT)
+    return redact_then_truncate(visible, PROMPT_KEPT, redact)

@@ -68,7 +68,9 @@ class Operation:
 def design_operations(session: Any) -> list[Operation]:
     """The live Design catalogue: tools/list run again (the gates checked first), each
     operation's served schema, hints merged over the client's floor."""
-    listed = session.run(session.design.list(full=True))
+    from ..design.catalogue import INSPECTOR  # its own catalogue hash (spec §4)
+
+    listed = session.run(session.design.list(full=True, agent_key=INSPECTOR))
     if listed.is_error:
         raise listed.error
     served = {t["name"]: t for t in session.run(session.design.session.tools())}

@@ -9,10 +9,19 @@ token endpoint must never receive a bearer header, and a refresh must not re-ent
 flow that asked for it).
 
 An `Answer` carries the secrets its client's auth knew when the answer arrived (and those
-the client's trace saw in its traffic), so `Answer.text()` is redacted (then cut) even
-where the caller knows no token; its repr never shows the body, and the body read so far
-is held in a buffer whose repr shows only its size, so a traceback that prints locals
-shows no token answer."""
+the client's trace saw in its traffic, and a bearer the caller set on the request itself),
+so `Answer.text()` is redacted (then cut) even where the caller knows no token; its repr
+never shows the body, and the body read so far is held in a buffer whose repr shows only
+its size, so a traceback that prints locals shows no token answer.
+
+This is the transport boundary of redaction: `Answer.json()` (and `take_json()`) hand back
+the decoded answer with every one of those secrets replaced by value in every string
+(keys too), in every spelling `core/redaction.py` knows, before any pipeline reads it —
+a service that echoes the person's access or refresh token, a plan token, a login code or
+verifier, in a result, an error message or a prompt, shows none of them. Kept are only
+the credentials the answer itself issues (`Answer.issued`: a credential-named field whose
+value nobody knew before this exchange — a `finalize_plan` answer's new plan token), and
+the OAuth client alone reads its token answers unredacted (`json(redacted=False)`)."""
 
 from __future__ import annotations
 
@@ -30,7 +39,7 @@ from typing import Any
 
 import httpx
 
-from ..core.redaction import Secret, redact_body
+from ..core.redaction import Redactor, Secret, redact_body, redact_values, secrets_in_body
 from ..errors import DeadlineExceeded, ResponseTooLarge, TransportError, UnexpectedContentType
 
 #: the request extension naming the action of an exchange (read by the HTTP trace)
@@ -67,6 +76,9 @@ class Answer:
     action: str
     #: every secret the client's auth knew when the answer arrived (for `text`)
     secrets: tuple[Secret, ...] = dataclasses.field(default=(), repr=False, compare=False)
+    #: the credentials this answer issues (first seen in it, in a credential-named field):
+    #: left in place by `json()`, so a new plan token reaches the plan it names
+    issued: tuple[Secret, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
     def content_type(self) -> str:
@@ -79,14 +91,21 @@ class Answer:
         up, 0 when it has passed; None when absent or neither form."""
         return retry_after_seconds(self.headers.get("retry-after", ""), time.time())
 
-    def json(self) -> Any:
-        """The body as JSON; a malformed body is a TransportError that never echoes it."""
+    def redactor(self) -> Redactor:
+        """A redactor of every secret known when the answer arrived but those it issues."""
+        return Redactor(s for s in self.secrets if s not in self.issued)
+
+    def json(self, *, redacted: bool = True) -> Any:
+        """The body as JSON, every known secret replaced in it (`redact_values`; only the
+        OAuth client, reading the tokens it asked for, says `redacted=False`); a malformed
+        body is a TransportError that never echoes it."""
         try:
-            return jsonlib.loads(self.body)
+            value = jsonlib.loads(self.body)
         except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
                 self.action, "not_json", detail=f"the answer (HTTP {self.status}) is not JSON"
             ) from None
+        return redact_values(value, self.redactor()) if redacted else value
 
     def take_json(self) -> Any:
         """`json()` for an answer read once: the body is decoded, its bytes released, then
@@ -102,11 +121,13 @@ class Answer:
             return self.json()
         self.body.clear()
         try:
-            return jsonlib.loads(text)
+            value = jsonlib.loads(text)
         except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python
             raise TransportError(
                 self.action, "not_json", detail=f"the answer (HTTP {self.status}) is not JSON"
             ) from None
+        del text
+        return redact_values(value, self.redactor())
 
     def text(self, limit: int = 2000) -> str:
         """The body for display: credential fields blanked, every secret the client knew
@@ -278,6 +299,7 @@ async def send(
                              detail="the request URL is not valid") from None
     request.extensions[ACTION_EXTENSION] = action
     extra: dict[str, Any] = {} if authenticate else {"auth": None}
+    known_before = _secrets_known_to(client)
     try:
         async with asyncio.timeout(deadline_s):
             response = await client.send(request, stream=True, **extra)
@@ -317,9 +339,10 @@ async def send(
     except httpx.HTTPError as exc:
         raise TransportError(action, failure_reason(exc),
                              detail=f"{type(exc).__name__} talking to the service") from None
+    known = (*_secrets_known_to(client), *_bearer_of(headers))
     # the buffer itself, not a copy of it (a _Body: its repr shows only its size)
-    return Answer(response.status_code, response.headers, body, action,
-                  _secrets_known_to(client))
+    return Answer(response.status_code, response.headers, body, action, known,
+                  _issued(client, request, body, known_before, known))
 
 
 def failure_reason(exc: httpx.HTTPError) -> str:
@@ -331,6 +354,30 @@ def failure_reason(exc: httpx.HTTPError) -> str:
     if isinstance(exc, httpx.TimeoutException):
         return "timeout"
     return "network"
+
+
+def _bearer_of(headers: dict[str, str] | None) -> tuple[Secret, ...]:
+    """The bearer a caller set on its request itself (the remote-session JWT)."""
+    for name, value in (headers or {}).items():
+        if name.lower() == "authorization" and value[:7].lower() == "bearer ":
+            return (Secret(value[7:].strip()),)
+    return ()
+
+
+def _issued(client: httpx.AsyncClient, request: httpx.Request, body: bytes | bytearray,
+            before: tuple[Secret, ...], known: tuple[Secret, ...]) -> tuple[Secret, ...]:
+    """The credentials an answer issues: those first learned during this exchange (not by
+    the auth: a refreshed token is no answer's to issue) that stand in a credential-named
+    field of the answer and were not sent in the request. Usually none are new, and
+    nothing is read."""
+    auth = getattr(client.auth, "known_secrets", None)
+    fresh = set(known) - set(before) - set(auth() if callable(auth) else ())
+    if not fresh:
+        return ()
+    sent = request.content if isinstance(request.stream, httpx.ByteStream) else b""
+    given = set(secrets_in_body(sent))
+    answered = set(secrets_in_body(bytes(body)))
+    return tuple(s for s in fresh if s.reveal() in answered and s.reveal() not in given)
 
 
 def _secrets_known_to(client: httpx.AsyncClient) -> tuple[Secret, ...]:

@@ -165,7 +165,7 @@ def _json_of(answer: Answer) -> Any:
     """A JSON answer's value (an object as `CredentialFields`), or None when not JSON."""
     if answer.content_type != "application/json":
         return None
-    value = answer.json()
+    value = answer.json(redacted=False)  # the tokens it asked for
     return CredentialFields(value) if isinstance(value, dict) else value
 
 

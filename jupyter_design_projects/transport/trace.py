@@ -32,12 +32,17 @@ and verifier — and keep them (`seen_secrets`), so a plan token quoted later in
 sentence, a URL or a JSON string is redacted too. `records()` redacts once more with the
 secrets known by then, so a credential learned after its exchange was recorded (the login
 code read off the sign-in page) is not shown either.
+
+The hooks record on the session's background loop while the notebook's thread reads
+(`%design trace`, the HAR export): every change to the ring or to a row, and every read
+of them, holds one lock, and a reader copies the rows under it and redacts outside it.
 """
 
 from __future__ import annotations
 
 import collections
 import datetime
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
@@ -91,11 +96,14 @@ class HttpTrace:
         self._clock = clock
         self._rows: collections.deque[dict[str, Any]] = collections.deque(
             maxlen=check_trace_limit(limit))
+        #: held for every change to the ring or a row, and while a reader copies them
+        self._lock = threading.Lock()
         self._numbered = 0
         self._appended = 0
         self._seen = SeenSecrets()
-        self._redactor_of: tuple[Secret, ...] = ()
-        self._redactor = Redactor()
+        #: the secrets the last redactor was made of, and that redactor (one pair, swapped
+        #: whole: the notebook's thread and the loop both ask for it)
+        self._redactor: tuple[tuple[Secret, ...], Redactor] = ((), Redactor())
 
     def event_hooks(self) -> dict[str, list[Callable[..., Any]]]:
         return {"request": [self._on_request], "response": [self._on_response]}
@@ -107,39 +115,48 @@ class HttpTrace:
     @property
     def dropped(self) -> int:
         """Exchanges the ring let go since the trace began or was last cleared."""
-        return self._appended - len(self._rows)
+        with self._lock:
+            return self._appended - len(self._rows)
 
     def resize(self, limit: int) -> None:
         """Keep at most `limit` exchanges from now on (the oldest go first)."""
-        rows = list(self._rows)
-        self._rows = collections.deque(rows, maxlen=check_trace_limit(limit))
+        maxlen = check_trace_limit(limit)
+        with self._lock:
+            self._rows = collections.deque(self._rows, maxlen=maxlen)
 
     def seen_secrets(self) -> tuple[Secret, ...]:
         """The credentials seen in the traffic (plan tokens, codes, verifiers …), newest
         last: for every redactor of the session, not only the trace's."""
-        return tuple(self._seen)
+        with self._lock:
+            return tuple(self._seen)
 
     def _known(self) -> Redactor:
         """A redactor of every secret known now (remade only when they change)."""
-        known = (*self._secrets(), *self._seen)  # Secrets: compared by value, never shown
-        if known != self._redactor_of:
-            self._redactor_of, self._redactor = known, Redactor(known)
-        return self._redactor
+        known = (*self._secrets(), *self.seen_secrets())  # compared by value, never shown
+        made_of, redactor = self._redactor
+        if known != made_of:
+            redactor = Redactor(known)
+            self._redactor = (known, redactor)
+        return redactor
 
     def _learn(self, body: bytes) -> None:
-        self._seen.add(secrets_in_body(body))
+        found = secrets_in_body(body)
+        if found:
+            with self._lock:
+                self._seen.add(found)
 
     def records(self) -> list[dict[str, Any]]:
         """The exchanges, oldest first, redacted with every secret known now."""
         redact = self._known()
-        return [
-            {k: _redacted(v, redact) for k, v in row.items() if not k.startswith("_")}
-            for row in self._rows
-        ]
+        with self._lock:  # a shallow copy: a row's values are replaced, never changed
+            rows = [{k: v for k, v in row.items() if not k.startswith("_")}
+                    for row in self._rows]
+        return [{k: _redacted(v, redact) for k, v in row.items()} for row in rows]
 
     def clear(self) -> None:
-        self._rows.clear()
-        self._appended = 0
+        with self._lock:
+            self._rows.clear()
+            self._appended = 0
 
     # ---------------------------------------------------------------- hooks
 
@@ -152,9 +169,8 @@ class HttpTrace:
         text, cut = redact_body_cut(body, self._request_body_chars, redact)
         size = _request_size(request, body)
         cut = cut or len(body) < size  # a streamed body (over a MiB) is not kept at all
-        self._numbered += 1
         row: dict[str, Any] = {
-            "n": self._numbered,
+            "n": 0,
             "action": request.extensions.get(ACTION_EXTENSION, ""),
             "method": request.method,
             "url": redact(str(request.url)),
@@ -183,8 +199,11 @@ class HttpTrace:
         if _HTTPCORE_TRACE not in request.extensions:
             request.extensions[_HTTPCORE_TRACE] = connection_step
         request.extensions[_ROW] = row
-        self._rows.append(row)
-        self._appended += 1
+        with self._lock:
+            self._numbered += 1
+            row["n"] = self._numbered
+            self._rows.append(row)
+            self._appended += 1
 
     async def _on_response(self, response: httpx.Response) -> None:
         row = response.request.extensions.get(_ROW)
@@ -192,11 +211,11 @@ class HttpTrace:
             self._learn_from(response)
             return
         row["_marks"]["headers"] = time.perf_counter()
-        row["status"] = response.status_code
-        row["reason"] = response.reason_phrase
-        row["http_version"] = response.http_version
-        row["response_headers"] = _headers(response.headers, self._known())
-        row["error"] = None
+        headers = _headers(response.headers, self._known())
+        with self._lock:
+            row.update(status=response.status_code, reason=response.reason_phrase,
+                       http_version=response.http_version, response_headers=headers,
+                       error=None)
         if response.is_stream_consumed:  # a transport that handed the body over already read
             self._finish(row, response.content, len(response.content), complete=True)
             return
@@ -219,16 +238,18 @@ class HttpTrace:
     def _finish(self, row: dict[str, Any], body: bytes, size: int, complete: bool) -> None:
         self._learn(body)  # before redacting: a plan token in this answer is known already
         redact = self._known()
-        marks = row.pop("_marks")
+        marks = row["_marks"]
         marks["closed"] = time.perf_counter()
-        row["response_bytes"] = size
         text, cut = redact_body_cut(body, self._body_chars, redact)
-        row["response_body"] = text
-        row["response_body_cut"] = cut or not complete or len(body) < size
-        row["elapsed_ms"] = _ms(marks["start"], marks["closed"])
-        row["timings"] = timings(marks)
+        done: dict[str, Any] = {
+            "response_bytes": size, "response_body": text,
+            "response_body_cut": cut or not complete or len(body) < size,
+            "elapsed_ms": _ms(marks["start"], marks["closed"]), "timings": timings(marks)}
         if not complete:
-            row["error"] = "body not fully read"
+            done["error"] = "body not fully read"
+        with self._lock:
+            row.update(done)
+            del row["_marks"]
 
 
 def iso_time(epoch_s: float) -> str:

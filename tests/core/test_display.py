@@ -152,8 +152,8 @@ def test_name_of_120_chars_is_shown():
 @pytest.mark.parametrize("url", [
     "https://design.example/p/0f4b6c1e",
     "https://design.example:8443/p/x?view=1#top",
-    "http://127.0.0.1:8765/design/p/x",
-    "http://localhost/p/x",
+    "https://127.0.0.1:8765/design/p/x",
+    "https://localhost/p/x",
 ])
 def test_safe_urls_are_shown(url):
     assert display.url_rule(url) is None
@@ -161,6 +161,10 @@ def test_safe_urls_are_shown(url):
 
 @pytest.mark.parametrize(("url", "rule"), [
     ("http://design.example/p/x", "not_https"),
+    # loopback too: a grant card's URL is https or the card is not shown (docs/choices.md)
+    ("http://127.0.0.1:8765/design/p/x", "not_https"),
+    ("http://localhost/p/x", "not_https"),
+    ("http://[::1]:8080/x", "not_https"),
     ("javascript:alert(1)", "bad_host"),
     ("https://a.example\\@evil.net/", "backslash"),
     ("https://a.example@evil.net/", "userinfo"),
@@ -256,7 +260,7 @@ def test_a_scope_that_is_not_a_string_says_so():
 @pytest.mark.parametrize(("url", "rule"), [
     ("https://a.example/~me", None),
     ("https://a.example/\x7f", "non_printable_ascii"),
-    ("http://[::1]:8080/x", None),
+    ("https://[::1]:8080/x", None),
     ("https://a.example/" + "x" * (display.MAX_URL_CHARS - 18), None),
     ("https://a.example/" + "x" * (display.MAX_URL_CHARS - 17), "bad_length"),
 ])

@@ -214,7 +214,7 @@ def test_content_fields_are_exempt_from_the_clients_cap_and_say_so() -> None:
     assert note.client_max_bytes is None
     assert "content: no client size cap" in note.limits
     arguments = fake_arguments(note="n" * (STRING_MAX_BYTES * 2))
-    assert validate(FAKE.name, arguments, FAKE.schema) == arguments
+    assert validate(FAKE.name, arguments, FAKE.schema, client_schema=True) == arguments
 
 
 def test_the_plan_token_has_the_clients_larger_cap() -> None:

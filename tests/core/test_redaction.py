@@ -300,3 +300,51 @@ def test_a_redactor_made_once_redacts_as_redact_does_and_never_prints_a_spelling
 def test_a_longer_secret_holding_a_shorter_one_is_redacted_whole():
     short, long = "abcdefgh12", "abcdefgh12345678"
     assert redact(f"[{long}]", [short, long]) == f"[{REDACTED}]"
+
+
+# ---------------------------------------------------------------- answers, by value
+
+
+def test_redact_values_replaces_secrets_in_strings_and_keys_in_place() -> None:
+    from jupyter_design_projects.core.redaction import Redactor, redact_values
+
+    secret = "sk/live+value=é-0001"
+    value = {"a": [f"x {secret} y", {"b": quote(secret, safe="")}],
+             f"key-{secret}": 1, "n": 5, "t": None}
+    same = redact_values(value, Redactor([secret]))
+    assert same is value
+    assert value == {"a": [f"x {REDACTED} y", {"b": REDACTED}], f"key-{REDACTED}": 1,
+                     "n": 5, "t": None}
+
+
+def test_redact_values_walks_nesting_deeper_than_the_recursion_limit() -> None:
+    import sys
+
+    from jupyter_design_projects.core.redaction import Redactor, redact_values
+
+    secret = "deep-secret-value-0001"
+    value: list = [secret]
+    for _ in range(sys.getrecursionlimit() * 2):
+        value = [value]
+    redact_values(value, Redactor([secret]))
+    node = value
+    while isinstance(node[0], list):
+        node = node[0]
+    assert node == [REDACTED]
+
+
+def test_answers_are_redacted_by_value_only_never_by_the_bearer_pattern() -> None:
+    from jupyter_design_projects.core.redaction import Redactor, redact_values
+
+    text = "send Authorization: Bearer YOUR_TOKEN_HERE"
+    assert redact_values({"doc": text}, Redactor(["unrelated-secret-01"])) == {"doc": text}
+    assert redact_values({"doc": text}, Redactor()) == {"doc": text}  # nothing known
+
+
+def test_a_secret_escaped_twice_in_a_json_text_inside_a_string_is_redacted() -> None:
+    from jupyter_design_projects.core.redaction import Redactor
+
+    secret = "sk/live+value=é-0002"
+    block = json.dumps({"note": json.dumps(secret)[1:-1]})  # a text block holding JSON
+    assert secret not in Redactor([secret])(block)
+    assert json.loads(Redactor([secret])(block)) == {"note": REDACTED}

@@ -114,9 +114,53 @@ def test_entry_fields_are_capped(size: int, valid: bool) -> None:
         assert refusal("write_files", arguments, WRITE).field == "files[0].path"
 
 
-def test_body_fields_are_exempt_from_the_string_cap() -> None:
+def test_body_fields_of_the_clients_own_schema_are_exempt_from_the_string_cap() -> None:
     arguments = files({"path": "index.html", "data": "x" * 1_000_000})
-    assert validate("write_files", arguments, WRITE) == arguments
+    assert validate("write_files", arguments, WRITE, client_schema=True) == arguments
+
+
+def test_the_clients_body_mark_does_not_count_unless_the_schema_is_the_clients() -> None:
+    arguments = files({"path": "index.html", "data": "x" * (STRING_MAX_BYTES + 1)})
+    with pytest.raises(InvalidArguments) as caught:
+        validate("write_files", arguments, WRITE)
+    assert caught.value.field == "files[0].data"
+
+
+#: a read-only operation the service serves beyond the client's table, its schema marking
+#: a field as the client marks content (spec §3: only the client's table names a body)
+SERVED_WITH_A_BODY_MARK = {"type": "object", "properties": {
+    "note": {"type": "string", "x-body": True},
+    "pages": {"type": "array", "items": {"type": "string", "x-body": True}}}}
+
+
+@pytest.mark.parametrize(("field", "value", "shown"), [
+    ("note", "n" * STRING_MAX_BYTES, None),
+    ("note", "n" * (STRING_MAX_BYTES + 1), "note"),
+    ("note", "n" * 5_000, "note"),
+    ("pages", ["p" * STRING_MAX_BYTES], None),
+    ("pages", ["p" * (STRING_MAX_BYTES + 1)], "pages[0]"),
+])
+def test_a_services_schema_cannot_lift_the_string_cap(field, value, shown) -> None:
+    arguments = {field: value}
+    if shown is None:
+        assert validate("served_reader", arguments, SERVED_WITH_A_BODY_MARK) == arguments
+        return
+    with pytest.raises(InvalidArguments) as caught:
+        validate("served_reader", arguments, SERVED_WITH_A_BODY_MARK)
+    assert (caught.value.field, caught.value.rule) == (
+        shown, f"is longer than {STRING_MAX_BYTES:,} UTF-8 bytes")
+
+
+@pytest.mark.parametrize(("size", "valid"), [(STRING_MAX_BYTES, True),
+                                             (STRING_MAX_BYTES + 1, False)])
+def test_field_names_are_held_to_the_string_cap(size: int, valid: bool) -> None:
+    name = "k" * (size - 2) + "é"  # two UTF-8 bytes at the end: bytes, not characters
+    arguments = {"free": {name: 1}}
+    if valid:
+        assert validate("preview_theme", arguments, None) == arguments
+        return
+    caught = refusal("preview_theme", arguments, None)
+    assert caught.field.startswith("free.kkk") and "field name longer than" in caught.rule
 
 
 @pytest.mark.parametrize(("size", "valid"), [(PLAN_TOKEN_MAX_BYTES, True),

@@ -143,17 +143,29 @@ async def test_fresh_tools_list_resets_the_hint_registry() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_dropped_session_keeps_the_catalogue_until_the_next_list() -> None:
+async def test_a_dropped_session_drops_the_discovery_too() -> None:
     fake = FakeMcp()
     session = McpSession(fake.client(), ENDPOINT)
     catalogue = Catalogue(session)
     await catalogue.entry("get_project")
+    fake.tools = with_tool(tool("preview_theme", read_only=True))  # changed while gone
     fake.drop_sessions()
     await session.call_tool("get_project", {"project_id": "p"})  # 404: re-initialized
-    await catalogue.entry("get_project")
-    assert (fake.counts["initialize"], fake.counts["tools/list"]) == (2, 1)
-    await catalogue.entries(refresh=True)  # the next list replaces it
-    assert fake.counts["tools/list"] == 2
+    assert (fake.counts["initialize"], fake.counts["tools/list"]) == (2, 2)
+    entry = await catalogue.entry("preview_theme")  # seen without another list
+    assert entry.read_only and fake.counts["tools/list"] == 2
+
+
+@pytest.mark.asyncio
+async def test_a_services_body_mark_is_not_kept_in_its_schema() -> None:
+    new = tool("preview_theme", read_only=True)
+    new["inputSchema"] = {"type": "object", "properties": {
+        "note": {"type": "string", "x-body": True, "description": "d"}}}
+    catalogue = catalogue_for(FakeMcp(with_tool(new)))
+    await catalogue.list_view()
+    entry = await catalogue.entry("preview_theme")
+    assert entry.input_schema == {"type": "object", "properties": {
+        "note": {"type": "string", "description": "d"}}}
 
 
 @pytest.mark.asyncio
@@ -227,6 +239,20 @@ async def test_changed_catalogue_is_listed_in_full_again() -> None:
     assert second["catalog_hash"] != first["catalog_hash"]
 
 
+@pytest.mark.asyncio
+async def test_the_person_the_inspector_and_each_model_have_their_own_hash() -> None:
+    from jupyter_design_projects.design.catalogue import INSPECTOR, PERSON
+
+    catalogue = catalogue_for(FakeMcp())
+    await catalogue.list_view(agent_key=PERSON)
+    await catalogue.list_view(agent_key=INSPECTOR, full=True)
+    for model in ("agent:one", "agent:two"):  # neither the person nor the inspector
+        assert "catalog_unchanged" not in await catalogue.list_view(agent_key=model)
+        assert (await catalogue.list_view(agent_key=model))["catalog_unchanged"] is True
+    for reader in (PERSON, INSPECTOR):
+        assert (await catalogue.list_view(agent_key=reader))["catalog_unchanged"] is True
+
+
 @pytest.mark.parametrize(("others", "unchanged"), [(63, True), (64, False)])
 @pytest.mark.asyncio
 async def test_catalogue_hash_memory_keeps_sixty_four_agents(others: int, unchanged: bool) -> None:
@@ -268,3 +294,21 @@ async def test_service_advertising_a_known_write_as_read_only_stays_write_tier(
     assert (write.write_tier, write.destructive) == (True, True)
     assert (delete.write_tier, delete.destructive) == (True, True)
     assert (create.write_tier, create.destructive) == (True, False)
+
+
+@pytest.mark.parametrize("size", [4_097, 5_000])  # 4,096 passes: tests/core/test_validation
+@pytest.mark.asyncio
+async def test_a_served_operation_cannot_mark_its_way_past_the_string_cap(size) -> None:
+    from jupyter_design_projects.design.client import DesignClient
+    from jupyter_design_projects.settings import Settings
+
+    new = tool("stamp_note", read_only=True)
+    new["inputSchema"] = {"type": "object", "properties": {
+        "note": {"type": "string", "x-body": True}}}
+    fake = FakeMcp(with_tool(new))
+    client = DesignClient(fake.client(), Settings(api_base_url="http://127.0.0.1:9"),
+                          can_ask=lambda: True)
+    await client.list()
+    outcome = await client.call("stamp_note", {"note": "n" * size})
+    assert (outcome.error.kind, outcome.error.field) == ("invalid_arguments", "note")
+    assert fake.counts["tools/call"] == 0  # nothing was sent

@@ -20,6 +20,7 @@ from jupyter_design_projects.errors import (
     ResponseTooLarge,
     TransportError,
     UnexpectedContentType,
+    UnknownOperation,
 )
 
 
@@ -163,9 +164,40 @@ async def test_404_on_call_reinitializes_and_retries_once() -> None:
     assert result["content"][0]["text"] == "list_design_systems"
     assert fake.counts["initialize"] == 2
     assert fake.counts["tools/call"] == 2
-    # the hint registry lasts until the next tools/list (spec §2, §3)
+    # the discovery was dropped with the session (spec §2): listed again before the retry
     assert session.state.initialized and session.state.discovered
-    assert fake.counts["tools/list"] == 1
+    assert fake.counts["tools/list"] == 2
+    assert methods(fake)[-4:] == ["initialize", "notifications/initialized", "tools/list",
+                                  "tools/call"]
+
+
+@pytest.mark.asyncio
+async def test_tools_changed_while_the_session_was_gone_are_seen_after_the_404() -> None:
+    fake = FakeMcp()
+    session = session_for(fake)
+    await session.tools()
+    fake.tools = [t for t in fake.tools if t["name"] != "get_project"] + [
+        {"name": "brand_new_reader", "description": "New.", "inputSchema": {},
+         "annotations": {"readOnlyHint": True}}]
+    fake.drop_sessions()
+    await session.call_tool("list_design_systems", {})
+    names = {t["name"] for t in await session.tools()}
+    assert "brand_new_reader" in names and "get_project" not in names
+    assert fake.counts["tools/list"] == 2  # once after the re-initialize, not again
+
+
+@pytest.mark.asyncio
+async def test_a_call_whose_tool_went_away_while_the_session_was_gone_is_not_retried() -> None:
+    fake = FakeMcp()
+    session = session_for(fake)
+    await session.tools()
+    fake.tools = [t for t in fake.tools if t["name"] != "get_project"]
+    fake.drop_sessions()
+    with pytest.raises(UnknownOperation) as caught:
+        await session.call_tool("get_project", {"project_id": "p"})
+    assert (caught.value.operation, caught.value.reason) == ("get_project", "not_in_catalogue")
+    assert fake.counts["tools/call"] == 1  # the one that met the 404
+    assert fake.counts["tools/list"] == 2
 
 
 @pytest.mark.asyncio
@@ -402,6 +434,7 @@ async def test_dropped_sessions_reinitialize_and_retry_the_call_once(
     assert result.get("isError") is not True
     assert delta(before, after, "mcp:initialize") == 1
     assert delta(before, after, "mcp:tools/call:list_design_systems") == 2
+    assert delta(before, after, "mcp:tools/list") == 1  # the discovery dropped too
 
 
 @pytest.mark.asyncio

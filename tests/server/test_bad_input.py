@@ -94,7 +94,7 @@ def snapshot(service: Service) -> dict[str, Any]:
               for name in names}
     faults = service.ctx.faults
     switches = (repr(faults.rules), sorted(faults.misreport), sorted(faults.narrowed),
-                sorted(faults.saved_projects), repr(faults.hostile))
+                sorted(faults.saved_projects), repr(faults.hostile), faults.echo.on)
     return {"tables": tables, "switches": switches}
 
 
@@ -382,7 +382,9 @@ CASES = [
            envelope("invalid_request_error"), b"{")
       for route in ("fail", "sse", "latency", "drip", "oversize", "gzip-bomb", "misreport-size",
                     "narrow-scopes", "search", "knowledge", "upload", "design-operation",
-                    "hostile")],
+                    "hostile", "echo-tokens")],
+    Case("faults-echo-tokens-not-a-boolean", "none", "POST", "/_faults/echo-tokens", 400,
+         envelope("invalid_request_error"), js({"on": "yes"})),
     Case("faults-design-operation-long-name", "none", "POST", "/_faults/design-operation", 400,
          envelope("invalid_request_error"), js({"name": "x" * 65})),
     Case("faults-fail-relative-path", "none", "POST", "/_faults/fail", 400,

@@ -1,7 +1,8 @@
 """Fault injection for tests (only with --faults, loopback clients only): the switches of
 one run (`state`), the wrapper that applies them (`switches`), the /_faults control
-routes that set them (`routes`), and the hostile-content rewrite (`hostile`)."""
+routes that set them (`routes`), the hostile-content rewrite (`hostile`), and the echo
+of every token the service was given (`echo`)."""
 
 __all__ = [
-    "hostile", "routes", "state", "switches"
+    "echo", "hostile", "routes", "state", "switches"
 ]

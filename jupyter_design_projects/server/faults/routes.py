@@ -116,6 +116,7 @@ def _reset(ctx: ServiceContext, state: FaultState) -> None:
     state.narrowed.clear()
     state.saved_projects.clear()
     state.hostile = None
+    state.echo.on = False
 
 
 def _upload(ctx: ServiceContext, body: dict[str, Any]) -> dict[str, Any]:
@@ -236,6 +237,14 @@ def routes(ctx: ServiceContext) -> list[Route]:
         return JsonAnswer({"hostile": state.hostile is not None, "names": names,
                            "keep": sorted(keep)})
 
+    async def echo_switch(request: Request) -> Response:
+        """Turn the echo switch on or off (`on`); see `faults/echo.py`."""
+        on = (await bodies.read_object(request)).get("on")
+        if not isinstance(on, bool):
+            raise ApiError("invalid_request_error", "'on' must be true or false.")
+        state.echo.on = on
+        return JsonAnswer({"echo": on, "tokens_known": len(state.echo.tokens)})
+
     async def counts(request: Request) -> Response:
         return JsonAnswer(dict(state.counts))
 
@@ -255,6 +264,7 @@ def routes(ctx: ServiceContext) -> list[Route]:
         ("knowledge", knowledge, "POST"),
         ("upload", upload, "POST"),
         ("hostile", hostile_switch, "POST"),
+        ("echo-tokens", echo_switch, "POST"),
     ] + [(kind, adder(kind), "POST") for kind in RULES]
     return [Route(f"{paths.FAULTS}/{name}", endpoint, methods=[method])
             for name, endpoint, method in control]

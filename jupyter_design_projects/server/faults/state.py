@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from .. import paths
+from .echo import Echo
 from .hostile import Hostile
 
 #: rules that replace the answer (at most one applies); "latency" only delays it
@@ -107,6 +108,8 @@ class FaultState:
         self.extra_operations: set[str] = set()
         #: the hostile-content switch (`faults/hostile.py`); None: off
         self.hostile: Hostile | None = None
+        #: the echo switch (`faults/echo.py`): the credentials seen, echoed while on
+        self.echo = Echo()
         self._bomb: bytes | None = None
 
     def narrowed_scopes(self) -> frozenset[str]:

@@ -1,6 +1,8 @@
 """Fault injection for tests (only with --faults): the ASGI wrapper that counts every
 request and applies the switch that matches it (the switches themselves are in
-`faults/state.py`; the /_faults control routes that set them in `faults/routes.py`)."""
+`faults/state.py`; the /_faults control routes that set them in `faults/routes.py`). It
+also lets the echo switch (`faults/echo.py`) note the credentials every request carries
+and every token answer issues, and, while it is on, echo them in the answers."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from ..context import ServiceContext
 from ..envelopes import JSON_TYPE, send_error
 from ..request_body import Disconnected, read_body, replay
 from . import hostile
+from .echo import EventEcho
 from .state import FaultState, canned_answer, peek
 
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "testclient"})
@@ -47,13 +50,16 @@ class FaultMiddleware:
         except Disconnected:
             return
         method, path = scope["method"], scope["path"]
+        state.echo.learn_request(scope.get("headers", []), body)
         facts = peek(method, path, body)
         state.count(method, path, facts)
         latency, rule = state.take(method, path, facts)
         if latency is not None:
             await asyncio.sleep(latency.params["ms"] / 1000)
         replayed = replay(body, receive)
-        if rule is None and state.hostile is not None and hostile.applies(path):
+        if rule is None and (state.echo.on and hostile.applies(path) or path == paths.TOKEN):
+            await _echoed(self.app, scope, replayed, send, state)
+        elif rule is None and state.hostile is not None and hostile.applies(path):
             status, headers, payload = await _capture(self.app, scope, replayed)
             tainted = hostile.rewrite(payload, state.hostile)
             if tainted is not None:
@@ -89,6 +95,37 @@ class FaultMiddleware:
                 await _answer(send, 200, headers, payload)
             else:
                 await _drip(send, status, headers, payload, rule.params)
+
+
+async def _echoed(app: Any, scope: dict, receive: Any, send: Any, state: FaultState) -> None:
+    """A request while the echo switch is on (or one to the token endpoint, whose answer
+    is only read, for the tokens it issues): the event stream passed through with its
+    messages echoing, any other answer captured, read and, while on, rewritten."""
+    echo = state.echo
+    if scope["method"] == "GET" and scope["path"] == paths.DESIGN_MCP:
+        events = EventEcho(echo)
+
+        async def echoing(message: dict) -> None:
+            if message["type"] == "http.response.body":
+                more = message.get("more_body", False)
+                body = events.feed(message.get("body", b"")) + (b"" if more
+                                                                 else events.flush())
+                message = {**message, "body": body}
+            elif message["type"] == "http.response.start":
+                message = {**message, "headers": [(k, v) for k, v in message["headers"]
+                                                  if k.lower() != b"content-length"]}
+            await send(message)
+
+        await app(scope, receive, echoing)
+        return
+    status, headers, payload = await _capture(app, scope, receive)
+    echo.learn_answer(payload)
+    tainted = echo.rewrite(payload) if echo.on and scope["path"] != paths.TOKEN else None
+    if tainted is not None:
+        payload = tainted
+        headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(payload)).encode()))
+    await _answer(send, status, headers, payload)
 
 
 async def _answer(send: Any, status: int, headers: list, body: bytes) -> None:
