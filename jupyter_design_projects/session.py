@@ -335,6 +335,19 @@ class Session:
         return ProjectFacade(self.projects, self.run, sync_state=lambda: self.sync_state,
                              progress=self._progress)
 
+    @cached_property
+    def deck(self):
+        """Decks for plain Python: `session.deck.open(name)`, `session.deck.new(name,
+        approve=…)`, each with `add_notebook`, `theme`, `push(approve=…)` and `export`
+        (see `design.deck.facade`)."""
+        from functools import partial
+
+        from .design.deck.facade import DeckFacade
+        from .projects.stoppable import run_stoppable
+
+        return DeckFacade(lambda: self.design, self.run, partial(run_stoppable, self.run),
+                          lambda: self.deck_records, self._can_ask)
+
     def design_call(
         self,
         operation: str,

@@ -442,24 +442,8 @@ class Deck:
         self.remote.update({path: etag for path, (_, etag) in written.items()})
         return written
 
-    # ------------------------------------------------------------ exporting
-
-    async def _outcome(self, operation: str, arguments: dict) -> Any:
-        result = await self.client.call(operation, arguments)
-        if isinstance(result, PendingApproval):
-            raise PermissionRefused(operation, result.request.reason or "consent_not_given",
-                                    CONSENT_FIRST, Remedy("consent"))
-        return result
-
-    async def read_export(self) -> Any:
-        """The deck's slides as the project holds them, assets inlined (`export`)."""
-        from .export import read_deck
-
-        listing = await self.refresh()
-        local = {f.path: f.data for f in self.stage.files
-                 if self.pushed.get(f.path) == (f.sha256, listing.get(f.path))}
-        return await read_deck(self._outcome, self._bound(), listing, local,
-                               sizes=self.sizes)
+    # ------------------------------------------------------------ previews (`exported` reads
+    # the deck back for an export)
 
     async def preview(self, path: str) -> DesignOutcome:
         return await self.client.call("render_preview",
