@@ -9,6 +9,8 @@ import asyncio
 from typing import Any
 
 import pytest
+from design_fake import P1, client_for, write
+from design_fake import FakeDesign as Service
 
 from jupyter_design_projects.core import call_events
 from jupyter_design_projects.core.cards import ApprovalRequest
@@ -19,7 +21,7 @@ from jupyter_design_projects.design.call_history import (
     diff,
     shown_arguments,
 )
-from jupyter_design_projects.errors import InvalidProjectsArgument
+from jupyter_design_projects.errors import GateClosed, InvalidProjectsArgument
 
 
 class Ticks:
@@ -174,9 +176,6 @@ def test_a_client_with_no_observers_runs_its_method_as_it_is() -> None:
 
 
 def test_the_design_client_tells_its_observers_and_keeps_its_own_methods(history) -> None:
-    from design_fake import FakeDesign as Service
-    from design_fake import client_for, write
-
     client = client_for(Service())
     client.observers.append(history)
     methods = (client.call, client.resume)
@@ -208,3 +207,13 @@ def test_a_diff_shows_the_changed_lines_and_nothing_for_equal_results(history) -
     changed = diff(first, second).splitlines()
     assert '+    "path": "b"' in changed
     assert diff(first, first) == ""
+
+
+def test_a_call_a_closed_gate_stopped_is_an_error_in_the_history(history) -> None:
+    client = client_for(Service(), allow_design_sync=False)
+    client.observers.append(history)
+    with pytest.raises(GateClosed):
+        asyncio.run(client.call("list_files", {"project_id": P1}))
+    (record,) = history.records()
+    assert (record.operation, record.status, record.error_kind) == (
+        "list_files", "error", GateClosed.kind)
