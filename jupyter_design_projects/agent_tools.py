@@ -26,6 +26,11 @@ nothing is sent. In a notebook, `notebook.prompt.ask_in_notebook` shows the card
 on the cell's input prompt. Open the session with `can_ask=lambda: True` when a person
 answers, as for `Session.design_call`.
 
+Decks go the same way: `open_deck(name)` and `new_deck(name)` return the session's deck
+(`design.deck.facade.ProjectDeck`) whose cards go to the same `approve`, so an agent can
+stage slides and push them under the person's approvals; under papermill or nbclient the
+session says nobody can answer, and a push fails closed before any card.
+
 The Projects tool is bound to the session's attached Project: its schema has no project
 id, and a block that names one (or any argument the schema does not list) is refused
 before anything is sent.
@@ -169,6 +174,18 @@ class AgentTools:
                                           f"is not a tool here ({DESIGN_TOOL}, {PROJECTS_TOOL})")
         except JdpError as error:
             return to_tool_result(tool_use_id, from_error(error))
+
+    # ------------------------------------------------------------ decks
+
+    def open_deck(self, name_or_id: str) -> Any:
+        """The deck of a Design project (`session.deck.open`) whose cards — each plan of a
+        push — go to this tool's `approve`, as the model's calls do."""
+        return self._session.deck.open(name_or_id, approve=self._approve)
+
+    def new_deck(self, name: str) -> Any:
+        """A deck of a new Design project (`session.deck.new`): its create_project card,
+        then each plan's card of a push, go to this tool's `approve`."""
+        return self._session.deck.new(name, approve=self._approve)
 
     # ------------------------------------------------------------ Design
 

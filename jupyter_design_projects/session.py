@@ -258,16 +258,16 @@ class Session:
         a first `%design` call asks for it)."""
         with self._building:
             if self._design is None:
+                from .core.design_operations import BY_NAME
                 from .design.client import DesignClient
                 from .projects.downloads import DownloadDir
 
                 self._design = DesignClient(self.http, self.settings, can_ask=self._can_ask,
                                             clock_ms=lambda: int(time.time() * 1000),
+                                            operations=BY_NAME,
                                             save_text=DownloadDir(self.temp_dir).save_text,
-                                            journal=self.design_journal)
-                from .design.call_history import record_design
-
-                record_design(self._design, self.history)
+                                            journal=self.design_journal,
+                                            observers=[self.history])
             return self._design
 
     @cached_property
@@ -307,7 +307,6 @@ class Session:
 
     @cached_property
     def projects(self):
-        from .design.call_history import record_projects
         from .projects.client import ProjectsClient
 
         client = ProjectsClient(
@@ -320,8 +319,8 @@ class Session:
             journal=self.journal,
             progress=self._progress,
             secrets=self._secrets,
+            observers=[self.history],
         )
-        record_projects(client, self.history)
         return client
 
     # ------------------------------------------------------------------ sync facades
@@ -335,6 +334,19 @@ class Session:
 
         return ProjectFacade(self.projects, self.run, sync_state=lambda: self.sync_state,
                              progress=self._progress)
+
+    @cached_property
+    def deck(self):
+        """Decks for plain Python: `session.deck.open(name)`, `session.deck.new(name,
+        approve=…)`, each with `add_notebook`, `theme`, `push(approve=…)` and `export`
+        (see `design.deck.facade`)."""
+        from functools import partial
+
+        from .design.deck.facade import DeckFacade
+        from .projects.stoppable import run_stoppable
+
+        return DeckFacade(lambda: self.design, self.run, partial(run_stoppable, self.run),
+                          lambda: self.deck_records, self._can_ask)
 
     def design_call(
         self,

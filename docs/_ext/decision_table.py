@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.permissions import Allow, Ask, Deny, Snapshot, decide, facts_of
 from jupyter_design_projects.core.plans import ApprovedPlan
 
@@ -87,7 +88,8 @@ def verdict(decision: Allow | Ask | Deny) -> str:
 def decision_table() -> str:
     lines = ["| situation | call | `decide` answers |", "|---|---|---|"]
     for row in ROWS:
-        facts = facts_of(row.operation, row.read_only, row.destructive, row.arguments)
+        facts = facts_of(row.operation, row.read_only, row.destructive, row.arguments,
+                         BY_NAME)
         decision = decide(row.snapshot, facts, NOW_MS)
         lines.append(f"| {row.situation} | `{row.operation}` | {verdict(decision)} |")
     return "\n".join(lines)

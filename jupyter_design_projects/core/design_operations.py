@@ -15,10 +15,10 @@ one generic registration from the typed inputs of `core.design_inputs`; its gate
 live in `core.design_effects`. Adding an operation is one row here and one method of the
 service's `server/design/operations.DesignOperations`.
 
-The table is injectable: both sides take a `Mapping[str, DesignOperation]` (default
-`BY_NAME`, given once where a client or service is built), and everything below them
-reads the table they hold, never this default, so a test can serve and call one more
-operation with no other edit.
+The table is injectable and required where it is used: both sides take a
+`Mapping[str, DesignOperation]` (`BY_NAME`, given once where a client or service is built,
+with no default anywhere below), and everything below them reads the table they hold, so
+a test can serve and call one more operation with no other edit.
 
 The service's `readOnlyHint`/`destructiveHint` start from `floor`, but what it advertises
 is still data on the wire: the fault routes can replace a `tools/list` answer, which is

@@ -26,7 +26,7 @@ from .cards import (
     RESERVED_TARGET,
     ApprovalRequest,
 )
-from .design_operations import BY_NAME, Approval, DesignOperation, heading_of
+from .design_operations import Approval, DesignOperation, heading_of
 from .plans import (
     CARD_LIMIT,
     MAX_TARGETS,
@@ -123,7 +123,7 @@ Decision = Allow | Ask | Deny
 
 def facts_of(operation: str, read_only: bool, destructive: bool,
              arguments: Mapping[str, Any],
-             table: Mapping[str, DesignOperation] = BY_NAME) -> Facts:
+             table: Mapping[str, DesignOperation]) -> Facts:
     """The facts of one call of `operation`, as `table` (the caller's) declares it."""
     row = table.get(operation)
     token = arguments.get("plan_token")

@@ -52,6 +52,9 @@ class PendingApproval:
 class DesignOutcome:
     """A finished Design call: mapped content blocks, or the error that stopped it."""
 
+    #: the answer of the client's `list` (`catalogue.CatalogueOutcome`), not a service's
+    is_catalogue = False
+
     def __init__(self, operation: str, mapped: MappedResult,
                  error: JdpError | None = None, row: DesignOperation | None = None) -> None:
         self.operation = operation

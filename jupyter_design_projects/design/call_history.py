@@ -2,13 +2,16 @@
 made (a magic, the inspector, Python): each call's arguments, its outcome in brief, its
 full result (for a diff), its timing, and the HTTP trace's exchange numbers it made.
 
-`record_design` / `record_projects` put a client's entry points on the record (the
-session applies them as it builds each client); a Design call that waits on a person
-stays "awaiting approval" until its card is answered, and its time counts only the
-client's own work, never the person's. The history lives in memory, the last
-`HISTORY_LIMIT` calls; plan tokens are never shown (`shown_arguments`). Calls are recorded
-on the session's loop while the notebook's thread reads the history (`%design history`):
-the ring is changed and read under one lock, and readers take a copy.
+A `CallHistory` is an observer of both clients (`core.call_events.CallObserver`): the
+session puts it in each client's `observers` as it builds them, and the clients tell it
+when a call starts and ends, as httpx tells its event hooks about each request; nothing
+is replaced on a client. A Design call that waits on a person stays "awaiting approval"
+until its card is answered, and its time counts only the client's own work, never the
+person's. The history lives in memory, the last `HISTORY_LIMIT` calls; plan tokens are
+never shown (`shown_arguments`). It is the call history (`%design calls`), not the
+journal of writes (`%project history`, `design.write_journal`). Calls are recorded on
+the session's loop while the notebook's thread reads the history (`%design calls`): the
+ring is changed and read under one lock, and readers take a copy.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ import collections
 import copy
 import dataclasses
 import difflib
-import inspect
 import json
 import threading
 import time
@@ -72,8 +74,19 @@ def shown_arguments(arguments: Any) -> Any:
     return arguments
 
 
+@dataclasses.dataclass(frozen=True)
+class _Span:
+    """One stretch of a client's own work on a call: its record, the trace's last
+    exchange number and the timer when it began."""
+
+    record: CallRecord
+    mark: int | None
+    began: float
+
+
 class CallHistory:
-    """The calls of one session, numbered from 1, newest last."""
+    """The calls of one session, numbered from 1, newest last; an observer of both
+    clients (`started`, `resumed`, `ended`)."""
 
     def __init__(self, *, limit: int = HISTORY_LIMIT,
                  clock: Callable[[], float] = time.time,
@@ -119,17 +132,36 @@ class CallHistory:
             self._calls.append(record)
         return record
 
-    async def timed(self, record: CallRecord, work: Any) -> Any:
-        """Await `work`, adding its time to the record's, and note the exchanges made."""
-        mark, began = self._trace_mark(), self._timer()
-        try:
-            return await work
-        finally:
-            record.elapsed_ms += (self._timer() - began) * 1000
-            after = self._trace_mark()
-            if after is not None and after != (mark or 0):
-                first = (mark or 0) + 1
-                record.exchanges = (record.exchanges[0] if record.exchanges else first, after)
+    # ------------------------------------------------------------ the clients' hook
+
+    def started(self, tool: str, operation: str, arguments: Any) -> _Span:
+        """A client began a call: a new record, its clock and trace mark started."""
+        return self._span(self.begin(tool, operation, arguments))
+
+    def resumed(self, pending: Any) -> _Span | None:
+        """A card's answer continues a call: its record's clock runs again (None: a card
+        this history never saw wait)."""
+        record = self.waiting(pending)
+        return None if record is None else self._span(record)
+
+    def ended(self, span: _Span, result: Any = None, error: BaseException | None = None) -> None:
+        """A client's call ended: its time and exchanges added, its result or error kept
+        (a Design card waiting keeps the record awaiting its answer)."""
+        record = span.record
+        record.elapsed_ms += (self._timer() - span.began) * 1000
+        after = self._trace_mark()
+        if after is not None and after != (span.mark or 0):
+            first = (span.mark or 0) + 1
+            record.exchanges = (record.exchanges[0] if record.exchanges else first, after)
+        if error is not None:
+            self.failed(record, error)
+        elif record.tool == "design":
+            self.settle_design(record, result)
+        else:
+            self.succeeded(record, result)
+
+    def _span(self, record: CallRecord) -> _Span:
+        return _Span(record, self._trace_mark(), self._timer())
 
     def settle_design(self, record: CallRecord, result: Any) -> None:
         """A Design result: a card waiting (kept until answered) or the outcome."""
@@ -189,67 +221,3 @@ def diff(first: CallRecord, second: CallRecord) -> str:
     return "\n".join(difflib.unified_diff(lines(first), lines(second),
                                           f"#{first.n} {first.operation}",
                                           f"#{second.n} {second.operation}", lineterm=""))
-
-
-# ---------------------------------------------------------------- the clients on record
-
-
-def record_design(client: Any, history: CallHistory) -> None:
-    """Put a DesignClient's `call` and `resume` on the record (on this instance)."""
-    call, resume = client.call, client.resume
-
-    async def recorded_call(operation: str, arguments: dict, **options: Any) -> Any:
-        if operation == "list":  # the catalogue, not an operation of the service
-            return await call(operation, arguments, **options)
-        record = history.begin("design", operation, arguments)
-        result = await history.timed(record, call(operation, arguments, **options))
-        history.settle_design(record, result)
-        return result
-
-    async def recorded_resume(pending: Any, **options: Any) -> Any:
-        record = history.waiting(pending)
-        if record is None:
-            return await resume(pending, **options)
-        result = await history.timed(record, resume(pending, **options))
-        history.settle_design(record, result)
-        return result
-
-    client.call, client.resume = recorded_call, recorded_resume
-
-
-def record_projects(client: Any, history: CallHistory,
-                    methods: tuple[str, ...] = ("info", "read", "search", "write",
-                                                "delete")) -> None:
-    """Put a ProjectsClient's five methods on the record (on this instance): its `call`
-    dispatcher, the magics and the `session.project` facade all reach them. A change a
-    card approved is sent by `write_exact` / `delete_exact` (`projects.change.perform`):
-    it is recorded as the write or delete it is, with the arguments a person gave."""
-    for name in methods:
-        _record_method(client, name, history)
-    if hasattr(client, "write_exact"):  # a ProjectsClient (test doubles may have only five)
-        _record_method(client, "write_exact", history, as_name="write",
-                       kept=("path", "content"))
-        _record_method(client, "delete_exact", history, as_name="delete", kept=("path",))
-
-
-def _record_method(client: Any, name: str, history: CallHistory, *, as_name: str = "",
-                   kept: tuple[str, ...] = ()) -> None:
-    method = getattr(client, name)
-    signature = inspect.signature(method)
-
-    async def recorded(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = signature.bind(*args, **kwargs).arguments
-        except TypeError:
-            bound = dict(kwargs)
-        shown = {k: v for k, v in bound.items() if v is not None and (not kept or k in kept)}
-        record = history.begin("project", as_name or name, shown)
-        try:
-            data = await history.timed(record, method(*args, **kwargs))
-        except Exception as error:
-            history.failed(record, error)
-            raise
-        history.succeeded(record, data)
-        return data
-
-    setattr(client, name, recorded)

@@ -1,18 +1,22 @@
 """The live Design catalogue: the server's `tools/list` merged with the client's floor
-into one registry of `OperationEntry`s, and the client's own `list` view of it."""
+into one registry of `OperationEntry`s, and the client's own `list` view of it — a row of
+`CLIENT_OPERATIONS`, the operations the client answers itself and never sends, whose
+answer is a `CatalogueOutcome`."""
 
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Mapping
 from typing import Any
 
 from ..core import hints
 from ..core.catalogue import HashMemory, catalogue_hash, first_sentence
-from ..core.design_operations import BY_NAME, DesignOperation
+from ..core.design_operations import DesignOperation
 from ..core.validation import check_operation_name
 from ..errors import InvalidArguments, UnknownOperation
 from . import schemas
+from .approval import DesignOutcome
 from .session import McpSession
 
 #: spec §4: the unchanged view says how to get the schemas back
@@ -24,6 +28,33 @@ UNCHANGED_HINT = "If the full schemas are no longer in context, call list with {
 #: answer "unchanged"
 PERSON = "person"
 INSPECTOR = "inspector"
+
+
+@dataclasses.dataclass(frozen=True)
+class ClientOperation:
+    """An operation the client answers itself (never sent to the service): its name, what
+    it does and its input schema."""
+
+    name: str
+    description: str
+    input_schema: dict
+
+
+#: `list`: the catalogue as the service offers it now (spec §2, §4)
+LIST = ClientOperation(
+    "list", "The Design operations the service offers now, with their input schemas and "
+    "write-risk hints; unchanged since last shown: a short view (full: every schema again).",
+    {"type": "object", "properties": {"full": {"type": "boolean"}},
+     "additionalProperties": False})
+#: the operations the client answers itself, by name
+CLIENT_OPERATIONS: Mapping[str, ClientOperation] = types.MappingProxyType({LIST.name: LIST})
+
+
+class CatalogueOutcome(DesignOutcome):
+    """The answer of `list`: the catalogue view (`Catalogue.list_view`), shown as the
+    catalogue table."""
+
+    is_catalogue = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,7 +72,7 @@ class OperationEntry:
         return not self.read_only
 
 
-def build_entry(tool: dict, table: Mapping[str, DesignOperation] = BY_NAME) -> OperationEntry:
+def build_entry(tool: dict, table: Mapping[str, DesignOperation]) -> OperationEntry:
     """One `tools/list` item merged with the client's floor (`core.hints.merge`) from
     `table`, the operations this client knows."""
     name = tool["name"]
@@ -70,8 +101,7 @@ def build_entry(tool: dict, table: Mapping[str, DesignOperation] = BY_NAME) -> O
 class Catalogue:
     """The operations a Design call may use, as this client and the server agree on them."""
 
-    def __init__(self, session: McpSession,
-                 table: Mapping[str, DesignOperation] = BY_NAME) -> None:
+    def __init__(self, session: McpSession, table: Mapping[str, DesignOperation]) -> None:
         self._session = session
         #: the operations this client knows (core.design_operations)
         self.table = table

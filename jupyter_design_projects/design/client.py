@@ -18,9 +18,10 @@ from typing import Any
 
 import httpx
 
-from ..core import display
+from ..core import call_events, display
+from ..core.call_events import CallObserver
 from ..core.cards import NOT_ENUMERABLE, OVER_LIMIT
-from ..core.design_operations import BY_NAME, Approval, DesignOperation, plan_operation
+from ..core.design_operations import Approval, DesignOperation, plan_operation
 from ..core.permissions import (
     PLAN_GONE,
     Allow,
@@ -62,7 +63,7 @@ from .approval import (
     change_request,
     grant_request,
 )
-from .catalogue import PERSON, Catalogue
+from .catalogue import CLIENT_OPERATIONS, LIST, PERSON, Catalogue, CatalogueOutcome
 from .permissions import PermissionEngine
 from .rest import DesignRest
 from .session import McpSession
@@ -106,13 +107,17 @@ class DesignClient:
     def __init__(self, http: httpx.AsyncClient, settings: Settings, *,
                  can_ask: Callable[[], bool], clock_ms: Callable[[], int] | None = None,
                  main_context: bool = True,
-                 operations: Mapping[str, DesignOperation] = BY_NAME,
+                 operations: Mapping[str, DesignOperation],
                  save_text: Callable[[str, str], object] | None = None,
-                 journal: DesignJournal | None = None) -> None:
+                 journal: DesignJournal | None = None,
+                 observers: Iterable[CallObserver] = ()) -> None:
         """`save_text(text, name)` writes a 0600 file in the session's directory and
         returns its path: where a result over 100,000 characters is kept whole (without
-        it, such a result is cut). `journal` records every write this client sends."""
+        it, such a result is cut). `journal` records every write this client sends;
+        `observers` are told of every call (`core.call_events`)."""
         self._settings = settings
+        #: told when each call starts and ends (the session's call history is one)
+        self.observers: list[CallObserver] = list(observers)
         self.journal = journal
         #: the plans this client finalized, by token, to name them in the journal
         self._plans_made: dict[str, ApprovedPlan] = {}
@@ -139,17 +144,24 @@ class DesignClient:
         try:
             view = await self.catalogue.list_view(agent_key=agent_key, full=full)
         except JdpError as error:
-            return DesignOutcome.failed("list", error)
-        return DesignOutcome.of_data("list", view)
+            return CatalogueOutcome.failed(LIST.name, error)
+        return CatalogueOutcome.of_data(LIST.name, view)
 
     async def call(self, operation: str, arguments: dict, *,
                    agent_key: str = PERSON, journaled: int | None = None) -> Result:
         """Decide, then send, ask or refuse. `journaled`: the id of this call's journal
         entry, which the caller wrote ahead (`journal_entry`, several in one commit) and
-        settles itself; the call is then not journaled again."""
-        self._gates()
-        if operation == "list":
+        settles itself; the call is then not journaled again. The client's own operations
+        (`list`) are answered here; every other call is told to the `observers`."""
+        if operation in CLIENT_OPERATIONS:
             return await self.list(full=bool((arguments or {}).get("full")), agent_key=agent_key)
+        return await call_events.observe(
+            call_events.started(self.observers, "design", operation, arguments),
+            self._call(operation, arguments, agent_key, journaled))
+
+    async def _call(self, operation: str, arguments: dict, agent_key: str,
+                    journaled: int | None) -> Result:
+        self._gates()
         try:
             entry = await self.catalogue.entry(operation)
             row = self.catalogue.table.get(operation)
@@ -164,7 +176,12 @@ class DesignClient:
 
     async def resume(self, pending: PendingApproval, *, approved: bool,
                      durable: bool = False) -> Result:
-        """Continue a call after its card was answered. A denial sends nothing."""
+        """Continue a call after its card was answered. A denial sends nothing. The
+        `observers` that saw the call wait are told how it goes on."""
+        return await call_events.observe(call_events.resumed(self.observers, pending),
+                                         self._resume(pending, approved, durable))
+
+    async def _resume(self, pending: PendingApproval, approved: bool, durable: bool) -> Result:
         self._gates()
         op = pending.operation
         if not approved:

@@ -13,17 +13,17 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from ..core.design_operations import BY_NAME, DesignOperation
+from ..core.design_operations import DesignOperation
 from ..core.hints import ClientFloor
 
 
-def floor(name: str, table: Mapping[str, DesignOperation] = BY_NAME) -> ClientFloor | None:
+def floor(name: str, table: Mapping[str, DesignOperation]) -> ClientFloor | None:
     """The client's floor for `name`, or None for an operation `table` does not know."""
     known = table.get(name)
     return known.floor if known else None
 
 
-def local_schema(name: str, table: Mapping[str, DesignOperation] = BY_NAME) -> dict | None:
+def local_schema(name: str, table: Mapping[str, DesignOperation]) -> dict | None:
     """A private copy of the local input schema of `name` in `table`, or None."""
     known = table.get(name)
     return copy.deepcopy(known.schema) if known else None

@@ -1,25 +1,26 @@
-"""The notebook's deck: `%design deck open|new|push|show` and `%%design slide PATH`, the
-`NotebookDeck` they return (`design.deck.Deck` plus `.staged` as a DataFrame and a rich
-display) and the `DeckPush` a push returns: one approval card per plan, and once every
-plan is approved and written, a grid of previews of the deck's slides.
+"""The notebook's view of a deck: `%design deck open|new|push|show` and `%%design slide
+PATH`, the `NotebookDeck` they return (a `design.deck.Deck` driven through the session's
+`session.deck`, plus `.staged` as a DataFrame and a rich display) and the `DeckPush` a
+push returns: one approval card per plan of the pipeline's push (`design.deck.push`), and
+once every plan is approved and written, a grid of previews of the deck's slides.
 
-Like every card, the push is event-driven: each card's callback finalizes its plan, and
-the callback of the last card answered writes every approved plan in one run (journaled
-ahead in one commit, under a progress bar, stopped after the write in flight by an
-interrupt) and renders the previews into the push's own widget.
+The pipeline owns the flow; this module draws it and routes the clicks. Like every card,
+the push is event-driven: each card's click continues its plan, and the click of the last
+card answered writes every approved plan in one run (journaled ahead in one commit, under
+a progress bar, stopped after the write in flight by an interrupt) and renders the
+previews into the push's own widget.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ..design.approval import DesignOutcome, PendingApproval
 from ..design.deck import Deck
-from ..errors import BadCommand, JdpError
+from ..errors import BadCommand
 from . import grammar, tables, views
 from .outcome import Outcome
 
@@ -113,35 +114,27 @@ class NotebookDeck:
 
     @classmethod
     def open(cls, host: DeckHost, name_or_id: str) -> NotebookDeck:
-        session = host.session
-        deck = Deck(session.design, records=session.deck_records)
-        project = session.run(deck.find_project(name_or_id))
-        session.run(deck.bind(project["id"], project.get("name")))
-        return cls(host, deck)
+        return cls(host, host.session.deck.open(name_or_id).deck)
 
     @classmethod
     def create(cls, host: DeckHost, name: str) -> NotebookDeck | Outcome:
         """Create the project through the normal permission path (its card asks first)."""
-        session = host.session
-        deck = Deck(session.design, records=session.deck_records)
-        made = cls(host, deck)
-        result = session.run(session.design.call("create_project", {"name": name}))
+        from ..design.deck.push import nobody_can_approve
+
+        made = cls(host, host.session.deck.blank().deck)
+        result = made._pipeline().create(name)
         if isinstance(result, DesignOutcome):
-            if result.is_error:
-                return views.design_outcome(result)
-            made._bind_created(result, name)
-            return made
+            return views.design_outcome(result) if result.is_error else made
         if not host.can_ask():
-            return views.failed_outcome("design deck new", _nobody("create_project"))
+            return views.failed_outcome("design deck new", nobody_can_approve(result.operation))
         from IPython.display import display
 
         from .cards import ApprovalCard
 
         def resume(pending: Any, approved: bool, durable: bool) -> Any:
             answer = host.resume(pending, approved, durable)
-            if isinstance(answer, DesignOutcome) and not answer.is_error:
-                made._bind_created(answer, name)
-            elif made.project_id is None:  # denied, or the create failed: the deck ends
+            made._pipeline().created(answer, name)
+            if made.project_id is None:  # denied, or the create failed: the deck ends
                 made.ended = (f"the deck for {name!r} ended: its create_project card was "
                               f"{'denied' if not approved else 'not carried out'}. Run "
                               f"`%design deck new {name}` again to create it.")
@@ -156,10 +149,9 @@ class NotebookDeck:
         display(made.create_card.widget)
         return made
 
-    def _bind_created(self, outcome: DesignOutcome, name: str) -> None:
-        data = outcome.data if isinstance(outcome.data, dict) else {}
-        if isinstance(data.get("project_id"), str):
-            self._host.session.run(self.deck.bind(data["project_id"], name))
+    def _pipeline(self) -> Any:
+        """This deck driven through the notebook's session (`design.deck.facade`)."""
+        return self._host.session.deck.of(self.deck)
 
     # ------------------------------------------------------------ staging
 
@@ -202,30 +194,10 @@ class NotebookDeck:
 
     def export(self, path: str, notes: bool = False) -> Outcome:
         """Write the deck as the project holds it to PATH.pdf or PATH.html (see
-        `design.deck.export` and `design.deck.pdf`); `notes` adds the speaker notes."""
-        from ..design.deck import export as exporting
-
-        target, kind = exporting.checked_target(path)
-        session = self._host.session
-        self.deck.client = session.design
-        read = session.run(self.deck.read_export())
-        title = read.slides[0].title if read.slides else (
-            self.deck.project_name or self.deck.project_id or "deck")
-        printed = None
-        if kind == "pdf":
-            from ..design.deck import pdf
-
-            printed = session.run(pdf.pdf_bytes(read, notes, title=title, author=read.author))
-            data = printed.data
-            kind = "PDF"
-        else:
-            from ..design.deck.html_deck import html_document
-
-            theme = "dark" if self.deck.theme.name.startswith("dark") else "light"
-            document, kind = html_document(read, title, notes, theme)
-            data = document.encode("utf-8")
-        exporting.write_export(target, data)
-        return export_outcome(target, data, read, title, notes, printed, kind)
+        `design.deck.exported`); `notes` adds the speaker notes."""
+        done = self._pipeline().export(path, notes)
+        return export_outcome(done.path, done.data, done.read, done.title, notes,
+                              done.printed, done.kind)
 
     # ------------------------------------------------------------ what a user reaches for
 
@@ -295,16 +267,10 @@ class NotebookDeck:
         return f"<NotebookDeck {self._summary()}>"
 
 
-def _nobody(operation: str) -> JdpError:
-    from ..core.permissions import explain
-    from ..errors import PermissionRefused
-
-    return PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
-
-
 class DeckPush:
-    """One push: a card per plan (`.cards`), each approved card finalizing its plan; once
-    every card is answered, the approved plans are written in one run (`.report`, a
+    """One push, drawn: a card per plan of the pipeline's push (`.cards`, `.push` the
+    `design.deck.push.Push`), each card's click continuing its plan; once every card is
+    answered, the approved plans are written in one run (`.report`, a
     `design.deck.deck.PushReport`) under a progress bar, then previews of the slides it
     wrote (`.previews`, also shown as a grid). `.approve()` answers every open card, as
     clicking each would. An interrupt while the writes run stops them after the write in
@@ -317,48 +283,57 @@ class DeckPush:
 
         self._host = host
         self.deck = deck
-        self.batches: list[tuple[str, ...]] = []
+        self.push: Any = None
         self.cards: list[Any] = []
-        self.written: list[str] = []
         self.failures: list[Outcome] = []
-        self.previews: list[tuple[str, bytes, dict]] = []
-        #: the plans approved so far: batch -> its plan token (never shown)
-        self._approved: dict[tuple[str, ...], str] = {}
-        self.report: Any = None
-        #: set by an interrupt while the writes run: no write is sent after it
-        self.stopping = threading.Event()
         self.message = "deck push"
         self.status = w.HTML()
         self.progress = ProgressPanel("deck push")
         self.grid = w.HTML()
         self.widget = w.VBox([self.status, self.progress.widget, self.grid])
 
+    # ------------------------------------------------------------ what the push holds
+
+    @property
+    def batches(self) -> list[tuple[str, ...]]:
+        return self.push.batches if self.push is not None else []
+
+    @property
+    def written(self) -> list[str]:
+        return self.push.written if self.push is not None else []
+
+    @property
+    def report(self) -> Any:
+        return self.push.report if self.push is not None else None
+
+    @property
+    def previews(self) -> list[tuple[str, bytes, dict]]:
+        return self.push.previews if self.push is not None else []
+
+    @property
+    def stopping(self) -> Any:
+        """Set by an interrupt while the writes run: no write is sent after it."""
+        return self.push.stopping
+
     # ------------------------------------------------------------ running
 
     def start(self) -> Any:
-        session = self._host.session
-        self.deck.client = session.design  # the session may have been reopened since
-        session.run(self.deck.refresh())
-        self.batches = self.deck.batches()
-        if not self.batches:
+        host = self._host
+        self.push = push = host.session.deck.of(self.deck).start_push(
+            resume=host.resume, can_ask=host.can_ask())
+        if push.refused is not None:  # nothing was written
+            refused = push.refused
+            return (views.design_outcome(refused) if isinstance(refused, DesignOutcome)
+                    else views.failed_outcome("design deck push", refused))
+        if not push.batches:
             self._say("Nothing to push: the project holds every staged file.")
             return self
-        cards = []
-        for batch in self.batches:
-            result = session.run(self.deck.ask_plan(batch))
-            if isinstance(result, DesignOutcome):
-                if result.is_error:
-                    return views.design_outcome(result)  # refused: nothing was written
-                self._planned(batch, result)
-                continue
-            if not self._host.can_ask():
-                return views.failed_outcome("design deck push", _nobody("finalize_plan"))
-            cards.append(self._card(batch, result))
-        self.cards = cards
-        self.widget.children = (self.status, *(c.widget for c in cards), self.progress.widget,
-                                self.grid)
+        self.cards = [self._card(batch, pending) for batch, pending in push.pending.items()]
+        self.widget.children = (self.status, *(c.widget for c in self.cards),
+                                self.progress.widget, self.grid)
+        self._shown_failures()
         self._progress()
-        if not cards:
+        if not push.asking:
             self._write_all()
         return self
 
@@ -367,11 +342,11 @@ class DeckPush:
 
         def resume(answered: Any, approved: bool, durable: bool) -> Any:
             result = self._host.resume(answered, approved, durable)
+            self.push.settle(batch, result)
             if isinstance(result, PendingApproval):
                 return result  # a further question on this card: it is not answered yet
-            if isinstance(result, DesignOutcome) and result.operation == "finalize_plan":
-                self._planned(batch, result)
-            if all(card.pending is None for card in self.cards) and self.report is None:
+            self._shown_failures()
+            if not self.push.asking and self.push.report is None:
                 self._write_all()  # the last card answered: every approved plan is written
             else:
                 self._progress()
@@ -391,33 +366,21 @@ class DeckPush:
             names.setdefault(deck.project_id, deck.project_name)
         return names
 
-    def _planned(self, batch: tuple[str, ...], plan: DesignOutcome) -> None:
-        if not plan.is_error and isinstance(plan.data, dict):
-            self._approved[batch] = plan.data["plan_token"]
-        elif plan.is_error:
-            self.failures.append(views.design_outcome(plan))
+    def _shown_failures(self) -> None:
+        """The push's failures as outcomes, each drawn once."""
+        for failure in self.push.failures[len(self.failures):]:
+            self.failures.append(views.design_outcome(failure)
+                                 if isinstance(failure, DesignOutcome)
+                                 else views.failed_outcome("design deck push", failure))
 
     def _write_all(self) -> None:
         """Write every approved plan in one run, in the order of the cards."""
-        from ..projects.stoppable import run_stoppable
-
-        plans = [(batch, self._approved[batch]) for batch in self.batches
-                 if batch in self._approved]
-        if not plans:
-            self._progress()
-            return
-        session = self._host.session
-        self.report = report = run_stoppable(session.run, lambda stop: self.deck.write_plans(
-            plans, on_progress=self.progress.report_batch, stop=stop), stop=self.stopping)
-        self.written += report.written
-        if isinstance(report.failure, DesignOutcome):
-            self.failures.append(views.design_outcome(report.failure))
-        elif report.failure is not None:  # a gone plan asked again: push again
-            self.failures.append(views.failed_outcome("design deck push", _plan_gone()))
+        self.push.write(on_progress=self.progress.report_batch)
+        self._shown_failures()
         self._progress()
 
     def _progress(self) -> None:
-        total = sum(len(b) for b in self.batches)
+        total = self.push.total
         report = self.report
         if report is not None and (report.stopped or report.failure is not None):
             why = "Stopped" if report.stopped else "A write failed"
@@ -435,25 +398,13 @@ class DeckPush:
                       "what is still missing.")
         elif len(self.written) == total:
             self._say(f"Pushed {total} file(s) in {len(self.batches)} plan(s).")
-            self._show_previews()
+            self.push.load_previews()
+            self.grid.value = preview_grid(self.previews)
         else:
-            answered = len(self._approved)
+            answered = len(self.push.approved)
             self._say(f"{len(self.batches)} plan(s) to approve for {total} file(s); "
                       f"{answered} approved so far: the files are written once every "
                       "card is answered.")
-
-    def _show_previews(self) -> None:
-        session = self._host.session
-        self.previews = []
-        written = set(self.written)
-        slides = {f.slide for f in self.deck.stage.files if f.path in written}
-        shown = [s for s in self.deck.stage.slides if s in slides]
-        for slide, result in zip(shown, session.run(self.deck.previews(shown)), strict=True):
-            pngs = [blob for mime, blob in getattr(result, "images", []) if mime == "image/png"]
-            data = result.data if isinstance(result.data, dict) else {}
-            if pngs:
-                self.previews.append((slide, pngs[0], data))
-        self.grid.value = preview_grid(self.previews)
 
     def _say(self, text: str) -> None:
         records = self.deck.records
@@ -500,13 +451,6 @@ def _listed(paths: list[str]) -> str:
     shown = ", ".join(paths[:LISTED_PATHS])
     more = len(paths) - LISTED_PATHS
     return shown + (f" and {more} more" if more > 0 else "") if paths else "none"
-
-
-def _plan_gone() -> JdpError:
-    from ..core.permissions import explain
-    from ..errors import PermissionRefused
-
-    return PermissionRefused("write_files", "plan_token_expired", explain("plan_token_expired"))
 
 
 def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:

@@ -101,11 +101,22 @@ def inspect(host: NotebookHost, command: Command) -> Any:
     return workbench(host, command.tool)
 
 
-def history(host: NotebookHost, command: Command) -> Any:
-    """`%design history`: the session's calls; replay, diff, copy as code."""
+def calls(host: NotebookHost, command: Command) -> Any:
+    """`%design calls`: the session's calls; replay, diff, copy as code."""
     from .history_view import history_command
 
     return history_command(host, command.args, command.args.get("body"))
+
+
+def renamed_history(host: NotebookHost, command: Command) -> Any:
+    """`%design history`, the former name of `%design calls`: runs it and says so."""
+    from .history_view import RENAMED
+    from .outcome import Outcome
+
+    shown = calls(host, command)
+    if isinstance(shown, Outcome):  # a replay's card waiting is shown as it is
+        shown.notice = RENAMED + (f" {shown.notice}" if shown.notice else "")
+    return shown
 
 
 def rpc(host: NotebookHost, command: Command) -> Any:
@@ -135,7 +146,8 @@ DESIGN_ACTIONS: Mapping[str, Handler] = {
     "slide": deck,
     "call": call,
     "inspect": inspect,
-    "history": history,
+    "calls": calls,
+    "history": renamed_history,
     "rpc": rpc,
     "auth": auth,
 }

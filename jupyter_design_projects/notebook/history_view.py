@@ -1,4 +1,4 @@
-"""`%design history`: the session's call history (`design.call_history`) as a table
+"""`%design calls`: the session's call history (`design.call_history`) as a table
 (`.df`), and one call replayed (its arguments changed by a JSON object, through the same
 action handler and permission decision as the magic), two calls' results diffed, or a
 call copied as a `%%design` / `%project` cell, a Python line or the trace's curl."""
@@ -18,7 +18,10 @@ from .outcome import Outcome
 if TYPE_CHECKING:
     from .host import NotebookHost
 
-COMMAND = "design history"
+COMMAND = "design calls"
+#: what `%design history`, the former name of `%design calls`, says above its answer
+RENAMED = ("%design history is now %design calls (the call history of both pipelines); "
+           "%project history is the journal of writes.")
 
 
 class CodeOutcome(Outcome):
@@ -38,7 +41,7 @@ class CodeOutcome(Outcome):
 
 def history_command(host: NotebookHost, args: Mapping[str, Any],
                     cell: str | None = None) -> Any:
-    """One `%design history` line: the table, or --replay / --diff / --copy."""
+    """One `%design calls` line: the table, or --replay / --diff / --copy."""
     history: CallHistory = host.session.history
     chosen = [k for k in ("replay", "diff", "copy") if args.get(k) is not None]
     if len(chosen) > 1:
@@ -47,7 +50,7 @@ def history_command(host: NotebookHost, args: Mapping[str, Any],
         edits = _edits(args.get("edits"), cell)
         return replay(host, _record(history, args["replay"]), edits)
     if cell is not None:
-        raise BadCommand(COMMAND, "only %%design history --replay N takes a cell body")
+        raise BadCommand(COMMAND, "only %%design calls --replay N takes a cell body")
     if args.get("diff") is not None:
         first, second = (_record(history, n) for n in args["diff"])
         text = diff(first, second) or "The two results are the same."

@@ -24,7 +24,7 @@ from ..core.trace_limits import TRACE_LIMIT
 from ..design.deck.slides import TABLE_MAX_ROWS
 from ..projects.journal import HISTORY_DEFAULT
 
-#: the forms `%design history --copy N --as FORM` gives a call in
+#: the forms `%design calls --copy N --as FORM` gives a call in
 COPY_FORMS = ("cell", "python", "curl")
 
 #: the closing line of both usage listings
@@ -102,6 +102,15 @@ class Subcommand:
         name = operation or self.name
         return f"{self.tool} {name}", self.description.format(operation=name)
 
+
+#: the synopsis and arguments of `%design calls` (and of its former name, `%design history`)
+CALLS_SYNOPSIS = "[--replay N [--with JSON]] [--diff A B] [--copy N [--as cell|python|curl]]"
+CALLS_ARGS = (
+    Arg(("--replay",), {"type": int, "default": None, "metavar": "N"}),
+    Arg(("--with",), {"dest": "edits", "default": None, "metavar": "JSON"}),
+    Arg(("--diff",), {"type": int, "nargs": 2, "default": None, "metavar": ("A", "B")}),
+    Arg(("--copy",), {"type": int, "default": None, "metavar": "N"}),
+    Arg(("--as",), {"dest": "as_", "choices": COPY_FORMS, "default": "cell"}))
 
 _N_RANGE = f"{SEARCH_N_MIN}-{SEARCH_N_MAX}, default {SEARCH_N_DEFAULT}"
 
@@ -301,23 +310,26 @@ DESIGN = (
          Arg(("--curl",), {"nargs": "?", "const": "last", "type": exchange_number,
                            "metavar": "N"}))),
     Subcommand(
-        "design", "history",
-        "[--replay N [--with JSON]] [--diff A B] [--copy N [--as cell|python|curl]]",
+        "design", "calls", CALLS_SYNOPSIS,
         "every call of the session: table, replay with changes, diff, copy as code",
-        "Every Design and Projects call of this session (from the magics, the inspector or "
-        "Python), newest first: its arguments (plan tokens hidden), state, a summary, the "
-        "client's own time and the trace's exchange numbers (.df is the table). --replay N "
+        "The call history: every Design and Projects call of this session (from the magics, "
+        "the inspector or Python), newest first (the journal of writes is %project "
+        "history): its arguments (plan tokens hidden), state, a summary, the client's own "
+        "time and the trace's exchange numbers (.df is the table). --replay N "
         "calls N again through the same checks and approval cards, its arguments changed by "
-        "--with JSON or the cell body of %%design history --replay N (a key set to null is "
+        "--with JSON or the cell body of %%design calls --replay N (a key set to null is "
         "dropped); --diff A B compares two results; --copy N shows N as a cell (--as "
         "cell), a Python line (--as python) or the curl of its last traced exchange "
         "(--as curl).",
-        (Arg(("--replay",), {"type": int, "default": None, "metavar": "N"}),
-         Arg(("--with",), {"dest": "edits", "default": None, "metavar": "JSON"}),
-         Arg(("--diff",), {"type": int, "nargs": 2, "default": None, "metavar": ("A", "B")}),
-         Arg(("--copy",), {"type": int, "default": None, "metavar": "N"}),
-         Arg(("--as",), {"dest": "as_", "choices": COPY_FORMS, "default": "cell"})),
+        CALLS_ARGS,
         cell=("--replay N", "replay call N with the cell body's JSON as its changes")),
+    Subcommand(
+        "design", "history", CALLS_SYNOPSIS,
+        "renamed: %design calls (the call history; %project history is the journal)",
+        "The former name of %design calls, kept so old notebooks run: it runs %design calls "
+        "and says so. The call history is %design calls; the journal of writes to the "
+        "Project is %project history.",
+        CALLS_ARGS, cell=("--replay N", "as %%design calls --replay N")),
     Subcommand(
         "design", "rpc", "METHOD ['JSON']",
         "send any JSON-RPC method on the live session; raw request and answer",

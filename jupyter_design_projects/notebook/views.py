@@ -229,8 +229,10 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
     """A `DesignOutcome`: the catalogue for `list`, a body for text, images inline."""
     operation = result.operation
     data = result.data
+    # the client's `list` (design.catalogue)
+    catalogue = bool(getattr(result, "is_catalogue", False))
     body = None
-    if operation == "list" or _is_items(data):
+    if catalogue or _is_items(data):
         pass  # a table (built when shown or read)
     elif isinstance(data, str):
         body = data
@@ -238,19 +240,19 @@ def design_outcome(result: Any, *, catalogue_widget=None) -> Outcome:
         body = result.summary
     error = getattr(result, "error", None)
     notice = error_notice(error) if error is not None else None
-    if operation == "list" and isinstance(data, Mapping) and data.get("catalog_unchanged"):
+    if catalogue and isinstance(data, Mapping) and data.get("catalog_unchanged"):
         notice = str(data.get("hint") or "The catalogue is unchanged: %design list --full "
                      "shows every schema again.")
-    if operation == "list" and isinstance(data, Mapping) and data.get("refused_names"):
+    if catalogue and isinstance(data, Mapping) and data.get("refused_names"):
         notice = (f"{data['refused_names']} operation(s) the service offered are not listed: "
                   "their names break the operation-name rule.")
     widget = None
-    if catalogue_widget is not None and operation == "list":
+    if catalogue_widget is not None and catalogue:
         def widget(found: Mapping[str, list[dict[str, Any]]]) -> Any:
             return catalogue_widget(found["catalogue"]) if found["catalogue"] else None
     return Outcome(
         f"design {operation}", data, is_error=bool(result.is_error),
-        error=error, tables=lambda: _design_tables(operation, data),
+        error=error, tables=lambda: _design_tables(catalogue, data),
         images=result.images or (), notice=notice, body=body,
         tool_result=result.to_tool_result, widget=widget,
     )
@@ -262,9 +264,9 @@ def _is_items(data: Any) -> bool:
                                                          for d in data)
 
 
-def _design_tables(operation: str, data: Any) -> dict[str, list[dict[str, Any]]]:
+def _design_tables(catalogue: bool, data: Any) -> dict[str, list[dict[str, Any]]]:
     """The catalogue of a `list`, or the records of a result that is a list of them."""
-    if operation == "list":
+    if catalogue:
         return {"catalogue": tables.catalogue_rows(data)}
     if _is_items(data):
         return {"items": [dict(d) for d in data]}

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from ..core import budgets
+from ..core.call_events import CallObserver, observed
 from ..core.project_paths import RULE_UPLOAD, check_writable, normalize, resolve_write_path
 from ..core.redaction import Secret
 from ..errors import (
@@ -90,8 +91,11 @@ class ProjectsClient:
         cwd: Path | None = None,
         progress: Progress | None = None,
         secrets: Callable[[], Iterable[Secret]] | None = None,
+        observers: Iterable[CallObserver] = (),
     ) -> None:
         self._http = http
+        #: told when each of the five methods (and each exact change) starts and ends
+        self.observers: list[CallObserver] = list(observers)
         self._settings = settings
         self._ensure_scopes = ensure_scopes
         self._downloads = DownloadDir(temp_dir)
@@ -141,6 +145,7 @@ class ProjectsClient:
 
     # ------------------------------------------------------------------ the five methods
 
+    @observed("project")
     async def info(self) -> dict[str, Any]:
         api = self._begin()
         async with self._lock:
@@ -165,6 +170,7 @@ class ProjectsClient:
                 "knowledge_stats": raw["knowledge_stats"],
             })
 
+    @observed("project")
     async def read(self, path: str) -> dict[str, Any]:
         api = self._begin()
         name = normalize(path)
@@ -173,6 +179,7 @@ class ProjectsClient:
             result = await read_path(api, detail, name, self._downloads, self._progress)
             return self._finish(api, result)
 
+    @observed("project")
     async def search(self, query: str, n: int = budgets.SEARCH_N_DEFAULT) -> dict[str, Any]:
         api = self._begin()
         if not isinstance(query, str) or not query.strip():
@@ -190,6 +197,7 @@ class ProjectsClient:
             return self._finish(api, {"query": query, "rag": True,
                                       "hits": project_hits(answer, n)})
 
+    @observed("project")
     async def write(
         self, path: str, *, content: str | None = None, local_path: str | None = None,
         encoding: str | None = None,
@@ -227,6 +235,7 @@ class ProjectsClient:
             return content, None
         return await self._local_text(str(local_path), encoding)
 
+    @observed("project")
     async def delete(self, path: str) -> dict[str, Any]:
         api = self._begin()
         name = normalize(path)
@@ -365,6 +374,7 @@ class ProjectsClient:
         async with self._lock:
             return await api.read_doc(doc_uuid)
 
+    @observed("project", "write", kept=("path", "content"))
     async def write_exact(self, path: str, content: str, *, guard: Guard, net: bool = False,
                           restored_from: int | None = None,
                           approved_by: str | None = None) -> dict[str, Any]:
@@ -390,6 +400,7 @@ class ProjectsClient:
             return await send_group(api, self._journal, self._settings.project_uuid, changes,
                                     sent=sent, stop=stop)
 
+    @observed("project", "delete", kept=("path",))
     async def delete_exact(self, path: str, *, guard: Guard,
                            approved_by: str | None = None) -> dict[str, Any]:
         """Delete the doc at `path`, journaled like any delete, once `guard` accepted it."""

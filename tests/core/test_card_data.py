@@ -30,7 +30,7 @@ IDENTITY = display.ProjectIdentity(P, "Quarterly Review Deck", "org", "view",
 
 
 def facts(operation, **arguments):
-    return facts_of(operation, False, True, {"project_id": P, **arguments})
+    return facts_of(operation, False, True, {"project_id": P, **arguments}, BY_NAME)
 
 
 def files(*paths):
@@ -135,7 +135,7 @@ def test_the_consent_card_names_the_operation_and_not_the_call_details():
 
 
 def test_a_card_for_a_new_project_says_so():
-    request = card_of("operation", facts_of("create_project", False, False, {"name": "X"}),
+    request = card_of("operation", facts_of("create_project", False, False, {"name": "X"}, BY_NAME),
                       "write_operation")
     assert request.project_id is None
     assert request.project == NEW_PROJECT
@@ -185,6 +185,6 @@ def test_a_change_request_is_not_per_batch_and_has_no_reason_unless_told():
 
 def test_a_project_id_that_is_not_a_string_is_not_on_the_card():
     request = card_of("operation", facts_of("create_project", False, False,
-                                            {"project_id": 7, "name": "X"}),
+                                            {"project_id": 7, "name": "X"}, BY_NAME),
                       "write_operation")
     assert request.project_id is None and request.project == NEW_PROJECT

@@ -280,12 +280,13 @@ TABLE = [
                          [row[1:] for row in TABLE], ids=[row[0] for row in TABLE])
 def test_decision_table(snapshot, call, decision):
     operation, arguments = call
-    facts = facts_of(operation, operation in READ_ONLY, operation in DESTRUCTIVE, arguments)
+    facts = facts_of(operation, operation in READ_ONLY, operation in DESTRUCTIVE, arguments,
+                     BY_NAME)
     assert decide(snapshot, facts, NOW) == decision
 
 
 def facts(call):
-    return facts_of(call[0], False, True, call[1])
+    return facts_of(call[0], False, True, call[1], BY_NAME)
 
 
 def test_plan_is_honoured_one_millisecond_before_expiry():
@@ -541,14 +542,14 @@ def test_an_unshowable_path_is_refused_before_the_grant_rows():
 
 def test_facts_keep_the_hints_the_row_and_a_string_token_only():
     got = facts_of("write_files", False, True, {"project_id": P, "files": [],
-                                                 "plan_token": 5})
+                                                 "plan_token": 5}, BY_NAME)
     assert (got.read_only, got.destructive, got.plan_token) == (False, True, None)
     assert got.row is BY_NAME["write_files"]
-    assert facts_of("write_files", False, False, {"plan_token": "t"}).plan_token == "t"
+    assert facts_of("write_files", False, False, {"plan_token": "t"}, BY_NAME).plan_token == "t"
 
 
 def test_an_operation_no_table_knows_touches_no_paths():
-    got = facts_of("brand_new_write", False, True, {"project_id": P, "paths": ["a.html"]})
+    got = facts_of("brand_new_write", False, True, {"project_id": P, "paths": ["a.html"]}, BY_NAME)
     assert (got.row, got.targets, got.scope) == (None, Targets(), None)
 
 

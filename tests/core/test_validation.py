@@ -17,11 +17,11 @@ from jupyter_design_projects.core.validation import (
 from jupyter_design_projects.design.schemas import local_schema
 from jupyter_design_projects.errors import InvalidArguments
 
-WRITE = local_schema("write_files")
-COPY = local_schema("copy_files")
-DELETE = local_schema("delete_files")
-PLAN = local_schema("finalize_plan")
-LIST = local_schema("list_projects")
+WRITE = local_schema("write_files", BY_NAME)
+COPY = local_schema("copy_files", BY_NAME)
+DELETE = local_schema("delete_files", BY_NAME)
+PLAN = local_schema("finalize_plan", BY_NAME)
+LIST = local_schema("list_projects", BY_NAME)
 
 
 def refused_values(operation: str) -> tuple:
@@ -88,9 +88,9 @@ def test_arguments_must_be_an_object() -> None:
 def test_ordinary_string_cap_counts_utf8_bytes(text: str, valid: bool) -> None:
     arguments = {"project_id": text}
     if valid:
-        assert validate("get_project", arguments, local_schema("get_project")) == arguments
+        assert validate("get_project", arguments, local_schema("get_project", BY_NAME)) == arguments
     else:
-        error = refusal("get_project", arguments, local_schema("get_project"))
+        error = refusal("get_project", arguments, local_schema("get_project", BY_NAME))
         assert (error.field, error.operation) == ("project_id", "get_project")
 
 
@@ -240,7 +240,7 @@ def test_overlong_unknown_field_is_shown_cut_without_a_suggestion() -> None:
     ],
 )
 def test_required_fields(operation: str, arguments: dict, field: str) -> None:
-    error = refusal(operation, arguments, local_schema(operation))
+    error = refusal(operation, arguments, local_schema(operation, BY_NAME))
     assert (error.field, error.rule) == (field, "is required")
 
 
@@ -265,7 +265,7 @@ def test_required_fields(operation: str, arguments: dict, field: str) -> None:
     ],
 )
 def test_declared_types_and_enums(operation: str, arguments: dict, field: str) -> None:
-    assert refusal(operation, arguments, local_schema(operation)).field == field
+    assert refusal(operation, arguments, local_schema(operation, BY_NAME)).field == field
 
 
 def test_finalize_plan_with_project_scope_is_refused() -> None:

@@ -226,7 +226,7 @@ class Clock:
 def client_for(service, *, can_ask=True, main=True, clock=None, **gates):
     settings = Settings(api_base_url=BASE, **gates)
     return DesignClient(service.client(), settings, can_ask=lambda: can_ask,
-                        clock_ms=clock or Clock(), main_context=main)
+                        clock_ms=clock or Clock(), main_context=main, operations=BY_NAME)
 
 
 def write(path="a.html", project=P1, **extra):

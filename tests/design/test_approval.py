@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jupyter_design_projects.core import display
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.permissions import facts_of
 from jupyter_design_projects.design.approval import PendingApproval, grant_request
 
@@ -12,7 +13,7 @@ IDENTITY = display.ProjectIdentity("p1", "Quarterly Review Deck", "org", None,
 
 def grant_facts(*paths: str):
     arguments = {"project_id": "p1", "files": [{"path": p, "data": "x"} for p in paths]}
-    return facts_of("write_files", False, True, arguments), arguments
+    return facts_of("write_files", False, True, arguments, BY_NAME), arguments
 
 
 def grant_pending(*paths: str) -> PendingApproval:

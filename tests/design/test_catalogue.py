@@ -14,7 +14,7 @@ from jupyter_design_projects.errors import InvalidArguments, UnknownOperation
 
 
 def catalogue_for(fake: FakeMcp) -> Catalogue:
-    return Catalogue(McpSession(fake.client(), ENDPOINT))
+    return Catalogue(McpSession(fake.client(), ENDPOINT), BY_NAME)
 
 
 def with_tool(replacement: dict) -> list[dict]:
@@ -127,7 +127,7 @@ async def test_sixty_four_character_name_passes_the_name_rule() -> None:
 async def test_fresh_tools_list_resets_the_hint_registry() -> None:
     fake = FakeMcp(with_tool(tool("preview_theme", read_only=True)))
     session = McpSession(fake.client(), ENDPOINT)
-    catalogue = Catalogue(session)
+    catalogue = Catalogue(session, BY_NAME)
     assert (await catalogue.entry("list_members")).read_only
     await catalogue.list_view()
     assert (await catalogue.entry("preview_theme")).read_only
@@ -146,7 +146,7 @@ async def test_fresh_tools_list_resets_the_hint_registry() -> None:
 async def test_a_dropped_session_drops_the_discovery_too() -> None:
     fake = FakeMcp()
     session = McpSession(fake.client(), ENDPOINT)
-    catalogue = Catalogue(session)
+    catalogue = Catalogue(session, BY_NAME)
     await catalogue.entry("get_project")
     fake.tools = with_tool(tool("preview_theme", read_only=True))  # changed while gone
     fake.drop_sessions()
@@ -230,7 +230,7 @@ async def test_full_list_is_given_when_asked_or_for_another_agent() -> None:
 async def test_changed_catalogue_is_listed_in_full_again() -> None:
     fake = FakeMcp()
     session = McpSession(fake.client(), ENDPOINT)
-    catalogue = Catalogue(session)
+    catalogue = Catalogue(session, BY_NAME)
     first = await catalogue.list_view()
     fake.tools = with_tool(tool("preview_theme", read_only=True))
     await session.tools(refresh=True)
@@ -273,7 +273,7 @@ from live_design import MCP_PATH, live_session  # noqa: E402
 async def test_reference_service_hints_agree_with_the_client_floor(
         shared_reference_service) -> None:
     async with live_session(shared_reference_service) as (session, _, _):
-        entries = await Catalogue(session).entries()
+        entries = await Catalogue(session, BY_NAME).entries()
     assert {e.name: (e.read_only, e.destructive) for e in entries} == {
         name: (op.floor.read_only, op.floor.destructive)
         for name, op in BY_NAME.items()
@@ -287,7 +287,7 @@ async def test_service_advertising_a_known_write_as_read_only_stays_write_tier(
     async with live_session(shared_reference_service) as (session, switches, _):
         switches.fail(MCP_PATH, status=200, rpc_method="tools/list",
                       body={"jsonrpc": "2.0", "id": 1, "result": {"tools": lying}})
-        catalogue = Catalogue(session)
+        catalogue = Catalogue(session, BY_NAME)
         write = await catalogue.entry("write_files")
         delete = await catalogue.entry("delete_files")
         create = await catalogue.entry("create_project")

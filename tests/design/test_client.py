@@ -38,7 +38,8 @@ async def test_closed_gate_raises_and_sends_nothing(gates, gate):
 
 @pytest.mark.asyncio
 async def test_no_configured_service_is_a_closed_gate():
-    client = DesignClient(FakeDesign().client(), Settings(), can_ask=lambda: True)
+    client = DesignClient(FakeDesign().client(), Settings(), can_ask=lambda: True,
+                          operations=BY_NAME)
     with pytest.raises(GateClosed) as caught:
         await client.list()
     assert caught.value.gate == "api_base_url"
@@ -144,7 +145,8 @@ async def test_second_needs_consent_after_approval_is_an_error_not_a_loop():
             return answer(204)  # claims success, yet the service keeps refusing
         return original(request)
     service.handle = refuse_consent
-    client = DesignClient(service.client(), Settings(api_base_url=BASE), can_ask=lambda: True)
+    client = DesignClient(service.client(), Settings(api_base_url=BASE), can_ask=lambda: True,
+                          operations=BY_NAME)
     outcome = await client.resume(pending, approved=True)
     assert isinstance(outcome.error, NeedsConsent)
 

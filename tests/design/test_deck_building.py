@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.display import MAX_PATH_CHARS
 from jupyter_design_projects.core.plans import CARD_LIMIT, MAX_PLAN_PATHS
 from jupyter_design_projects.design.deck import Deck, slides
@@ -164,34 +165,36 @@ def paths(n: int) -> list[str]:
 @pytest.mark.parametrize(("n", "sizes"), [(MAX_PLAN_PATHS, [MAX_PLAN_PATHS]),
                                           (MAX_PLAN_PATHS + 1, [MAX_PLAN_PATHS, 1])])
 def test_a_plan_lists_at_most_20_writes(n, sizes):
-    batches = plan_batches(PID, [[p] for p in paths(n)])
+    batches = plan_batches(PID, [[p] for p in paths(n)], table=BY_NAME)
     assert [len(b) for b in batches] == sizes
     assert sorted(p for b in batches for p in b) == paths(n)
 
 
 def test_a_plan_card_holds_at_most_2000_characters_with_the_project_name():
     few = paths(3)
-    room = CARD_LIMIT - card_length(PID, few)  # what a name may take: "name (id)"
-    assert fits(PID, few, "n" * (room - 3))
-    assert card_length(PID, few, "n" * (room - 3)) == CARD_LIMIT
-    assert not fits(PID, few, "n" * (room - 2))
+    # what a name may take: "name (id)"
+    room = CARD_LIMIT - card_length(PID, few, table=BY_NAME)
+    assert fits(PID, few, "n" * (room - 3), table=BY_NAME)
+    assert card_length(PID, few, "n" * (room - 3), table=BY_NAME) == CARD_LIMIT
+    assert not fits(PID, few, "n" * (room - 2), table=BY_NAME)
 
 
 def test_long_paths_and_a_long_project_name_are_cut_into_cards_that_fit():
     long_paths = [f"slides/{i:02d}-" + "x" * (MAX_PATH_CHARS - 15) + ".html"
                   for i in range(MAX_PLAN_PATHS)]
     assert all(len(p) == MAX_PATH_CHARS for p in long_paths)
-    assert fits(PID, long_paths, "Quarterly Review Deck")  # 20 such paths fit a card
+    # 20 such paths fit a card
+    assert fits(PID, long_paths, "Quarterly Review Deck", table=BY_NAME)
     name = "N" * 200  # the longest name the reference service accepts
-    batches = plan_batches(PID, [[p] for p in long_paths], name)
+    batches = plan_batches(PID, [[p] for p in long_paths], name, table=BY_NAME)
     assert len(batches) == 2
-    assert all(card_length(PID, b, name) <= CARD_LIMIT for b in batches)
-    assert not fits(PID, batches[0] + batches[1][:1], name)
+    assert all(card_length(PID, b, name, table=BY_NAME) <= CARD_LIMIT for b in batches)
+    assert not fits(PID, batches[0] + batches[1][:1], name, table=BY_NAME)
 
 
 def test_a_slide_and_its_assets_stay_in_one_plan_when_they_fit():
     units = [paths(19)[i:i + 1] for i in range(19)] + [["s/assets/z.png", "s/z.html"]]
-    batches = plan_batches(PID, units)
+    batches = plan_batches(PID, units, table=BY_NAME)
     assert [len(b) for b in batches] == [19, 2]
 
 

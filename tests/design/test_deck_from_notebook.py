@@ -9,10 +9,12 @@ import json
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
 from jupyter_design_projects.design.deck import Deck, pdf
 from jupyter_design_projects.design.deck import export as exporting
@@ -219,7 +221,9 @@ def test_a_slide_over_the_card_limits_is_split_as_pushes_are(tmp_path):
     source = "# Many pictures\n\n" + "\n".join(f"![p{i}](p{i}.svg)" for i in range(images))
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(source)]),
                    tmp_path / "many.ipynb")
-    deck = Deck(client=None, project_id=PID, project_name="Talk")
+    # the plans are cut as the client's table asks them (its plan operation's card)
+    client = SimpleNamespace(catalogue=SimpleNamespace(table=BY_NAME))
+    deck = Deck(client=client, project_id=PID, project_name="Talk")
     deck.add_notebook(tmp_path / "many.ipynb")
     batches = deck.batches()
     assert len(batches) == 2

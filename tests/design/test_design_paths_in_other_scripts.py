@@ -12,6 +12,7 @@ import pytest
 import pytest_asyncio
 from live_design import design_http
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
@@ -27,7 +28,7 @@ async def client(service) -> AsyncIterator[DesignClient]:
         await http.request("DELETE", service.base_url + "/v1/design/consent",
                            json={"consent": "agent_design_projects"})
         opened = DesignClient(http, Settings(api_base_url=service.base_url),
-                              can_ask=lambda: True)
+                              can_ask=lambda: True, operations=BY_NAME)
         yield opened
         await opened.close()
 

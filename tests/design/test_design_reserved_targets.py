@@ -16,6 +16,7 @@ from faults_client import faults
 from live_design import delta, design_http
 
 from jupyter_design_projects.core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
@@ -37,7 +38,7 @@ async def granted(service) -> AsyncIterator[tuple[DesignClient, dict]]:
                                 json={"consent": "agent_design_projects"})).status_code == 204
         assert (await http.post(base + "/grants", json={"project_id": DECK})).is_success
         client = DesignClient(http, Settings(api_base_url=service.base_url),
-                              can_ask=lambda: answerable["now"])
+                              can_ask=lambda: answerable["now"], operations=BY_NAME)
         yield client, answerable
         await client.close()
 

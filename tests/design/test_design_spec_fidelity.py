@@ -17,6 +17,7 @@ import pytest_asyncio
 from faults_client import faults
 from live_design import FixedToken, design_http, stored_token
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.permissions import grant_appeared
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
@@ -46,7 +47,7 @@ async def http(reference_service: EmbeddedService) -> AsyncIterator[httpx.AsyncC
 
 def design(http: httpx.AsyncClient, service: EmbeddedService, **settings) -> DesignClient:
     return DesignClient(http, Settings(api_base_url=service.base_url, **settings),
-                        can_ask=lambda: True)
+                        can_ask=lambda: True, operations=BY_NAME)
 
 
 async def consent(http: httpx.AsyncClient, service: EmbeddedService) -> None:

@@ -142,7 +142,7 @@ async def http(service) -> AsyncIterator:
 @pytest_asyncio.fixture
 async def client(http, service, tmp_path) -> AsyncIterator[DesignClient]:
     opened = DesignClient(http, Settings(api_base_url=service.base_url),
-                          can_ask=lambda: True, journal=journal(tmp_path))
+                          can_ask=lambda: True, journal=journal(tmp_path), operations=BY_NAME)
     await opened.consent()
     yield opened
     await opened.close()

@@ -16,6 +16,7 @@ import pytest_asyncio
 from faults_client import faults
 from live_design import delta, design_http
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.embedded import EmbeddedService
@@ -39,7 +40,7 @@ async def given(service) -> AsyncIterator[tuple[DesignClient, httpx.AsyncClient]
         answer = await http.post(service.base_url + "/v1/design/consent", json=CONSENT)
         assert answer.status_code == 204
         client = DesignClient(http, Settings(api_base_url=service.base_url),
-                              can_ask=lambda: True)
+                              can_ask=lambda: True, operations=BY_NAME)
         yield client, http
         await client.close()
 

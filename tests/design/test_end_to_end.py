@@ -9,6 +9,7 @@ import pytest
 import pytest_asyncio
 from live_design import design_http
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.session import McpSession
@@ -37,7 +38,7 @@ async def http(service) -> AsyncIterator[httpx.AsyncClient]:
 
 def design(http, service, *, can_ask=True) -> DesignClient:
     return DesignClient(http, Settings(api_base_url=service.base_url),
-                        can_ask=lambda: can_ask)
+                        can_ask=lambda: can_ask, operations=BY_NAME)
 
 
 @pytest_asyncio.fixture

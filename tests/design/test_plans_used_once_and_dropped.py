@@ -14,6 +14,7 @@ from design_fake import P1, Clock, FakeDesign, client_for, write
 
 from jupyter_design_projects.core.design_inputs import Input, Text
 from jupyter_design_projects.core.design_operations import (
+    BY_NAME,
     DESIGN_OPERATIONS,
     DESTROY,
     PROJECT_ID,
@@ -166,7 +167,7 @@ async def test_the_call_is_decided_again_once_and_a_refusal_ends_it_where_nobody
     service = FakeDesign()
     answerable = {"now": True}
     client = DesignClient(service.client(), client_for(service)._settings,
-                          can_ask=lambda: answerable["now"], clock_ms=Clock())
+                          can_ask=lambda: answerable["now"], clock_ms=Clock(), operations=BY_NAME)
     token = await registered_plan(client)
     service.refusal = "unknown"
     answerable["now"] = False

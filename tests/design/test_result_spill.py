@@ -13,6 +13,7 @@ import pytest
 import pytest_asyncio
 from live_design import design_http
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.results import PREVIEW_CHARS, RESULT_MAX_CHARS
 from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.client import DesignClient
@@ -28,7 +29,8 @@ async def client(service, tmp_path: Path) -> AsyncIterator[DesignClient]:
     async with design_http(service) as http:
         opened = DesignClient(http, Settings(api_base_url=service.base_url),
                               can_ask=lambda: True,
-                              save_text=DownloadDir(tmp_path / "session").save_text)
+                              save_text=DownloadDir(tmp_path / "session").save_text,
+                              operations=BY_NAME)
         yield opened
         await opened.close()
 

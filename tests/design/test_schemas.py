@@ -39,22 +39,23 @@ def test_the_client_knows_every_operation_of_the_protocol() -> None:
 @pytest.mark.parametrize("name", sorted(PROTOCOL))
 def test_floor_matches_the_protocol(name: str) -> None:
     _, _, read_only, destructive = PROTOCOL[name]
-    floor = schemas.floor(name)
+    floor = schemas.floor(name, BY_NAME)
     assert (floor.read_only, floor.destructive) == (read_only, destructive)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOL))
 def test_schema_has_exactly_the_protocol_fields_required_first(name: str) -> None:
     required, optional, _, _ = PROTOCOL[name]
-    schema = schemas.local_schema(name)
+    schema = schemas.local_schema(name, BY_NAME)
     assert list(schema["properties"]) == required + optional
     assert schema["required"] == required
 
 
 def test_every_write_tier_operation_has_a_write_schema() -> None:
     writes = {name for name, spec in PROTOCOL.items() if not spec[2]}
-    assert {name for name in PROTOCOL if schemas.floor(name).read_only} == set(PROTOCOL) - writes
-    assert all(schemas.local_schema(name) for name in writes)
+    read_only = {name for name in PROTOCOL if schemas.floor(name, BY_NAME).read_only}
+    assert read_only == set(PROTOCOL) - writes
+    assert all(schemas.local_schema(name, BY_NAME) for name in writes)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_every_write_tier_operation_has_a_write_schema() -> None:
     ],
 )
 def test_entry_schemas(name: str, field: str, entry_fields: list, entry_required: list) -> None:
-    items = schemas.local_schema(name)["properties"][field]["items"]
+    items = schemas.local_schema(name, BY_NAME)["properties"][field]["items"]
     assert list(items["properties"]) == entry_fields
     assert items["required"] == entry_required
 
@@ -81,26 +82,26 @@ def _body_fields(schema: dict, prefix: str = "") -> list[str]:
 
 
 def test_only_file_content_is_a_body_field() -> None:
-    bodies = {name: _body_fields(schemas.local_schema(name)) for name in PROTOCOL}
+    bodies = {name: _body_fields(schemas.local_schema(name, BY_NAME)) for name in PROTOCOL}
     assert {name: b for name, b in bodies.items() if b} == {"write_files": ["files[].data"]}
 
 
 def test_finalize_plan_scope_enum_keeps_project_for_validation_to_refuse() -> None:
-    scope = schemas.local_schema("finalize_plan")["properties"]["scope"]
+    scope = schemas.local_schema("finalize_plan", BY_NAME)["properties"]["scope"]
     assert scope["enum"] == ["paths", "project"]
 
 
 @pytest.mark.parametrize("name", ["preview_theme", "", "list"])
 def test_unknown_operation_has_no_floor_or_schema(name: str) -> None:
-    assert schemas.floor(name) is None and schemas.local_schema(name) is None
+    assert schemas.floor(name, BY_NAME) is None and schemas.local_schema(name, BY_NAME) is None
 
 
 def test_local_schema_is_a_private_copy() -> None:
-    schemas.local_schema("write_files")["properties"].clear()
-    assert schemas.local_schema("write_files")["properties"]
+    schemas.local_schema("write_files", BY_NAME)["properties"].clear()
+    assert schemas.local_schema("write_files", BY_NAME)["properties"]
 
 
 def test_public_schema_drops_the_private_markers() -> None:
-    public = schemas.public_schema(schemas.local_schema("write_files"))
+    public = schemas.public_schema(schemas.local_schema("write_files", BY_NAME))
     assert _body_fields(public) == []
     assert public["properties"]["files"]["items"]["properties"]["data"] == {"type": "string"}

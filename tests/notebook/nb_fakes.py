@@ -54,9 +54,13 @@ def pending(kind: str = "grant", *, durable: bool = True) -> PendingApproval:
 
 
 def outcome(operation: str, data: Any) -> DesignOutcome:
-    """An answer as a client holding the default table gives it (with the operation's row)."""
+    """An answer as a client holding the default table gives it (with the operation's row;
+    the client's own `list` answers a `CatalogueOutcome`)."""
     from jupyter_design_projects.core.design_operations import BY_NAME
+    from jupyter_design_projects.design.catalogue import CLIENT_OPERATIONS, CatalogueOutcome
 
+    if operation in CLIENT_OPERATIONS:
+        return CatalogueOutcome.of_data(operation, data)
     return DesignOutcome.of_data(operation, data, row=BY_NAME.get(operation))
 
 

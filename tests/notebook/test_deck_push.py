@@ -15,6 +15,7 @@ from faults_client import faults
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
+from jupyter_design_projects.design.deck.push import Push
 from jupyter_design_projects.notebook import views
 from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
 from jupyter_design_projects.notebook.outcome import Outcome
@@ -327,6 +328,10 @@ def test_a_deck_needs_only_its_host_protocol_not_the_magics(shell, live):
     deck.add_markdown("slides/08-host.html", "# $headline\n")
     pushed = deck.push()
     assert len(pushed.cards) == 1 and not files_of(shell, deck).keys() & {"slides/08-host.html"}
+    # the view draws the pipeline's push: its cards are the push's open plans
+    assert isinstance(pushed.push, Push)
+    assert [c.pending for c in pushed.cards] == list(pushed.push.pending.values())
     pushed.approve()
+    assert pushed.push.pending == {} and pushed.push.written == ["slides/08-host.html"]
     assert pushed.done and host.resumed == ["finalize_plan"]
     assert "From a plain host" in read(shell, deck, "slides/08-host.html")

@@ -1,5 +1,5 @@
 """One history of every call (magics, inspector, Python) against a real reference service:
-`%design history` as a table, a replay with changed arguments under the same cards, a
+`%design calls` as a table, a replay with changed arguments under the same cards, a
 diff of two results, and a call copied as a cell, a Python line or the trace's curl."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.notebook import grammar
+from jupyter_design_projects.notebook.history_view import RENAMED
 from jupyter_design_projects.notebook.inspector import inspect
 from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
@@ -30,7 +31,7 @@ def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
 
 
 def history(shell) -> Any:
-    return shell.run_line_magic("design", "history")
+    return shell.run_line_magic("design", "calls")
 
 
 def write(shell, path: str) -> PendingOutcome:
@@ -84,7 +85,7 @@ def test_a_replay_with_a_changed_path_asks_again_and_writes_the_new_path(shell, 
     write(shell, "slides/22-first.html").card.approve()
     first = int(history(shell).df["n"].iloc[0])
     changed = json.dumps({"files": [{"path": "slides/23-replayed.html", "data": SLIDE}]})
-    replay = shell.run_line_magic("design", f"history --replay {first} --with '{changed}'")
+    replay = shell.run_line_magic("design", f"calls --replay {first} --with '{changed}'")
     assert isinstance(replay, PendingOutcome)
     assert replay.card.pending.request.writes == ("slides/23-replayed.html",)
     assert isinstance(replay.card.approve(), Outcome)
@@ -94,7 +95,7 @@ def test_a_replay_with_a_changed_path_asks_again_and_writes_the_new_path(shell, 
 def test_a_replay_takes_its_changes_from_the_cell_body_too(shell, live):
     shell.run_line_magic("design", "list_projects limit=1")
     n = int(history(shell).df["n"].iloc[0])
-    again = shell.run_cell_magic("design", f"history --replay {n}", '{"limit": 2}')
+    again = shell.run_cell_magic("design", f"calls --replay {n}", '{"limit": 2}')
     assert len(again.data) == 2
     assert json.loads(history(shell).df["arguments"].iloc[0]) == {"limit": 2}
 
@@ -105,17 +106,17 @@ def test_a_diff_shows_what_changed_between_two_results(shell, live):
     files_of(shell)
     rows = history(shell).df
     listed = rows[rows["operation"] == "list_files"]["n"].tolist()
-    diffed = shell.run_line_magic("design", f"history --diff {listed[1]} {listed[0]}")
+    diffed = shell.run_line_magic("design", f"calls --diff {listed[1]} {listed[0]}")
     added = [line for line in diffed.text.splitlines() if line.startswith("+ ")]
     assert any("slides/24-diffed.html" in line for line in added)
-    same = shell.run_line_magic("design", f"history --diff {listed[0]} {listed[0]}")
+    same = shell.run_line_magic("design", f"calls --diff {listed[0]} {listed[0]}")
     assert same.text == "The two results are the same."
 
 
 def test_a_call_copied_as_a_cell_parses_back_to_the_same_call(shell, live):
     shell.run_line_magic("design", f"list_files project_id={DECK_ID} depth=1")
     n = int(history(shell).df["n"].iloc[0])
-    cell = shell.run_line_magic("design", f"history --copy {n}").text
+    cell = shell.run_line_magic("design", f"calls --copy {n}").text
     head, _, body = cell.partition("\n")
     assert head == "%%design list_files"
     parsed = grammar.parse_design(head.removeprefix("%%design "), body, {})
@@ -126,7 +127,7 @@ def test_a_call_copied_as_a_cell_parses_back_to_the_same_call(shell, live):
 def test_a_projects_call_copied_as_a_cell_runs_as_the_same_line(shell, live):
     shell.run_line_magic("project", 'search "data retention" -n 2')
     n = int(history(shell).df["n"].iloc[0])
-    line = shell.run_line_magic("design", f"history --copy {n}").text
+    line = shell.run_line_magic("design", f"calls --copy {n}").text
     assert line == "%project search 'data retention' -n 2"
     again = shell.run_line_magic("project", line.removeprefix("%project "))
     assert len(again.df) <= 2
@@ -135,12 +136,12 @@ def test_a_projects_call_copied_as_a_cell_runs_as_the_same_line(shell, live):
 def test_a_call_copied_as_python_names_the_session_api(shell, live):
     shell.run_line_magic("design", f"get_project project_id={DECK_ID}")
     n = int(history(shell).df["n"].iloc[0])
-    line = shell.run_line_magic("design", f"history --copy {n} --as python").text
+    line = shell.run_line_magic("design", f"calls --copy {n} --as python").text
     assert line == (f"session.design_call('get_project', {{'project_id': '{DECK_ID}'}}, "
                     "approve=approve)")
     shell.run_cell_magic("project", "write copied.md", "text\n").card.approve()
     n = int(history(shell).df["n"].iloc[0])
-    line = shell.run_line_magic("design", f"history --copy {n} --as python").text
+    line = shell.run_line_magic("design", f"calls --copy {n} --as python").text
     # the path the card showed and approved (a bare name lands under claude/)
     assert line == ("session.project.write(path='claude/copied.md', content='text\\n', "
                     "approve=approve)")
@@ -150,12 +151,12 @@ def test_a_call_copied_as_curl_is_its_traced_exchange_without_the_token(shell, l
     shell.run_line_magic("design", f"get_project project_id={DECK_ID}")
     untraced = int(history(shell).df["n"].iloc[0])
     with pytest.raises(UsageError) as refused:
-        shell.run_line_magic("design", f"history --copy {untraced} --as curl")
+        shell.run_line_magic("design", f"calls --copy {untraced} --as curl")
     assert "%design trace on" in str(refused.value)
     shell.run_line_magic("design", "trace on")
     shell.run_line_magic("design", f"get_project project_id={DECK_ID}")
     n = int(history(shell).df["n"].iloc[0])
-    curl = shell.run_line_magic("design", f"history --copy {n} --as curl").command
+    curl = shell.run_line_magic("design", f"calls --copy {n} --as curl").command
     assert '"method":"tools/call"' in curl.replace(" ", "") or "tools/call" in curl
     assert DECK_ID in curl
     assert not any(s.reveal() in curl for s in live.session._secrets())
@@ -169,7 +170,7 @@ def test_plan_tokens_are_never_shown_in_the_table_or_the_copies(shell, live):
     assert "pt_secret_value" not in history(shell).df["arguments"].iloc[0]
     for form in ("cell", "python"):
         assert "pt_secret_value" not in shell.run_line_magic(
-            "design", f"history --copy {n} --as {form}").text
+            "design", f"calls --copy {n} --as {form}").text
 
 
 def test_the_inspector_loads_a_past_call_to_edit_and_run_again(shell, live):
@@ -190,7 +191,7 @@ def test_the_inspector_loads_a_past_call_to_edit_and_run_again(shell, live):
 
 def test_an_unknown_call_number_is_a_usage_error(shell, live):
     with pytest.raises(UsageError) as refused:
-        shell.run_line_magic("design", "history --copy 999")
+        shell.run_line_magic("design", "calls --copy 999")
     assert "no call 999" in str(refused.value)
 
 
@@ -201,3 +202,15 @@ def test_the_python_facade_and_the_projects_magics_are_in_the_history_too(shell,
     assert rows["operation"].tolist()[:2] == ["read", "search"]
     assert json.loads(rows["arguments"].iloc[1]) == {"query": "data retention", "n": 1}
     assert json.loads(rows["arguments"].iloc[0]) == {"path": "data-retention-policy.md"}
+
+
+def test_the_former_name_runs_the_call_history_and_says_it_was_renamed(shell, live):
+    shell.run_line_magic("design", "status")
+    live.session.project.search("data retention", 1)
+    former = shell.run_line_magic("design", "history")
+    assert former.notice.startswith(RENAMED)
+    assert former.data == history(shell).data
+    assert [row["tool"] for row in former.data] == ["project"]
+    with pytest.raises(UsageError) as refused:
+        shell.run_line_magic("design", "history --copy 999")
+    assert "no call 999" in str(refused.value)

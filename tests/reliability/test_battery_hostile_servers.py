@@ -14,6 +14,7 @@ import pytest
 from hostile import McpScript, response
 from hypothesis import example, given
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import DeadlineExceeded, JdpError
@@ -95,7 +96,8 @@ def hostile_projects(scripted):
 
 
 def design_call_survives(case, caplog) -> DesignOutcome:
-    client = DesignClient(case.session.http, case.session.settings, can_ask=lambda: False)
+    client = DesignClient(case.session.http, case.session.settings, can_ask=lambda: False,
+                          operations=BY_NAME)
     try:
         outcome = case.session.run(client.call("list_projects", {}), timeout=DEADLINE_S)
         assert isinstance(outcome, DesignOutcome)

@@ -17,6 +17,7 @@ import uuid
 import httpx
 import pytest
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import InvalidArguments, PermissionRefused
@@ -55,7 +56,7 @@ def clocked(live):
     clock = Clock()
     live.session._design = DesignClient(  # the Session builds it once, on first use
         live.session.http, live.session.settings, can_ask=lambda: live.answerable["now"],
-        clock_ms=clock)
+        clock_ms=clock, operations=BY_NAME)
     live.clock = clock
     return live
 
@@ -332,7 +333,7 @@ def test_a_service_that_lies_in_its_hints_still_gets_no_unapproved_write__spec_s
     lying_http = make_client(auth=session.http.auth, transport=lying,
                              event_hooks=session.trace.event_hooks())
     session._design = DesignClient(lying_http, session.settings,
-                                              can_ask=lambda: False)
+                                              can_ask=lambda: False, operations=BY_NAME)
     target = "slides/01-title.html" if operation == "delete_files" else path("lie")
     before = live.state.design_files(DECK)
     counts = live.faults.counts()

@@ -18,6 +18,7 @@ from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.server.context import (
     Principal,
@@ -217,9 +218,9 @@ async def design_client(harness: Harness, *, can_ask: bool = True, operations: A
     harness, and the count of the tool calls that reached the service."""
     transport = ThroughHarness(harness)
     async with httpx.AsyncClient(transport=transport) as http:
-        extra = {} if operations is None else {"operations": operations}
         client = DesignClient(http, Settings(api_base_url="http://127.0.0.1"),
-                              can_ask=lambda: can_ask, **extra)
+                              can_ask=lambda: can_ask,
+                              operations=BY_NAME if operations is None else operations)
         try:
             yield client, transport.calls
         finally:

@@ -12,6 +12,7 @@ import pytest
 from test_design_harness import DECK_ID, Harness, build_harness, design_client
 
 from jupyter_design_projects.core.design_operations import (
+    BY_NAME,
     DESIGN_OPERATIONS,
     DESTROY,
     PROJECT_ID,
@@ -109,7 +110,7 @@ def test_the_gate_and_the_decision_read_a_grantable_row(h: Harness) -> None:
 
 
 def test_without_the_row_the_client_knows_no_such_operation() -> None:
-    facts = facts_of("archive_project", False, True, {"project_id": "p1"})
+    facts = facts_of("archive_project", False, True, {"project_id": "p1"}, BY_NAME)
     assert facts.row is None
     assert card_of("operation", facts).title == "Run archive_project on the Design project?"
 

@@ -6,10 +6,23 @@ beside its id). A slide and its assets stay in one plan when they fit; paths are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from ...core.permissions import card_text, facts_of
+from ...core.design_operations import DesignOperation, plan_operation
+from ...core.permissions import card_text, explain, facts_of
 from ...core.plans import CARD_LIMIT, MAX_PLAN_PATHS
+from ...errors import PermissionRefused
+
+Table = Mapping[str, DesignOperation]
+
+
+def planner(table: Table) -> str:
+    """The name of `table`'s plan operation, which every batch's card asks; refused when
+    the table has none (no write could then be planned)."""
+    name = plan_operation(table)
+    if name is None:
+        raise PermissionRefused("write_files", "no_plan_operation", explain("no_plan_operation"))
+    return name
 
 
 def plan_arguments(project_id: str, paths: Sequence[str]) -> dict:
@@ -17,28 +30,32 @@ def plan_arguments(project_id: str, paths: Sequence[str]) -> dict:
     return {"project_id": project_id, "writes": sorted(paths)}
 
 
-def card_length(project_id: str, paths: Sequence[str], project_name: str | None = None) -> int:
-    """The characters of the plan card for these writes, with room for `name (id)`."""
-    facts = facts_of("finalize_plan", False, False, plan_arguments(project_id, paths))
+def card_length(project_id: str, paths: Sequence[str], project_name: str | None = None, *,
+                table: Table) -> int:
+    """The characters of the plan card for these writes, with room for `name (id)`, as
+    `table`'s plan operation asks it."""
+    facts = facts_of(planner(table), False, False, plan_arguments(project_id, paths), table)
     room = len(project_name) + 3 if project_name else 0
     return len(card_text("plan", facts)) + room
 
 
-def fits(project_id: str, paths: Sequence[str], project_name: str | None = None) -> bool:
+def fits(project_id: str, paths: Sequence[str], project_name: str | None = None, *,
+         table: Table) -> bool:
     return (len(paths) <= MAX_PLAN_PATHS
-            and card_length(project_id, paths, project_name) <= CARD_LIMIT)
+            and card_length(project_id, paths, project_name, table=table) <= CARD_LIMIT)
 
 
 def plan_batches(project_id: str, units: Sequence[Sequence[str]],
-                 project_name: str | None = None) -> list[tuple[str, ...]]:
+                 project_name: str | None = None, *, table: Table) -> list[tuple[str, ...]]:
     """Pack the units (a slide's files) into as few plans as fit, in order; a unit too
     big for one plan on its own is cut path by path. Packed by count first: when every
     plan so packed fits its card (the usual case), that is the packing the card-by-card
     check gives too (a card only grows as paths are added), with one card measured per
     plan instead of one per unit."""
     by_count = _pack(units, lambda paths: len(paths) <= MAX_PLAN_PATHS)
-    if not all(fits(project_id, batch, project_name) for batch in by_count):
-        by_count = _pack(units, lambda paths: fits(project_id, paths, project_name))
+    if not all(fits(project_id, batch, project_name, table=table) for batch in by_count):
+        by_count = _pack(units, lambda paths: fits(project_id, paths, project_name,
+                                                   table=table))
     return [tuple(sorted(batch)) for batch in by_count]
 
 

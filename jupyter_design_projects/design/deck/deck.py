@@ -34,7 +34,7 @@ from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
 from ...errors.remedy import Remedy
 from ..approval import DesignOutcome, PendingApproval
 from ..write_journal import landed, may_have_written, with_digests
-from .batches import plan_arguments, plan_batches
+from .batches import plan_arguments, plan_batches, planner
 from .records import PushRecords
 from .slides import (
     TABLE_MAX_ROWS,
@@ -304,13 +304,21 @@ class Deck:
                 out.append(staged)
         return out
 
+    @property
+    def table(self) -> Any:
+        """The Design operations of the client the deck pushes through (its plan
+        operation asks each batch's card)."""
+        return self.client.catalogue.table
+
     def batches(self) -> list[tuple[str, ...]]:
         """The plans a push asks for: the missing files cut at the card limits."""
-        return plan_batches(self._bound(), self.stage.units(self.missing()), self.project_name)
+        return plan_batches(self._bound(), self.stage.units(self.missing()), self.project_name,
+                            table=self.table)
 
     async def ask_plan(self, batch: tuple[str, ...]) -> Any:
-        """finalize_plan for one batch: a PendingApproval (its card), or an outcome."""
-        return await self.client.call("finalize_plan", plan_arguments(self._bound(), batch))
+        """The plan operation for one batch: a PendingApproval (its card), or an outcome."""
+        return await self.client.call(planner(self.table),
+                                      plan_arguments(self._bound(), batch))
 
     def write_arguments(self, batch: Sequence[str], plan_token: str) -> dict[str, Any]:
         """The `write_files` arguments of one approved batch: every file of it, each only
@@ -434,24 +442,8 @@ class Deck:
         self.remote.update({path: etag for path, (_, etag) in written.items()})
         return written
 
-    # ------------------------------------------------------------ exporting
-
-    async def _outcome(self, operation: str, arguments: dict) -> Any:
-        result = await self.client.call(operation, arguments)
-        if isinstance(result, PendingApproval):
-            raise PermissionRefused(operation, result.request.reason or "consent_not_given",
-                                    CONSENT_FIRST, Remedy("consent"))
-        return result
-
-    async def read_export(self) -> Any:
-        """The deck's slides as the project holds them, assets inlined (`export`)."""
-        from .export import read_deck
-
-        listing = await self.refresh()
-        local = {f.path: f.data for f in self.stage.files
-                 if self.pushed.get(f.path) == (f.sha256, listing.get(f.path))}
-        return await read_deck(self._outcome, self._bound(), listing, local,
-                               sizes=self.sizes)
+    # ------------------------------------------------------------ previews (`exported` reads
+    # the deck back for an export)
 
     async def preview(self, path: str) -> DesignOutcome:
         return await self.client.call("render_preview",
