@@ -299,6 +299,7 @@ async def test_service_advertising_a_known_write_as_read_only_stays_write_tier(
 @pytest.mark.parametrize("size", [4_097, 5_000])  # 4,096 passes: tests/core/test_validation
 @pytest.mark.asyncio
 async def test_a_served_operation_cannot_mark_its_way_past_the_string_cap(size) -> None:
+    from jupyter_design_projects.core.design_operations import BY_NAME
     from jupyter_design_projects.design.client import DesignClient
     from jupyter_design_projects.settings import Settings
 
@@ -307,7 +308,7 @@ async def test_a_served_operation_cannot_mark_its_way_past_the_string_cap(size) 
         "note": {"type": "string", "x-body": True}}}
     fake = FakeMcp(with_tool(new))
     client = DesignClient(fake.client(), Settings(api_base_url="http://127.0.0.1:9"),
-                          can_ask=lambda: True)
+                          can_ask=lambda: True, operations=BY_NAME)
     await client.list()
     outcome = await client.call("stamp_note", {"note": "n" * size})
     assert (outcome.error.kind, outcome.error.field) == ("invalid_arguments", "note")

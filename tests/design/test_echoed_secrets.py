@@ -21,13 +21,10 @@ import httpx
 import pytest
 from design_fake import BASE, P1, Clock, FakeDesign, answer, rpc
 
+from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.har import har_log
 from jupyter_design_projects.core.redaction import REDACTED, Secret
-from jupyter_design_projects.design.call_history import (
-    CallHistory,
-    record_design,
-    shown_arguments,
-)
+from jupyter_design_projects.design.call_history import CallHistory, shown_arguments
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.notification_stream import NotificationStream
 from jupyter_design_projects.notebook.views import design_outcome
@@ -114,10 +111,9 @@ def rig() -> tuple[EchoingDesign, DesignClient, HttpTrace, CallHistory]:
     trace = HttpTrace(True, KnownAuth().known_secrets)
     http = httpx.AsyncClient(transport=httpx.MockTransport(service.handle), auth=KnownAuth(),
                              event_hooks=trace.event_hooks())
-    client = DesignClient(http, Settings(api_base_url=BASE), can_ask=lambda: True,
-                          clock_ms=Clock())
     history = CallHistory()
-    record_design(client, history)
+    client = DesignClient(http, Settings(api_base_url=BASE), can_ask=lambda: True,
+                          clock_ms=Clock(), operations=BY_NAME, observers=[history])
     return service, client, trace, history
 
 
