@@ -132,7 +132,8 @@ class Session:
             else:
                 from .embedded import start_embedded
 
-                embedded = start_embedded(data_dir / "reference-service")
+                embedded = start_embedded(data_dir / "reference-service",
+                                          warm_browser=settings.warm_preview_browser)
             settings = settings.using_service(embedded.client_env())
         return cls(settings, data_dir=data_dir, can_ask=can_ask, progress=progress,
                    embedded=embedded)
