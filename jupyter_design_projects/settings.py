@@ -221,8 +221,8 @@ class Settings:
         "reference service, which its kernels use.", env="JDP_SERVICE_FILE", trait=False)
     warm_preview_browser: bool = setting(
         False, "Launch the embedded reference service's preview browser as the service "
-        "starts (about 200 MiB more per person, and a first preview that does not wait "
-        "for it); False: only when a preview first needs it.",
+        "starts (about 300 MiB more per person, bench/README.md, and a first preview that "
+        "does not wait for it); False: only when a preview first needs it.",
         env="JDP_WARM_PREVIEW_BROWSER", trait=False)
     allow_design_sync: bool = setting(
         True, "Policy gate for Design (spec §1).", env="JDP_ALLOW_DESIGN_SYNC", **_GATE)
