@@ -269,10 +269,11 @@ async def _kernel_output(server_url: str, token: str, code: str) -> str:
 
 
 def hub_config(tmp: Path, users: list[HubUser], public_port: int, token: str,
-               environment: dict[str, str]) -> str:
+               environment: dict[str, str], more: str = "") -> str:
     """The hub's `jupyterhub_config.py`: loopback ports, the npm proxy, Dummy
-    authentication, local processes as each user, the harness as an admin service, and
-    `environment` (what `c.Spawner.environment` gives every server)."""
+    authentication, local processes as each user, the harness as an admin service,
+    `environment` (what `c.Spawner.environment` gives every server), then `more` (config
+    lines of a test's own, e.g. a per-user callable in `c.Spawner.environment`)."""
     settings = tmp / "lab-settings"
     for name, value in LAB_SETTINGS.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
@@ -311,12 +312,13 @@ c.Spawner.environment = {env!r}
 c.JupyterHub.services = [{{"name": "harness", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = [{{"name": "harness", "services": ["harness"], "scopes": [
     "admin:users", "admin:servers", "access:servers", "list:users", "read:users"]}}]
+{more}
 """
 
 
 @contextlib.contextmanager
-def running_hub(logs: Path, users: list[HubUser],
-                environment: dict[str, str] | None = None) -> Iterator[Hub]:
+def running_hub(logs: Path, users: list[HubUser], environment: dict[str, str] | None = None,
+                more_config: str = "") -> Iterator[Hub]:
     """`jupyterhub` on a free loopback port (see `hub_config`), stopped on exit with every
     process it started; an AssertionError if one of the users' processes outlives it. Its
     folder (config, database, shared settings: readable by the users' servers) is removed
@@ -327,7 +329,7 @@ def running_hub(logs: Path, users: list[HubUser],
     os.chmod(tmp, 0o755)
     port, token = free_port(), secrets.token_hex(24)
     config = tmp / "jupyterhub_config.py"
-    config.write_text(hub_config(tmp, users, port, token, environment or {}))
+    config.write_text(hub_config(tmp, users, port, token, environment or {}, more_config))
     log_file = tmp / "jupyterhub.log"
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     with log_file.open("wb") as log:
