@@ -229,6 +229,8 @@ def asyncio_run(work: Any) -> Any:
 
 
 async def _kernel_output(server_url: str, token: str, code: str) -> str:
+    import asyncio
+
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
@@ -250,7 +252,8 @@ async def _kernel_output(server_url: str, token: str, code: str) -> str:
                             "user_expressions": {}, "allow_stdin": False}}))
             out, deadline = "", time.monotonic() + START_DEADLINE_S
             while time.monotonic() < deadline:
-                raw = await socket.read_message()
+                raw = await asyncio.wait_for(socket.read_message(),
+                                             max(0.1, deadline - time.monotonic()))
                 assert raw is not None, "the kernel's channels closed"
                 msg = json.loads(raw)
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
