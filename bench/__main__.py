@@ -19,6 +19,7 @@ from . import (
     figures_deck_compare,
     figures_deck_push,
     figures_mcp,
+    figures_memory,
     figures_service,
     figures_startup,
     figures_sync,
@@ -41,6 +42,7 @@ FIGURES: dict[str, Figure] = {
     **figures_deck.FIGURES,
     **figures_deck_compare.FIGURES,
     **figures_deck_push.FIGURES,
+    **figures_memory.FIGURES,
 }
 
 

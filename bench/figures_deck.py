@@ -170,7 +170,9 @@ def deck_push(ctx: Context) -> list[Row]:
     sizes: list[int] = []
     for round_ in range(rounds):
         data_dir = ctx.scratch("deck-push-service")
-        with running(data_dir) as service:
+        # warm: the figure's first preview is that of a service whose browser was
+        # launched as it started (JDP_WARM_PREVIEW_BROWSER=1)
+        with running(data_dir, warm_browser=True) as service:
             with Session(settings_of(service), data_dir=data_dir / "session",
                          can_ask=lambda: True) as session:
                 session.run(session.design.consent())
@@ -201,7 +203,7 @@ def deck_push(ctx: Context) -> list[Row]:
             f"{ms(best['bare'])} (bare set_content + screenshot, scale 2, warm)",
             ratio(best["push"], best["bare"]), "≤ 3 s", best["push"] <= 3000, "deck_push"),
         Row("… the first preview of a just-started service (its browser launched in the "
-            "background as it started)", ms(first),
+            "background as it started: JDP_WARM_PREVIEW_BROWSER=1)", ms(first),
             f"{ms(cold)} (bare launch + set_content + screenshot)", ratio(first, cold),
             "≤ 2 s", first <= 2000, "deck_push"),
         Row(f"… each preview's picture, 2560x1440 PNG as sent (largest of {SLIDES})",

@@ -25,11 +25,13 @@ DB_FILE = "service.sqlite3"
 
 
 @contextlib.contextmanager
-def running(data_dir: Path, *, faults: bool = False) -> Iterator[EmbeddedService]:
+def running(data_dir: Path, *, faults: bool = False,
+            warm_browser: bool | None = None) -> Iterator[EmbeddedService]:
     """The service, with its credential file's token already expanded to the project
     scopes (by a Session, as a notebook's first Projects call does), so raw clients
-    reading that file are allowed the same routes."""
-    service = start_embedded(data_dir, faults=faults)
+    reading that file are allowed the same routes. `warm_browser`: launch its preview
+    browser as it starts (None: as `JDP_WARM_PREVIEW_BROWSER` says; off by default)."""
+    service = start_embedded(data_dir, faults=faults, warm_browser=warm_browser)
     try:
         with Session(settings_of(service), data_dir=data_dir / "scopes-session") as s:
             s.run(s.credentials.ensure_project_scopes(policy_allows=True))

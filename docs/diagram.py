@@ -39,6 +39,7 @@ ROLES = {
     "embedded": "starts the reference service as a subprocess",
     "settings": "defaults, then environment, then traits",
     "data_dir": "the per-user data dir, kept private",
+    "temp_folders": "each session's temporary folder, swept once its process is gone",
     "private_files": "files written for a person: 0600, never through a link",
     "core": "pure rules: no I/O, no clock, no randomness",
     "errors": "the one error tree and its guidance table",

@@ -164,9 +164,18 @@ def _owner_only_file(path: Path) -> Path:
 
 
 def start_embedded(data_dir: Path | None = None, *, faults: bool = False,
-                   extra_args: Sequence[str] = (),
+                   extra_args: Sequence[str] = (), warm_browser: bool | None = None,
                    deadline_s: float = STARTUP_DEADLINE_S) -> EmbeddedService:
-    """Start `python -m jupyter_design_projects.server --seed demo` on a free loopback port."""
+    """Start `python -m jupyter_design_projects.server --seed demo` on a free loopback port.
+    Its preview browser is launched on the first preview unless `warm_browser` (None: the
+    `warm_preview_browser` setting, `JDP_WARM_PREVIEW_BROWSER`) asks for it at start."""
+    if warm_browser is None:
+        from .settings import Settings
+
+        try:
+            warm_browser = Settings.resolve(os.environ).warm_preview_browser
+        except ConfigError as error:
+            raise ServiceStartFailed("cannot_start", str(error)) from None
     data_dir = _owner_only_dir(Path(data_dir or default_data_dir()).resolve())
     log_file = _owner_only_file(data_dir / LOG_FILE)
     command = [sys.executable, "-m", "jupyter_design_projects.server", "--host", "127.0.0.1",
@@ -174,6 +183,8 @@ def start_embedded(data_dir: Path | None = None, *, faults: bool = False,
                "--parent-pid", str(os.getpid())]
     if faults:
         command.append("--faults")
+    if not warm_browser:
+        command.append("--no-warm-browser")
     command += list(extra_args)
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parent.parent)

@@ -17,7 +17,6 @@ import html
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -30,6 +29,7 @@ from .core.redaction import Secret
 from .data_dir import DATA_DIR_ENV, private_data_dir, user_data_dir
 from .errors import AuthError
 from .settings import Settings
+from .temp_folders import make_temp_folder
 
 T = TypeVar("T")
 
@@ -97,8 +97,9 @@ class Session:
         self._building = threading.Lock()
         self._design: Any = None
         self.loop = BackgroundLoop()
-        self.temp_dir = Path(tempfile.mkdtemp(prefix="jdp-session-"))
-        os.chmod(self.temp_dir, 0o700)
+        #: downloads and spilled results: private, and swept by the next session once
+        #: this process is gone, however it ends (`temp_folders`)
+        self.temp_dir = make_temp_folder(self.data_dir)
         self._closed = False
         #: set by `close`: ends the background start's wait before it warms Design
         self._closing = threading.Event()
@@ -131,7 +132,8 @@ class Session:
             else:
                 from .embedded import start_embedded
 
-                embedded = start_embedded(data_dir / "reference-service")
+                embedded = start_embedded(data_dir / "reference-service",
+                                          warm_browser=settings.warm_preview_browser)
             settings = settings.using_service(embedded.client_env())
         return cls(settings, data_dir=data_dir, can_ask=can_ask, progress=progress,
                    embedded=embedded)

@@ -121,8 +121,7 @@ def _rows(settings: Any) -> tuple[Row, ...]:
         declared = field.metadata.get("setting")
         if not isinstance(declared, Declared):
             raise TypeError(f"setting {field.name!r} is not declared with setting()")
-        # the annotation's text (the module defers annotations): read without importing
-        # the secret type, so the magics class can be built at `%load_ext` from this table
+        # the annotation's text (annotations are deferred): no import of the secret type
         named = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", "")
         if named not in PLAIN_TYPES and named != SECRET_TYPE:
             raise TypeError(f"setting {field.name!r}: {named!r} is not a setting's type "
@@ -140,8 +139,7 @@ def environment(settings: type) -> dict[str, str]:
 
 
 def _refused(setting: str, reason: str) -> ConfigError:
-    """A ConfigError; the error tree loads with the first call, not at `%load_ext` (which
-    builds the magics' traits from this module)."""
+    """A ConfigError (the error tree loads with the first call, not at `%load_ext`)."""
     from .errors import ConfigError
 
     return ConfigError(setting, reason)
@@ -249,6 +247,10 @@ class Settings:
     service_file: str = setting(
         "", "Set by the server extension: the runtime file naming the Jupyter server's one "
         "reference service, which its kernels use.", env="JDP_SERVICE_FILE", trait=False)
+    warm_preview_browser: bool = setting(
+        False, "Launch the embedded service's preview browser as it starts (about 300 MiB "
+        "more per person, bench/README.md, for a first preview that does not wait); False: "
+        "only when a preview first needs it.", env="JDP_WARM_PREVIEW_BROWSER", trait=False)
     allow_design_sync: bool = setting(
         True, "Policy gate for Design (spec §1).", env="JDP_ALLOW_DESIGN_SYNC", **_GATE)
     allow_projects_tool: bool = setting(
@@ -383,10 +385,8 @@ class Settings:
 
 #: each environment variable that sets a setting → the setting
 ENVIRONMENT = environment(Settings)
-#: the gates (spec §1, §10): each setting and the environment variable that sets it. A
-#: kernel reads them as the other settings (a `%config DesignProjects.<gate>` trait wins);
-#: the Jupyter server extension reads them too, with `c.DesignProjects.<gate>` in its
-#: Jupyter config, so the side panel honours the same policy as the kernels
+#: the gates (spec §1, §10), each setting → its variable: the kernels read them as any
+#: setting, the Jupyter server from its config too (`labserver/policy.py`), one policy
 GATES = {row.name: row.declared.env for row in rows(Settings)
          if row.declared.gate and row.declared.env}
 

@@ -1,7 +1,10 @@
 """The session's download directory: owner-only (0700), holding owner-only (0600) files
 with fresh unpredictable names (`private_files.new_private`: created with `O_EXCL |
 O_NOFOLLOW`, whatever the umask), each written completely or not at all (a download being
-received is removed unless it is kept)."""
+received is removed unless it is kept). The directory is the session's temporary folder,
+in the person's private data dir (`temp_folders.make_temp_folder`), never the shared /tmp:
+a kernel ended by `os._exit` or SIGKILL leaves it behind, and the next session of the same
+person removes it."""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ import contextlib
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -23,11 +25,6 @@ EXTENSION_MAX = 12
 TEXT_EXTENSION = ".txt"
 
 DIR_MODE = 0o700
-
-
-def make_session_temp_dir(parent: Path | None = None) -> Path:
-    """A new 0700 directory for one session's downloads (the session removes it on close)."""
-    return Path(tempfile.mkdtemp(prefix="jdp-projects-", dir=parent))
 
 
 class Incoming:

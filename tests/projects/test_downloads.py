@@ -9,15 +9,11 @@ from pathlib import Path
 import pytest
 
 from jupyter_design_projects.errors import DownloadFailed
-from jupyter_design_projects.projects.downloads import DownloadDir, make_session_temp_dir
+from jupyter_design_projects.projects.downloads import DownloadDir
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
-
-
-def test_a_session_temp_dir_is_owner_only(tmp_path: Path) -> None:
-    assert mode(make_session_temp_dir(tmp_path)) == 0o700
 
 
 def test_an_existing_loose_directory_is_tightened(tmp_path: Path) -> None:
