@@ -178,7 +178,10 @@ class Inspector:
         self.past = w.Dropdown(description="History", options=[("—", None)], value=None,
                                layout=w.Layout(width="100%"))
         self.past.add_class("jdp-inspector-history")
-        self.past.observe(lambda change: self.load(change["new"]), names="value")
+        #: True while `_past` refreshes the options (a refresh is not a choice)
+        self._refreshing = False
+        self.past.observe(lambda change: None if self._refreshing else self.load(
+            change["new"]), names="value")
         self.filter.observe(lambda _c: self._list(), names="value")
         self.picker.observe(lambda change: self.choose(change["new"]), names="value")
         self.run_button.on_click(lambda _b: self.run())
@@ -189,6 +192,8 @@ class Inspector:
         self.widget.add_class("jdp-inspector")
         self._list()
         self._past()
+        if history is not None:  # calls made anywhere (a magic, a card's answer) show here
+            history.watch(self._past)
 
     # ------------------------------------------------------------ catalogue
 
@@ -232,12 +237,22 @@ class Inspector:
                 else record.operation)
 
     def _past(self) -> None:
-        """The history's calls of this tool, newest first."""
+        """The history's calls of this tool, newest first, each with its state now; the
+        call chosen stays chosen (and its form is not loaded again)."""
         if self._history is None:
             return
         calls = [r for r in reversed(self._history.records()) if r.tool == self.tool]
-        self.past.options = [("—", None), *((f"#{r.n} {r.operation} ({r.status})", r.n)
-                                           for r in calls)]
+        options = [("—", None), *((f"#{r.n} {r.operation} ({r.status})", r.n)
+                                  for r in calls)]
+        if options == list(self.past.options):
+            return
+        chosen = self.past.value
+        self._refreshing = True
+        try:
+            self.past.options = options
+            self.past.value = chosen if any(n == chosen for _, n in options) else None
+        finally:
+            self._refreshing = False
 
     def load(self, n: int | None) -> None:
         """Choose call `n`'s operation and fill the form with its arguments (a replay:

@@ -111,11 +111,11 @@ def test_df_columns_have_proper_dtypes_and_html_shows_readable_times():
 
 @pytest.mark.parametrize(("record", "line"), [
     ({"path": "claude/x.md", "replaced": True, "bytes": 98, "journal_id": 9},
-     "Replaced claude/x.md (98 B) · undo: `%project restore 9`"),
+     "Replaced claude/x.md (98 bytes) · to undo it: %project restore 9"),
     ({"path": "claude/x.md", "replaced": False, "bytes": 2048, "journal_id": 4},
-     "Created claude/x.md (2 KiB) · undo: `%project delete claude/x.md`"),
+     "Created claude/x.md (2.0 KiB) · to undo it: %project delete claude/x.md"),
     ({"path": "claude/x.md", "replaced": False, "bytes": 1023},
-     "Created claude/x.md (1023 B) · undo: `%project delete claude/x.md`"),
+     "Created claude/x.md (1,023 bytes) · to undo it: %project delete claude/x.md"),
 ])
 def test_a_write_is_one_line_with_its_undo(record, line):
     out = views.project_outcome("write", {**record, "framing": "AGENT FRAMING"})
@@ -129,7 +129,7 @@ def test_a_write_is_one_line_with_its_undo(record, line):
 
 def test_delete_and_status_read_as_sentences():
     out = views.project_outcome("delete", {"path": "a.md", "deleted": True, "journal_id": 5})
-    assert out.body == "Deleted a.md · undo: `%project restore 5`"
+    assert out.body == "Deleted a.md · to undo it: %project restore 5"
     status = views.status_outcome({"consent": True, "approved_plans": [
         {"project_id": "p1", "writes": ["a"], "deletes": [], "expires_in_s": 754}],
         "verified_grants": [], "grant_ineligible": ["p2"]})
@@ -427,15 +427,17 @@ def test_an_outcome_is_always_done_and_an_empty_result_says_so():
     assert out.to_tool_result("t")["content"] == [{"type": "text", "text": "(empty result)"}]
 
 
-def test_an_error_outcome_shows_its_message_once_and_its_fields():
+def test_an_error_outcome_shows_its_message_once_and_its_fields_as_words():
     import html as html_lib
 
-    error = PermissionDenied("write_files", "denied_on_card")
+    error = PermissionDenied("write_files", "the person said no")
     bundle = views.failed_outcome("design write_files", error)._repr_mimebundle_()
     for mime, escape in (("text/plain", str), ("text/html", html_lib.escape)):
         assert bundle[mime].count(escape(error.message)) == 1
-        assert "permission_denied" in bundle[mime]
-        assert "denied_on_card" in bundle[mime]
+        assert "Details: operation: write_files · reason: the person said no" in bundle[mime]
+        # the remedy is the notice's "Next:", never its data
+        assert "remedy" not in bundle[mime] and "run_again" not in bundle[mime]
+        assert escape("{'") not in bundle[mime]
 
 
 def test_the_trace_table_shows_the_newest_exchange_first() -> None:
@@ -460,8 +462,8 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
     ("delete_files", {"deleted": 3}, "Deleted 3 file(s)"),
     ("finalize_plan", {"plan_token": "t", "project_id": "p1", "writes": ["a", "b"],
                        "deletes": []},
-     "Plan for project p1: 2 write(s), 0 delete(s); pass plan_token=… to the writes "
-     "(.data['plan_token'])"),
+     "Plan approved for project p1: 2 write(s), 0 delete(s); the changes it lists can now "
+     "be sent without another card"),
     ("render_preview", {"open_url": "https://d.example/p/1/s.html", "console_logs": [],
                         "failed_requests": [{"url": "x", "status": 404}]},
      "Preview of https://d.example/p/1/s.html · 0 console log(s), 1 failed request(s)"),
