@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -127,12 +128,16 @@ class Outcome:
         return "notice" if self.is_error or self.error is not None else "info"
 
     def error_fields(self) -> str:
-        """The error's own fields on one line, as data a person reads ("method: write ·
-        path: kb/a.md"): its message and remedy are the notice, shown once above, and a
-        value that is not a plain one (a mapping, a nested list) stays in `.error`."""
-        fields = self.error.fields if self.error is not None else {}
-        return " · ".join(f"{k}: {shown}" for k, v in fields.items()
-                          if (shown := _plain_value(v)) is not None)
+        """The error's own fields on one line, as data a person reads ("status: 500 ·
+        route: web"): its message and remedy are the notice, shown once above, so a value
+        the message already says is left out, as are a value that is not plain data (a
+        mapping, a nested list) and a machine code (`denied_on_card`): `.error` has them."""
+        if self.error is None:
+            return ""
+        said = self.error.message
+        return " · ".join(f"{k}: {shown}" for k, v in self.error.fields.items()
+                          if (shown := _plain_value(v)) is not None and shown not in said
+                          and not _CODE.fullmatch(shown))
 
     def _text(self) -> str:
         lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
@@ -205,6 +210,10 @@ class Outcome:
 
     def __repr__(self) -> str:
         return f"<Outcome {self.label}{' error' if self.is_error else ''}>"
+
+
+#: a machine code (`denied_on_card`, `nobody_can_click`): words for a program, not a person
+_CODE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
 
 
 def _plain_value(value: Any) -> str | None:

@@ -185,10 +185,23 @@ def project_outcome(action: str, data: Any) -> Outcome:
     summary = change_summary(action, record)
     if summary is not None:
         body = summary
+    notice = _notice(data)
+    if action == "search" and record.get("rag") is True:
+        notice = SEARCH_HITS
     return Outcome(label, data, tables=lambda: _project_tables(action, record), body=body,
-                   budget=budget, notice=_notice(data),
+                   budget=budget, notice=notice,
                    images=_upload_image(record) if action == "read" else (),
                    tool_result=_agent_result(full))
+
+
+#: what a search's hits are (its fallback, search off for the Project, says so itself)
+SEARCH_HITS = ("Hits from the Project's knowledge search, best first; each shows the passage "
+               "that matched (%project read NAME shows the whole doc).")
+
+
+def _one_line(text: Any) -> Any:
+    """A passage with every run of whitespace, line breaks included, as one space."""
+    return " ".join(text.split()) if isinstance(text, str) else text
 
 
 def _project_tables(action: str, record: Mapping[str, Any]) -> dict[str, list[dict]]:
@@ -197,8 +210,9 @@ def _project_tables(action: str, record: Mapping[str, Any]) -> dict[str, list[di
     if action == "info" or (action == "search" and record.get("rag") is False):
         return {"docs": tables.project_rows("docs", record.get("docs")),
                 "uploads": tables.project_rows("uploads", record.get("uploads"))}
-    if action == "search":
-        return {"hits": tables.project_rows("hits", record.get("hits"))}
+    if action == "search":  # each hit's passage on one line (`.data` keeps its breaks)
+        return {"hits": [{**row, "text": _one_line(row.get("text"))}
+                         for row in tables.project_rows("hits", record.get("hits"))]}
     return {}
 
 

@@ -8,11 +8,17 @@ import pytest
 from nb_fakes import CATALOGUE, PNG, image_outcome, outcome
 
 from jupyter_design_projects.errors import (
+    BadCommand,
     DocNotFound,
+    InvalidProjectsArgument,
     PermissionDenied,
     PermissionRefused,
     ProjectsApiError,
+    ProjectsAuthFailed,
+    ProjectsChangeDenied,
+    ProjectsTransportFailed,
     ServiceStartFailed,
+    UploadRejected,
 )
 from jupyter_design_projects.notebook import theme, views
 from jupyter_design_projects.notebook.budget import Budget, budget_of, meter_html
@@ -51,6 +57,33 @@ def test_search_hits_become_a_dataframe():
     out = views.project_outcome("search", data)
     assert out.df["name"].tolist() == ["a.md", "b.md"]
     assert list(out.df.columns) == ["name", "doc_uuid", "text"]
+    assert out.notice == views.SEARCH_HITS
+
+
+@pytest.mark.parametrize(("error", "details"), [
+    # a machine code and the words the message already holds are left out
+    (PermissionDenied("write_files", "denied_on_card"), ""),
+    (ProjectsChangeDenied("write", "denied_on_card"), ""),
+    (ProjectsAuthFailed("read doc", "web", "expired", "auth_error", 401), ""),
+    (UploadRejected("/tmp/x.bin", "too_large"), ""),
+    (InvalidProjectsArgument("search", "n", "must be an integer from 1 to 15"), ""),
+    (DocNotFound("a.md", ["b.md", "c.md"]), ""),
+    # what the message does not say stays, in words
+    (ProjectsTransportFailed("create doc", "connect", "web", detail="refused"),
+     "reason: connect"),
+    (BadCommand("design history", "the history holds no call 9"), ""),
+])
+def test_error_details_say_only_what_the_message_does_not(error, details):
+    assert views.failed_outcome("x", error).error_fields() == details
+
+
+def test_a_hits_passage_reads_on_one_line_and_the_data_keeps_its_breaks():
+    passage = "# Retention\n\nRaw logs:\t90 days.\r\n- metrics: 3 years"
+    out = views.project_outcome("search", {"rag": True, "hits": [
+        {"name": "a.md", "doc_uuid": "d1", "text": passage}]})
+    assert out.df["text"].tolist() == ["# Retention Raw logs: 90 days. - metrics: 3 years"]
+    assert "\\n" not in out.df.to_string() and "\\n" not in out._repr_mimebundle_()["text/html"]
+    assert out.data["hits"][0]["text"] == passage
 
 
 def test_search_fallback_shows_docs_not_hits():
@@ -357,7 +390,8 @@ def test_budget_needs_both_integer_sizes(stats):
 def test_meter_marks_the_search_threshold():
     html = meter_html(Budget(10, 200, 50, False))
     assert "left:25.00%" in html
-    assert "knowledge search off" in html
+    assert "under the search threshold: Claude reads all of it" in html
+    assert "over the search threshold" in meter_html(Budget(60, 200, 50, True))
 
 
 @pytest.mark.parametrize(
@@ -430,11 +464,12 @@ def test_an_outcome_is_always_done_and_an_empty_result_says_so():
 def test_an_error_outcome_shows_its_message_once_and_its_fields_as_words():
     import html as html_lib
 
-    error = PermissionDenied("write_files", "the person said no")
-    bundle = views.failed_outcome("design write_files", error)._repr_mimebundle_()
+    error = ProjectsApiError("create doc", 502, "bad gateway")
+    bundle = views.failed_outcome("project write", error)._repr_mimebundle_()
     for mime, escape in (("text/plain", str), ("text/html", html_lib.escape)):
         assert bundle[mime].count(escape(error.message)) == 1
-        assert "Details: operation: write_files · reason: the person said no" in bundle[mime]
+        # what the message says is not said twice
+        assert "Details: retry_after" not in bundle[mime]
         # the remedy is the notice's "Next:", never its data
         assert "remedy" not in bundle[mime] and "run_again" not in bundle[mime]
         assert escape("{'") not in bundle[mime]
