@@ -30,7 +30,7 @@ def make_notebook(lab) -> str:
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
     nb.cells = [nbformat.v4.new_code_cell("%load_ext jupyter_design_projects\n"
-                                          "%design list_projects"),
+                                          "%project info"),
                 nbformat.v4.new_code_cell("%design history --copy 1")]
     nbformat.write(nb, lab.root_dir / "copy.ipynb")
     return "copy.ipynb"
@@ -42,22 +42,26 @@ def test_copied_code_has_copy_and_insert_buttons_that_work(lab_page, lab):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     open_notebook(page, lab, make_notebook(lab))
     first = run_cell(page, 0)
-    expect(first.locator(".jp-OutputArea-output")).to_contain_text("items",
-                                                                   timeout=KERNEL_MS)
+    expect(first.locator(".jp-OutputArea-output").last).to_contain_text(
+        "Knowledge budget", timeout=KERNEL_MS)
     copied = run_cell(page, 1)
     code = copied.locator('[data-jdp="code-text"]')
-    expect(code).to_have_text("%%design list_projects\n{}", timeout=KERNEL_MS)
+    expect(code).to_have_text("%project info", timeout=KERNEL_MS)
     copied.get_by_role("button", name="Copy", exact=True).click()
     expect(copied.locator('[data-jdp="code-status"]')).to_have_text("Copied to the clipboard.")
-    assert page.evaluate("() => navigator.clipboard.readText()") == "%%design list_projects\n{}"
+    assert page.evaluate("() => navigator.clipboard.readText()") == "%project info"
     copied.get_by_role("button", name="Insert as a new cell below").click()
     expect(copied.locator('[data-jdp="code-status"]')).to_have_text(
         "Inserted as a new cell below.")
+    # Shift+Enter on the last cell added an empty one after it: the code goes between,
+    # right below the cell whose output was clicked
     cells = page.locator(".jp-NotebookPanel .jp-Cell")
-    expect(cells).to_have_count(3)
+    expect(cells).to_have_count(4)
     source = page.evaluate("() => window.jupyterapp.shell.currentWidget.content"
                            ".widgets[2].model.sharedModel.getSource()")
-    assert source == "%%design list_projects\n{}"
+    assert source == "%project info"
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content"
+                         ".widgets[3].model.sharedModel.getSource()") == ""
 
 
 @pytest.mark.browser
