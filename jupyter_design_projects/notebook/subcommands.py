@@ -309,8 +309,8 @@ DESIGN = (
         "client's own time and the trace's exchange numbers (.df is the table). --replay N "
         "calls N again through the same checks and approval cards, its arguments changed by "
         "--with JSON or the cell body of %%design history --replay N (a key set to null is "
-        "dropped; a key with / names one value inside an argument, as a JSON Pointer: "
-        "{{\"files/0/path\": \"b.html\"}} changes only that path); --diff A B compares "
+        "dropped; a key with / is a JSON Pointer to one value inside an argument, so the "
+        "key files/0/path changes only that path); --diff A B compares "
         "two results; --copy N shows N as a cell (--as "
         "cell), a Python line (--as python) or the curl of its last traced exchange "
         "(--as curl).",
