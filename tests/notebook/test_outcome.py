@@ -513,3 +513,19 @@ def test_design_writes_plans_and_previews_read_as_one_line(operation, data, line
     out = views.design_outcome(DesignOutcome.of_data(operation, data, row=BY_NAME[operation]))
     assert out.body == line and out.data == data
     assert line in out._repr_mimebundle_()["text/plain"]
+
+
+def test_project_history_says_who_approved_each_change():
+    entries = [{"id": 3, "at": "2026-12-03T09:41:30Z", "action": "replace", "path": "a.md",
+                "approved_by": "card"},
+               {"id": 2, "at": "2026-12-03T09:40:00Z", "action": "create", "path": "b.md",
+                "approved_by": "--yes"},
+               {"id": 1, "at": "2026-12-03T09:39:00Z", "action": "delete", "path": "c.md",
+                "approved_by": "approve callback"},
+               {"id": 0, "at": "2026-12-03T09:38:00Z", "action": "create", "path": "d.md"}]
+    out = views.history_outcome(entries)
+    assert out.df["approved"].tolist() == ["on its card", "--yes (no card)",
+                                           "a script's approve callback", "not recorded"]
+    shown = out._repr_mimebundle_()["text/html"]
+    assert "<th>approved</th>" in shown and "<td>--yes (no card)</td>" in shown
+    assert out.data[0]["approved_by"] == "card"  # the data keeps the journal's value
