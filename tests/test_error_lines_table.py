@@ -127,4 +127,4 @@ def test_a_tool_error_of_the_service_names_the_operations_fields():
     line = views.failure_line(failed, "design")
     assert line == ("Design get_project failed: No such project: 'nope'. Next: %design "
                     "get_project --help (its fields), then run the call again. (The failed "
-                    "outcome: `%design last`.)")
+                    "outcome: %design last.)")

@@ -5,6 +5,7 @@ __all__ = [
     "containment", "curl", "design_effects", "design_inputs", "design_operations", "display",
     "har", "hints",
     "input_forms", "json_tree", "letters", "notifications", "origins", "permissions", "pkce",
-    "plans", "project_paths", "projects_inputs", "redaction", "result_limits", "results",
+    "plans", "project_paths", "projects_inputs", "redaction", "replay_edits", "result_limits",
+    "results",
     "scopes", "sign_in_steps", "slideshow", "sse", "sync_plan", "trace_limits", "validation"
 ]

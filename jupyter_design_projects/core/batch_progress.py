@@ -8,6 +8,44 @@ import dataclasses
 from collections.abc import Callable
 
 MIB = 1_048_576
+#: the units a byte count is shown in, smallest first: a count is shown in the largest
+#: unit it reaches (below 1 KiB: bytes)
+UNITS = (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30))
+
+
+def _unit(n_bytes: int) -> tuple[str, int]:
+    """The unit `n_bytes` is shown in, and its size in bytes."""
+    chosen = ("bytes", 1)
+    for unit in UNITS:
+        if n_bytes >= unit[1]:
+            chosen = unit
+    return chosen
+
+
+def _number(n_bytes: int, scale: int) -> str:
+    """`n_bytes` in a unit of `scale` bytes: whole bytes, else one decimal below 10 and
+    whole numbers from 10 (4.2 KiB, 42 KiB, 1,023 KiB)."""
+    if scale == 1:
+        return f"{n_bytes:,}"
+    value = n_bytes / scale
+    return f"{value:.1f}" if value < 9.95 else f"{value:,.0f}"
+
+
+def human_bytes(n_bytes: int) -> str:
+    """A byte count as a person reads it: `1 byte`, `512 bytes`, `4.2 KiB`, `3.0 MiB`."""
+    unit, scale = _unit(n_bytes)
+    if scale == 1:
+        return f"{n_bytes:,} byte{'s' * (n_bytes != 1)}"
+    return f"{_number(n_bytes, scale)} {unit}"
+
+
+def bytes_of(done: int, total: int) -> str:
+    """How many bytes of how many, both in the total's unit: `300 of 600 bytes`,
+    `0.8 of 2.0 MiB` (never `0.0 of 0.0 MiB` for a small file)."""
+    unit, scale = _unit(max(done, total))
+    if scale == 1:
+        return f"{done:,} of {total:,} byte{'s' * (total != 1)}"
+    return f"{_number(done, scale)} of {_number(total, scale)} {unit}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,8 +105,7 @@ class BatchProgress:
         todo = self.items_done + self.items_left
         parts = [f"{self.items_done:,} of {todo:,} writes"]
         if self.bytes_total:
-            parts.append(f"{self.bytes_done / MIB:.1f} of "
-                         f"{(self.bytes_done + self.bytes_left) / MIB:.1f} MiB")
+            parts.append(bytes_of(self.bytes_done, self.bytes_done + self.bytes_left))
         if self.items_per_s is not None:
             parts.append(f"{self.items_per_s:,.0f} writes/s" if self.items_per_s >= 10
                          else f"{self.items_per_s:.1f} writes/s")

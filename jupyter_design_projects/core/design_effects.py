@@ -222,9 +222,9 @@ def deleted_files(data: Mapping[str, Any]) -> str | None:
 def plan_made(data: Mapping[str, Any]) -> str | None:
     if not isinstance(data.get("plan_token"), str):
         return None
-    return (f"Plan for project {data.get('project_id')}: {_count(data, 'writes')} write(s), "
-            f"{_count(data, 'deletes')} delete(s); pass plan_token=… to the writes "
-            "(.data['plan_token'])")
+    return (f"Plan approved for project {data.get('project_id')}: "
+            f"{_count(data, 'writes')} write(s), {_count(data, 'deletes')} delete(s); the "
+            "changes it lists can now be sent without another card")
 
 
 def preview_made(data: Mapping[str, Any]) -> str | None:

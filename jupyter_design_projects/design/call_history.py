@@ -21,10 +21,14 @@ import copy
 import dataclasses
 import difflib
 import json
+import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: the calls the history keeps (the oldest go first)
 HISTORY_LIMIT = 500
@@ -102,6 +106,27 @@ class CallHistory:
         self._trace_mark = trace_mark
         #: the record a waiting card belongs to, by the pending object's id
         self._waiting: dict[int, tuple[Any, CallRecord]] = {}
+        #: what is told of each change (`watch`): bound methods, held weakly
+        self._watchers: list[weakref.WeakMethod] = []
+
+    def watch(self, callback: Callable[[], Any]) -> None:
+        """Call `callback()` after each change (a call begun, answered, settled), from
+        whichever thread made it: a view that lists the calls stays current. A bound
+        method, held weakly: a view that is gone stops being told."""
+        self._watchers.append(weakref.WeakMethod(callback))  # type: ignore[arg-type]
+
+    def _changed(self) -> None:
+        live = []
+        for ref in list(self._watchers):
+            callback = ref()
+            if callback is None:
+                continue
+            live.append(ref)
+            try:
+                callback()
+            except Exception:  # a view's failure never fails the call it watches
+                log.exception("a call history watcher failed")
+        self._watchers = live
 
     def __len__(self) -> int:
         with self._lock:
@@ -130,6 +155,7 @@ class CallHistory:
             self._numbered += 1
             record = CallRecord(self._numbered, tool, str(operation), kept, started)
             self._calls.append(record)
+        self._changed()
         return record
 
     # ------------------------------------------------------------ the clients' hook
@@ -171,6 +197,7 @@ class CallHistory:
             record.status = AWAITING
             record.summary = f"awaiting the {getattr(result.request, 'kind', '')} card"
             self._waiting[id(result)] = (result, record)
+            self._changed()
             return
         error = getattr(result, "error", None)
         if getattr(result, "is_error", False) or error is not None:
@@ -186,6 +213,7 @@ class CallHistory:
     def succeeded(self, record: CallRecord, data: Any) -> None:
         record.status, record.result, record.error_kind = OK, data, None
         record.summary = summary_of(data)
+        self._changed()
 
     def failed(self, record: CallRecord, error: Any, data: Any = None) -> None:
         record.status = FAILED
@@ -194,6 +222,7 @@ class CallHistory:
         record.result = fields
         record.summary = _cut(f"{record.error_kind}: {error}" if error is not None
                               else f"tool error: {summary_of(data)}")
+        self._changed()
 
 
 def summary_of(data: Any) -> str:

@@ -31,6 +31,7 @@ from ..errors import (
     NeedsConsent,
     ServiceStartFailed,
 )
+from ..projects.journal import approved_words
 from ..session import Session
 from ..settings import Settings
 from . import failures
@@ -328,7 +329,8 @@ async def _journal(session: Session, n: int) -> dict[str, Any]:
     return {"entries": [{
         "id": row["id"], "time": row["at"], "action": row["action"],
         "project_uuid": row["project_uuid"], "path": shown(row["path"], PATH_CHARS),
-        "bytes": row["bytes"], "restore_kind": row["restore_kind"],
+        "bytes": row["bytes"], "approved": approved_words(row.get("approved_by")),
+        "restore_kind": row["restore_kind"],
         "restore": _restore_sentence(row)} for row in rows]}
 
 

@@ -55,6 +55,13 @@ def budget_of(stats: Any) -> Budget | None:
     return Budget(size, limit, _int(stats.get("project_knowledge_search_threshold")),
                   uses if isinstance(uses, bool) else None)
 
+
+#: how Claude uses the knowledge, by whether it is over the search threshold: under it,
+#: Claude reads it whole and searches nothing (`%project search` still answers)
+SEARCH_USE = {True: "over the search threshold: Claude searches it",
+              False: "under the search threshold: Claude reads all of it"}
+
+
 def meter_html(budget: Budget) -> str:
     percent = budget.fraction * 100
     marker = ""
@@ -65,7 +72,7 @@ def meter_html(budget: Budget) -> str:
                   f'{colour("marker")}"></div>')
     search = ""
     if budget.uses_search is not None:
-        search = " · knowledge search " + ("on" if budget.uses_search else "off")
+        search = " · " + SEARCH_USE[budget.uses_search]
     caption = html.escape(
         f"{budget.knowledge_size:,} of {budget.max_knowledge_size:,} tokens "
         f"({percent:.1f}%), {budget.remaining:,} left{search}"

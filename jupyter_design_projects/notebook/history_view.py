@@ -24,12 +24,23 @@ RENAMED = ("%design history is now %design calls (the call history of both pipel
            "%project history is the journal of writes.")
 
 
-class CodeOutcome(Outcome):
-    """Text to copy (code or a diff), shown whole in a <pre>."""
+#: the MIME type of code to copy: the labextension renders it with Copy and Insert-cell
+#: buttons (labextension/src/code.ts); a frontend without it shows the HTML, no buttons
+CODE_MIME = "application/vnd.jupyter-design-projects.code+json"
 
-    def __init__(self, label: str, text: str, data: Mapping[str, Any]) -> None:
+
+class CodeOutcome(Outcome):
+    """Text to copy (code or a diff), shown whole in a <pre>. Code (`copyable`) also
+    carries `CODE_MIME`, which the labextension draws with a Copy button, and an Insert
+    button when the code runs as a cell (`insertable`): the buttons are drawn only where
+    the code that makes them work is loaded."""
+
+    def __init__(self, label: str, text: str, data: Mapping[str, Any], *,
+                 copyable: bool = False, insertable: bool = False) -> None:
         super().__init__(label, dict(data), body=text)
         self.text = text
+        self.copyable = copyable
+        self.insertable = insertable
 
     def _text(self) -> str:
         return self.text
@@ -37,6 +48,12 @@ class CodeOutcome(Outcome):
     def _html(self) -> str:
         return (f'<div class="jdp-outcome"><pre style="white-space:pre-wrap">'
                 f"{html.escape(self.text)}</pre></div>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(include, exclude)
+        if self.copyable:
+            bundle[CODE_MIME] = {"code": self.text, "insert": self.insertable}
+        return bundle
 
 
 def history_command(host: NotebookHost, args: Mapping[str, Any],
@@ -93,11 +110,18 @@ def _edits(line: str | None, cell: str | None) -> dict[str, Any]:
 
 
 def replay(host: NotebookHost, record: CallRecord, edits: Mapping[str, Any]) -> Any:
-    """Call `record` again with `edits` over its arguments (a key set to null is dropped),
-    through the magic's own action handler: the same checks, decision and cards."""
+    """Call `record` again with `edits` over its arguments (`core.replay_edits`: a key
+    replaces an argument, null drops it, and a key with "/" is a JSON Pointer to one value
+    inside one, `{"files/0/path": "b.html"}`), through the magic's own action handler:
+    the same checks, decision and cards."""
+    from ..core.replay_edits import EditRejected, apply_edits
     from .grammar import Command
 
-    arguments = {**record.arguments, **edits}
+    try:
+        arguments = apply_edits(record.arguments, edits)
+    except EditRejected as refused:
+        raise BadCommand(COMMAND, f"the change {refused.key!r} names nothing in call "
+                                  f"{record.n}'s arguments: {refused.why}") from None
     arguments = {k: v for k, v in arguments.items() if v is not None}
     if record.tool == "project":
         return host.run_command(Command("project", record.operation, arguments))
@@ -112,8 +136,9 @@ def copy_as(host: NotebookHost, record: CallRecord, form: str) -> Outcome:
     if form == "curl":
         return _curl(host, record)
     text = (python_line(record) if form == "python" else cell_of(record))
-    return CodeOutcome(f"{COMMAND} --copy {record.n}", text, {"n": record.n, "form": form,
-                                                                "code": text})
+    return CodeOutcome(f"{COMMAND} --copy {record.n}", text,
+                       {"n": record.n, "form": form, "code": text},
+                       copyable=True, insertable=True)
 
 
 def cell_of(record: CallRecord) -> str:

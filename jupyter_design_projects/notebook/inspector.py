@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import input_forms as forms
 from ..errors import InvalidArguments, JdpError
+from .notifications_pane import NotificationsPane
 from .theme import colour
 
 if TYPE_CHECKING:
@@ -180,7 +181,10 @@ class Inspector:
         self.past = w.Dropdown(description="History", options=[("—", None)], value=None,
                                layout=w.Layout(width="100%"))
         self.past.add_class("jdp-inspector-history")
-        self.past.observe(lambda change: self.load(change["new"]), names="value")
+        #: True while `_past` refreshes the options (a refresh is not a choice)
+        self._refreshing = False
+        self.past.observe(lambda change: None if self._refreshing else self.load(
+            change["new"]), names="value")
         self.filter.observe(lambda _c: self._list(), names="value")
         self.picker.observe(lambda change: self.choose(change["new"]), names="value")
         self.run_button.on_click(lambda _b: self.run())
@@ -191,6 +195,8 @@ class Inspector:
         self.widget.add_class("jdp-inspector")
         self._list()
         self._past()
+        if history is not None:  # calls made anywhere (a magic, a card's answer) show here
+            history.watch(self._past)
 
     # ------------------------------------------------------------ catalogue
 
@@ -234,12 +240,22 @@ class Inspector:
                 else record.operation)
 
     def _past(self) -> None:
-        """The history's calls of this tool, newest first."""
+        """The history's calls of this tool, newest first, each with its state now; the
+        call chosen stays chosen (and its form is not loaded again)."""
         if self._history is None:
             return
         calls = [r for r in reversed(self._history.records()) if r.tool == self.tool]
-        self.past.options = [("—", None), *((f"#{r.n} {r.operation} ({r.status})", r.n)
-                                           for r in calls)]
+        options = [("—", None), *((f"#{r.n} {r.operation} ({r.status})", r.n)
+                                  for r in calls)]
+        if options == list(self.past.options):
+            return
+        chosen = self.past.value
+        self._refreshing = True
+        try:
+            self.past.options = options
+            self.past.value = chosen if any(n == chosen for _, n in options) else None
+        finally:
+            self._refreshing = False
 
     def load(self, n: int | None) -> None:
         """Choose call `n`'s operation and fill the form with its arguments (a replay:
@@ -363,50 +379,3 @@ def inspect(host: NotebookHost, tool: str) -> Inspector:
         inspector.notifications = NotificationsPane(session.notifications)
         inspector.widget.children = (*inspector.widget.children, inspector.notifications.widget)
     return inspector
-
-
-# ---------------------------------------------------------------- the notifications pane
-
-#: the newest notifications the pane draws (the store keeps more: `.records()`)
-PANE_ROWS = 50
-
-
-class NotificationsPane:
-    """The Design session's notifications and log messages, newest first, escaped."""
-
-    def __init__(self, stream: Any) -> None:
-        import ipywidgets as w
-
-        self.stream = stream
-        self.html = w.HTML()
-        self.refresh_button = w.Button(description="Refresh", icon="refresh")
-        self.refresh_button.on_click(lambda _b: self.refresh())
-        self.widget = w.Accordion(children=[w.VBox([self.refresh_button, self.html])])
-        self.widget.set_title(0, "Notifications")
-        self.widget.add_class("jdp-inspector-notifications")
-        stream.on_record.append(lambda _record: self.refresh())
-        self.refresh()
-
-    def refresh(self) -> None:
-        self.html.value = notifications_html(self.stream)
-
-
-def notifications_html(stream: Any) -> str:
-    """What the stream is doing and its newest records as a table, every value escaped."""
-    records = stream.records()
-    muted = colour("muted")
-    head = (f"<div style=\"color:{muted}\">{html.escape(stream.status)}. "
-            f"{html.escape(stream.store.dropped_words())}</div>")
-    if not records:
-        return head + "<div>No notification received yet.</div>"
-    cells = ("n", "time", "kind", "level", "logger", "method")
-    rows = []
-    for record in reversed(records[-PANE_ROWS:]):
-        data = record.get("data")
-        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        rows.append("<tr>" + "".join(f"<td>{html.escape(str(record.get(c) or ''))}</td>"
-                                     for c in cells)
-                    + f"<td><code>{html.escape(text[:SHOWN_BODY_CHARS])}</code></td></tr>")
-    header = "".join(f"<th>{c}</th>" for c in (*cells, "data"))
-    return (f"{head}<table class=\"jdp-notifications\"><tr>{header}</tr>"
-            f"{''.join(rows)}</table>")

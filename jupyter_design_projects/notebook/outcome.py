@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -127,10 +128,16 @@ class Outcome:
         return "notice" if self.is_error or self.error is not None else "info"
 
     def error_fields(self) -> str:
-        """The error's fields on one line (its message is the notice, shown once above)."""
-        fields = self.error.to_dict() if self.error is not None else {}
-        return " · ".join(f"{k}: {v}" for k, v in fields.items()
-                          if k not in ("message", "next_step") and v not in (None, "", [], {}))
+        """The error's own fields on one line, as data a person reads ("status: 500 ·
+        route: web"): its message and remedy are the notice, shown once above, so a value
+        the message already says is left out, as are a value that is not plain data (a
+        mapping, a nested list) and a machine code (`denied_on_card`): `.error` has them."""
+        if self.error is None:
+            return ""
+        said = self.error.message
+        return " · ".join(f"{k}: {shown}" for k, v in self.error.fields.items()
+                          if (shown := _plain_value(v)) is not None and shown not in said
+                          and not _CODE.fullmatch(shown))
 
     def _text(self) -> str:
         lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
@@ -143,7 +150,8 @@ class Outcome:
         if self.local_file:
             lines.append(f"saved to {self.local_file}")
         if self.error is not None:
-            lines.append(self.error_fields())
+            if self.error_fields():
+                lines.append(f"Details: {self.error_fields()}")
         elif self.body is not None:
             lines.append(_shorten(self.body, 2000))
         elif isinstance(self.data, str):
@@ -176,8 +184,9 @@ class Outcome:
                 parts.append(f'<img alt="preview" style="max-width:100%" '
                              f'src="data:{mime};base64,{encoded}">')
         if self.error is not None:
-            parts.append(f'<div style="color:{theme.colour("muted")};font-size:90%"><code>'
-                         f"{html.escape(self.error_fields())}</code></div>")
+            if self.error_fields():
+                parts.append(f'<div style="color:{theme.colour("muted")};font-size:90%">'
+                             f"Details: {html.escape(self.error_fields())}</div>")
         elif self.body is not None:
             parts.append(f'<pre style="white-space:pre-wrap">{html.escape(_shorten(self.body))}'
                          "</pre>")
@@ -201,6 +210,23 @@ class Outcome:
 
     def __repr__(self) -> str:
         return f"<Outcome {self.label}{' error' if self.is_error else ''}>"
+
+
+#: a machine code (`denied_on_card`, `nobody_can_click`): words for a program, not a person
+_CODE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+
+
+def _plain_value(value: Any) -> str | None:
+    """A field's value in words: a scalar as itself, a list of scalars joined by commas;
+    None for an empty value or one that is not plain data (never a Python repr)."""
+    if value is None or value == "" or isinstance(value, bool | Mapping):
+        return None if not isinstance(value, bool) else ("yes" if value else "no")
+    if isinstance(value, str | int | float):
+        return str(value)
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+        return ", ".join(map(str, value))
+    return None
 
 
 def _shown_columns(name: str) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.batch_progress import BatchProgress
+from ..core.batch_progress import BatchProgress, bytes_of
 
 #: transfers smaller than this show no bar
 MIB = 1_048_576
@@ -34,7 +34,7 @@ def step_of(label: str, done: int, total: int | None) -> Step | None:
         if total is None or total < MIB:
             return None
         return Step(min(1.0, max(0.0, done / total)),
-                    f"{label}: {done / MIB:.1f} of {total / MIB:.1f} MiB")
+                    f"{label}: {bytes_of(done, total)}")
     if total:
         return Step(min(1.0, max(0.0, done / total)), f"{label} ({done}/{total})")
     return Step(0.0, label)

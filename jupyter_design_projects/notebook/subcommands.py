@@ -318,7 +318,9 @@ DESIGN = (
         "time and the trace's exchange numbers (.df is the table). --replay N "
         "calls N again through the same checks and approval cards, its arguments changed by "
         "--with JSON or the cell body of %%design calls --replay N (a key set to null is "
-        "dropped); --diff A B compares two results; --copy N shows N as a cell (--as "
+        "dropped; a key with / is a JSON Pointer to one value inside an argument, so the "
+        "key files/0/path changes only that path); --diff A B compares "
+        "two results; --copy N shows N as a cell (--as "
         "cell), a Python line (--as python) or the curl of its last traced exchange "
         "(--as curl).",
         CALLS_ARGS,

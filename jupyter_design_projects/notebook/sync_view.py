@@ -14,6 +14,7 @@ from ..errors import JdpError, ProjectsChangeDenied
 from .budget import Budget
 from .cards import AnsweredOnce, approve_deny, card_box, show_answer, stale_notice
 from .outcome import Outcome, PendingOutcome
+from .sync_result import run_summary, with_results
 from .views import failed_outcome
 
 LABEL = "project sync"
@@ -60,16 +61,18 @@ def plan_outcome(plan: Any, *, dry_run: bool = False) -> Outcome:
             "; run it without --dry-run to approve these writes on one card"
             if plan.writes else ""))
     elif report is not None:
-        lines.append(report.summary if plan.writes else "nothing to write")
+        lines.append(run_summary(report) if plan.writes else "nothing to write")
     data = plan.to_dict()
     if report is not None:
         data["report"] = report.to_dict()
+        if plan.writes:  # the plan's rows, each with what the run did to it
+            data["rows"] = with_results(data["rows"], report)
     error = report.error if report is not None else None
     label = f"{LABEL} --dry-run" if dry_run else LABEL
     budget = (Budget(plan.knowledge_after, plan.max_knowledge_size)
               if plan.direction == PUSH else None)
     # the summary comes first (the notice), the table after it
-    notice = " · ".join(lines) if error is None else f"{error.message} · {' · '.join(lines)}"
+    notice = " · ".join(lines)
     return Outcome(label, data, tables=lambda: {"sync": data["rows"]}, budget=budget,
                    is_error=error is not None, error=error, notice=notice)
 

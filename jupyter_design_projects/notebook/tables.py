@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.catalogue import first_sentence
-from ..projects.journal import RESTORE_WRITE_BACK, restore_kind
+from ..projects.journal import RESTORE_WRITE_BACK, approved_words, restore_kind
 
 #: the columns of each table, in display order
 COLUMNS: Mapping[str, tuple[str, ...]] = {
@@ -19,11 +19,11 @@ COLUMNS: Mapping[str, tuple[str, ...]] = {
     "docs": ("path", "doc_uuid", "estimated_token_count", "created_at"),
     "uploads": ("path", "file_uuid", "file_kind", "mime_type", "file_size_bytes",
                 "created_at"),
-    "history": ("id", "time", "action", "path", "doc_uuid", "bytes", "restored_from",
-                "restorable"),
+    "history": ("id", "time", "action", "path", "approved", "doc_uuid", "bytes",
+                "restored_from", "restorable"),
     "trace": ("n", "action", "method", "url", "status", "elapsed_ms", "request_bytes",
               "response_bytes", "error"),
-    "sync": ("path", "local", "action", "why", "bytes", "tokens", "knowledge_before",
+    "sync": ("path", "local", "action", "result", "why", "bytes", "tokens", "knowledge_before",
              "knowledge_after"),
 }
 
@@ -98,8 +98,10 @@ def catalogue_rows(view: Any) -> list[dict[str, Any]]:
 
 def history_rows(entries: Any) -> list[dict[str, Any]]:
     rows = project_rows("history", entries)
-    for row, entry in zip(rows, entries, strict=False):
+    kept = [e for e in entries if isinstance(e, Mapping)]
+    for row, entry in zip(rows, kept, strict=False):
         row["restorable"] = restore_kind(entry) == RESTORE_WRITE_BACK
+        row["approved"] = approved_words(entry.get("approved_by"))
     return rows
 
 
@@ -142,7 +144,8 @@ def html_table(rows: list[dict[str, Any]], columns: Sequence[str] | None = None)
     """An escaped HTML table of the first HTML_ROW_LIMIT rows; every value is data."""
     if not rows:
         return "<p><em>(no rows)</em></p>"
-    columns = list(columns or rows[0])
+    # a column no row has (a sync's result before it ran) is left out
+    columns = [c for c in columns or rows[0] if any(c in r for r in rows)]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(

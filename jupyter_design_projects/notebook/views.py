@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.batch_progress import human_bytes
 from ..core.results import MappedResult, to_tool_result
 from ..errors import JdpError
 from ..errors.guidance import with_next
@@ -57,7 +58,7 @@ def failure_line(failed: JdpError | Outcome, tool: str) -> str:
                 else "retry")
         text = with_next(f"{failed.label.capitalize()} failed: {said}", step)
     if isinstance(failed, Outcome):
-        text = f"{text} (The failed outcome: `%{tool} last`.)"
+        text = f"{text} (The failed outcome: %{tool} last.)"
     return text
 
 
@@ -77,7 +78,7 @@ def schema_fields(operation: str, schema: Mapping[str, Any] | None) -> str:
     """`%design OP --help`'s list of the operation's fields, from its input schema; the
     fields of an object (or of an array's objects) follow it, as `files[].path`."""
     if not isinstance(schema, Mapping):
-        return (f"\n{operation!r} is not a known operation here: `%design list` shows the "
+        return (f"\n{operation!r} is not a known operation here: %design list shows the "
                 "catalogue.")
     rows = list(_field_rows(schema, "", 0))
     if not rows:
@@ -126,31 +127,28 @@ def _notice(data: Any) -> str | None:
 
 
 def size_text(n_bytes: Any) -> str:
-    """98 B, 4.2 KiB, 3 MiB: a byte count as a person reads it."""
-    if not isinstance(n_bytes, int) or isinstance(n_bytes, bool):
+    """98 bytes, 4.2 KiB, 3.0 MiB: a byte count as a person reads it."""
+    if not isinstance(n_bytes, int) or isinstance(n_bytes, bool) or n_bytes < 0:
         return "size unknown"
-    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:.3g} {unit}"
-    return f"{n_bytes} B"
+    return human_bytes(n_bytes)
 
 
 def change_summary(action: str, record: Mapping[str, Any]) -> str | None:
     """One line for a write, delete or restore: what changed and how to undo it."""
     path, journal = record.get("path"), record.get("journal_id")
-    undo = f"`%project restore {journal}`" if isinstance(journal, int) else None
+    undo = f"%project restore {journal}" if isinstance(journal, int) else None
     if action in ("write", "restore") and isinstance(path, str):
         verb = "Replaced" if record.get("replaced") else "Created"
         if action == "restore":
             verb = f"Restored (from entry {record.get('restored_from')})"
         if not record.get("replaced"):  # it created the doc: the undo is a delete
-            undo = f"`%project delete {path}`"
+            undo = f"%project delete {path}"
         line = f"{verb} {path} ({size_text(record.get('bytes'))})"
     elif action == "delete" and isinstance(path, str):
         line = f"Deleted {path}"
     else:
         return None
-    return f"{line} · undo: {undo}" if undo else line
+    return f"{line} · to undo it: {undo}" if undo else line
 
 
 def _shown_to_a_person(data: Any) -> Any:
@@ -187,10 +185,23 @@ def project_outcome(action: str, data: Any) -> Outcome:
     summary = change_summary(action, record)
     if summary is not None:
         body = summary
+    notice = _notice(data)
+    if action == "search" and record.get("rag") is True:
+        notice = SEARCH_HITS
     return Outcome(label, data, tables=lambda: _project_tables(action, record), body=body,
-                   budget=budget, notice=_notice(data),
+                   budget=budget, notice=notice,
                    images=_upload_image(record) if action == "read" else (),
                    tool_result=_agent_result(full))
+
+
+#: what a search's hits are (its fallback, search off for the Project, says so itself)
+SEARCH_HITS = ("Hits from the Project's knowledge search, best first; each shows the passage "
+               "that matched (%project read NAME shows the whole doc).")
+
+
+def _one_line(text: Any) -> Any:
+    """A passage with every run of whitespace, line breaks included, as one space."""
+    return " ".join(text.split()) if isinstance(text, str) else text
 
 
 def _project_tables(action: str, record: Mapping[str, Any]) -> dict[str, list[dict]]:
@@ -199,8 +210,9 @@ def _project_tables(action: str, record: Mapping[str, Any]) -> dict[str, list[di
     if action == "info" or (action == "search" and record.get("rag") is False):
         return {"docs": tables.project_rows("docs", record.get("docs")),
                 "uploads": tables.project_rows("uploads", record.get("uploads"))}
-    if action == "search":
-        return {"hits": tables.project_rows("hits", record.get("hits"))}
+    if action == "search":  # each hit's passage on one line (`.data` keeps its breaks)
+        return {"hits": [{**row, "text": _one_line(row.get("text"))}
+                         for row in tables.project_rows("hits", record.get("hits"))]}
     return {}
 
 

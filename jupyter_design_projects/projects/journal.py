@@ -63,6 +63,21 @@ LISTED = ("id", "at", "project_uuid", "action", "path", "doc_uuid", "bytes", "sh
 APPROVED_ON_CARD = "card"
 APPROVED_BY_YES = "--yes"
 APPROVED_BY_CALLBACK = "approve callback"
+#: who approved a change, as `%project history` and the Project panel say it
+APPROVED_WORDS = {
+    APPROVED_ON_CARD: "on its card",
+    APPROVED_BY_YES: "--yes (no card)",
+    APPROVED_BY_CALLBACK: "a script's approve callback",
+}
+#: what they say for an entry that did not record it
+APPROVAL_NOT_RECORDED = "not recorded"
+
+
+def approved_words(approved_by: Any) -> str:
+    """Who approved a journaled change, in words (an older entry: not recorded)."""
+    if isinstance(approved_by, str) and approved_by in APPROVED_WORDS:
+        return APPROVED_WORDS[approved_by]
+    return APPROVAL_NOT_RECORDED
 
 
 #: how a journal entry can be restored, declared here once (`restore_kind`): the entries

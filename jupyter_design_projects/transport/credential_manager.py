@@ -66,11 +66,11 @@ EXPIRY_SKEW_MS = 30_000
 LOCK_POLL_S = 0.02
 #: how many past tokens (rotated ones, login codes) are still redacted
 KNOWN_SECRETS_KEPT = 32
-#: said once, beside the first Projects result, in plain words (no scope names): nothing
-#: went wrong and there is nothing to do
+#: said once, beside the first Projects result, in plain words (no scope names, no
+#: developer hint): what the person can now do, since nothing went wrong
 SCOPE_UPGRADE_NOTICE = (
-    "Your sign-in now also covers this notebook's Project (reading and changing its "
-    "knowledge); the saved sign-in was updated. Nothing to do."
+    "Signed in to this notebook's Project too: its knowledge can now be read and changed "
+    "from here."
 )
 
 

@@ -107,6 +107,8 @@ export interface IJournalEntry {
   project_uuid: string;
   path: string;
   bytes: number | null;
+  /** who approved the change, in words (projects/journal.py APPROVED_WORDS) */
+  approved?: string;
   /** the entry's restore rule, declared once by the journal (projects/journal.py) */
   restore_kind: RestoreKind;
   /** what Restore will do, or null when the entry cannot be restored */

@@ -9,6 +9,7 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import {
+  Clipboard,
   Dialog,
   ICommandPalette,
   MainAreaWidget,
@@ -20,6 +21,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { PanelApi, Send } from './api';
+import { codeRendererFactory, ICodeHost } from './code';
 import { readCellSource } from './format';
 // the panels are built when the plugin activates, so these load at start either way
 // eslint-disable-next-line jupyter/prefer-lazy-imports
@@ -175,6 +177,32 @@ const plugin: JupyterFrontEndPlugin<void> = {
     tracker?.currentChanged.connect(() => {
       projectPanel.update();
     });
+    // code to copy (%design history --copy N): Copy and Insert-cell buttons, drawn by
+    // this extension only, in every notebook's own renderer registry
+    const codeHost: ICodeHost = {
+      copy: text => Clipboard.copyToSystem(text),
+      insertBelow: (node, code) => {
+        const notebookPanel = tracker?.find(panel => panel.node.contains(node));
+        const notebook = notebookPanel?.content;
+        const index =
+          notebook?.widgets.findIndex(cell => cell.node.contains(node)) ?? -1;
+        if (!notebookPanel || !notebook || index < 0) {
+          return false;
+        }
+        notebook.activeCellIndex = index;
+        NotebookActions.insertBelow(notebook);
+        if (notebook.activeCell?.model.type !== 'code') {
+          NotebookActions.changeCellType(notebook, 'code');
+        }
+        notebook.activeCell?.model.sharedModel.setSource(code);
+        return true;
+      }
+    };
+    const codeFactory = codeRendererFactory(codeHost);
+    tracker?.forEach(panel => panel.content.rendermime.addFactory(codeFactory));
+    tracker?.widgetAdded.connect((_sender, panel) =>
+      panel.content.rendermime.addFactory(codeFactory)
+    );
 
     const entries: [string, string, ProjectPanel | DesignPanel][] = [
       [COMMANDS.openProject, 'Open the Project panel', projectPanel],

@@ -617,6 +617,16 @@ export function renderJournal(
     );
     meta.title = entry.time;
     item.appendChild(meta);
+    if (entry.approved !== undefined) {
+      item.appendChild(
+        el(
+          'div',
+          'jdp-Meta jdp-Muted',
+          `approved: ${entry.approved}`,
+          'entry-approved'
+        )
+      );
+    }
     if (entry.restore !== null && projectsOff !== null) {
       item.appendChild(
         el('div', 'jdp-Note', projectsOff.message, 'no-restore')

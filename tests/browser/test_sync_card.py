@@ -72,7 +72,7 @@ def test_one_card_approves_the_whole_batch_and_a_rerun_has_none(lab_page, lab,
 
     click(page, approve)
     result = cell.locator(".widget-output")
-    expect(result).to_contain_text(f"written: {N_FILES} of {N_FILES}", timeout=KERNEL_MS)
+    expect(result).to_contain_text(f"Written: {N_FILES} of {N_FILES}.", timeout=KERNEL_MS)
     bar = cell.locator(".widget-hprogress .progress-bar")
     expect(bar).to_have_attribute("style", re.compile(r"width: 100%"), timeout=KERNEL_MS)
     expect(bar).to_have_class(re.compile("progress-bar-success"))

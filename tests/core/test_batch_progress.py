@@ -4,7 +4,14 @@ when nothing is left), and re-planned items dropped from what is left."""
 
 from __future__ import annotations
 
-from jupyter_design_projects.core.batch_progress import BatchProgress, Tracker
+import pytest
+
+from jupyter_design_projects.core.batch_progress import (
+    BatchProgress,
+    Tracker,
+    bytes_of,
+    human_bytes,
+)
 from jupyter_design_projects.notebook.progress import batch_step
 
 
@@ -20,7 +27,7 @@ def test_nothing_done_has_no_rate_and_no_time_left() -> None:
     start = Tracker(4, 4000, Clock()).now
     assert (start.items_per_s, start.bytes_per_s, start.seconds_left) == (None, None, None)
     assert start.fraction == 0.0
-    assert start.text() == "0 of 4 writes · 0.0 of 0.0 MiB"
+    assert start.text() == "0 of 4 writes · 0.0 of 3.9 KiB"
 
 
 def test_time_left_is_the_longer_of_the_items_and_the_bytes_reading() -> None:
@@ -73,3 +80,29 @@ def test_the_notebook_bar_shows_the_fraction_and_the_counts() -> None:
     step = batch_step(tracker.done(0, "a.md"))
     assert step.fraction == 0.25
     assert step.caption == "sync: 1 of 4 writes · 1.0 writes/s · about 3 s left"
+
+
+@pytest.mark.parametrize(("n_bytes", "text"), [
+    (0, "0 bytes"), (1, "1 byte"), (2, "2 bytes"), (1023, "1,023 bytes"),
+    (1024, "1.0 KiB"), (4300, "4.2 KiB"), (10_188, "9.9 KiB"), (10_189, "10 KiB"),
+    (1_048_575, "1,024 KiB"), (1_048_576, "1.0 MiB"), (3 * 1_048_576, "3.0 MiB"),
+    (512 * 1_048_576, "512 MiB"), (2**30 - 1, "1,024 MiB"), (2**30, "1.0 GiB"),
+    (5 * 2**40, "5,120 GiB"),
+])
+def test_a_byte_count_reads_in_the_largest_unit_it_reaches(n_bytes, text) -> None:
+    assert human_bytes(n_bytes) == text
+
+
+@pytest.mark.parametrize(("done", "total", "text"), [
+    (0, 0, "0 of 0 bytes"), (0, 1, "0 of 1 byte"), (300, 600, "300 of 600 bytes"),
+    (0, 1023, "0 of 1,023 bytes"), (0, 1024, "0.0 of 1.0 KiB"),
+    (512, 40_960, "0.5 of 40 KiB"), (838_861, 2 * 1_048_576, "0.8 of 2.0 MiB"),
+    (0, 20 * 1_048_576, "0.0 of 20 MiB"), (1_048_576, 1_048_576, "1.0 of 1.0 MiB"),
+])
+def test_done_and_total_share_the_totals_unit(done, total, text) -> None:
+    assert bytes_of(done, total) == text
+
+
+def test_a_small_batch_never_reads_as_zero_mib() -> None:
+    small = Tracker(2, 900, Clock()).now
+    assert "MiB" not in small.text() and small.text() == "0 of 2 writes · 0 of 900 bytes"

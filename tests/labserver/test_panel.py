@@ -243,6 +243,24 @@ async def test_the_journal_lists_writes_and_restores_them(module_reference_servi
 
 
 @pytest.mark.asyncio
+async def test_the_journal_says_who_approved_each_change(module_reference_service, tmp_path,
+                                                         open_panel):
+    from jupyter_design_projects.projects.journal import APPROVED_BY_CALLBACK, APPROVED_WORDS
+
+    panel = open_panel(service_env(module_reference_service, tmp_path))
+    session = panel.session()
+    session.run(session.projects.write("notes/who.md", content="unsaid"))  # says nobody
+    session.project.write("notes/who.md", content="approved", approve=lambda card: "once")
+    try:
+        newest, oldest = (await panel.journal(2))["entries"]
+    finally:
+        session.run(session.projects.delete("notes/who.md"))
+    assert newest["approved"] == APPROVED_WORDS[APPROVED_BY_CALLBACK]
+    assert newest["approved"] == "a script's approve callback"
+    assert oldest["approved"] == "not recorded"
+
+
+@pytest.mark.asyncio
 async def test_login_signs_in_to_the_reference_service_by_itself(reference_service, tmp_path,
                                                                  open_panel):
     env = service_env(reference_service, tmp_path)

@@ -227,7 +227,7 @@ def test_a_restore_goes_through_a_card_and_its_undo_hint_works(shell, live,
     outcome = pending.card.approve()
     assert stored(pointed_at_service)["kb/r.md"] == "kept\n"
     # the restore created the doc again: its undo is a delete, which works
-    assert outcome.body.endswith("undo: `%project delete kb/r.md`")
+    assert outcome.body.endswith("to undo it: %project delete kb/r.md")
     undone = shell.run_line_magic("project", "delete kb/r.md --yes")
     assert not undone.is_error and "kb/r.md" not in stored(pointed_at_service)
 
@@ -240,7 +240,7 @@ def test_a_restore_over_a_doc_undoes_with_a_restore_that_works(shell, live,
     restored = shell.run_line_magic("project", f"restore {replaced['id']} --yes")
     assert stored(pointed_at_service)["kb/s.md"] == "v1\n"
     entry = history(shell)[0]
-    assert restored.body.endswith(f"undo: `%project restore {entry['id']}`")
+    assert restored.body.endswith(f"to undo it: %project restore {entry['id']}")
     shell.run_line_magic("project", f"restore {entry['id']} --yes")
     assert stored(pointed_at_service)["kb/s.md"] == "v2\n"
 

@@ -32,7 +32,7 @@ def failure(shell, tool: str, line: str) -> str:
 def test_an_operation_typo_gets_a_did_you_mean(shell, live):
     text = failure(shell, "design", "list_projcts")
     assert "Did you mean 'list_projects'?" in text
-    assert text.endswith("(The failed outcome: `%design last`.)")
+    assert text.endswith("(The failed outcome: %design last.)")
     kept = shell.run_line_magic("design", "last")
     assert isinstance(kept, Outcome) and kept.is_error
     assert kept.error.kind == "unknown_operation"

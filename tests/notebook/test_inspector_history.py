@@ -214,3 +214,60 @@ def test_the_former_name_runs_the_call_history_and_says_it_was_renamed(shell, li
     with pytest.raises(UsageError) as refused:
         shell.run_line_magic("design", "history --copy 999")
     assert "no call 999" in str(refused.value)
+
+
+def test_a_replay_changes_one_nested_field_by_its_pointer(shell, live):
+    write(shell, "slides/27-first.html").card.approve()
+    first = int(history(shell).df["n"].iloc[0])
+    replay = shell.run_line_magic(
+        "design", f"""calls --replay {first} --with '{{"files/0/path": "slides/28-b.html"}}'""")
+    assert isinstance(replay, PendingOutcome)
+    assert replay.card.pending.request.writes == ("slides/28-b.html",)
+    replay.card.approve()
+    sent = history(shell).df
+    assert json.loads(sent["arguments"].iloc[0])["files"] == [
+        {"path": "slides/28-b.html", "data": SLIDE}]  # the rest of the item as it was
+
+
+def test_a_replay_pointer_that_names_nothing_fails_the_cell_and_sends_nothing(shell, live):
+    write(shell, "slides/29-first.html").card.approve()
+    first = int(history(shell).df["n"].iloc[0])
+    calls = len(live.session.history)
+    with pytest.raises(UsageError) as refused:
+        shell.run_line_magic(
+            "design", f"""calls --replay {first} --with '{{"files/3/path": "x.html"}}'""")
+    assert "'files/3/path' names nothing" in str(refused.value)
+    assert "index 3 is past the end (the array has 1 item)" in str(refused.value)
+    assert len(live.session.history) == calls
+
+
+def test_the_inspectors_history_list_follows_calls_made_anywhere(shell, live):
+    inspector = inspect(live.host, "design")
+    pending = write(shell, "slides/30-followed.html")  # a magic, after the inspector opened
+    n = int(history(shell).df["n"].iloc[0])
+    labels = dict((value, label) for label, value in inspector.past.options)
+    assert labels[n] == f"#{n} write_files (awaiting approval)"
+    inspector.past.value = n  # chosen: a refresh keeps it and does not load it again
+    inspector.form.editors["project_id"].input.value = "edited in the form"
+    pending.card.approve()
+    labels = dict((value, label) for label, value in inspector.past.options)
+    assert labels[n] == f"#{n} write_files (ok)"
+    assert inspector.past.value == n
+    assert inspector.form.editors["project_id"].input.value == "edited in the form"
+
+
+def test_copied_code_carries_the_mime_type_the_labextension_draws_buttons_for(shell, live):
+    from pathlib import Path
+
+    from jupyter_design_projects.notebook.history_view import CODE_MIME
+
+    shell.run_line_magic("design", "list_projects limit=1")
+    n = int(history(shell).df["n"].iloc[0])
+    cell = shell.run_line_magic("design", f"calls --copy {n}")._repr_mimebundle_()
+    assert cell[CODE_MIME] == {"code": "%%design list_projects\n{\n  \"limit\": 1\n}",
+                               "insert": True}
+    assert "<button" not in cell["text/html"]  # no button where nothing draws one
+    diffed = shell.run_line_magic("design", f"calls --diff {n} {n}")._repr_mimebundle_()
+    assert CODE_MIME not in diffed  # a diff is not code to run
+    source = Path(__file__).resolve().parents[2] / "labextension" / "src" / "code.ts"
+    assert f"export const CODE_MIME = '{CODE_MIME}';" in source.read_text()

@@ -117,7 +117,7 @@ def test_expected_failures_are_one_line_usage_errors(shell, magics, error):
 
     assert line.startswith(" ".join(error.message.split()))
     assert f"Next: {as_magic(error.remedy)}." in line
-    assert line.endswith("(The failed outcome: `%project last`.)")
+    assert line.endswith("(The failed outcome: %project last.)")
     kept = shell.run_line_magic("project", "last")
     assert kept.is_error and type(kept.error) is type(error)
 

@@ -61,11 +61,13 @@ def test_quickstart_runs_headless_and_fails_closed_where_a_click_is_needed(
                  "slides/05-usage-table.html", "slides/06-next-steps.html"):
         assert path in staged
     pushed = text_of(outputs(book, "pushed = %design deck push"))
-    assert "nobody_can_approve" in pushed
+    assert "nobody can answer an approval card here" in pushed
     talk = text_of(outputs(book, "talk = %design deck from-notebook"))
     assert "Staged 2 slide(s)" in talk and "slides/02-usage-by-quarter.html" in talk
     exported = text_of(outputs(book, "exported = %design deck export"))
     assert "Wrote" in exported and "with speaker notes" in exported
+    # the push wrote nothing, and the export cell says so
+    assert "The push above has not written its slides yet" in exported
     assert "slides/04-usage-chart.html" not in text_of(outputs(book, "%design status"))
 
 
@@ -94,7 +96,27 @@ def test_quickstart_with_its_push_approved_writes_the_deck_and_previews_it(
         assert path in shown
     assert "42 active teams run notebooks every week." in shown
     assert "Usage by quarter" in shown and "chromium" in shown
+    exported = text_of(outputs(executed, "exported = %design deck export"))
+    assert "Wrote" in exported and "has not written its slides" not in exported
     assert "slides/06-next-steps.html" in text_of(outputs(executed, "%design status"))
+
+
+def test_the_quickstart_opens_with_the_kernel_jupyterlab_picks_so_opening_leaves_it_clean():
+    """JupyterLab rewrites a notebook's kernelspec (and language_info) from the kernel it
+    starts, which marks the notebook modified unless they already match: the saved ones
+    are the installed python3 kernel's and ipykernel's (its version aside, which is the
+    Python's)."""
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    book = nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4)
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert book.metadata.kernelspec == {"name": "python3", "display_name": spec.display_name,
+                                        "language": spec.language}
+    saved = dict(book.metadata.language_info)
+    kernel = dict(IPythonKernel.language_info)
+    assert saved.pop("version").split(".")[0] == kernel.pop("version").split(".")[0]
+    assert saved == kernel
 
 
 def test_projects_knowledge_runs_headless(pointed_at_service, tmp_path, monkeypatch):

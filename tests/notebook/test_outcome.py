@@ -8,11 +8,17 @@ import pytest
 from nb_fakes import CATALOGUE, PNG, image_outcome, outcome
 
 from jupyter_design_projects.errors import (
+    BadCommand,
     DocNotFound,
+    InvalidProjectsArgument,
     PermissionDenied,
     PermissionRefused,
     ProjectsApiError,
+    ProjectsAuthFailed,
+    ProjectsChangeDenied,
+    ProjectsTransportFailed,
     ServiceStartFailed,
+    UploadRejected,
 )
 from jupyter_design_projects.notebook import theme, views
 from jupyter_design_projects.notebook.budget import Budget, budget_of, meter_html
@@ -51,6 +57,33 @@ def test_search_hits_become_a_dataframe():
     out = views.project_outcome("search", data)
     assert out.df["name"].tolist() == ["a.md", "b.md"]
     assert list(out.df.columns) == ["name", "doc_uuid", "text"]
+    assert out.notice == views.SEARCH_HITS
+
+
+@pytest.mark.parametrize(("error", "details"), [
+    # a machine code and the words the message already holds are left out
+    (PermissionDenied("write_files", "denied_on_card"), ""),
+    (ProjectsChangeDenied("write", "denied_on_card"), ""),
+    (ProjectsAuthFailed("read doc", "web", "expired", "auth_error", 401), ""),
+    (UploadRejected("/tmp/x.bin", "too_large"), ""),
+    (InvalidProjectsArgument("search", "n", "must be an integer from 1 to 15"), ""),
+    (DocNotFound("a.md", ["b.md", "c.md"]), ""),
+    # what the message does not say stays, in words
+    (ProjectsTransportFailed("create doc", "connect", "web", detail="refused"),
+     "reason: connect"),
+    (BadCommand("design history", "the history holds no call 9"), ""),
+])
+def test_error_details_say_only_what_the_message_does_not(error, details):
+    assert views.failed_outcome("x", error).error_fields() == details
+
+
+def test_a_hits_passage_reads_on_one_line_and_the_data_keeps_its_breaks():
+    passage = "# Retention\n\nRaw logs:\t90 days.\r\n- metrics: 3 years"
+    out = views.project_outcome("search", {"rag": True, "hits": [
+        {"name": "a.md", "doc_uuid": "d1", "text": passage}]})
+    assert out.df["text"].tolist() == ["# Retention Raw logs: 90 days. - metrics: 3 years"]
+    assert "\\n" not in out.df.to_string() and "\\n" not in out._repr_mimebundle_()["text/html"]
+    assert out.data["hits"][0]["text"] == passage
 
 
 def test_search_fallback_shows_docs_not_hits():
@@ -111,11 +144,11 @@ def test_df_columns_have_proper_dtypes_and_html_shows_readable_times():
 
 @pytest.mark.parametrize(("record", "line"), [
     ({"path": "claude/x.md", "replaced": True, "bytes": 98, "journal_id": 9},
-     "Replaced claude/x.md (98 B) · undo: `%project restore 9`"),
+     "Replaced claude/x.md (98 bytes) · to undo it: %project restore 9"),
     ({"path": "claude/x.md", "replaced": False, "bytes": 2048, "journal_id": 4},
-     "Created claude/x.md (2 KiB) · undo: `%project delete claude/x.md`"),
+     "Created claude/x.md (2.0 KiB) · to undo it: %project delete claude/x.md"),
     ({"path": "claude/x.md", "replaced": False, "bytes": 1023},
-     "Created claude/x.md (1023 B) · undo: `%project delete claude/x.md`"),
+     "Created claude/x.md (1,023 bytes) · to undo it: %project delete claude/x.md"),
 ])
 def test_a_write_is_one_line_with_its_undo(record, line):
     out = views.project_outcome("write", {**record, "framing": "AGENT FRAMING"})
@@ -129,7 +162,7 @@ def test_a_write_is_one_line_with_its_undo(record, line):
 
 def test_delete_and_status_read_as_sentences():
     out = views.project_outcome("delete", {"path": "a.md", "deleted": True, "journal_id": 5})
-    assert out.body == "Deleted a.md · undo: `%project restore 5`"
+    assert out.body == "Deleted a.md · to undo it: %project restore 5"
     status = views.status_outcome({"consent": True, "approved_plans": [
         {"project_id": "p1", "writes": ["a"], "deletes": [], "expires_in_s": 754}],
         "verified_grants": [], "grant_ineligible": ["p2"]})
@@ -357,7 +390,8 @@ def test_budget_needs_both_integer_sizes(stats):
 def test_meter_marks_the_search_threshold():
     html = meter_html(Budget(10, 200, 50, False))
     assert "left:25.00%" in html
-    assert "knowledge search off" in html
+    assert "under the search threshold: Claude reads all of it" in html
+    assert "over the search threshold" in meter_html(Budget(60, 200, 50, True))
 
 
 @pytest.mark.parametrize(
@@ -427,15 +461,18 @@ def test_an_outcome_is_always_done_and_an_empty_result_says_so():
     assert out.to_tool_result("t")["content"] == [{"type": "text", "text": "(empty result)"}]
 
 
-def test_an_error_outcome_shows_its_message_once_and_its_fields():
+def test_an_error_outcome_shows_its_message_once_and_its_fields_as_words():
     import html as html_lib
 
-    error = PermissionDenied("write_files", "denied_on_card")
-    bundle = views.failed_outcome("design write_files", error)._repr_mimebundle_()
+    error = ProjectsApiError("create doc", 502, "bad gateway")
+    bundle = views.failed_outcome("project write", error)._repr_mimebundle_()
     for mime, escape in (("text/plain", str), ("text/html", html_lib.escape)):
         assert bundle[mime].count(escape(error.message)) == 1
-        assert "permission_denied" in bundle[mime]
-        assert "denied_on_card" in bundle[mime]
+        # what the message says is not said twice
+        assert "Details: retry_after" not in bundle[mime]
+        # the remedy is the notice's "Next:", never its data
+        assert "remedy" not in bundle[mime] and "run_again" not in bundle[mime]
+        assert escape("{'") not in bundle[mime]
 
 
 def test_the_trace_table_shows_the_newest_exchange_first() -> None:
@@ -460,8 +497,8 @@ def test_the_trace_table_shows_the_newest_exchange_first() -> None:
     ("delete_files", {"deleted": 3}, "Deleted 3 file(s)"),
     ("finalize_plan", {"plan_token": "t", "project_id": "p1", "writes": ["a", "b"],
                        "deletes": []},
-     "Plan for project p1: 2 write(s), 0 delete(s); pass plan_token=… to the writes "
-     "(.data['plan_token'])"),
+     "Plan approved for project p1: 2 write(s), 0 delete(s); the changes it lists can now "
+     "be sent without another card"),
     ("render_preview", {"open_url": "https://d.example/p/1/s.html", "console_logs": [],
                         "failed_requests": [{"url": "x", "status": 404}]},
      "Preview of https://d.example/p/1/s.html · 0 console log(s), 1 failed request(s)"),
@@ -476,3 +513,19 @@ def test_design_writes_plans_and_previews_read_as_one_line(operation, data, line
     out = views.design_outcome(DesignOutcome.of_data(operation, data, row=BY_NAME[operation]))
     assert out.body == line and out.data == data
     assert line in out._repr_mimebundle_()["text/plain"]
+
+
+def test_project_history_says_who_approved_each_change():
+    entries = [{"id": 3, "at": "2026-12-03T09:41:30Z", "action": "replace", "path": "a.md",
+                "approved_by": "card"},
+               {"id": 2, "at": "2026-12-03T09:40:00Z", "action": "create", "path": "b.md",
+                "approved_by": "--yes"},
+               {"id": 1, "at": "2026-12-03T09:39:00Z", "action": "delete", "path": "c.md",
+                "approved_by": "approve callback"},
+               {"id": 0, "at": "2026-12-03T09:38:00Z", "action": "create", "path": "d.md"}]
+    out = views.history_outcome(entries)
+    assert out.df["approved"].tolist() == ["on its card", "--yes (no card)",
+                                           "a script's approve callback", "not recorded"]
+    shown = out._repr_mimebundle_()["text/html"]
+    assert "<th>approved</th>" in shown and "<td>--yes (no card)</td>" in shown
+    assert out.data[0]["approved_by"] == "card"  # the data keeps the journal's value

@@ -178,6 +178,14 @@ def test_interrupting_the_kernel_stops_after_the_write_in_flight_and_says_what_w
     report = outcome.data["report"]
     assert (report["written"], report["not_written"]) == (["kb/a.md"], ["kb/team/b.md"])
     assert report["interrupted"] and report["error"] is None
-    assert "interrupted" in outcome.notice and "not written: kb/team/b.md" in outcome.notice
+    assert "Interrupted: stopped after the write in flight." in outcome.notice
+    assert "1 not written (the result column says which)" in outcome.notice
+    # the table says what happened to each row, beside the plan's action
+    df = outcome.df
+    assert dict(zip(df["path"], df["result"], strict=True)) == {
+        "kb/a.md": "written", "kb/team/b.md": "not written", "kb/photo.jpg": ""}
+    assert list(df.columns[:4]) == ["path", "local", "action", "result"]
+    html = outcome._repr_mimebundle_()["text/html"]
+    assert "<th>result</th>" in html and "<td>not written</td>" in html
     assert "sync: 1 of 2 writes" in pending.card.progress.caption.value
     assert synced_docs(live, "kb") == {"kb/a.md"}

@@ -343,11 +343,12 @@ async def test_a_store_another_process_rewrote_is_still_adopted_after_a_failed_s
 
 
 def test_the_scope_upgrade_notice_is_plain_words():
-    """A new user's first Projects call shows it: no scope names, nothing to act on."""
+    """A new user's first Projects call shows it: no scope names, no developer words."""
     from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 
     assert not any(scope in SCOPE_UPGRADE_NOTICE for scope in PROJECT_SCOPES)
-    assert SCOPE_UPGRADE_NOTICE.endswith("Nothing to do.")
+    assert "Nothing to do" not in SCOPE_UPGRADE_NOTICE
+    assert SCOPE_UPGRADE_NOTICE.startswith("Signed in to this notebook's Project")
 
 
 # ---------------------------------------------------------------- what each expansion failure says

@@ -86,6 +86,7 @@ export const JOURNAL: IJournal = {
       project_uuid: PROJECT.uuid,
       path: 'guides/onboarding.md',
       bytes: 2048,
+      approved: 'on its card',
       restore_kind: 'write_back',
       restore:
         'Write back the 1.9 KiB that entry #7 replaced in guides/onboarding.md.'

@@ -329,6 +329,15 @@ describe('renderJournal', () => {
   });
 });
 
+describe('renderJournal approval', () => {
+  it('says who approved each entry that recorded it, and nothing for one that did not', () => {
+    const box = renderJournal(JOURNAL, { restore: jest.fn() });
+    const [replaced, created] = q(box, 'journal-entry');
+    expect(text(replaced, 'entry-approved')).toBe('approved: on its card');
+    expect(q(created, 'entry-approved')).toHaveLength(0);
+  });
+});
+
 describe('renderDesignJournal', () => {
   it('names the section by what it holds and each write by project, authority and paths', () => {
     const box = renderDesignJournal(DESIGN_JOURNAL);
