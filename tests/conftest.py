@@ -147,6 +147,9 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
                 "test_session_lifecycle.py"),
 }
 SLOW_FIXTURES: dict[str, str] = {"reference_service": "service", "run_cli": "kernel"}
+#: fixtures that give a test a marker of its own: the tests that take the docs' pictures
+#: (`python3 tasks.py screenshots` runs `-m screenshots --retake-screenshots`)
+MARKING_FIXTURES: dict[str, str] = {"screenshots": "screenshots"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -154,6 +157,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--fast", action="store_true", default=False,
         help="the edit-test loop: leave out the tests marked " + ", ".join(SLOW_KINDS)
         + " (tests/conftest.py SLOW_KINDS)")
+    parser.addoption(
+        "--retake-screenshots", action="store_true", default=False,
+        help="write the docs' pictures into docs/screenshots/ (python3 tasks.py "
+        "screenshots); without it the tests that take them write to a temporary folder")
 
 
 def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:
@@ -170,7 +177,10 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     """Each test's slow kinds as markers, as it is collected (before any
     pytest_collection_modifyitems)."""
     relative = item.path.relative_to(TESTS).as_posix()
-    for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
+    fixtures = list(getattr(item, "fixturenames", ()))
+    marks = slow_kinds(relative, fixtures) + [MARKING_FIXTURES[f] for f in fixtures
+                                              if f in MARKING_FIXTURES]
+    for kind in marks:
         if item.get_closest_marker(kind) is None:
             item.add_marker(kind)
 
