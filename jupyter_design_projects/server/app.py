@@ -20,8 +20,8 @@ from . import authorize_page, oauth, paths, seed
 from .bodies import BodyLimit
 from .context import ServiceConfig, ServiceContext
 from .database import Database
-from .design import gate as design_gate
 from .design import endpoint as design_endpoint
+from .design import gate as design_gate
 from .design import rest as design_rest
 from .design import settings_page as design_settings
 from .design import store as design_store

@@ -36,9 +36,8 @@ class LazyEndpoint:
     Until it is built, the fault switches that act on it see no session and no extra
     operation; serving an extra operation builds it first."""
 
-    def __init__(self, ctx: ServiceContext, warm_after_s: float | None = WARM_AFTER_S) -> None:
+    def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
-        self.warm_after_s = warm_after_s
         self._lock = threading.Lock()
         self._built: Built | None = None
         self._wanted: asyncio.Event | None = None
@@ -85,13 +84,11 @@ class LazyEndpoint:
         self._wanted, self._running = asyncio.Event(), asyncio.Event()
         stop = asyncio.Event()
         task = asyncio.create_task(self._serve(stop))
-        warm = (None if self.warm_after_s is None else
-                asyncio.get_running_loop().call_later(self.warm_after_s, self._wanted.set))
+        warm = asyncio.get_running_loop().call_later(WARM_AFTER_S, self._wanted.set)
         try:
             yield
         finally:
-            if warm is not None:
-                warm.cancel()
+            warm.cancel()
             stop.set()
             if not self._wanted.is_set():
                 task.cancel()
