@@ -64,9 +64,9 @@ class LazyEndpoint:
         if description is None:  # nothing served beyond the table before the build
             return False
         self.built()
-        assert self.ctx.extra_design_operation is not self._extra_operation
-        changed: bool = self.ctx.extra_design_operation(name, description)
-        return changed
+        serve = self.ctx.extra_design_operation  # the endpoint's own, now it is built
+        assert serve is not None and serve != self._extra_operation
+        return serve(name, description)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if self._wanted is None or self._running is None:
