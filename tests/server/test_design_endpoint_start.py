@@ -5,6 +5,7 @@ the lifespan starts; the fault switches acting on it work before and after."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,6 +15,9 @@ from collections.abc import Callable
 import pytest
 from starlette.testclient import TestClient
 
+from jupyter_design_projects.server import oauth
+from jupyter_design_projects.server.app import create_app
+from jupyter_design_projects.server.context import DEMO_USER_ID
 from jupyter_design_projects.server.design import endpoint
 
 MCP = "/v1/design/mcp"
@@ -27,6 +31,9 @@ from pathlib import Path
 from starlette.testclient import TestClient
 from jupyter_design_projects.server import app as service, oauth
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig
+from jupyter_design_projects.server import oauth
+from jupyter_design_projects.server.app import create_app
+from jupyter_design_projects.server.context import DEMO_USER_ID
 from jupyter_design_projects.server.design import endpoint
 endpoint.WARM_AFTER_S = 3600.0  # only a request builds it here
 SDK = ("mcp", "mcp_types", "pydantic")
@@ -93,24 +100,38 @@ def never_warm(monkeypatch):
     monkeypatch.setattr(endpoint, "WARM_AFTER_S", 3600.0)
 
 
-def test_until_it_is_wanted_there_is_no_endpoint_and_no_session_to_drop(
-        never_warm, service_app, client: TestClient) -> None:
+def bearer_of(ctx) -> dict[str, str]:
+    """A bearer header with every scope, for an app this test built itself."""
+    with ctx.db.transaction() as conn:
+        answer = oauth.issue_tokens(ctx, conn, user_id=DEMO_USER_ID,
+                                    client_id=oauth.FIRST_PARTY_CLIENT_ID,
+                                    scopes=tuple(sorted(oauth.KNOWN_SCOPES)))
+    return {"authorization": f"Bearer {answer['access_token']}"}
+
+
+def test_a_service_that_does_not_warm_builds_nothing_unasked_and_has_no_session_to_drop(
+        monkeypatch, service_app, client: TestClient) -> None:
+    monkeypatch.setattr(endpoint, "WARM_AFTER_S", 0.05)
     ctx = service_app[1]
+    assert ctx.config.warm_browser is False  # as the tests' services run
+    time.sleep(0.5)
     assert ctx.mcp_session_manager is None
     assert client.post("/_faults/drop-mcp-sessions").json() == {"dropped": 0}
     assert ctx.mcp_session_manager is None  # dropping built nothing
 
 
-def test_unasked_it_is_built_and_running_soon_after_the_service_is_ready(
-        monkeypatch, service_app, bearer: Callable[..., dict[str, str]]) -> None:
+def test_unasked_it_is_built_and_running_soon_after_a_warming_service_is_ready(
+        monkeypatch, service_config) -> None:
     monkeypatch.setattr(endpoint, "WARM_AFTER_S", 0.05)
-    app, ctx = service_app
+    app = create_app(dataclasses.replace(service_config, warm_browser=True,
+                                         preview_browser=None))
+    ctx = app.state.ctx
     with TestClient(app, base_url="http://127.0.0.1") as client:
         deadline = time.monotonic() + 60
         while ctx.mcp_session_manager is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert ctx.mcp_session_manager is not None
-        rpc = Rpc(client, bearer()).handshake()
+        rpc = Rpc(client, bearer_of(ctx)).handshake()
         assert client.post("/_faults/drop-mcp-sessions").json() == {"dropped": 1}
         assert rpc.post("tools/list").status_code == 404  # the dropped session is gone
 

@@ -4,7 +4,12 @@ Projects calls never needs. The route at POST/GET /v1/design/mcp is this object;
 endpoint (the SDK's low-level `Server` behind its session manager, unchanged) is built on
 the first request to it, or in the background `WARM_AFTER_S` after the service is ready,
 whichever comes first, and runs in the app's lifespan until it ends. The import and the
-build run on a worker thread: requests to the other routes are answered meanwhile."""
+build run on a worker thread: requests to the other routes are answered meanwhile.
+
+The background build is part of warming the Design side, with the preview browser:
+`ServiceConfig.warm_browser` (on for `jdp-server`; off for apps built in-process and for
+the tests' many short-lived services, `--no-warm-browser`, which build it at their first
+MCP request, if any)."""
 
 from __future__ import annotations
 
@@ -84,11 +89,13 @@ class LazyEndpoint:
         self._wanted, self._running = asyncio.Event(), asyncio.Event()
         stop = asyncio.Event()
         task = asyncio.create_task(self._serve(stop))
-        warm = asyncio.get_running_loop().call_later(WARM_AFTER_S, self._wanted.set)
+        warm = (asyncio.get_running_loop().call_later(WARM_AFTER_S, self._wanted.set)
+                if self.ctx.config.warm_browser else None)
         try:
             yield
         finally:
-            warm.cancel()
+            if warm is not None:
+                warm.cancel()
             stop.set()
             if not self._wanted.is_set():
                 task.cancel()
