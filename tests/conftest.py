@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import clean_tree
 import pytest
 from faults_client import FaultsClient, faults
 from worker_processes import Workers, copied_credentials
@@ -219,3 +220,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+# ---------------------------------------------------------------- a clean checkout
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    clean_tree.session_start(session)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A run that changed the checkout (tests/clean_tree.py) fails, saying what changed."""
+    clean_tree.session_finish(session)
