@@ -85,20 +85,13 @@ def tool_env() -> dict[str, str]:
 
 
 def ensure_venv() -> None:
+    """A bare `.venv` (no ensurepip: it copies pip in, seconds the lock's pip then
+    replaces anyway); uv goes in with this Python's own pip (`ensure_uv`)."""
     if sys.version_info < (3, 11):  # noqa: UP036 - tasks.py runs under any python3
         sys.exit("[tasks] Python 3.11 or newer is needed (this is " + sys.version.split()[0] + ").")
     if not PYTHON.exists():
         say("creating .venv")
-        try:
-            run(sys.executable, "-m", "venv", VENV)
-        except subprocess.CalledProcessError:
-            # Debian and Ubuntu ship venv without ensurepip (the python3-venv package):
-            # make the venv bare and let this Python's own pip put pip into it
-            say("venv has no ensurepip here: creating .venv without pip, then adding pip")
-            shutil.rmtree(VENV, ignore_errors=True)
-            run(sys.executable, "-m", "venv", "--without-pip", VENV)
-            run(sys.executable, "-m", "pip", "--python", PYTHON, "install", "--quiet",
-                "--disable-pip-version-check", "pip")
+        run(sys.executable, "-m", "venv", "--without-pip", VENV)
 
 
 def install_digest() -> str:
@@ -118,9 +111,9 @@ def ensure_uv() -> Path:
     version = subprocess.run([str(UV), "--version"], capture_output=True, text=True,
                              check=False).stdout.split()[1:2] if UV.exists() else []
     if version != [lock.UV_VERSION]:
-        say(f"installing uv {lock.UV_VERSION} into .venv (pip)")
-        run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-            f"uv=={lock.UV_VERSION}")
+        say(f"installing uv {lock.UV_VERSION} into .venv (this Python's pip)")
+        run(sys.executable, "-m", "pip", "--python", PYTHON, "install", "--quiet",
+            "--disable-pip-version-check", f"uv=={lock.UV_VERSION}")
     return UV
 
 

@@ -23,6 +23,9 @@ from pathlib import Path
 UV_VERSION = "0.13.9"
 #: the extras the lock covers (`lab` is in `test` today; named so it stays covered)
 EXTRAS = ("test", "lab")
+#: locked beside pyproject's tables: pip, for what runs `python -m pip` in the venv (the
+#: packaging tests build the wheel with it); tasks.py makes the venv without one
+TOOLS = ("pip",)
 #: the Python the lock is resolved for at least (pyproject's requires-python)
 PYTHON_FLOOR = "3.11"
 DIGEST_PREFIX = "# inputs-sha256: "
@@ -72,7 +75,7 @@ def check(pyproject: Path, lock: Path) -> None:
 
 def compile_command(uv: Path, pyproject: Path) -> list[str]:
     """`uv pip compile` of the lock: pyproject's dependencies and extras, plus the build
-    backend's requirements read from stdin, hashed, for every platform."""
+    backend's requirements and TOOLS read from stdin, hashed, for every platform."""
     extras = [arg for extra in EXTRAS for arg in ("--extra", extra)]
     return [str(uv), "pip", "compile", "--quiet", "--universal", "--generate-hashes",
             "--python-version", PYTHON_FLOOR, "--custom-compile-command", REFRESH,
@@ -82,7 +85,9 @@ def compile_command(uv: Path, pyproject: Path) -> list[str]:
 
 def refresh(uv: Path, pyproject: Path, lock: Path) -> None:
     """Resolve pyproject's dependency tables again and write the lock, its digest first."""
-    build = "\n".join(inputs(pyproject)["build-system.requires"])  # type: ignore[arg-type]
+    requires = inputs(pyproject)["build-system.requires"]
+    assert isinstance(requires, list)
+    build = "\n".join([*requires, *TOOLS])
     done = subprocess.run(compile_command(uv, pyproject), cwd=pyproject.parent, input=build,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:

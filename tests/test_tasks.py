@@ -85,42 +85,22 @@ def test_ci_runs_the_readme_test_command():
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
 
 
-def test_a_python_without_ensurepip_gets_a_bare_venv_and_pip_from_its_own_pip(
+def test_the_venv_is_made_bare_and_uv_goes_in_with_this_pythons_pip(
         tasks, tmp_path, monkeypatch):
-    import subprocess
     import sys
 
     venv = tmp_path / ".venv"
     monkeypatch.setattr(tasks, "VENV", venv)
     monkeypatch.setattr(tasks, "PYTHON", venv / "bin" / "python")
-    calls = []
-
-    def run(*args, **_kwargs):
-        calls.append([str(a) for a in args])
-        if args[-1] == venv and "--without-pip" not in args:
-            venv.mkdir()  # what a failed venv leaves behind
-            raise subprocess.CalledProcessError(1, args)
-
-    monkeypatch.setattr(tasks, "run", run)
-    tasks.ensure_venv()
-    assert calls == [
-        [sys.executable, "-m", "venv", str(venv)],
-        [sys.executable, "-m", "venv", "--without-pip", str(venv)],
-        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
-         "--quiet", "--disable-pip-version-check", "pip"],
-    ]
-
-
-def test_a_python_with_ensurepip_makes_the_venv_in_one_step(tasks, tmp_path, monkeypatch):
-    import sys
-
-    venv = tmp_path / ".venv"
-    monkeypatch.setattr(tasks, "VENV", venv)
-    monkeypatch.setattr(tasks, "PYTHON", venv / "bin" / "python")
+    monkeypatch.setattr(tasks, "UV", venv / "bin" / "uv")
     calls = []
     monkeypatch.setattr(tasks, "run", lambda *args, **_kw: calls.append([str(a) for a in args]))
     tasks.ensure_venv()
-    assert calls == [[sys.executable, "-m", "venv", str(venv)]]
+    assert tasks.ensure_uv() == venv / "bin" / "uv"
+    assert calls == [
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)],
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+         "--quiet", "--disable-pip-version-check", f"uv=={tasks.lock.UV_VERSION}"]]
 
 
 PYPROJECT = """[project]
@@ -246,7 +226,7 @@ def test_the_lock_is_compiled_for_every_platform_with_hashes_and_the_build_backe
     tasks.lock.refresh(Path("uv"), pyproject, tmp_path / "requirements.lock")
     command = seen["command"]
     assert {"--universal", "--generate-hashes"} <= set(command)
-    assert command[-2:] == ["pyproject.toml", "-"] and seen["stdin"] == "hatchling>=1.25"
+    assert command[-2:] == ["pyproject.toml", "-"] and seen["stdin"] == "hatchling>=1.25\npip"
     assert [command[i + 1] for i, a in enumerate(command) if a == "--extra"] == ["test", "lab"]
     text = (tmp_path / "requirements.lock").read_text()
     assert text.splitlines()[0] == tasks.lock.DIGEST_PREFIX + tasks.lock.inputs_digest(pyproject)
@@ -264,7 +244,7 @@ def test_the_committed_lock_matches_pyproject_and_pins_every_package_with_hashes
     assert pins and all("==" in pin and pin.endswith("\\") for pin in pins)
     names = {pin.split("==")[0] for pin in pins}
     assert {"hatchling", "hatch-jupyter-builder", "jupyter-builder", "pytest", "jupyterlab",
-            "mcp"} <= names
+            "mcp", "pip"} <= names
 
 
 def test_install_is_skipped_until_an_input_changes(tasks, sandbox):
