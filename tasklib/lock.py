@@ -23,9 +23,11 @@ from pathlib import Path
 UV_VERSION = "0.13.9"
 #: the extras the lock covers (`lab` is in `test` today; named so it stays covered)
 EXTRAS = ("test", "lab")
-#: locked beside pyproject's tables: pip, for what runs `python -m pip` in the venv (the
-#: packaging tests build the wheel with it); tasks.py makes the venv without one
-TOOLS = ("pip",)
+#: locked beside pyproject's tables: what hatchling asks for to build an editable install
+#: (`get_requires_for_build_editable`: editables), which runs without build isolation; and
+#: pip, for what runs `python -m pip` in the venv (the packaging tests build the wheel with
+#: it), since tasks.py makes the venv without one
+TOOLS = ("editables~=0.3", "pip")
 #: the Python the lock is resolved for at least (pyproject's requires-python)
 PYTHON_FLOOR = "3.11"
 DIGEST_PREFIX = "# inputs-sha256: "

@@ -226,7 +226,8 @@ def test_the_lock_is_compiled_for_every_platform_with_hashes_and_the_build_backe
     tasks.lock.refresh(Path("uv"), pyproject, tmp_path / "requirements.lock")
     command = seen["command"]
     assert {"--universal", "--generate-hashes"} <= set(command)
-    assert command[-2:] == ["pyproject.toml", "-"] and seen["stdin"] == "hatchling>=1.25\npip"
+    assert command[-2:] == ["pyproject.toml", "-"] and seen["stdin"] == "\n".join(
+        ["hatchling>=1.25", *tasks.lock.TOOLS])
     assert [command[i + 1] for i, a in enumerate(command) if a == "--extra"] == ["test", "lab"]
     text = (tmp_path / "requirements.lock").read_text()
     assert text.splitlines()[0] == tasks.lock.DIGEST_PREFIX + tasks.lock.inputs_digest(pyproject)
@@ -244,7 +245,7 @@ def test_the_committed_lock_matches_pyproject_and_pins_every_package_with_hashes
     assert pins and all("==" in pin and pin.endswith("\\") for pin in pins)
     names = {pin.split("==")[0] for pin in pins}
     assert {"hatchling", "hatch-jupyter-builder", "jupyter-builder", "pytest", "jupyterlab",
-            "mcp", "pip"} <= names
+            "mcp", "pip", "editables"} <= names
 
 
 def test_install_is_skipped_until_an_input_changes(tasks, sandbox):
