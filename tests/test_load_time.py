@@ -195,8 +195,8 @@ def _mapped(pid: int) -> str:
 
 def test_the_embedded_service_answers_projects_calls_without_loading_the_mcp_sdk(tmp_path):
     """The real `jdp-server` process, as the embedded default starts it: ready, a Projects
-    and a Design REST call answered, and the SDK not loaded; the first MCP request then loads it and is
-    answered by it (server/design/endpoint.py)."""
+    and a Design REST call answered, and the SDK not loaded; the first MCP request then
+    loads it and is answered by it (server/design/endpoint.py)."""
     from design_headers import DESIGN_HEADERS
 
     from jupyter_design_projects.embedded import start_embedded

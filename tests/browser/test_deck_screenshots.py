@@ -1,11 +1,11 @@
 """The pictures of a real talk's export that docs/decks.md shows (retaken into
 docs/screenshots/ by `python3 tasks.py screenshots`, as the panel screenshots are; an
-ordinary run writes them to a temporary folder): RISE's own slideshow (tests/fixtures/talks/rise-readme/,
-BSD-3-Clause) staged as `%design deck from-notebook` stages it, its pages exported as the
-project holds them, then one slide as a page of the PDF (drawn by pypdfium2) and as the
-reveal.js file shows it in Chromium. Each picture must show that slide: its text is on
-that PDF page (pypdf) and in that reveal.js section, its figure is drawn, and the picture
-is the slide's size and not blank."""
+ordinary run writes them to a temporary folder): RISE's own slideshow
+(tests/fixtures/talks/rise-readme/, BSD-3-Clause) staged as `%design deck from-notebook`
+stages it, its pages exported as the project holds them, then one slide as a page of the
+PDF (drawn by pypdfium2) and as the reveal.js file shows it in Chromium. Each picture must
+show that slide: its text is on that PDF page (pypdf) and in that reveal.js section, its
+figure is drawn, and the picture is the slide's size and not blank."""
 
 from __future__ import annotations
 
