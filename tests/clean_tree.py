@@ -48,11 +48,14 @@ def session_start(session: pytest.Session) -> None:
             session.config.stash[_KEY] = before
 
 
-def session_finish(session: pytest.Session) -> None:
+def session_finish(session: pytest.Session, allowed: tuple[str, ...] = ()) -> None:
+    """Fail a run that changed the checkout, but for paths under `allowed` (a run asked to
+    write there: `--retake-screenshots`)."""
     before = session.config.stash.get(_KEY, None)
     if before is None:
         return
-    changed = sorted((status(session.config.rootpath) or set()) - before)
+    changed = sorted(line for line in (status(session.config.rootpath) or set()) - before
+                     if not line[3:].startswith(allowed))
     if not changed:
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -230,5 +230,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """A run that changed the checkout (tests/clean_tree.py) fails, saying what changed."""
-    clean_tree.session_finish(session)
+    """A run that changed the checkout (tests/clean_tree.py) fails, saying what changed;
+    under --retake-screenshots the pictures it retook are what it was asked for."""
+    retake = session.config.getoption("retake_screenshots")
+    clean_tree.session_finish(session, ("docs/screenshots/",) if retake else ())

@@ -21,7 +21,7 @@ def pytest_sessionstart(session):
     clean_tree.session_start(session)
 
 def pytest_sessionfinish(session):
-    clean_tree.session_finish(session)
+    clean_tree.session_finish(session, ("pictures/",))
 """
 
 WRITES = """
@@ -42,13 +42,14 @@ def test_reads_only():
 """
 
 
-def checkout(tmp_path: Path, test: str) -> Path:
+def checkout(tmp_path: Path, test: str, tracked: str = "picture.png") -> Path:
     if shutil.which("git") is None:
         pytest.fail("git is needed for this test (tasks.py's CI has it)")
     root = tmp_path / "clone"
     root.mkdir()
     (root / "conftest.py").write_text(CONFTEST)
-    (root / "picture.png").write_text("tracked")
+    (root / tracked).parent.mkdir(parents=True, exist_ok=True)
+    (root / tracked).write_text("tracked")
     (root / "test_it.py").write_text(test)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "tracked"]):
@@ -85,3 +86,13 @@ def test_on_two_workers_the_controller_checks_once(tmp_path):
     done = pytest_in(checkout(tmp_path, WRITES), "-n", "2")
     assert done.returncode == 1, done.stdout
     assert done.stdout.count("the run changed the checkout (2)") == 1
+
+
+def test_what_the_run_was_asked_to_write_is_allowed_and_nothing_else(tmp_path):
+    root = checkout(tmp_path, WRITES.replace('with_name("picture.png")',
+                                             'parent / "pictures" / "shot.png"'),
+                    tracked="pictures/shot.png")
+    done = pytest_in(root)
+    assert done.returncode == 1, done.stdout  # left.txt, outside pictures/
+    assert "1 changed in the checkout" in done.stdout.strip().splitlines()[-1]
+    assert "pictures/shot.png" not in done.stdout and "?? left.txt" in done.stdout
