@@ -8,10 +8,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import SERIAL_GROUPS, SLOW_KINDS
+import pytest
 from worker_split import FAST_COST, KIND_COST, cost_of, unit_of
 
 TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def declared(request: pytest.FixtureRequest):
+    """tests/conftest.py as pytest loaded it (by its path: several conftest modules share
+    the name `conftest`)."""
+    module = request.config.pluginmanager.get_plugin(str(TESTS / "conftest.py"))
+    assert module is not None
+    return module
 
 
 def test_a_test_of_a_serial_group_belongs_to_the_group_and_others_to_their_file():
@@ -22,15 +31,17 @@ def test_a_test_of_a_serial_group_belongs_to_the_group_and_others_to_their_file(
     assert unit_of("tests/core/test_a.py::T::test_b", groups) == "tests/core/test_a.py"
 
 
-def test_the_checkout_group_holds_the_tests_that_work_in_the_checkout():
-    assert unit_of("tests/test_labextension.py::test_lint", SERIAL_GROUPS) == (
-        unit_of("tests/test_packaging.py::test_wheel", SERIAL_GROUPS))
+def test_the_checkout_group_holds_the_tests_that_work_in_the_checkout(declared):
+    groups = declared.SERIAL_GROUPS
+    assert unit_of("tests/test_labextension.py::test_lint", groups) == (
+        unit_of("tests/test_packaging.py::test_wheel", groups)) == "group:checkout"
 
 
-def test_a_test_costs_what_its_slowest_kind_costs():
-    assert cost_of("tests/browser/test_deck.py::test_push", SLOW_KINDS) == KIND_COST["browser"]
-    assert cost_of("tests/test_packaging.py::test_wheel", SLOW_KINDS) == KIND_COST["packaging"]
-    assert cost_of("tests/core/test_letters.py::test_a", SLOW_KINDS) == FAST_COST
+def test_a_test_costs_what_its_slowest_kind_costs(declared):
+    kinds = declared.SLOW_KINDS
+    assert cost_of("tests/browser/test_deck.py::test_push", kinds) == KIND_COST["browser"]
+    assert cost_of("tests/test_packaging.py::test_wheel", kinds) == KIND_COST["packaging"]
+    assert cost_of("tests/core/test_letters.py::test_a", kinds) == FAST_COST
 
 
 CONFTEST = f"""
