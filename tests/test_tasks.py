@@ -85,42 +85,32 @@ def test_ci_runs_the_readme_test_command():
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
 
 
-def test_a_python_without_ensurepip_gets_a_bare_venv_and_pip_from_its_own_pip(
+def test_the_venv_is_made_bare_and_uv_goes_in_with_this_pythons_pip(
         tasks, tmp_path, monkeypatch):
-    import subprocess
     import sys
 
     venv = tmp_path / ".venv"
     monkeypatch.setattr(tasks, "VENV", venv)
     monkeypatch.setattr(tasks, "PYTHON", venv / "bin" / "python")
-    calls = []
-
-    def run(*args, **_kwargs):
-        calls.append([str(a) for a in args])
-        if args[-1] == venv and "--without-pip" not in args:
-            venv.mkdir()  # what a failed venv leaves behind
-            raise subprocess.CalledProcessError(1, args)
-
-    monkeypatch.setattr(tasks, "run", run)
-    tasks.ensure_venv()
-    assert calls == [
-        [sys.executable, "-m", "venv", str(venv)],
-        [sys.executable, "-m", "venv", "--without-pip", str(venv)],
-        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
-         "--quiet", "--disable-pip-version-check", "pip"],
-    ]
-
-
-def test_a_python_with_ensurepip_makes_the_venv_in_one_step(tasks, tmp_path, monkeypatch):
-    import sys
-
-    venv = tmp_path / ".venv"
-    monkeypatch.setattr(tasks, "VENV", venv)
-    monkeypatch.setattr(tasks, "PYTHON", venv / "bin" / "python")
+    monkeypatch.setattr(tasks, "UV", venv / "bin" / "uv")
     calls = []
     monkeypatch.setattr(tasks, "run", lambda *args, **_kw: calls.append([str(a) for a in args]))
     tasks.ensure_venv()
-    assert calls == [[sys.executable, "-m", "venv", str(venv)]]
+    assert tasks.ensure_uv() == venv / "bin" / "uv"
+    assert calls == [
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)],
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+         "--quiet", "--disable-pip-version-check", f"uv=={tasks.lock.UV_VERSION}"]]
+
+
+PYPROJECT = """[project]
+dependencies = ["httpx>=0.28"]
+[project.optional-dependencies]
+test = ["pytest>=9"]
+mutation = ["mutmut>=3.8,<4"]
+[build-system]
+requires = ["hatchling>=1.25"]
+"""
 
 
 @pytest.fixture
@@ -135,14 +125,18 @@ def sandbox(tasks, tmp_path, monkeypatch):
     (root / "labextension" / "src" / "index.ts").write_text("export {};")
     (root / "jupyter-config").mkdir()
     (root / "jupyter-config" / "install.json").write_text("{}")
-    (root / "pyproject.toml").write_text("[project]\n")
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "requirements.lock").write_text(
+        f"{tasks.lock.DIGEST_PREFIX}{tasks.lock.inputs_digest(root / 'pyproject.toml')}\n")
     venv = root / ".venv"
     (venv / "bin").mkdir(parents=True)
     out = root / "jupyter_design_projects" / "labextension"
     for name, value in {"ROOT": root, "VENV": venv, "BIN": venv / "bin",
                         "PYTHON": venv / "bin" / "python", "LABEXT_SRC": root / "labextension",
-                        "LABEXT_OUT": out, "JUPYTER_CONFIG": root / "jupyter-config"}.items():
+                        "LABEXT_OUT": out, "JUPYTER_CONFIG": root / "jupyter-config",
+                        "LOCK": root / "requirements.lock", "UV": venv / "bin" / "uv"}.items():
         monkeypatch.setattr(tasks, name, value)
+    monkeypatch.setattr(tasks, "ensure_uv", lambda: venv / "bin" / "uv")
     calls: list[list[str]] = []
 
     def run(*args, **_kwargs):
@@ -160,12 +154,98 @@ def pip_installs(calls):
     return [c for c in calls if "-e" in c]
 
 
-def test_install_uses_pip_with_the_build_hook_and_links_nothing_by_hand(tasks, sandbox):
+def test_install_puts_the_lock_in_then_the_project_alone_through_the_build_hook(
+        tasks, sandbox):
     root, out, calls = sandbox
     tasks.install("test")
-    assert pip_installs(calls) == [[str(tasks.PYTHON), "-m", "pip", "install", "--quiet",
-                                    "--disable-pip-version-check", "-e", ".[test]"]]
+    uv, python = str(tasks.UV), str(tasks.PYTHON)
+    assert calls == [
+        [uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "-r",
+         str(root / "requirements.lock")],
+        [uv, "pip", "install", "--quiet", "--python", python, "--no-deps",
+         "--no-build-isolation", "-e", "."]]
     assert not (tasks.VENV / "share").exists()
+
+
+def test_lab_and_test_share_one_install_and_mutation_adds_its_extra_unpinned(tasks, sandbox):
+    root, out, calls = sandbox
+    tasks.install("test")
+    tasks.install("lab")
+    assert len(pip_installs(calls)) == 1  # the lock holds both extras
+    calls.clear()
+    tasks.install("test,mutation")
+    assert calls[-1] == [str(tasks.UV), "pip", "install", "--quiet", "--python",
+                         str(tasks.PYTHON), "mutmut>=3.8,<4"]
+
+
+def test_a_lock_older_than_pyprojects_dependencies_stops_the_install_saying_why(
+        tasks, sandbox):
+    root, out, calls = sandbox
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(PYPROJECT.replace('test = ["pytest>=9"]',
+                                           'test = ["pytest>=9", "jupyterhub>=5"]'))
+    with pytest.raises(SystemExit) as stopped:
+        tasks.install("test")
+    assert "pyproject.toml's dependencies changed" in str(stopped.value)
+    assert "python3 tasks.py lock" in str(stopped.value)
+    assert calls == []  # nothing installed from a lock that does not match
+
+
+def test_a_change_outside_the_dependency_tables_keeps_the_lock(tasks, sandbox):
+    root, out, calls = sandbox
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(PYPROJECT + "[tool.pytest.ini_options]\naddopts = '-ra'\n")
+    tasks.install("test")
+    assert len(pip_installs(calls)) == 1
+
+
+def test_a_missing_lock_or_one_not_made_by_tasks_py_stops_the_install(tasks, sandbox):
+    root, out, calls = sandbox
+    lock_file = root / "requirements.lock"
+    lock_file.write_text("httpx==0.28.1\n")
+    with pytest.raises(SystemExit, match="was not made by `python3 tasks.py lock`"):
+        tasks.install("test")
+    lock_file.unlink()
+    with pytest.raises(SystemExit, match="missing"):
+        tasks.install("test")
+
+
+def test_the_lock_is_compiled_for_every_platform_with_hashes_and_the_build_backend(
+        tasks, tmp_path, monkeypatch):
+    """`tasks.py lock`: uv resolves pyproject's extras plus the build requirements (stdin),
+    and the lock's first line is the digest of what it was made from."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(PYPROJECT)
+    seen = {}
+
+    def compile_(command, **kwargs):
+        seen.update(command=command, stdin=kwargs["input"])
+        return tasks.subprocess.CompletedProcess(command, 0, "httpx==0.28.1 \\\n", "")
+
+    monkeypatch.setattr(tasks.lock.subprocess, "run", compile_)
+    tasks.lock.refresh(Path("uv"), pyproject, tmp_path / "requirements.lock")
+    command = seen["command"]
+    assert {"--universal", "--generate-hashes"} <= set(command)
+    assert command[-2:] == ["pyproject.toml", "-"] and seen["stdin"] == "\n".join(
+        ["hatchling>=1.25", *tasks.lock.TOOLS])
+    assert [command[i + 1] for i, a in enumerate(command) if a == "--extra"] == ["test", "lab"]
+    text = (tmp_path / "requirements.lock").read_text()
+    assert text.splitlines()[0] == tasks.lock.DIGEST_PREFIX + tasks.lock.inputs_digest(pyproject)
+    tasks.lock.check(pyproject, tmp_path / "requirements.lock")  # fresh: no error
+
+
+def test_the_committed_lock_matches_pyproject_and_pins_every_package_with_hashes():
+    """CI installs what is committed: the lock was made from pyproject as it is."""
+    spec = importlib.util.spec_from_file_location("lock", ROOT / "tasklib" / "lock.py")
+    lock = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lock)
+    lock.check(ROOT / "pyproject.toml", ROOT / "requirements.lock")
+    pins = [line for line in (ROOT / "requirements.lock").read_text().splitlines()
+            if line and not line.startswith((" ", "#"))]
+    assert pins and all("==" in pin and pin.endswith("\\") for pin in pins)
+    names = {pin.split("==")[0] for pin in pins}
+    assert {"hatchling", "hatch-jupyter-builder", "jupyter-builder", "pytest", "jupyterlab",
+            "mcp", "pip", "editables"} <= names
 
 
 def test_install_is_skipped_until_an_input_changes(tasks, sandbox):
@@ -288,17 +368,21 @@ def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, t
 TWO = ["-n", "2"]
 
 
+SPLIT = [*TWO, "--worker-split"]
+
+
 @pytest.mark.parametrize(("args", "expected"), [
-    ([], ["--durations=15"]),
-    (["-x", "tests/core"], ["--durations=15", "-x", "tests/core"]),
+    ([], [*SPLIT, "--durations=15"]),
+    (["-x", "tests/core"], [*SPLIT, "--durations=15", "-x", "tests/core"]),
+    (["-n", "0", "tests/core"], ["--durations=15", "-n", "0", "tests/core"]),
     (["--fast"], [*TWO, "--fast"]),
     (["--fast", "-x"], [*TWO, "--fast", "-x"]),
     (["--fast", "-n", "0"], ["--fast", "-n", "0"]),
     (["--fast", "-n0"], ["--fast", "-n0"]),
-    (["--durations=5"], ["--durations=5"]),
-    (["--durations", "3"], ["--durations", "3"]),
+    (["--durations=5"], [*SPLIT, "--durations=5"]),
+    (["--durations", "3"], [*SPLIT, "--durations", "3"]),
 ])
-def test_a_full_run_prints_the_15_slowest_tests_and_the_fast_tier_runs_on_two_workers(
+def test_both_tiers_run_on_two_workers_and_a_full_run_prints_the_15_slowest_tests(
         tasks, args, expected):
     assert tasks.pytest_arguments(args) == expected
 
@@ -342,3 +426,12 @@ def test_mutation_runs_mutmut_then_writes_the_report(tasks, monkeypatch):
     tasks.mutation([])
     assert calls[1][:3] == (tasks.BIN / "mutmut", "run", "--max-children")
     assert tasks.COMMANDS["mutation"] is tasks.mutation
+
+
+def test_screenshots_retakes_only_the_pictures_into_the_docs(tasks, monkeypatch):
+    ran = []
+    monkeypatch.setattr(tasks, "test", ran.append)
+    tasks.screenshots(["-x"])
+    assert ran == [["-n", "0", "-m", "screenshots", "--retake-screenshots", "-x"]]
+    assert tasks.COMMANDS["screenshots"] is tasks.screenshots
+    assert tasks.COMMANDS["lock"] is tasks.lock_command

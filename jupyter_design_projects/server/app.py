@@ -1,6 +1,7 @@
 """The app factory of the reference service: one context, every route family, the ASGI
 wrappers (host check, body limit, faults, Design gate), envelope error handlers and the
-lifespan that runs the Design MCP session manager."""
+lifespan that runs the Design MCP endpoint (built once the service is ready, or at its
+first request: `design/endpoint.py`; the MCP SDK is not imported before)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from . import authorize_page, oauth, paths, seed
 from .bodies import BodyLimit
 from .context import ServiceConfig, ServiceContext
 from .database import Database
+from .design import endpoint as design_endpoint
 from .design import gate as design_gate
-from .design import mcp as design_mcp
 from .design import rest as design_rest
 from .design import settings_page as design_settings
 from .design import store as design_store
@@ -121,18 +122,18 @@ async def _bug(request: Request, exc: Exception) -> Response:
 
 
 def create_app(config: ServiceConfig) -> Starlette:
-    """A fresh app (and MCP server) over the data dir; `app.state.ctx` is its context."""
+    """A fresh app (and MCP endpoint) over the data dir; `app.state.ctx` is its context."""
     ctx = build_context(config)
-    mcp_route, mcp_lifespan = design_mcp.build(ctx)
+    mcp_endpoint = design_endpoint.LazyEndpoint(ctx)
     routes = (oauth.routes(ctx) + authorize_page.routes(ctx) + projects_api.routes(ctx)
               + remote_session.routes(ctx) + design_rest.routes(ctx)
-              + design_settings.routes(ctx) + [mcp_route])
+              + design_settings.routes(ctx) + [mcp_endpoint.route])
     if ctx.faults is not None:
         routes += fault_routes.routes(ctx)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with mcp_lifespan():
+        async with mcp_endpoint.running():
             yield
 
     middleware = [Middleware(HostCheck, config=config),

@@ -16,6 +16,8 @@ from jupyter_process import jupyter_process
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT_EXTENSION = ROOT / "jupyter_design_projects" / "labextension"
+#: the pictures the docs show, retaken only under `--retake-screenshots`
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -160,6 +162,19 @@ def lab_page(chromium, lab: Lab, tmp_path: Path):
     """A page on JupyterLab for one test (see `lab_page_on`)."""
     with lab_page_on(chromium, lab, tmp_path) as page:
         yield page
+
+
+@pytest.fixture(scope="session")
+def screenshots(request: pytest.FixtureRequest,
+                tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the tests that take the docs' pictures write them: docs/screenshots/ under
+    `--retake-screenshots` (`python3 tasks.py screenshots`), else a temporary folder, so an
+    ordinary run leaves the tracked pictures (and `git status`) as they were. Either way
+    the tests check the same things on each picture."""
+    if request.config.getoption("retake_screenshots"):
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        return DOCS_SCREENSHOTS
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture

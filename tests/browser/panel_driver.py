@@ -16,7 +16,6 @@ from playwright.sync_api import expect
 
 PROJECT = "#jdp-project-panel"
 DESIGN = "#jdp-design-panel"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 #: a kernel round trip, including a first Projects or Design handshake (ms)
 KERNEL_MS = 90_000
 #: how long a change made elsewhere may take to show: one 3 s poll, plus a busy machine
@@ -119,24 +118,23 @@ def set_theme(page, theme: str) -> None:
                            " && !document.querySelector('#jupyterlab-splash')", arg=theme)
 
 
-def screenshot(page, name: str, panel: str | None = None) -> Path:
-    """A screenshot of the whole page, kept under docs/screenshots/ for the README; `panel`
-    is scrolled to its top first."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(page, folder: Path, name: str, panel: str | None = None) -> Path:
+    """A screenshot of the whole page into `folder` (the `screenshots` fixture: the
+    README's docs/screenshots/ when retaking them); `panel` is scrolled to its top first."""
     if panel is not None:
         page.locator(panel).evaluate("node => { node.scrollTop = 0; }")
-    target = SCREENSHOTS / name
+    target = folder / name
     page.screenshot(path=str(target))
     return target
 
 
-def light_and_dark_screenshots(page, panel: str, name: str) -> None:
+def light_and_dark_screenshots(page, folder: Path, panel: str, name: str) -> None:
     """`<name>.png` in the light theme and `<name>-dark.png` in the dark one, the page left
     in the light theme; the panel must still show after the theme change."""
-    screenshot(page, f"{name}.png", panel)
+    screenshot(page, folder, f"{name}.png", panel)
     set_theme(page, "JupyterLab Dark")
     try:
         expect(page.locator(panel)).to_be_visible()
-        screenshot(page, f"{name}-dark.png", panel)
+        screenshot(page, folder, f"{name}-dark.png", panel)
     finally:
         set_theme(page, "JupyterLab Light")

@@ -15,8 +15,8 @@ from test_deck import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell
 
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"
 SLIDES = 6
-#: the exported talk's title slide, as docs/decks.md shows it (retaken by each run)
-SHOT = Path(__file__).parents[2] / "docs" / "screenshots" / "deck-export-html.png"
+#: the exported talk's title slide, as docs/decks.md shows it (in the `screenshots` folder)
+SHOT = "deck-export-html.png"
 
 
 def make_notebook(lab) -> str:
@@ -36,7 +36,7 @@ def make_notebook(lab) -> str:
 
 @pytest.mark.browser
 def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
-        lab_page, lab, reference_service):
+        lab_page, lab, reference_service, screenshots):
     page = lab_page
     page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
     page.wait_for_function("() => window.jupyterapp !== undefined")
@@ -74,20 +74,20 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
         exported_file = lab.root_dir / "talk-export.html"
         viewer.goto(exported_file.as_uri())
         if "data-jdp-slide=" in exported_file.read_text(encoding="utf-8"):
-            reveal_deck(viewer)  # the reveal.js renderer is in this build
+            reveal_deck(viewer, screenshots / SHOT)  # the reveal.js renderer is in this build
         else:
-            plain_viewer(viewer)
+            plain_viewer(viewer, screenshots / SHOT)
     finally:
         viewer.close()
 
 
-def plain_viewer(viewer) -> None:
+def plain_viewer(viewer, shot: Path) -> None:
     """The plain viewer: one sandboxed frame per slide, arrow keys move."""
     expect(viewer.locator("iframe")).to_have_count(SLIDES)
     expect(viewer.locator(".count")).to_have_text(f"1 / {SLIDES}")
     first = viewer.frame_locator("iframe.current")
     expect(first.locator("h1")).to_have_text("Forecasting weekly demand")
-    viewer.screenshot(path=str(SHOT))
+    viewer.screenshot(path=str(shot))
     expect(viewer.locator(".notes.current")).to_contain_text("Welcome everyone")
     viewer.keyboard.press("ArrowRight")
     viewer.keyboard.press("ArrowRight")
@@ -101,11 +101,11 @@ def plain_viewer(viewer) -> None:
     expect(viewer.frame_locator("iframe.current").locator("math").first).to_be_visible()
 
 
-def reveal_deck(viewer) -> None:
+def reveal_deck(viewer, shot: Path) -> None:
     """The reveal.js file: a section per slide, the model slide's fragment one step."""
     expect(viewer.locator(".reveal .slides > section")).to_have_count(SLIDES)
     expect(viewer.locator("section.present h1")).to_have_text("Forecasting weekly demand")
-    viewer.screenshot(path=str(SHOT))
+    viewer.screenshot(path=str(shot))
     viewer.keyboard.press("ArrowRight")  # the model slide, its fragment not shown yet
     expect(viewer.locator("section.present math").first).to_be_visible()
     expect(viewer.locator("section.present .fragment.visible")).to_have_count(0)

@@ -1,10 +1,11 @@
-"""The pictures of a real talk's export that docs/decks.md shows, retaken by each run (as
-the panel screenshots are): RISE's own slideshow (tests/fixtures/talks/rise-readme/,
-BSD-3-Clause) staged as `%design deck from-notebook` stages it, its pages exported as the
-project holds them, then one slide as a page of the PDF (drawn by pypdfium2) and as the
-reveal.js file shows it in Chromium. Each picture must show that slide: its text is on
-that PDF page (pypdf) and in that reveal.js section, its figure is drawn, and the picture
-is the slide's size and not blank."""
+"""The pictures of a real talk's export that docs/decks.md shows (retaken into
+docs/screenshots/ by `python3 tasks.py screenshots`, as the panel screenshots are; an
+ordinary run writes them to a temporary folder): RISE's own slideshow
+(tests/fixtures/talks/rise-readme/, BSD-3-Clause) staged as `%design deck from-notebook`
+stages it, its pages exported as the project holds them, then one slide as a page of the
+PDF (drawn by pypdfium2) and as the reveal.js file shows it in Chromium. Each picture must
+show that slide: its text is on that PDF page (pypdf) and in that reveal.js section, its
+figure is drawn, and the picture is the slide's size and not blank."""
 
 from __future__ import annotations
 
@@ -22,9 +23,8 @@ from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
 
 ROOT = Path(__file__).parents[2]
 TALK = ROOT / "tests" / "fixtures" / "talks" / "rise-readme"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
-PDF_SHOT = SCREENSHOTS / "deck-talk-pdf.png"
-REVEAL_SHOT = SCREENSHOTS / "deck-talk-reveal.png"
+PDF_SHOT = "deck-talk-pdf.png"
+REVEAL_SHOT = "deck-talk-reveal.png"
 #: the slide shown: "How to create slideshows", text and a screenshot of the toolbar
 SLIDE = 8
 TEXTS = ("How to create slideshows", "Step 1: enable slideshow cell toolbar")
@@ -53,7 +53,7 @@ def not_blank(picture: Image.Image) -> None:
     assert len(grey.getcolors(256) or []) > 32
 
 
-def test_the_talks_pdf_page_is_retaken_for_the_docs(talk_export):
+def test_the_talks_pdf_page_is_retaken_for_the_docs(talk_export, screenshots):
     import pypdfium2
     from pypdf import PdfReader
 
@@ -66,11 +66,11 @@ def test_the_talks_pdf_page_is_retaken_for_the_docs(talk_export):
                                 PAGE_HEIGHT / PDF_PIXELS_PER_POINT)
     picture = page.render(scale=PDF_PIXELS_PER_POINT).to_pil().convert("RGB")
     not_blank(picture)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    picture.save(PDF_SHOT, optimize=True)
+    picture.save(screenshots / PDF_SHOT, optimize=True)
 
 
-def test_the_talks_reveal_slide_is_retaken_for_the_docs(talk_export, chromium, tmp_path):
+def test_the_talks_reveal_slide_is_retaken_for_the_docs(talk_export, chromium, tmp_path,
+                                                      screenshots):
     document, kind = html_document(talk_export, talk_export.slides[0].title)
     assert kind == REVEAL
     path = tmp_path / "talk.html"
@@ -98,5 +98,4 @@ def test_the_talks_reveal_slide_is_retaken_for_the_docs(talk_export, chromium, t
     assert all(t in shown for t in TEXTS) and images == 1 and remote == []
     picture = Image.open(io.BytesIO(shot)).convert("RGB")
     not_blank(picture)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    picture.save(REVEAL_SHOT, optimize=True)
+    picture.save(screenshots / REVEAL_SHOT, optimize=True)

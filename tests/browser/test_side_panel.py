@@ -173,12 +173,12 @@ def test_a_write_in_a_kernel_shows_in_the_panel_without_a_click(page, service):
     expect(role(panel, "project-counts")).not_to_have_text(docs_before)
 
 
-def test_project_panel_screenshots(page):
+def test_project_panel_screenshots(page, screenshots):
     panel = open_panel(page, PROJECT)
     role(panel, "search-input").fill("incident")
     role(panel, "search-button").click()
     expect(role(panel, "hit").first).to_be_visible(timeout=KERNEL_MS)
-    light_and_dark_screenshots(page, PROJECT, "project-panel")
+    light_and_dark_screenshots(page, screenshots, PROJECT, "project-panel")
 
 
 def test_design_panel_lists_grants_by_name_and_the_journal(page, service):
@@ -227,10 +227,10 @@ def test_a_consent_given_in_a_kernel_shows_in_the_panel(page, service):
         1, timeout=LIVE_MS)
 
 
-def test_design_panel_screenshots(page):
+def test_design_panel_screenshots(page, screenshots):
     panel = open_panel(page, DESIGN)
     expect(role(panel, "grant")).to_have_count(1)
-    light_and_dark_screenshots(page, DESIGN, "design-panel")
+    light_and_dark_screenshots(page, screenshots, DESIGN, "design-panel")
 
 
 def test_a_grant_revoked_in_the_panel_is_gone_from_the_service(page, service):

@@ -228,7 +228,9 @@ async def test_a_client_signs_in_through_the_discovered_endpoints(service) -> No
                                                              follow=False))
     assert (target, fields["state"]) == (redirect, state)
     code = fields["code"]
-    with httpx.Client() as http:
+    # the first MCP request builds the service's endpoint (the SDK's import: up to seconds
+    # on a loaded machine), past httpx's default 5 s
+    with httpx.Client(timeout=60.0) as http:
         token = http.post(str(server.token_endpoint), json={
             "grant_type": "authorization_code", "code": code, "code_verifier": verifier,
             "client_id": client_id, "redirect_uri": redirect, "state": state})

@@ -3,6 +3,6 @@ the consent and grants routes, the settings page, the eighteen operations over t
 store, plans, files and previews (in a real headless browser where one is installed)."""
 
 __all__ = [
-    "browser", "demo", "errors", "file_paths", "files", "gate", "mcp", "mcp_sessions",
+    "browser", "demo", "endpoint", "errors", "file_paths", "files", "gate", "mcp", "mcp_sessions",
     "notices", "operations", "plans", "preview", "rest", "settings_page", "store", "tool_arguments"
 ]
