@@ -1,7 +1,8 @@
 """Decks built from notebook cells: slides staged from Markdown, figures and tables
 (`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`), every page
 reduced to what a slide may hold (`allowlist`), in the project's design system (`theme`),
-cut into plans at the card limits (`batches`) and pushed through the Design client's
+fitted and continued when too long for a page (`fit`), cut into plans at the card
+limits (`batches`) and pushed through the Design client's
 permission path (`deck`), which remembers what it pushed across kernels (`records`); and
 the deck out of the project again (`export`) as a PDF (`pdf`) or one HTML file
 (`html_deck`, through `reveal`
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from .theme import DEFAULT_THEME, Theme
 
 __all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "allowlist",
-           "batches", "deck", "export", "from_notebook", "html_deck", "pdf", "records",
+           "batches", "deck", "export", "fit", "from_notebook", "html_deck", "pdf", "records",
            "reveal", "reveal_assets", "slides", "staging", "theme"]
 
 #: each lazily loaded name and the module that declares it

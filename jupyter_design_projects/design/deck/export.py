@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ...core import slideshow
+from ...core import slide_fit, slideshow
 from ...core.result_limits import RESULT_MAX_CHARS
 from ...errors import InvalidArguments
 from ...private_files import replace_private
@@ -93,6 +93,10 @@ class Export:
     partial: list[str] = dataclasses.field(default_factory=list)
     #: the deck's author, as its first page names it (`<meta name="author">`), or ""
     author: str = ""
+    #: slide path -> what fitting did, for each slide fitted or continued (`fit`)
+    fitted: dict[str, slide_fit.Outcome] = dataclasses.field(default_factory=dict)
+    #: slide path -> its heading, for each slide exported as the service's picture of it
+    pictures: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def checked_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
@@ -266,12 +270,30 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         if picture is not None:
             inlined = _picture_page(shown_title, picture, notes)
             export.pictured += held
+            export.pictures[page] = shown_title
             export.missing += [item for item in unread if item not in held]
         else:
             export.missing += unread
-        export.slides.append(ExportedSlide(page, shown_title, inlined, notes,
-                                           *parts(inlined)))
+        _add_fitted(export, page, shown_title, inlined)
     return export
+
+
+def _add_fitted(export: Export, path: str, title: str, page: str) -> None:
+    """The slide's pages as shown (a page from the project is fitted and continued as
+    staging does it: a page pushed before, or by someone else, is shown whole too)."""
+    from .fit import CONTINUED, continued_from, fit_page
+
+    shown = fit_page(path, page)
+    slide = continued_from(path)
+    if slide is not None and slide[0] in export.fitted:  # a page staging continued it on
+        before = export.fitted[slide[0]]
+        export.fitted[slide[0]] = dataclasses.replace(before, pages=before.pages + 1)
+    elif shown.changed:
+        export.fitted[path] = shown.outcome
+    for number, (page_path, text) in enumerate(shown.pages):
+        notes = "".join(_NOTES.findall(text))
+        export.slides.append(ExportedSlide(page_path, title + (CONTINUED if number else ""),
+                                           text, notes, *parts(text)))
 
 
 def parts(page: str) -> tuple[str, str]:

@@ -63,7 +63,7 @@ def html_document(export: Export, title: str, notes: bool = False,
     slides = []
     for slide in export.slides:
         body = re.sub(r'<aside class="jdp-notes".*?</aside>', "", slide.body, flags=re.S)
-        title_layout = ("jdp-title",) if '<main class="slide title">' in body else ()
+        title_layout = ("jdp-title",) if '<main class="slide title' in body else ()
         look = (look_class(looks.index(slide.css)),) if len(looks) > 1 else ()
         slides.append(reveal.RevealSlide(
             body=body, notes=clean(slide.notes) if notes else "", title=slide.title,
