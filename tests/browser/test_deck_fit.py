@@ -111,8 +111,15 @@ def test_every_pdf_page_of_the_dark_talk_is_dark(dark):
 
     for number, picture in enumerate(pictures, start=1):
         grey = picture.convert("L")
-        assert ImageStat.Stat(grey).mean[0] < 80, f"page {number} is not dark"
-        assert grey.getpixel((4, 4)) < 60, f"page {number}'s background is not dark"
+        width, height = grey.size
+        # the slide's margins (its padding: 48 px top and bottom, 64 px each side) are
+        # its background alone; the whole page is dark too, but for the figure's own
+        # white plot (page 5)
+        for box in ((0, 0, width, 40), (0, height - 40, width, height), (0, 0, 56, height),
+                    (width - 56, 0, width, height)):
+            assert ImageStat.Stat(grey.crop(box)).mean[0] < 50, f"page {number}: {box}"
+        if number != 5:
+            assert ImageStat.Stat(grey).mean[0] < 80, f"page {number} is not dark"
 
 
 def test_every_bullet_is_on_a_pdf_page_and_the_continuation_names_its_slide(dark):
@@ -183,9 +190,11 @@ def test_the_light_talks_table_header_keeps_its_fill(tmp_path):
     result = printed(staged_export(deck))
     table_page = pdf_pictures(result.data)[2]
     # the header's fill is the look's primary colour, #1f4e79
-    fill = sum(1 for r, g, b in table_page.getdata()
-               if abs(r - 0x1F) < 12 and abs(g - 0x4E) < 12 and abs(b - 0x79) < 12)
-    assert fill > 2000
+    import numpy
+
+    pixels = numpy.asarray(table_page, dtype=int)[200:]  # under the heading (same colour)
+    near = numpy.abs(pixels - numpy.array([0x1F, 0x4E, 0x79])).max(axis=2) < 12
+    assert int(near.sum()) > 2000
 
 
 def test_a_small_table_is_centred_under_its_heading(tmp_path, chromium):
