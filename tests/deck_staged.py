@@ -120,3 +120,21 @@ def reveal_pictures(chromium, document: str, folder, count: int) -> list:
     finally:
         context.close()
     return shots
+
+
+def agreement(deck, chromium, folder, theme: str) -> list[tuple[str, float, float, float]]:
+    """For each slide of the staged `deck`: its path and the similarity of its preview to
+    its PDF page, of its preview to its reveal.js screenshot, and of its PDF page to its
+    reveal.js screenshot."""
+    from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
+
+    export = staged_export(deck)
+    paths = [s.path for s in export.slides]
+    drawn = previews(staged_files(deck), paths)
+    pages = pdf_pictures(printed(export).data)
+    document, kind = html_document(export, export.slides[0].title, theme=theme)
+    assert kind == REVEAL
+    shots = reveal_pictures(chromium, document, folder, len(paths))
+    assert len(pages) == len(shots) == len(paths)
+    return [(path, similarity(a, b), similarity(a, c), similarity(b, c))
+            for path, a, b, c in zip(paths, drawn, pages, shots, strict=True)]

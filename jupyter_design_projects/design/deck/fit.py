@@ -122,8 +122,9 @@ def node(tag: str, attrs: str, inner: str, whole: str, first: bool = False) -> _
                                   heading=first and size > 30), tag)
     if tag == "pre" or "jdp-output" in cls or "jdp-code" in cls:
         font, line = (20, 27) if "jdp-code" in cls else (22, 29.7)
-        runs = tuple(Run(len(html.unescape(_TAG.sub("", text))), font * MONO_CHAR_EM, line)
-                     for text in inner.split("\n"))
+        # every line of code is a line, a blank one too
+        runs = tuple(Run(max(1, len(html.unescape(_TAG.sub("", text)))),
+                         font * MONO_CHAR_EM, line) for text in inner.rstrip("\n").split("\n"))
         return _Node(whole, Block(32, runs), tag)
     if tag in ("ul", "ol"):
         items = [_Node(w, Block(30 * w.count("<p"), _runs(_TAG.sub(" ", i), 30, 42)), t)
