@@ -112,10 +112,12 @@ def reveal_pictures(chromium, document: str, folder, count: int) -> list:
                       " slideNumber: false, transition: 'none'})")
         for number in range(count):
             page.evaluate("n => { Reveal.slide(n, 0, 99); }", number)
+            # the slide shown, its pictures loaded, its fragments faded in all the way
             page.wait_for_function(
                 "n => Reveal.getIndices().h === n && [...document.querySelectorAll("
-                "'section.present img')].every(i => i.complete)", arg=number)
-            page.wait_for_timeout(50)
+                "'section.present img')].every(i => i.complete) && [...document"
+                ".querySelectorAll('section.present .fragment')].every(f => "
+                "getComputedStyle(f).opacity === '1')", arg=number)
             shots.append(Image.open(io.BytesIO(page.screenshot())).convert("RGB"))
     finally:
         context.close()
