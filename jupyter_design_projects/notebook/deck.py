@@ -450,7 +450,8 @@ class DeckPush:
         self.previews = []
         written = set(self.written)
         slides = {f.slide for f in self.deck.stage.files if f.path in written}
-        shown = [s for s in self.deck.stage.slides if s in slides]
+        shown = [f.path for f in self.deck.stage.files  # a slide's continuations too
+                 if f.kind == "slide" and f.slide in slides]
         for slide, result in zip(shown, session.run(self.deck.previews(shown)), strict=True):
             pngs = [blob for mime, blob in getattr(result, "images", []) if mime == "image/png"]
             data = result.data if isinstance(result.data, dict) else {}
