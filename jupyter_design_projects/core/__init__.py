@@ -5,5 +5,6 @@ __all__ = [
     "design_effects", "design_inputs", "design_operations", "display", "har", "hints",
     "input_forms", "json_tree", "letters", "notifications", "origins", "permissions", "pkce",
     "plans", "project_paths", "projects_inputs", "redaction", "result_limits", "results",
-    "scopes", "sign_in_steps", "slideshow", "sse", "sync_plan", "trace_limits", "validation"
+    "scopes", "sign_in_steps", "slide_fit", "slideshow", "sse", "sync_plan", "trace_limits",
+    "validation"
 ]

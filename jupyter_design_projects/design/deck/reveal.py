@@ -102,7 +102,8 @@ def _start(notes: bool) -> str:
     config = {
         # a slide's content starts at its top, as on its page and in the PDF (reveal.js
         # would centre it)
-        "width": WIDTH, "height": HEIGHT, "margin": 0.04, "center": False, "minScale": 0.05, "maxScale": 2.0,
+        "width": WIDTH, "height": HEIGHT, "margin": 0.04, "center": False,
+        "minScale": 0.05, "maxScale": 2.0,
         "hash": True, "controls": True, "progress": True, "slideNumber": "c/t",
         "pdfSeparateFragments": False, "previewLinks": False, "autoPlayMedia": False,
     }
