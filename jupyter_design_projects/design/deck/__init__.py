@@ -4,7 +4,8 @@ reduced to what a slide may hold (`allowlist`), in the project's design system (
 fitted and continued when too long for a page (`fit`), cut into plans at the card
 limits (`batches`) and pushed through the Design client's
 permission path (`deck`), which remembers what it pushed across kernels (`records`); and
-the deck out of the project again (`export`) as a PDF (`pdf`) or one HTML file
+the deck out of the project again (`export`; a slide it cannot read whole as the service's
+picture of it, `picture`) as a PDF (`pdf`) or one HTML file
 (`html_deck`, through `reveal`
 with the reveal.js files the build ships: `reveal_assets`).
 
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from .theme import DEFAULT_THEME, Theme
 
 __all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "allowlist",
-           "batches", "deck", "export", "fit", "from_notebook", "html_deck", "pdf", "records",
-           "reveal", "reveal_assets", "slides", "staging", "theme"]
+           "batches", "deck", "export", "fit", "from_notebook", "html_deck", "pdf", "picture",
+           "records", "reveal", "reveal_assets", "slides", "staging", "theme"]
 
 #: each lazily loaded name and the module that declares it
 _HOMES = {"Deck": "deck", "PushRecords": "records", "TABLE_MAX_ROWS": "slides",

@@ -275,3 +275,14 @@ def _continued(heading: str) -> str:
     at = heading.rfind("</")
     return (heading[:at] + f'<span class="jdp-continued">{html.escape(CONTINUED)}</span>'
             + heading[at:])
+
+
+def record(fitted: dict[str, slide_fit.Outcome], path: str, shown: Fitted) -> None:
+    """Note in `fitted` (slide path -> outcome) what fitting did to the page at `path`; a
+    continuation page staging made counts as one more page of its slide."""
+    slide = continued_from(path)
+    if slide is not None and slide[0] in fitted:
+        before = fitted[slide[0]]
+        fitted[slide[0]] = dataclasses.replace(before, pages=before.pages + 1)
+    elif shown.changed:
+        fitted[path] = shown.outcome
