@@ -133,7 +133,10 @@ def agreement(deck, chromium, folder, theme: str) -> list[tuple[str, float, floa
     export = staged_export(deck)
     paths = [s.path for s in export.slides]
     drawn = previews(staged_files(deck), paths)
-    pages = pdf_pictures(printed(export).data)
+    result = printed(export)
+    # fitted when staged: the print has nothing left to scale or continue
+    assert (result.scaled, result.continued, result.cut) == ({}, {}, [])
+    pages = pdf_pictures(result.data)
     document, kind = html_document(export, export.slides[0].title, theme=theme)
     assert kind == REVEAL
     shots = reveal_pictures(chromium, document, folder, len(paths))
