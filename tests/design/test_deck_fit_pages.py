@@ -99,3 +99,32 @@ def test_staging_stages_the_continuation_with_its_slide_and_unstages_it_with_it(
 def test_the_stylesheet_prints_backgrounds_and_holds_the_fit_rules():
     text = slide("<p>x</p>")
     assert "print-color-adjust:exact" in text and ".slide.jdp-fit-50>*{zoom:0.5}" in text
+
+
+def test_a_cut_keeps_every_item_as_it_was_written():
+    """The pages are cut from the cleaned HTML, never re-parsed into new markup: an
+    attribute holding `>` and escaped tags come through byte for byte."""
+    items = [f'<li><img alt="a>b word{n}" src="assets/x.png"> &lt;script&gt;word{n}</li>'
+             for n in range(1, 31)]
+    written = slide("<h2>Odd</h2><ul>" + "".join(items) + "</ul>")  # cleaned as staged
+    cleaned = [whole for tag, _, _, whole in fit.children(
+        written[written.index("<ul>") + 4:written.index("</ul>")]) if tag == "li"]
+    assert len(cleaned) == 30 and all("&lt;script&gt;word" in item for item in cleaned)
+    shown = fit.fit_page("s/a.html", written)
+    text = "".join(t for _, t in shown.pages)
+    assert len(shown.pages) > 1 and "<script" not in text.lower()
+    assert all(text.count(item) == 1 for item in cleaned)
+
+
+def test_the_export_says_each_fitted_continued_and_pictured_slide_once(tmp_path):
+    from jupyter_design_projects.core.slide_fit import Outcome
+    from jupyter_design_projects.design.deck.export import Export, ExportedSlide
+    from jupyter_design_projects.notebook.deck import export_outcome
+
+    read = Export([ExportedSlide("slides/01-a.html", "A", "<p>a</p>", "")],
+                  fitted={"slides/02-b.html": Outcome(0.7, 2), "slides/03-c.html": Outcome(0.9)},
+                  pictures={"slides/04-chart.html": "Weekly demand"})
+    said = export_outcome(tmp_path / "t.pdf", b"x", read, "A", False).notice
+    assert said.count("slides/02-b.html") == 1 and "continued over 2 slides at 70 %" in said
+    assert "slides/03-c.html fitted at 90 %" in said
+    assert "slides/04-chart.html ('Weekly demand')" in said and "not text" in said
