@@ -36,6 +36,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from . import figures_deck_agree
 from .context import ROOT, Context
 from .report import Row, ms, ratio
 
@@ -526,4 +527,4 @@ def offline_view(browser: Any, path: Path, speaker: bool) -> dict[str, Any]:
             "speaker_view": popup}
 
 
-FIGURES = {"deck_compare": deck_compare}
+FIGURES = {"deck_compare": deck_compare, **figures_deck_agree.FIGURES}

@@ -6,6 +6,6 @@ __all__ = [
     "har", "hints",
     "input_forms", "json_tree", "letters", "notifications", "origins", "permissions", "pkce",
     "plans", "project_paths", "projects_inputs", "redaction", "replay_edits", "result_limits",
-    "results",
-    "scopes", "sign_in_steps", "slideshow", "sse", "sync_plan", "trace_limits", "validation"
+    "results", "scopes", "sign_in_steps", "slide_fit", "slideshow", "sse", "sync_plan",
+    "trace_limits", "validation"
 ]

@@ -18,6 +18,7 @@ import html
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from ..core import slide_fit
 from ..design.approval import DesignOutcome, PendingApproval
 from ..design.deck import Deck
 from ..errors import BadCommand
@@ -185,11 +186,12 @@ class NotebookDeck:
             lines.append("Skipped: " + "; ".join(reading.skipped) + ".")
         if reading.left_out:
             lines.append("Left out: " + "; ".join(reading.left_out) + ".")
+        lines.append(self.deck.stage.fit_summary(sorted(mine)))
         return Outcome("design deck from-notebook",
                        {"slides": [s.path for s in reading.slides],
                         "skipped": reading.skipped, "left_out": reading.left_out,
                         "rule": reading.rule},
-                       notice=" ".join(lines),
+                       notice=" ".join(line for line in lines if line),
                        tables={"staged": [r for r in rows if r["slide"] in mine]})
 
     def export(self, path: str, notes: bool = False) -> Outcome:
@@ -231,7 +233,8 @@ class NotebookDeck:
         row = next((r for r in rows if r["path"] == path), {})
         slides = len(self.deck.stage.slides)
         notice = (f"Staged {path} ({row.get('bytes', 0):,} bytes, {row.get('change')}); "
-                  f"{slides} slide(s) staged, nothing sent: %design deck push writes them.")
+                  f"{slides} slide(s) staged, nothing sent: %design deck push writes them."
+                  + (f" {fit}" if (fit := self.deck.stage.fit_summary([path])) else ""))
         return Outcome("design slide", row, notice=notice, tables={"staged": rows})
 
     # ------------------------------------------------------------ pushing
@@ -407,6 +410,8 @@ class DeckPush:
                       "card is answered.")
 
     def _say(self, text: str) -> None:
+        fit = self.push.fit_summary() if self.push is not None else ""
+        text += f" {fit}" if fit else ""
         records = self.deck.records
         if records is not None and records.problem:  # the push went on; say what is lost
             text += f" (Not remembered for other kernels: {records.problem}.)"
@@ -468,7 +473,8 @@ def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
             notes.append(str(data["fallback_reason"]))
         note = f"<br><small>{html.escape('; '.join(notes))}</small>" if notes else ""
         cells.append(f'<figure class="jdp-deck-preview" style="margin:0">'
-                     f'<img alt="{html.escape(path, quote=True)}" src="{src}" '
+                     f'<img alt="{html.escape(str(data.get("title") or path), quote=True)}" '
+                     f'src="{src}" '
                      f'style="width:100%;border:1px solid #9e9e9e">'
                      f"<figcaption><code>{html.escape(path)}</code>{note}</figcaption></figure>")
     return (f'<div class="jdp-deck-grid" style="display:grid;gap:12px;grid-template-columns:'
@@ -492,10 +498,14 @@ def export_outcome(target: Any, data: bytes, read: Any, title: str, notes: bool,
     if read.missing:
         notice += (f" {len(read.missing)} asset(s) could not be read back from the project"
                    f" (shown as their alt text): {'; '.join(read.missing)}.")
+    for said in (slide_fit.pictured_summary(read.pictures), slide_fit.summary(read.fitted)):
+        notice += f" {said}" if said else ""
     fields: dict[str, Any] = {"path": str(target), "bytes": len(data),
                               "slides": [s.path for s in read.slides],
                               "missing": read.missing, "pictured": read.pictured,
-                              "partial": read.partial, "kind": kind}
+                              "partial": read.partial, "kind": kind,
+                              "pictures": dict(read.pictures),
+                              "fitted": {p: slide_fit.describe(o) for p, o in read.fitted.items()}}
     if printed is not None:
         if printed.scaled:
             notice += (" Scaled down to fit a page: " + "; ".join(

@@ -1,8 +1,9 @@
 """Nothing is lost on a PDF page (`design/deck/pdf.py`), in a real Chromium: a tall slide, a
-wide table, a long code cell and a 12-bullet slide are fitted (scaled down, as reveal.js
-does, to FIT_FLOOR at most), a slide too tall even then is continued on the next page and
-named, and pypdf finds every visible text of every slide on the pages; the PDF carries the
-deck's title and author."""
+long code cell and a 12-bullet slide are fitted when staged (`fit`: drawn smaller, to
+FIT_FLOOR at most), a slide too tall even then is continued on slides of its own, each
+repeating its heading "(continued)"; a wide table is fitted by the print's scale (width
+cannot be continued); pypdf finds every visible text of every slide on the pages; the PDF
+carries the deck's title and author."""
 
 from __future__ import annotations
 
@@ -88,32 +89,40 @@ def test_each_slide_is_on_its_own_pages_in_the_decks_order(printed):
 
     read, result = printed
     texts = [words(page.extract_text()) for page in PdfReader(io.BytesIO(result.data)).pages]
-    marks = ["Nothing", "number", "tallword1", "col0", "value_00", "verytall1", "endword."]
-    assert len(marks) == len(read.slides)
+    marks = ["Nothing", "number", "tallword1", "col0", "value_00", "verytall1",
+             "verytall16", "verytall31", "endword."]
+    assert len(marks) == len(read.slides) == len(texts)
     first = [next(n for n, text in enumerate(texts) if mark in text) for mark in marks]
-    assert first == [0, 1, 2, 3, 4, 5, len(texts) - 1]
+    assert first == list(range(len(marks)))
     assert "endword." not in set().union(*texts[:-1])
 
 
-def test_overflowing_slides_are_scaled_down_no_lower_than_the_floor(printed):
+def test_overflowing_slides_are_fitted_no_lower_than_the_floor_and_named_once(printed):
     read, result = printed
     paths = [s.path for s in read.slides]
-    assert paths[0] == "slides/01-nothing-lost.html" and paths[0] not in result.scaled
+    assert paths[0] == "slides/01-nothing-lost.html" and paths[0] not in read.fitted
     for fitted in ("slides/02-twelve-points.html", "slides/03-tall.html",
                    "slides/05-long-code.html"):
-        assert pdf.FIT_FLOOR <= result.scaled[fitted] < 1.0, fitted
-        assert fitted not in result.continued
-    assert result.scaled["slides/04-wide.html"] < 1.0  # width is always fitted
+        assert pdf.FIT_FLOOR <= read.fitted[fitted].scale < 1.0, fitted
+        assert read.fitted[fitted].pages == 1
+    # fitted before printing: the print scales only what is too wide (width is always
+    # fitted), and says so once
+    assert list(result.scaled) == ["slides/04-wide.html"] and result.continued == {}
+    assert result.scaled["slides/04-wide.html"] < 1.0
 
 
 def test_a_slide_too_tall_at_the_floor_is_continued_and_named(printed):
     from pypdf import PdfReader
 
     read, result = printed
-    assert list(result.continued) == ["slides/06-very-tall.html"]
-    assert result.scaled["slides/06-very-tall.html"] == pdf.FIT_FLOOR
+    tall = "slides/06-very-tall.html"
+    assert read.fitted[tall].pages == 3 and read.fitted[tall].scale >= pdf.FIT_FLOOR
+    assert [s.path for s in read.slides][5:8] == [
+        tall, "slides/06-very-tall_2.html", "slides/06-very-tall_3.html"]
     pages = PdfReader(io.BytesIO(result.data)).pages
-    assert len(pages) == len(read.slides) - 1 + result.continued["slides/06-very-tall.html"]
+    assert len(pages) == len(read.slides)
+    for page in pages[6:8]:  # a continuation repeats its slide's heading, marked
+        assert " ".join(page.extract_text().split()).startswith("Very tall (continued)")
     assert all(round(float(p.mediabox.width) / float(p.mediabox.height), 3)
                == round(16 / 9, 3) for p in pages)
 

@@ -81,9 +81,12 @@ def test_nothing_is_sent_before_push_and_staged_says_what_would_be_written(
     after = faults(reference_service).counts()
     staged = deck.staged
     assert list(staged.columns) == ["path", "kind", "bytes", "change", "slide"]
+    # the 30 rows of the teams table are too long for one slide: continued on a second
     assert staged["path"].tolist() == [
         "slides/05-chart.html", "slides/assets/05-chart-figure.png", "slides/06-teams.html",
-        "slides/07-summary.html", "slides/assets/07-summary-chart.png"]
+        "slides/06-teams_2.html", "slides/07-summary.html", "slides/assets/07-summary-chart.png"]
+    assert staged.set_index("path").loc["slides/06-teams_2.html", "slide"] == \
+        "slides/06-teams.html"
     assert set(staged["change"]) == {"new"} and str(staged["bytes"].dtype) == "Int64"
     # opening the deck only read; staging sent nothing at all
     tools = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
@@ -109,12 +112,17 @@ def test_push_asks_one_plan_card_then_writes_and_previews_every_slide(shell, liv
     summary = read(shell, deck, "slides/07-summary.html")
     assert "<strong>Up 39 % on Q2</strong>" in summary
     assert "assets/07-summary-chart.png" in summary
-    assert "Showing the first 30 of 40 rows." in read(shell, deck, "slides/06-teams.html")
+    assert "Showing the first 30 of 40 rows." in read(shell, deck, "slides/06-teams_2.html")
+    assert "Teams (continued)" in html.unescape(read(shell, deck, "slides/06-teams_2.html"))
+    # the push says, once, which slide it continued; each preview is described by its
+    # slide's heading
+    assert pushed.message.count("slides/06-teams.html continued over 2 slides") == 1
+    assert 'alt="Teams"' in pushed.grid.value and 'alt="Teams (continued)"' in pushed.grid.value
     assert [p for p, _, _ in pushed.previews] == deck.deck.stage.slides
     for _path, png_bytes, data in pushed.previews:
         assert png_bytes[:8] == b"\x89PNG\r\n\x1a\n"
         assert data["renderer"] == "chromium" and data["failed_requests"] == []
-    assert "Up 39 % on Q2" in pushed.previews[2][2]["text_content"]
+    assert "Up 39 % on Q2" in pushed.previews[3][2]["text_content"]
     assert 'class="jdp-deck-grid"' in pushed.grid.value
     # the slides carry the project's design system (Acme Default's primary colour)
     assert "#1f4e79" in summary and deck.deck.theme.name == "Acme Default"

@@ -33,11 +33,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ...core import slideshow
+from ...core import slide_fit, slideshow
 from ...core.result_limits import RESULT_MAX_CHARS
 from ...errors import InvalidArguments
 from ...private_files import replace_private
 from .allowlist import DATA_IMAGE, clean, clean_css
+from .picture import picture_page, service_picture
 
 OPERATION = "deck export"
 #: the PDF page and the viewport a slide is drawn in (16:9)
@@ -93,6 +94,10 @@ class Export:
     partial: list[str] = dataclasses.field(default_factory=list)
     #: the deck's author, as its first page names it (`<meta name="author">`), or ""
     author: str = ""
+    #: slide path -> what fitting did, for each slide fitted or continued (`fit`)
+    fitted: dict[str, slide_fit.Outcome] = dataclasses.field(default_factory=dict)
+    #: slide path -> its heading, for each slide exported as the service's picture of it
+    pictures: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def checked_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
@@ -262,16 +267,28 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         notes = "".join(_NOTES.findall(inlined))
         held = [item for item in unread
                 if _asset_path(page, item.split(": ", 1)[1]) in listing]
-        picture = await _service_picture(call, project_id, page) if held else None
+        picture = await service_picture(call, project_id, page) if held else None
         if picture is not None:
-            inlined = _picture_page(shown_title, picture, notes)
+            inlined = picture_page(shown_title, picture, notes, PAGE_WIDTH, PAGE_HEIGHT)
             export.pictured += held
+            export.pictures[page] = shown_title
             export.missing += [item for item in unread if item not in held]
         else:
             export.missing += unread
-        export.slides.append(ExportedSlide(page, shown_title, inlined, notes,
-                                           *parts(inlined)))
+        _add_fitted(export, page, shown_title, inlined)
     return export
+
+
+def _add_fitted(export: Export, path: str, title: str, page: str) -> None:
+    """The slide's pages as shown (a page from the project is fitted and continued as
+    staging does it: a page pushed before, or by someone else, is shown whole too)."""
+    from .fit import CONTINUED, fit_page, record
+
+    shown = fit_page(path, page)
+    record(export.fitted, path, shown)
+    for number, (page_path, text) in enumerate(shown.pages):
+        export.slides.append(ExportedSlide(page_path, title + (CONTINUED if number else ""),
+                                           text, "".join(_NOTES.findall(text)), *parts(text)))
 
 
 def parts(page: str) -> tuple[str, str]:
@@ -282,39 +299,6 @@ def parts(page: str) -> tuple[str, str]:
 
 def _asset_path(page: str, src: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(page), src.split("#")[0]))
-
-
-async def _service_picture(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
-                           page: str) -> str | None:
-    """The service's browser-drawn picture of `page` as a data: URI, or None (no browser
-    there, or no picture in the answer)."""
-    import json
-
-    outcome = await call("render_preview", {"project_id": project_id, "path": page})
-    blocks = getattr(outcome, "blocks", [])
-    if getattr(outcome, "is_error", False):
-        return None
-    text = next((b.get("text", "") for b in blocks if b.get("type") == "text"), "")
-    try:
-        drawn_by = json.loads(text).get("renderer")
-    except (ValueError, AttributeError):
-        return None
-    image = next((b for b in blocks if b.get("type") == "image"), None)
-    if drawn_by != "chromium" or image is None:
-        return None
-    source = image.get("source") or {}
-    return f"data:{source.get('media_type')};base64,{source.get('data')}"
-
-
-def _picture_page(title: str, uri: str, notes: str) -> str:
-    """A slide page that is the service's picture of the slide, edge to edge (the notes
-    kept beside it, hidden as a slide's are)."""
-    aside = f'<aside class="jdp-notes" hidden>{notes}</aside>' if notes else ""
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>html,body{{margin:0}}"
-            f"img{{display:block;width:{PAGE_WIDTH}px;height:{PAGE_HEIGHT}px}}</style>"
-            f"</head><body><img alt=\"{html.escape(title, quote=True)}\" "
-            f"src=\"{html.escape(uri, quote=True)}\">{aside}</body></html>\n")
 
 
 # ---------------------------------------------------------------- HTML

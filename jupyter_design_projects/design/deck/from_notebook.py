@@ -61,7 +61,7 @@ EXTENSION_TYPES = {"png": "png", "jpg": "jpeg", "jpeg": "jpeg", "svg": "svg", "g
 NOTEBOOK_CSS = (
     ".jdp-notes{display:none}"
     ".jdp-code{font-size:20px;line-height:1.35;margin:8px 0;padding:8px 12px;"
-    "border-radius:6px;overflow:hidden;white-space:pre-wrap}"
+    "border-radius:6px;overflow:hidden;white-space:pre-wrap;color:#1b1f24}"
     ".jdp-output{font-size:22px;line-height:1.35;margin:8px 0;white-space:pre-wrap}"
     ".jdp-html table{font-size:22px}"
     "math[display=block]{margin:12px 0;font-size:1.1em}"

@@ -26,6 +26,11 @@ _AT_RULE = re.compile(r"@[^{;]*(?:;|\{(?:[^{}]*\{[^{}]*\})*[^{}]*\})")
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _VH = re.compile(r"(\d+(?:\.\d+)?)vh\b")
 _PAGE_LEVEL = {"html", "body", "html,body", ":root"}
+#: the elements reveal.js's themes restyle (margins, sizes, line heights, a shadow under
+#: code, a border round pictures): inside a slide they are reset to the browser's own
+#: rules first, so the slide's stylesheet draws them as its page and the PDF do
+RESET = ("h1,h2,h3,h4,h5,h6,p,pre,code,ul,ol,li,dl,dt,dd,table,thead,tbody,tr,th,td,"
+         "blockquote,img,figure,figcaption,a,strong,em,q,small,sub,sup")
 
 
 def scoped(css: str, scope: str = SCOPE) -> str:
@@ -46,7 +51,10 @@ def scoped(css: str, scope: str = SCOPE) -> str:
     # reveal.js centres the slides' text and its themes set headings in capitals; a slide
     # keeps its own alignment (left, as on its page and in the PDF, unless its rules say
     # otherwise: they come after) and its own case
-    return (f"{scope}{{text-align:left}}" + "".join(rules)
+    # `:where` adds nothing to the scope's weight: the slide's own rules, `*` included,
+    # come after and win
+    return (f"{scope}{{text-align:left}}{scope} :where({RESET}){{all:revert}}"
+            + "".join(rules)
             + f"{scope} h1,{scope} h2,{scope} h3{{text-transform:none}}")
 
 
@@ -63,7 +71,7 @@ def html_document(export: Export, title: str, notes: bool = False,
     slides = []
     for slide in export.slides:
         body = re.sub(r'<aside class="jdp-notes".*?</aside>', "", slide.body, flags=re.S)
-        title_layout = ("jdp-title",) if '<main class="slide title">' in body else ()
+        title_layout = ("jdp-title",) if '<main class="slide title' in body else ()
         look = (look_class(looks.index(slide.css)),) if len(looks) > 1 else ()
         slides.append(reveal.RevealSlide(
             body=body, notes=clean(slide.notes) if notes else "", title=slide.title,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import io
+import re
 from typing import Any
 
 from ...errors import ConfigError
@@ -119,14 +120,29 @@ _SHEET = ("<!doctype html><html><head><meta charset=\"utf-8\">"
           f"<meta http-equiv=\"Content-Security-Policy\" content=\"{SHEET_POLICY}\">"
           "<style>@page{margin:0}"
           f"html,body{{margin:0}}iframe{{display:block;width:{PAGE_WIDTH}px;"
-          f"height:{PAGE_HEIGHT}px;border:0;break-after:page}}</style></head><body>"
+          f"height:{PAGE_HEIGHT}px;border:0;break-after:page}}"
+          "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}</style></head><body>"
           "{frames}</body></html>")
 _MEASURE = "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
 
 
+#: every background and colour printed as the page shows it: Chromium leaves them out of a
+#: frame's print, even with `print_background`, unless the frame's own CSS says so (a page
+#: staged before the deck's stylesheet said it, or someone else's, gets it here)
+EXACT_COLOURS = ("<style>*{-webkit-print-color-adjust:exact !important;"
+                 "print-color-adjust:exact !important}</style>")
+
+
+def exact_colours(document: str) -> str:
+    """`document` printed with its backgrounds and colours."""
+    head = re.search(r"<head\b[^>]*>", document, re.IGNORECASE)
+    at = head.end() if head else 0
+    return document[:at] + EXACT_COLOURS + document[at:]
+
+
 def _sheet(documents: list[str]) -> str:
     return _SHEET.replace("{frames}", "".join(
-        f'<iframe sandbox="" srcdoc="{html.escape(d, quote=True)}"></iframe>'
+        f'<iframe sandbox="" srcdoc="{html.escape(exact_colours(d), quote=True)}"></iframe>'
         for d in documents))
 
 
@@ -201,7 +217,7 @@ async def _measure(page: Any) -> list[tuple[float, float]]:
 async def _print(page: Any, path: str, document: str, printed: Printed, pypdf: Any) -> bytes:
     """One document as a PDF: measured, fitted, printed (again smaller when rounding made
     a fitted slide one page too long), and noted in `printed`."""
-    await page.set_content(document, wait_until="load")
+    await page.set_content(exact_colours(document), wait_until="load")
     width, height = await page.evaluate(
         "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
     scale, continued = fit_scale(float(width), float(height))
@@ -215,10 +231,10 @@ async def _print(page: Any, path: str, document: str, printed: Printed, pypdf: A
         if pages == 1 or continued or attempt == RETRIES or smaller < FIT_FLOOR:
             break
         scale = smaller
-    if scale < 1.0:
-        printed.scaled[path] = round(scale, 3)
-    if pages > 1:
+    if pages > 1:  # one message a slide: continued (at its scale), else scaled
         printed.continued[path] = pages
+    elif scale < 1.0:
+        printed.scaled[path] = round(scale, 3)
     return data
 
 

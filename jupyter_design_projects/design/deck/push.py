@@ -166,18 +166,27 @@ class Push:
         holds every staged file: also when there was nothing to push)."""
         return self.refused is None and len(self.written) == self.total
 
+    def fit_summary(self) -> str:
+        """Which slides of this push were fitted or continued on a page of their own, in
+        one line ("" when none was): what the notebook's status says, and a script can."""
+        slide_of = {f.path: f.slide for f in self.deck.stage.files}
+        slides = {slide_of.get(path, path) for batch in self.batches for path in batch}
+        return self.deck.stage.fit_summary(sorted(slides))
+
     def load_previews(self) -> list[tuple[str, bytes, dict]]:
         """A PNG preview of each slide the push wrote, asked for all at once: (slide path,
         PNG, what the page reported)."""
         written = set(self.written)
         slides = {f.slide for f in self.deck.stage.files if f.path in written}
-        shown = [s for s in self.deck.stage.slides if s in slides]
+        shown = [f.path for f in self.deck.stage.files  # a slide's continuations too
+                 if f.kind == "slide" and f.slide in slides]
         self.previews = []
         for slide, result in zip(shown, self._run(self.deck.previews(shown)), strict=True):
             pngs = [blob for mime, blob in getattr(result, "images", []) if mime == "image/png"]
             data = result.data if isinstance(result.data, dict) else {}
-            if pngs:
-                self.previews.append((slide, pngs[0], data))
+            if pngs:  # described by the slide's heading
+                self.previews.append((slide, pngs[0],
+                                      {**data, "title": self.deck.stage.title(slide)}))
         return self.previews
 
     def __repr__(self) -> str:

@@ -100,7 +100,10 @@ def policy(scripts: Sequence[str], notes: bool) -> str:
 
 def _start(notes: bool) -> str:
     config = {
-        "width": WIDTH, "height": HEIGHT, "margin": 0.04, "minScale": 0.05, "maxScale": 2.0,
+        # a slide's content starts at its top, as on its page and in the PDF (reveal.js
+        # would centre it)
+        "width": WIDTH, "height": HEIGHT, "margin": 0.04, "center": False,
+        "minScale": 0.05, "maxScale": 2.0,
         "hash": True, "controls": True, "progress": True, "slideNumber": "c/t",
         "pdfSeparateFragments": False, "previewLinks": False, "autoPlayMedia": False,
     }

@@ -1,6 +1,11 @@
 """What a deck would write, before anything is sent: staged files by path, in the order
 they were staged, each a slide page or one of its assets, and how each compares with what
-the project held when it was last listed (new, replacing a file, or unchanged)."""
+the project held when it was last listed (new, replacing a file, or unchanged).
+
+A slide too long for its page is fitted and continued as it is staged (`fit`): its
+continuation pages are staged with it (they belong to it, as its assets do), and
+`Stage.fitted` says what was done to each, for staging, the push card and the export to
+name."""
 
 from __future__ import annotations
 
@@ -8,9 +13,10 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from ...core import display
+from ...core import display, slide_fit
 from ...core.display import MAX_PATH_CHARS
 from ...errors import InvalidArguments
+from .fit import fit_page
 from .slides import Asset
 
 SLIDE_SUFFIXES = (".html", ".htm")
@@ -58,10 +64,16 @@ class Stage:
 
     def __init__(self) -> None:
         self._files: dict[str, StagedFile] = {}
+        #: slide path -> what fitting did, for each slide fitted or continued
+        self.fitted: dict[str, slide_fit.Outcome] = {}
 
     def add_slide(self, path: str, page: str, assets: Sequence[Asset] = ()) -> StagedFile:
+        """Stage the slide page at `path` (fitted, and continued on pages of its own when
+        it is too long), with its assets; staging it again replaces them all."""
         path = slide_path(path)
-        files = [StagedFile(path, "slide", page.encode("utf-8"), path)]
+        shown = fit_page(path, page)
+        files = [StagedFile(slide_path(page_path), "slide", text.encode("utf-8"), path)
+                 for page_path, text in shown.pages]
         for asset in assets:
             files.append(StagedFile(checked_path(asset.path, "asset"), asset.kind, asset.data,
                                     path))
@@ -79,9 +91,29 @@ class Stage:
                 kept.update((f.path, f) for f in files)
         kept.update((f.path, f) for f in files if f.path not in kept)
         self._files = kept
+        self.fitted.pop(path, None)
+        if shown.changed:
+            self.fitted[path] = shown.outcome
         return files[0]
 
+    def fit_summary(self, slides: Sequence[str] | None = None) -> str:
+        """One line naming each staged slide (of `slides`, else all) fitted or continued,
+        or ""."""
+        return slide_fit.summary({path: outcome for path, outcome in self.fitted.items()
+                                  if slides is None or path in slides})
+
+    def title(self, path: str) -> str:
+        """The heading of the staged page at `path` (its `<title>`), else its path."""
+        import html
+        import re
+
+        staged = self._files.get(path)
+        found = re.search(rb"<title>(.*?)</title>", staged.data, re.DOTALL) if staged else None
+        return html.unescape(found.group(1).decode("utf-8", "replace")).strip() if found \
+            else path
+
     def remove(self, slide: str) -> None:
+        self.fitted.pop(slide, None)
         for old in [f for f in self._files.values() if f.slide == slide]:
             del self._files[old.path]
 

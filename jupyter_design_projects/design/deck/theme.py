@@ -140,13 +140,35 @@ def figure_room() -> str:
     )
 
 
+#: a slide that shows a table (alone, or as a notebook's output) under its heading
+_TABLE_HOLDERS = (".slide:not(.title):has(>table)", ".slide:not(.title):has(>.jdp-html>table)",
+                  ".slide:not(.title):has(>.fragment>.jdp-html>table)")
+
+
+def layout_css() -> str:
+    """Laid out as a presenter would: a table is centred across the slide, and a slide
+    whose table leaves room has it in the middle of the room under the heading (a
+    column one slide high, the table's block between two equal spaces)."""
+    holders = ",".join(_TABLE_HOLDERS)
+    return (f"{holders}{{display:flex;flex-direction:column;height:100vh}}"
+            ".slide>table,.jdp-html>table{margin-left:auto;margin-right:auto}"
+            ".slide:not(.title):has(>table)>table,"
+            ".slide:not(.title)>.jdp-html:has(>table),"
+            ".slide:not(.title)>.fragment:has(>.jdp-html>table){margin-top:auto;"
+            "margin-bottom:auto}")
+
+
 def stylesheet(theme: Theme, before_own: str = "") -> str:
     """The CSS every slide of the deck carries inline (a slide is one self-contained page
     plus its image assets); `before_own` (a notebook slide's rules) comes before the
     person's own CSS file, so a rule of theirs wins over the deck's."""
+    from .fit import fit_css
+
     t = theme
     return (
-        "*{box-sizing:border-box}"
+        # a PDF keeps every background and colour of the look (Chromium leaves them out
+        # of a print unless told, in a frame even with `print_background`)
+        "*{box-sizing:border-box;-webkit-print-color-adjust:exact;print-color-adjust:exact}"
         f"html,body{{margin:0;background:{t.background};color:{t.text};"
         f"font-family:{t.body_font};font-size:30px;line-height:1.4}}"
         f".slide{{padding:calc({t.spacing} * 6) calc({t.spacing} * 8);min-height:100vh}}"
@@ -166,5 +188,6 @@ def stylesheet(theme: Theme, before_own: str = "") -> str:
         ".slide.title{display:flex;flex-direction:column;justify-content:center;"
         "align-items:center;text-align:center}"
         ".slide.title h1{font-size:72px}"
-        + before_own + t.extra_css
+        ".jdp-continued{font-weight:normal}"
+        + layout_css() + fit_css() + before_own + t.extra_css
     )
