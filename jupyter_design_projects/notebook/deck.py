@@ -509,6 +509,11 @@ def _plan_gone() -> JdpError:
     return PermissionRefused("write_files", "plan_token_expired", explain("plan_token_expired"))
 
 
+def _preview_alt(path: str) -> str:
+    """A preview's alt text: what the picture is, not only the file it was drawn from."""
+    return f"Preview of the slide {path}, as the browser drew it"
+
+
 def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
     """The previews side by side, each captioned with its path and what the page reported."""
     if not previews:
@@ -524,7 +529,7 @@ def preview_grid(previews: list[tuple[str, bytes, dict]]) -> str:
             notes.append(str(data["fallback_reason"]))
         note = f"<br><small>{html.escape('; '.join(notes))}</small>" if notes else ""
         cells.append(f'<figure class="jdp-deck-preview" style="margin:0">'
-                     f'<img alt="{html.escape(path, quote=True)}" src="{src}" '
+                     f'<img alt="{html.escape(_preview_alt(path), quote=True)}" src="{src}" '
                      f'style="width:100%;border:1px solid #9e9e9e">'
                      f"<figcaption><code>{html.escape(path)}</code>{note}</figcaption></figure>")
     return (f'<div class="jdp-deck-grid" style="display:grid;gap:12px;grid-template-columns:'

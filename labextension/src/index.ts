@@ -20,6 +20,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { PanelApi, Send } from './api';
+import { cardAccessPlugin } from './cardAccess';
 import { readCellSource } from './format';
 // the panels are built when the plugin activates, so these load at start either way
 // eslint-disable-next-line jupyter/prefer-lazy-imports
@@ -195,4 +196,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [plugin, cardAccessPlugin];
