@@ -62,6 +62,7 @@ class CatalogueView:
             w.HBox([self.name_filter, *self.toggles.values()]),
             self.picker, self.detail, self.table,
         ])
+        self.widget.add_class("jdp-catalogue")
         self.name_filter.observe(self._refresh, names="value")
         for toggle in self.toggles.values():
             toggle.observe(self._refresh, names="value")
