@@ -95,11 +95,23 @@ export function watchCards(doc: Document): MutationObserver {
   const focus = new CardFocus(doc);
   doc.addEventListener('focusin', event => focus.focused(event.target), true);
   decorate(doc.body);
+  // ipywidgets inserts a view, then gives it its classes and its content: decorate the
+  // card around any node added or given a class, as well as the cards under it
   const observer = new MutationObserver(records => {
     for (const record of records) {
-      for (const node of Array.from(record.addedNodes)) {
+      const touched =
+        record.type === 'childList'
+          ? Array.from(record.addedNodes)
+          : record.attributeName === 'class'
+            ? [record.target]
+            : [];
+      for (const node of touched) {
         if (node instanceof Element) {
           decorate(node);
+          const card = node.closest(`.${CARD}`);
+          if (card && card !== node) {
+            decorate(card);
+          }
         }
       }
     }
@@ -109,7 +121,7 @@ export function watchCards(doc: Document): MutationObserver {
     childList: true,
     subtree: true,
     attributes: true,
-    attributeFilter: ['disabled']
+    attributeFilter: ['disabled', 'class']
   });
   return observer;
 }
