@@ -36,8 +36,10 @@ class CardRecord:
         """Display the record with a display id, so later answers update it in place
         (`display`: IPython's, unless given; it returns the handle that updates)."""
         if display is None:
-            from IPython.display import display
-        self._handle = display(self, display_id=True)
+            from IPython.display import display as shown
+        else:
+            shown = display
+        self._handle = shown(self, display_id=True)
 
     def asked(self, asked_html: str, asked_text: str) -> None:
         """A follow-up question replaced the card's body."""

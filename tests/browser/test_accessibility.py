@@ -87,7 +87,8 @@ def show(audits: dict) -> str:
         failed = [(v.rule, v.impact, v.nodes, v.target) for v in ours.severe()]
         lines.append(f"{theme}: ours {failed}")
         lines.append(f"{theme}: JupyterLab critical {lab.count('critical')} serious "
-                     f"{lab.count('serious')} (rules, nodes)")
+                     f"{lab.count('serious')} (rules, nodes): "
+                     f"{sorted({(v.rule, v.impact) for v in lab.severe()})}")
     return "\n".join(lines)
 
 
