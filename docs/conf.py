@@ -85,7 +85,9 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+# the notebook outputs' text colours in light and dark mode (docs/accessibility.md)
+html_css_files = ["jdp-palette.css"]
 templates_path = ["_templates"]
 # every page is a top-level entry of the root toctree, so the theme's "Section Navigation"
 # (the pages under the current top-level page) was empty on every page: the sidebar lists

@@ -26,10 +26,11 @@ from ..core.cards import (
     RESERVED_TARGET,
     ApprovalRequest,
 )
-from ..core.letters import escaped
 from ..core.plans import PLAN_TTL_MS
 from ..design.approval import PendingApproval
 from ..errors import ApprovalClosed, JdpError, PermissionDenied
+from .card_body import card_html
+from .card_record import CardRecord
 from .outcome import Outcome
 from .theme import colour
 from .views import failed_outcome
@@ -109,14 +110,27 @@ def approve_deny(approve: Callable[[], Any], deny: Callable[[], Any]) -> tuple[A
     return row, approve_button, deny_button
 
 
+def status_line() -> Any:
+    """A card's status line: the labextension makes it a polite live region (role=status)
+    that takes the focus once the buttons are gone, so the answer is heard."""
+    import ipywidgets as w
+
+    status = w.HTML()
+    status.add_class("jdp-card-status")
+    return status
+
+
 class AnsweredOnce:
     """A card's answer, taken once whichever thread asks: the first `claim` disables the
-    buttons and shows what was chosen; a later one raises ApprovalClosed(label)."""
+    buttons and shows what was chosen (and writes it in the card's record, when it has
+    one); a later one raises ApprovalClosed(label)."""
 
-    def __init__(self, label: str, buttons: Sequence[Any], status: Any) -> None:
+    def __init__(self, label: str, buttons: Sequence[Any], status: Any,
+                 record: CardRecord | None = None) -> None:
         self.label = label
         self._buttons = tuple(buttons)
         self._status = status
+        self._record = record
         self._lock = threading.Lock()
         self._open = True
 
@@ -128,13 +142,27 @@ class AnsweredOnce:
         for button in self._buttons:
             button.disabled = True
         self._status.value = f"<em>{html.escape(said)}</em>"
+        if self._record is not None:
+            self._record.answered(said)
 
 
-def show_answer(buttons: Any, output: Any, outcome: Outcome) -> None:
-    """A card answered: its buttons gone, the outcome alone in its output."""
+def show_answer(buttons: Any, output: Any, outcome: Outcome,
+                record: CardRecord | None = None) -> None:
+    """A card answered: its buttons gone, the outcome alone in its output (and its text
+    in the card's record, when it has one)."""
     buttons.children = ()
     output.outputs = ()
     output.append_display_data(outcome)
+    if record is not None:
+        record.finished(outcome)
+
+
+def show_card(card: Any) -> None:
+    """Display a card's live widget, then its record (see `card_record`)."""
+    from IPython.display import display
+
+    display(card.widget)
+    card.record.show()
 
 
 def card_box(children: Sequence[Any]) -> Any:
@@ -143,6 +171,7 @@ def card_box(children: Sequence[Any]) -> Any:
 
     box = w.VBox(list(children), layout=w.Layout(border=f"1px solid {colour('border')}",
                                                  padding="6px"))
+    # the labextension names the box a group, by its title (the body's first <h4>)
     box.add_class("jdp-card-box")
     return box
 
@@ -162,57 +191,6 @@ def answer_line(request: ApprovalRequest, choice: str) -> str:
     if request.kind == "plan" and request.reason == RESERVED_TARGET:
         return RESERVED_PLAN_APPROVED
     return BATCH_ONCE if request.kind in ("grant", "plan") else ONCE
-
-
-def _paths(title: str, paths: Sequence[str]) -> str:
-    if not paths:
-        return ""
-    items = "".join(f"<li><code>{html.escape(str(p))}</code>{_escaped(str(p))}</li>"
-                    for p in paths)
-    return (f'<div style="margin-top:4px"><b>{html.escape(title)}</b> ({len(paths)})'
-            f'<ul style="margin:2px 0">{items}</ul></div>')
-
-
-def _escaped(path: str) -> str:
-    """A non-ASCII path's escaped form, shown beside it (look-alikes cannot hide)."""
-    if path.isascii():
-        return ""
-    return f' <code style="opacity:.7">[{html.escape(escaped(path))}]</code>'
-
-
-def card_parts(request: ApprovalRequest) -> tuple[str, list[tuple[str, str]], list[str]]:
-    """What a card shows besides its path lists: the title, the field rows, and the
-    detail and note lines, each taken from the request's own fields."""
-    rows = [(label, str(value)) for label, value in (
-        ("Operation", request.operation), ("Project", request.project),
-        ("Sharing", request.sharing), ("URL", request.url)) if value]
-    lines = [line for line in (*request.details, *request.notes) if line.strip()]
-    return request.title, rows, lines
-
-
-def card_html(request: ApprovalRequest) -> str:
-    """The card's body: every value escaped; the URL is a link only when it is https; each
-    button the card does not offer is named with the reason."""
-    title, rows, lines = card_parts(request)
-    cells = []
-    for label, value in rows:
-        shown = html.escape(value)
-        if label == "URL" and value.startswith("https://"):
-            shown = (f'<a href="{html.escape(value, quote=True)}" target="_blank" '
-                     f'rel="noopener noreferrer">{shown}</a>')
-        cells.append(f'<tr><th style="text-align:left;padding-right:12px">'
-                     f"{html.escape(label)}</th><td>{shown}</td></tr>")
-    notes = "".join(f'<p style="margin:4px 0">{html.escape(line)}</p>' for line in lines)
-    withheld = "".join(
-        f'<p class="jdp-card-withheld" style="margin:4px 0;color:{colour("muted")}">'
-        f"No &quot;{html.escape(button)}&quot;: {html.escape(why)}</p>"
-        for button, why in request.withheld)
-    return (
-        f'<div class="jdp-card"><h4 style="margin:4px 0">{html.escape(title)}</h4>'
-        f'<table>{"".join(cells)}</table>'
-        f"{_paths('Writes', request.writes)}{_paths('Deletes', request.deletes)}"
-        f"{notes}{withheld}</div>"
-    )
 
 
 class ApprovalCard:
@@ -243,7 +221,8 @@ class ApprovalCard:
         #: each answer as the sentence the status line shows
         self.said: list[str] = []
         self.header = w.HTML()
-        self.status = w.HTML()
+        self.status = status_line()
+        self.record = CardRecord("", "")
         self.buttons = w.HBox()
         self.buttons.add_class("jdp-card-buttons")
         self.stale = stale_notice()
@@ -257,6 +236,7 @@ class ApprovalCard:
         self.pending = pending
         request: ApprovalRequest = pending.request
         self.header.value = card_html(self._named(request))
+        self.record.asked(self.header.value, f"{request.title} ({request.operation})")
         answers: dict[str, Callable[[], Any]] = {
             APPROVE: self.approve, APPROVE_FOR_PROJECT: lambda: self.approve(durable=True),
             DENY: self.deny}
@@ -296,6 +276,7 @@ class ApprovalCard:
 
     def _say(self) -> None:
         self.status.value = f"<em>{html.escape(' → '.join(self.said))}</em>"
+        self.record.answers_are(self.said)
 
     def _watched(self, future: Future[Any]) -> None:
         """The watcher ended: show the continued call's result, if it continued one."""
@@ -357,9 +338,13 @@ class ApprovalCard:
 
     def _finish(self, outcome: Outcome) -> Outcome:
         self.outcome = outcome
-        show_answer(self.buttons, self.output, outcome)
+        show_answer(self.buttons, self.output, outcome, self.record)
         self._finished.set()
         return outcome
+
+    def show(self) -> None:
+        """Display the card and its record (the magics' way to show it)."""
+        show_card(self)
 
     def wait(self, timeout: float) -> Outcome | None:
         """The final Outcome once the card is settled (by a click, code or the grant

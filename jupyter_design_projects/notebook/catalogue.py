@@ -47,8 +47,11 @@ class CatalogueView:
 
         self.rows = rows
         self.name_filter = w.Text(placeholder="filter by name", description="Name")
+        # checkboxes, not toggle buttons: a checkbox's state is read out ("checked"), an
+        # ipywidgets ToggleButton exposes no pressed state
         self.toggles = {
-            flag: w.ToggleButton(value=False, description=flag.replace("_", " "))
+            flag: w.Checkbox(value=False, description=flag.replace("_", " "), indent=False,
+                             layout=w.Layout(width="auto"))
             for flag in FLAGS
         }
         self.table = w.HTML()
@@ -59,6 +62,7 @@ class CatalogueView:
             w.HBox([self.name_filter, *self.toggles.values()]),
             self.picker, self.detail, self.table,
         ])
+        self.widget.add_class("jdp-catalogue")
         self.name_filter.observe(self._refresh, names="value")
         for toggle in self.toggles.values():
             toggle.observe(self._refresh, names="value")

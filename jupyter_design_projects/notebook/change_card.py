@@ -18,14 +18,17 @@ from ..errors import JdpError, ProjectsChangeDenied
 from ..projects.change import DELETE, ProjectChange
 from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
 from . import views
+from .card_body import card_html
+from .card_record import CardRecord
 from .cards import (
     DENIED,
     AnsweredOnce,
     approve_deny,
     card_box,
-    card_html,
     show_answer,
+    show_card,
     stale_notice,
+    status_line,
 )
 from .outcome import Outcome, PendingOutcome
 from .progress import MIB
@@ -48,11 +51,9 @@ def change_command(host: Any, action: str, args: dict[str, Any]) -> Any:
         return views.project_outcome(action, _send(host, change, APPROVED_BY_YES))
     if not host.can_ask():
         raise ProjectsChangeDenied(action, "nobody_can_click")
-    from IPython.display import display
-
     card = ChangeCard(change, session.projects.project_uuid,
                       lambda: _send(host, change, APPROVED_ON_CARD))
-    display(card)
+    card.show()
     return PendingChange(card)
 
 
@@ -151,9 +152,10 @@ class ChangeCard:
         self.stale = stale_notice()
         self.buttons, self.approve_button, self.deny_button = approve_deny(self.approve,
                                                                            self.deny)
-        self.status = w.HTML()
+        self.status = status_line()
+        self.record = CardRecord(self.header.value, self._plain())
         self._answer = AnsweredOnce(self.label, (self.approve_button, self.deny_button),
-                                    self.status)
+                                    self.status, self.record)
         self.output = w.Output()
         self.widget = card_box([self.header, self.stale, self.buttons, self.status,
                                 self.output])
@@ -177,11 +179,13 @@ class ChangeCard:
         if isinstance(result, JdpError):
             outcome = views.failed_outcome(self.label, result)
             self.status.value = f"<em>approved, not sent: {html.escape(str(result))}</em>"
+            self.record.answers_are([f"approved, not sent: {result}"])
         elif isinstance(result, BaseException):
             raise result
         else:
             outcome = views.project_outcome(self.change.method, result)
             self.status.value = f"<em>{html.escape(SENT)}</em>"
+            self.record.answers_are([SENT])
         return self._finish(outcome)
 
     def deny(self) -> Outcome:
@@ -191,15 +195,22 @@ class ChangeCard:
 
     def _finish(self, outcome: Outcome) -> Outcome:
         self.outcome = outcome
-        show_answer(self.buttons, self.output, outcome)
+        show_answer(self.buttons, self.output, outcome, self.record)
         return outcome
 
+    def _plain(self) -> str:
+        return f"Approval card: {self.change.title} {self.change.path}"
+
+    def show(self) -> None:
+        """Display the card and its record (what was asked and answered, for a saved
+        notebook reopened with no kernel)."""
+        show_card(self)
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """The live card, and for a frontend with no widgets (nbconvert, a docs page, a
-        saved notebook) the card as HTML and text."""
+        """The live card, and for a frontend with no widgets (nbconvert, a docs page) the
+        card as HTML and text."""
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
-        return {**bundle, "text/html": self.header.value,
-                "text/plain": f"Approval card: {self.change.title} {self.change.path}"}
+        return {**bundle, "text/html": self.header.value, "text/plain": self._plain()}
 
 
 class PendingChange(PendingOutcome):

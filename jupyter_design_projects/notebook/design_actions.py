@@ -79,8 +79,6 @@ def call(host: NotebookHost, command: Command) -> Any:
         from ..core.permissions import explain
 
         raise PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
-    from IPython.display import display
-
     from .cards import ApprovalCard
     from .outcome import PendingOutcome
 
@@ -90,7 +88,7 @@ def call(host: NotebookHost, command: Command) -> Any:
 
     card = ApprovalCard(result, resume=host.resume, present=views.design_outcome,
                         watch=watch, project_names=session.design.projects_seen)
-    display(card.widget)
+    card.show()
     return PendingOutcome(operation, card)
 
 

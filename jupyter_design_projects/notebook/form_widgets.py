@@ -22,8 +22,9 @@ def field_class(shown: str) -> str:
     return "jdp-field-" + "-".join(re.findall(r"[A-Za-z0-9_]+", shown))
 
 
-def label_html(field: forms.Field, shown: str) -> str:
-    """A field's label: its name, * when required, its limits and its help, escaped."""
+def label_html(field: forms.Field, shown: str, *, named: bool = True) -> str:
+    """A field's label: its name (unless its editor's own label shows it), * when
+    required, its limits and its help, escaped."""
     star = f' <span style="color:{colour("error")}" title="required">*</span>' \
         if field.required else ""
     notes = [*field.limits]
@@ -31,7 +32,15 @@ def label_html(field: forms.Field, shown: str) -> str:
         notes.insert(0, field.help)
     note = (f'<div style="font-size:90%;color:{colour("muted")}">'
             f'{html.escape(" · ".join(notes))}</div>') if notes else ""
+    if not named:  # the editor's own label says the name and "(required)"
+        return f"<div>{note}</div>"
     return f"<div><code>{html.escape(shown)}</code>{star}{note}</div>"
+
+
+def input_name(field: forms.Field, shown: str) -> str:
+    """The text of an editor's own <label> (its accessible name): the field's path, and
+    "(required)" when it is."""
+    return f"{shown} (required)" if field.required else shown
 
 
 class Editor:
@@ -42,8 +51,12 @@ class Editor:
 
         self.field = field
         self.w = w
-        self.label = w.HTML(label_html(field, shown))
+        self.label = w.HTML(label_html(field, shown, named=False))
         self.input = self._input()
+        # the input's own <label for> names it (ipywidgets' empty one left it nameless)
+        self.input.description = input_name(field, shown)
+        if field.kind != forms.CHECKBOX:
+            self.input.style.description_width = "initial"
         self.widget = w.VBox([self.label, self.input])
         self.widget.add_class(field_class(shown))
 

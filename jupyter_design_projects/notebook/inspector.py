@@ -168,6 +168,7 @@ class Inspector:
         self.filter = w.Text(placeholder="filter by name or description",
                              layout=w.Layout(width="100%"))
         self.picker = w.Select(rows=min(10, max(2, len(self.operations))),
+                               description="Operation", style={"description_width": "initial"},
                                layout=w.Layout(width="100%"))
         self.picker.add_class("jdp-inspector-picker")
         self.about = w.HTML()

@@ -12,7 +12,16 @@ from ..core.plans import CARD_LIMIT
 from ..core.sync_plan import CONFLICT, PUSH
 from ..errors import JdpError, ProjectsChangeDenied
 from .budget import Budget
-from .cards import AnsweredOnce, approve_deny, card_box, show_answer, stale_notice
+from .card_record import CardRecord
+from .cards import (
+    AnsweredOnce,
+    approve_deny,
+    card_box,
+    show_answer,
+    show_card,
+    stale_notice,
+    status_line,
+)
 from .outcome import Outcome, PendingOutcome
 from .sync_result import run_summary, with_results
 from .views import failed_outcome
@@ -40,7 +49,6 @@ def sync_command(host: Any, args: dict[str, Any]) -> Any:
         return plan_outcome(plan)
     if not host.can_ask():
         raise ProjectsChangeDenied("sync", "nobody_can_click")
-    from IPython.display import display
 
     from ..projects.stoppable import run_stoppable
 
@@ -48,7 +56,7 @@ def sync_command(host: Any, args: dict[str, Any]) -> Any:
     # run after the write in flight, and the outcome says what was and was not written
     card = SyncCard(plan, lambda panel: run_stoppable(session.run, lambda stop: apply_sync(
         projects, state, plan, on_progress=panel.report_batch, stop=stop)))
-    display(card)
+    show_card(card)
     return PendingSync(card)
 
 
@@ -148,9 +156,10 @@ class SyncCard:
         self.buttons, self.approve_button, self.deny_button = approve_deny(self.approve,
                                                                            self.deny)
         self.progress = ProgressPanel()
-        self.status = w.HTML()
+        self.status = status_line()
+        self.record = CardRecord(self.header.value, f"Approval card: {plan.summary}")
         self._answer = AnsweredOnce("project sync", (self.approve_button, self.deny_button),
-                                    self.status)
+                                    self.status, self.record)
         self.output = w.Output()
         self.widget = card_box([self.header, self.stale, self.buttons, self.progress.widget,
                                 self.status, self.output])
@@ -175,7 +184,7 @@ class SyncCard:
 
     def _finish(self, outcome: Outcome) -> Outcome:
         self.outcome = outcome
-        show_answer(self.buttons, self.output, outcome)
+        show_answer(self.buttons, self.output, outcome, self.record)
         return outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):

@@ -156,4 +156,10 @@ def html_table(rows: list[dict[str, Any]], columns: Sequence[str] | None = None)
     more = ""
     if len(rows) > HTML_ROW_LIMIT:
         more = (f"<p><em>{len(rows) - HTML_ROW_LIMIT} more rows: see .df</em></p>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+    # a wide table scrolls in its own box, which the keyboard can reach and scroll (WCAG
+    # 2.1.1): focusable, a named region
+    name = html.escape(f"Table of {', '.join(columns[:3])}{', …' if len(columns) > 3 else ''}"
+                       " (scrolls sideways)", quote=True)
+    return (f'<div class="jdp-table-scroll" role="region" tabindex="0" aria-label="{name}" '
+            f'style="overflow-x:auto;max-width:100%">'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}")

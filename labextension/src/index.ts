@@ -21,6 +21,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { PanelApi, Send } from './api';
+import { cardAccessPlugin } from './cardAccess';
 import { codeRendererFactory, ICodeHost } from './code';
 import { readCellSource } from './format';
 // the panels are built when the plugin activates, so these load at start either way
@@ -223,4 +224,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [plugin, cardAccessPlugin];

@@ -49,8 +49,8 @@ def test_a_write_waits_for_its_card_and_approve_writes_what_it_showed(lab_page, 
     create = run_cell(page, 1)
     approve = create.get_by_role("button", name="Approve", exact=True)
     expect(approve).to_be_visible(timeout=KERNEL_MS)
-    expect(create.locator(".jdp-card")).to_contain_text("Create this doc")
-    expect(create.locator(".jdp-card")).to_contain_text(PATH)
+    expect(create.locator(".jdp-card-box .jdp-card")).to_contain_text("Create this doc")
+    expect(create.locator(".jdp-card-box .jdp-card")).to_contain_text(PATH)
     assert stored(reference_service) == {}  # nothing before the click
     click(page, approve)
     expect(create.locator(".widget-output")).to_contain_text(f"Created {PATH}",
@@ -60,7 +60,7 @@ def test_a_write_waits_for_its_card_and_approve_writes_what_it_showed(lab_page, 
     replace = run_cell(page, 2)
     approve = replace.get_by_role("button", name="Approve", exact=True)
     expect(approve).to_be_visible(timeout=KERNEL_MS)
-    diff = replace.locator(".jdp-change-diff")
+    diff = replace.locator(".jdp-card-box .jdp-change-diff")
     expect(diff).to_contain_text("-beta")
     expect(diff).to_contain_text("+gamma")
     replace.screenshot(path="/tmp/jdp-change-card.png")

@@ -58,7 +58,7 @@ def test_one_card_approves_the_whole_batch_and_a_rerun_has_none(lab_page, lab,
     cell = run_cell(page, 1)
     approve = cell.get_by_role("button", name="Approve", exact=True)
     expect(approve).to_be_visible(timeout=KERNEL_MS)
-    card = cell.locator(".jdp-sync-card")
+    card = cell.locator(".jdp-card-box .jdp-sync-card")
     expect(card).to_contain_text(f"Sync {N_FILES} writes: {N_FILES} new")
     expect(card).to_contain_text(f"{PREFIX}/")
     listing = card.locator("details.jdp-sync-all")

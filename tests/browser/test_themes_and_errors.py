@@ -11,6 +11,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
+from jupyter_design_projects.notebook.theme import PALETTE
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 #: a kernel round trip, including the first session start (ms)
@@ -153,8 +154,10 @@ def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
     expect(card.get_by_role("button", name="Approve", exact=True)).to_be_visible(
         timeout=KERNEL_MS)
 
-    brand, error = css_colour(page, "var(--jp-brand-color1)"), css_colour(
-        page, "var(--jp-error-color1)")
+    # text colours are the extension's palette (theme.py), its dark values in this theme
+    brand, error = css_colour(page, "var(--jdp-title)"), css_colour(page, "var(--jdp-error)")
+    assert brand == css_colour(page, PALETTE["title"][1])
+    assert error == css_colour(page, PALETTE["error"][1])
     track = page.evaluate("() => getComputedStyle(document.body)"
                           ".getPropertyValue('--jp-layout-color3').trim()")
     assert track, "the dark theme defines --jp-layout-color3"
@@ -166,8 +169,8 @@ def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
     assert (meter_track.evaluate("e => getComputedStyle(e).backgroundColor")
             == css_colour(page, "var(--jp-layout-color3)"))
     # nothing is drawn in the light theme's fixed colours
-    assert css_colour(page, "#1f4e79") != brand and css_colour(page, "#e0e0e0") != css_colour(
-        page, "var(--jp-layout-color3)")
+    assert css_colour(page, PALETTE["title"][0]) != brand and css_colour(
+        page, "#e0e0e0") != css_colour(page, "var(--jp-layout-color3)")
     page.locator(".jp-NotebookPanel").screenshot(path=str(SCREENSHOTS / "jdp-dark-theme.png"))
 
 

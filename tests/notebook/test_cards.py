@@ -16,6 +16,7 @@ from jupyter_design_projects.errors import (
     PermissionDenied,
 )
 from jupyter_design_projects.notebook import views
+from jupyter_design_projects.notebook.card_body import card_html, card_parts
 from jupyter_design_projects.notebook.cards import (
     APPROVED_ELSEWHERE,
     BATCH_ONCE,
@@ -28,8 +29,6 @@ from jupyter_design_projects.notebook.cards import (
     RESERVED_PLAN_APPROVED,
     ApprovalCard,
     answer_line,
-    card_html,
-    card_parts,
 )
 from jupyter_design_projects.notebook.outcome import PendingOutcome
 
