@@ -38,8 +38,8 @@ BANNER = (
     "Set JDP_API_BASE_URL to use another service."
 )
 SHARED_BANNER = (
-    "Using the offline reference service at {base_url} that this Jupyter server started "
-    "(demo data, no account; shared with the side panel and every kernel of this server). "
+    "Using the embedded reference service, on this Jupyter server (offline, demo data, no "
+    "account; shared with the side panel and every kernel of this server). "
     "Set JDP_API_BASE_URL to use another service."
 )
 
@@ -232,9 +232,14 @@ class Session:
 
     @cached_property
     def credentials(self):
+        from .embedded import owner_secret_for
         from .transport.credential_manager import open_credentials
 
-        return open_credentials(self.settings, self.data_dir, self._client)
+        def owner() -> Any:  # read at each sign-in: the service writes a new one each run
+            return owner_secret_for(self.embedded, self.settings.credentials_file,
+                                    self.settings.oauth_authorize_url)
+
+        return open_credentials(self.settings, self.data_dir, self._client, owner_secret=owner)
 
     @cached_property
     def _client(self):

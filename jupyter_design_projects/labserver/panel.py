@@ -25,7 +25,6 @@ from .. import service_file
 from ..core.display import LOOPBACK_HOSTS, id_rule
 from ..design.rest import DesignRest
 from ..errors import (
-    AuthError,
     ConfigError,
     InvalidProjectsArgument,
     NeedsConsent,
@@ -42,6 +41,9 @@ T = TypeVar("T")
 DOC_MAX_BYTES = 1024 * 1024
 #: `GET journal` lists at most this many entries
 JOURNAL_MAX = 500
+#: where the server's own reference service is, in words for a browser elsewhere (its
+#: loopback address means nothing there)
+EMBEDDED_LABEL = "the embedded reference service, on this Jupyter server"
 #: paths and file names are shown up to this length
 PATH_CHARS = 1024
 
@@ -55,6 +57,8 @@ class Panel:
         self._opening = threading.Lock()
         #: project id → display-safe name, once get_project answered
         self._names: dict[str, str] = {}
+        #: where the kernels learn this server's public address (`sign_in.PublicAddress`)
+        self.public_address: Any = None
 
     # ------------------------------------------------------------ the session
 
@@ -99,6 +103,8 @@ class Panel:
         session = self._session
         secrets = session._secrets() if session is not None else []
         base = session.settings.api_base_url if session is not None else ""
+        if session is not None and session.embedded is not None:
+            base = EMBEDDED_LABEL
         return failures.failure(exc, secrets, base)
 
     async def answer(self, work: Callable[[Session], Awaitable[T]]) -> T | dict[str, str]:
@@ -127,7 +133,7 @@ class Panel:
         except Exception:
             return {"base_url": None, "reference": True, "state": "unreachable"}
         host = urlsplit(settings.api_base_url).hostname or ""
-        return {"base_url": settings.api_base_url,
+        return {"base_url": settings.api_base_url, "label": EMBEDDED_LABEL if service else None,
                 "reference": service is not None or host in LOOPBACK_HOSTS, "state": state}
 
     async def status(self) -> dict[str, Any]:
@@ -232,8 +238,13 @@ class Panel:
     async def restore(self, entry_id: int) -> dict[str, Any]:
         return await self.open_answer("Projects", lambda session: _restore(session, entry_id))
 
-    async def login(self) -> dict[str, Any]:
-        return await self.answer(_login)
+    def embedded_service(self) -> Any:
+        """The server's reference service when this server uses it (None: a configured
+        service, or none ready yet)."""
+        try:
+            return self._settings()[1]
+        except Exception:
+            return None
 
 
 async def _call(work: Callable[[Session], Awaitable[T]], session: Session) -> T:
@@ -362,18 +373,3 @@ async def _restore(session: Session, entry_id: int) -> dict[str, Any]:
     done = await session.projects.restore(entry_id)
     return {"message": f"Restored {done['path']} ({done['bytes']:,} bytes) from journal entry "
                        f"{entry_id}."}
-
-
-async def _login(session: Session) -> dict[str, Any]:
-    """The reference service (the server's own, or one on loopback) completes sign-in by
-    itself; any other service gets the authorize URL to open."""
-    host = urlsplit(session.settings.api_base_url).hostname or ""
-    if session.embedded is not None or host in LOOPBACK_HOSTS:
-        try:
-            await asyncio.to_thread(session.login_embedded)
-            return {"signed_in": True}
-        except AuthError:
-            if session.embedded is not None:
-                raise
-    url, _attempt = session.login_begin()
-    return {"url": url}
