@@ -251,7 +251,10 @@ export class PanelModel {
   /** Finish a paste-mode sign-in; a bad code keeps the attempt for another try. */
   async finishSignIn(code: string): Promise<IOutcome> {
     if (!code.trim()) {
-      return { ok: false, text: 'Paste the code the sign-in page shows first.' };
+      return {
+        ok: false,
+        text: 'Paste the code the sign-in page shows first.'
+      };
     }
     const answer = await this.api.finishLogin(code.trim());
     if (isFailure(answer)) {

@@ -193,10 +193,15 @@ export function renderFailure(
       })
     );
     box.appendChild(
-      button('Sign in with a code', 'sign-in-paste', () => handlers.signIn('paste'), {
-        title:
-          'Open the sign-in page in a new tab; paste the code it shows into this panel'
-      })
+      button(
+        'Sign in with a code',
+        'sign-in-paste',
+        () => handlers.signIn('paste'),
+        {
+          title:
+            'Open the sign-in page in a new tab; paste the code it shows into this panel'
+        }
+      )
     );
   }
   return box;
@@ -212,7 +217,12 @@ export function renderPasteCode(
     'jdp-Muted',
     'Paste the code the sign-in page shows (code#state):'
   );
-  const input = el('input', 'jp-mod-styled jdp-PasteInput', undefined, 'paste-code');
+  const input = el(
+    'input',
+    'jp-mod-styled jdp-PasteInput',
+    undefined,
+    'paste-code'
+  );
   input.type = 'text';
   input.autocomplete = 'off';
   input.spellcheck = false;
