@@ -238,13 +238,20 @@ class Panel:
     async def restore(self, entry_id: int) -> dict[str, Any]:
         return await self.open_answer("Projects", lambda session: _restore(session, entry_id))
 
-    def embedded_service(self) -> Any:
-        """The server's reference service when this server uses it (None: a configured
-        service, or none ready yet)."""
+    def proxied_service(self) -> tuple[str, Any] | None:
+        """The reference service whose pages this server shows through its own address
+        (`proxy.py`), and its owner secret: the server's own service, or one on loopback
+        whose secret sits beside its credential file. None for any other service (its
+        pages are on its own site) or while none is ready."""
+        from ..embedded import owner_secret_for
+
         try:
-            return self._settings()[1]
+            settings, service = self._settings()
         except Exception:
             return None
+        secret = owner_secret_for(service, settings.credentials_file,
+                                  settings.oauth_authorize_url)
+        return None if secret is None else (settings.api_base_url.rstrip("/"), secret)
 
 
 async def _call(work: Callable[[Session], Awaitable[T]], session: Session) -> T:

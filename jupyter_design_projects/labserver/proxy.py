@@ -61,22 +61,22 @@ class ProxyHandler(JupyterHandler):
     async def _forward(self, method: str) -> None:
         if method not in self.methods:
             raise web.HTTPError(405)
-        service = self.panel.embedded_service()
-        secret = service.owner_secret() if service is not None else None
-        if service is None or secret is None:
+        proxied = self.panel.proxied_service()
+        if proxied is None:
             self.set_status(404)
             self.set_header("Content-Type", "text/plain; charset=utf-8")
             return self.finish(NO_SERVICE)
+        base_url, secret = proxied
         body = self.request.body if method == "POST" else None
         if body is not None and len(body) > MAX_FORM_BYTES:
             raise web.HTTPError(413)
         headers = {owner_proof.OWNER_HEADER: secret.reveal(),
                    owner_proof.PUBLIC_BASE_HEADER: self._public_base(),
-                   "Origin": service.base_url}
+                   "Origin": base_url}
         if body is not None:
             headers["Content-Type"] = self.request.headers.get("Content-Type", "")
         query = self.request.query
-        url = service.base_url + self.target + (f"?{query}" if query else "")
+        url = base_url + self.target + (f"?{query}" if query else "")
         answer = await httpclient.AsyncHTTPClient().fetch(httpclient.HTTPRequest(
             url, method=method, headers=headers, body=body, follow_redirects=False,
             request_timeout=30.0), raise_error=False)

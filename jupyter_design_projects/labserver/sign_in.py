@@ -123,7 +123,7 @@ class PanelSignIn:
         return await self._panel.answer(lambda session: self._begin(session, base, mode))
 
     async def _begin(self, session: Session, base: str, mode: str) -> dict[str, Any]:
-        through_proxy = session.embedded is not None
+        through_proxy = self._panel.proxied_service() is not None
         if mode == "redirect":
             redirect: str | None = base + CALLBACK
         else:
