@@ -132,9 +132,13 @@ class Panel:
             return {"base_url": None, "reference": True, "state": "starting"}
         except Exception:
             return {"base_url": None, "reference": True, "state": "unreachable"}
-        host = urlsplit(settings.api_base_url).hostname or ""
-        return {"base_url": settings.api_base_url, "label": EMBEDDED_LABEL if service else None,
-                "reference": service is not None or host in LOOPBACK_HOSTS, "state": state}
+        parts = urlsplit(settings.api_base_url)
+        label = EMBEDDED_LABEL if service is not None else (
+            f"a service on this Jupyter server's machine (loopback port {parts.port})"
+            if (parts.hostname or "") in LOOPBACK_HOSTS else None)
+        return {"base_url": settings.api_base_url, "label": label,
+                "reference": service is not None or (parts.hostname or "") in LOOPBACK_HOSTS,
+                "state": state}
 
     async def status(self) -> dict[str, Any]:
         project = await self.open_answer("Projects", _project_part)

@@ -92,7 +92,9 @@ async def test_status_shows_the_service_the_project_and_no_consent(module_refere
     report = await open_panel(service_env(service, tmp_path)).status()
 
     assert report["service"] == {"base_url": service.base_url, "reference": True,
-                                 "state": "ready", "label": None}
+                                 "state": "ready", "label": (
+                                     "a service on this Jupyter server's machine (loopback "
+                                     f"port {service.base_url.rsplit(':', 1)[1]})")}
     project = report["project"]
     assert project["name"] == "Team Handbook"
     assert project["uuid"] == service.project_uuid
