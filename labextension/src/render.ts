@@ -119,9 +119,8 @@ export function describeFailure(
         detail: failure.message
       };
     case Kind.unreachable: {
-      const where = service?.base_url
-        ? `No answer from ${service.base_url}`
-        : 'No answer';
+      const named = service?.label ?? service?.base_url;
+      const where = named ? `No answer from ${named}` : 'No answer';
       return {
         title: `${where}: is the service running?`,
         detail: failure.message
