@@ -493,8 +493,9 @@ class Session:
 
     def sign_out(self):
         """Forget the credential in this session and delete it from the credential store
-        (the 0600 file, or the OS keyring's entry); the next call says "Not signed in".
-        Returns the new `auth_status()`."""
+        (the 0600 file, or the OS keyring's entry), tell this person's other processes
+        (they stop using the token at once), and revoke it at the service (RFC 7009); the
+        next call says "Not signed in". Returns the new `auth_status()`."""
         self.run(self.credentials.sign_out(), timeout=30)
         return self.auth_status(discover=False)
 

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["failures", "handlers", "launcher", "panel", "policy"]
+__all__ = ["failures", "handlers", "launcher", "panel", "policy", "proxy", "sign_in"]
 
 
 def _share_public_address(serverapp: Any, panel: Any) -> None:

@@ -65,7 +65,8 @@ class ProxyHandler(JupyterHandler):
         if proxied is None:
             self.set_status(404)
             self.set_header("Content-Type", "text/plain; charset=utf-8")
-            return self.finish(NO_SERVICE)
+            self.finish(NO_SERVICE)
+            return
         base_url, secret = proxied
         body = self.request.body if method == "POST" else None
         if body is not None and len(body) > MAX_FORM_BYTES:
@@ -127,8 +128,9 @@ def _page(title: str, sentence: str) -> str:
 
 def routes(panel: Any, flow: sign_in.PanelSignIn) -> list[tuple[str, Any, dict[str, Any]]]:
     """(route under the prefix, handler, its arguments)."""
-    out = [(route.lstrip("/"), ProxyHandler, {"panel": panel, "target": target,
-                                              "methods": methods})
-           for route, (target, methods) in PAGES.items()]
+    out: list[tuple[str, Any, dict[str, Any]]] = [
+        (route.lstrip("/"), ProxyHandler, {"panel": panel, "target": target,
+                                           "methods": methods})
+        for route, (target, methods) in PAGES.items()]
     out.append((sign_in.CALLBACK.lstrip("/"), CallbackHandler, {"sign_in": flow}))
     return out
