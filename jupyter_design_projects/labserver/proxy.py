@@ -6,14 +6,16 @@ browser may not reach, and answers these pages to its owner only (`core.owner_pr
 this proxy, running as the owner, adds the owner secret and names its public prefix, so
 the pages link, post and redirect through the address the browser already uses.
 
-A form POST is taken from this server's own pages only (its Origin is this server's);
-the service's per-run form token is the rest of the CSRF check, as Jupyter's `_xsrf`
-field cannot be in a page the service renders.
+A form POST passes Jupyter's own XSRF check (this proxy adds the `_xsrf` field to each
+form of a page it forwards) and comes from this server's own origin; the service's
+per-run form token is checked after that.
 """
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +29,7 @@ from . import sign_in
 KEPT_HEADERS = ("content-type", "cache-control", "content-security-policy",
                 "x-frame-options", "referrer-policy", "location")
 MAX_FORM_BYTES = 16 * 1024
+FORM_TAG = re.compile(rb'<form method="post"[^>]*>')
 #: the proxied pages: the route under the prefix → the service's path, methods
 PAGES = {
     sign_in.AUTHORIZE: ("/oauth/authorize", ("GET", "POST")),
@@ -45,7 +48,8 @@ class ProxyHandler(JupyterHandler):
         self.methods = methods
 
     def check_xsrf_cookie(self) -> None:
-        """A form post from this server's own page only (see the module docstring)."""
+        """Jupyter's XSRF check, and a form post from this server's own origin only."""
+        super().check_xsrf_cookie()
         origin = self.request.headers.get("Origin")
         if origin is None or origin == "null":
             if self.request.headers.get("Sec-Fetch-Site", "same-origin") != "same-origin":
@@ -88,15 +92,32 @@ class ProxyHandler(JupyterHandler):
         for name in KEPT_HEADERS:
             for value in answer.headers.get_list(name):
                 self.add_header(name, value)
-        self.finish(answer.body or b"")
+        body = answer.body or b""
+        if answer.headers.get("content-type", "").startswith("text/html"):
+            field = (f'<input type="hidden" name="_xsrf" '
+                     f'value="{html.escape(self.xsrf_token.decode("ascii"), True)}">')
+            body = FORM_TAG.sub(lambda m: m.group(0) + field.encode("ascii"), body)
+        self.finish(body)
+
+
+class PageHandler(ProxyHandler):
+    """A page the browser opens."""
 
     @web.authenticated
     async def get(self) -> None:
         await self._forward("GET")
 
+
+class FormHandler(ProxyHandler):
+    """A form a page posts."""
+
     @web.authenticated
     async def post(self) -> None:
         await self._forward("POST")
+
+
+class PageAndFormHandler(PageHandler, FormHandler):
+    """A page and the form it posts to itself (the authorize page)."""
 
 
 class CallbackHandler(JupyterHandler):
@@ -117,8 +138,6 @@ class CallbackHandler(JupyterHandler):
 
 
 def _page(title: str, sentence: str) -> str:
-    import html
-
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>body{{font-family:system-ui,"
             "sans-serif;max-width:36rem;margin:4rem auto;}</style></head><body>"
@@ -128,9 +147,10 @@ def _page(title: str, sentence: str) -> str:
 
 def routes(panel: Any, flow: sign_in.PanelSignIn) -> list[tuple[str, Any, dict[str, Any]]]:
     """(route under the prefix, handler, its arguments)."""
+    kinds = {("GET",): PageHandler, ("POST",): FormHandler, ("GET", "POST"): PageAndFormHandler}
     out: list[tuple[str, Any, dict[str, Any]]] = [
-        (route.lstrip("/"), ProxyHandler, {"panel": panel, "target": target,
-                                           "methods": methods})
+        (route.lstrip("/"), kinds[methods], {"panel": panel, "target": target,
+                                             "methods": methods})
         for route, (target, methods) in PAGES.items()]
     out.append((sign_in.CALLBACK.lstrip("/"), CallbackHandler, {"sign_in": flow}))
     return out
