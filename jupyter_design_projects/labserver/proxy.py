@@ -27,7 +27,10 @@ from . import sign_in
 
 #: the answer headers a proxied page keeps
 KEPT_HEADERS = ("content-type", "cache-control", "content-security-policy",
-                "x-frame-options", "referrer-policy", "location")
+                "x-frame-options", "location")
+#: the service says no-referrer; a browser then posts its forms with `Origin: null`, which
+#: Jupyter's origin check refuses. Same-origin keeps every referrer inside this server.
+REFERRER_POLICY = "same-origin"
 MAX_FORM_BYTES = 16 * 1024
 FORM_TAG = re.compile(rb'<form method="post"[^>]*>')
 #: the proxied pages: the route under the prefix → the service's path, methods
@@ -92,6 +95,7 @@ class ProxyHandler(JupyterHandler):
         for name in KEPT_HEADERS:
             for value in answer.headers.get_list(name):
                 self.add_header(name, value)
+        self.set_header("Referrer-Policy", REFERRER_POLICY)
         body = answer.body or b""
         if answer.headers.get("content-type", "").startswith("text/html"):
             field = (f'<input type="hidden" name="_xsrf" '
