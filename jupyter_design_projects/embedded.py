@@ -17,9 +17,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 
+from .core import owner_proof
+from .core.redaction import Secret
 from .data_dir import private_data_dir
 from .errors import ConfigError, ServiceStartFailed
 
@@ -94,6 +97,21 @@ class EmbeddedService:
                    data_dir=Path(str(values["data_dir"])), log_file=Path(str(values["log_file"])),
                    process=None)
 
+    def owner_secret(self) -> Secret | None:
+        """This run's owner secret (`core.owner_proof`), read from the 0700 data dir; None
+        when it cannot be read (a service of another user, or one not yet started)."""
+        return read_owner_secret(self.data_dir / owner_proof.OWNER_FILE)
+
+    def settings_link(self, now_s: float | None = None) -> str | None:
+        """A link to the service's Design settings page that only its owner could make,
+        good for `owner_proof.LINK_TTL_S`; None without the owner secret."""
+        secret = self.owner_secret()
+        if secret is None:
+            return None
+        expires = int((time.time() if now_s is None else now_s) + owner_proof.LINK_TTL_S)
+        return (f"{self.base_url}/design/settings?{owner_proof.LINK_FIELD}="
+                f"{owner_proof.link_proof(secret.reveal(), expires)}")
+
     def stop(self) -> None:
         """SIGTERM, then SIGKILL after a grace period; safe to call twice. A service this
         process did not start is left running."""
@@ -109,6 +127,30 @@ class EmbeddedService:
                 self.process.wait(STOP_GRACE_S)
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+def read_owner_secret(path: Path) -> Secret | None:
+    """The owner secret in the file at `path`, or None when there is none to read."""
+    try:
+        with Path(path).open("r", encoding="ascii") as handle:
+            text = handle.read(256).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Secret(text) if text else None
+
+
+def owner_secret_for(embedded: EmbeddedService | None, credentials_file: str | None,
+                     authorize_url: str) -> Secret | None:
+    """The owner secret this process proves itself with on the sign-in page: its embedded
+    service's, or, for a reference service on loopback that it did not start (`jdp-server`
+    run by hand, JDP_CREDENTIALS_FILE naming its credential file), the one beside that
+    credential file. None for any other service: its sign-in page is its own affair."""
+    if embedded is not None:
+        return embedded.owner_secret()
+    host = urlsplit(authorize_url).hostname or ""
+    if not credentials_file or host not in ("127.0.0.1", "::1", "localhost"):
+        return None
+    return read_owner_secret(Path(credentials_file).parent / owner_proof.OWNER_FILE)
 
 
 def _tail(path: Path, start: int) -> str:

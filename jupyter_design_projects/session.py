@@ -38,8 +38,8 @@ BANNER = (
     "Set JDP_API_BASE_URL to use another service."
 )
 SHARED_BANNER = (
-    "Using the offline reference service at {base_url} that this Jupyter server started "
-    "(demo data, no account; shared with the side panel and every kernel of this server). "
+    "Using the embedded reference service, on this Jupyter server (offline, demo data, no "
+    "account; shared with the side panel and every kernel of this server). "
     "Set JDP_API_BASE_URL to use another service."
 )
 
@@ -234,9 +234,14 @@ class Session:
 
     @cached_property
     def credentials(self):
+        from .embedded import owner_secret_for
         from .transport.credential_manager import open_credentials
 
-        return open_credentials(self.settings, self.data_dir, self._client)
+        def owner() -> Any:  # read at each sign-in: the service writes a new one each run
+            return owner_secret_for(self.embedded, self.settings.credentials_file,
+                                    self.settings.oauth_authorize_url)
+
+        return open_credentials(self.settings, self.data_dir, self._client, owner_secret=owner)
 
     @cached_property
     def _client(self):
@@ -506,8 +511,9 @@ class Session:
 
     def sign_out(self):
         """Forget the credential in this session and delete it from the credential store
-        (the 0600 file, or the OS keyring's entry); the next call says "Not signed in".
-        Returns the new `auth_status()`."""
+        (the 0600 file, or the OS keyring's entry), tell this person's other processes
+        (they stop using the token at once), and revoke it at the service (RFC 7009); the
+        next call says "Not signed in". Returns the new `auth_status()`."""
         self.run(self.credentials.sign_out(), timeout=30)
         return self.auth_status(discover=False)
 

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 import pytest
 from sign_in_page import click_authorize, redirect_fields
+from worker_processes import as_owner
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
@@ -39,7 +40,7 @@ def session(shared_reference_service, tmp_path) -> Iterator[Session]:
     settings = Settings.resolve({}, {
         "api_base_url": service.base_url, "org_uuid": service.org_uuid,
         "project_uuid": service.project_uuid,
-        "credentials_file": str(tmp_path / "credentials.json")})
+        "credentials_file": str(as_owner(service, tmp_path / "credentials.json"))})
     with Session(settings, data_dir=tmp_path / "data") as opened:
         yield opened
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from worker_processes import as_owner
 
 from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.session import Session
@@ -21,7 +22,7 @@ def session(shared_reference_service, tmp_path) -> Iterator[Session]:
     settings = Settings.resolve({}, {
         "api_base_url": service.base_url, "org_uuid": service.org_uuid,
         "project_uuid": service.project_uuid,
-        "credentials_file": str(tmp_path / "credentials.json")})
+        "credentials_file": str(as_owner(service, tmp_path / "credentials.json"))})
     with Session(settings, data_dir=tmp_path / "data") as opened:
         yield opened
 

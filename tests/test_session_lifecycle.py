@@ -135,7 +135,8 @@ def test_a_session_under_a_jupyter_server_uses_its_service_and_leaves_it_running
         s.close()
 
     assert s.settings.api_base_url == module_reference_service.base_url
-    assert "that this Jupyter server started" in s.banner
+    assert "embedded reference service, on this Jupyter server" in s.banner
+    assert "127.0.0.1" not in s.banner  # words for a browser elsewhere
     assert info["project"]["name"] == "Team Handbook"
     assert module_reference_service.running  # the server's, not this session's, to stop
 

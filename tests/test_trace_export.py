@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from faults_client import faults
 from haralyzer import HarParser
+from worker_processes import as_owner
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES, missing_project_scopes
@@ -35,7 +36,7 @@ def settings_for(service, tmp_path, **extra) -> Settings:
     return Settings.resolve({}, {
         "api_base_url": service.base_url, "org_uuid": service.org_uuid,
         "project_uuid": service.project_uuid, "http_trace": True,
-        "credentials_file": str(tmp_path / "credentials.json"), **extra})
+        "credentials_file": str(as_owner(service, tmp_path / "credentials.json")), **extra})
 
 
 @pytest.fixture

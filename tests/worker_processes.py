@@ -57,4 +57,19 @@ def copied_credentials(service: Any, folder: Path) -> Path:
     path = folder / "credentials.json"
     shutil.copyfile(service.credentials_file, path)
     os.chmod(path, 0o600)
+    as_owner(service, path)
     return path
+
+
+def as_owner(service: Any, credentials_file: Path) -> Path:
+    """Make the processes using `credentials_file` the service's owner, as a person who
+    runs `jdp-server` and names its credential file is: a copy (0600) of the service's
+    owner secret beside that file, where the client looks for it (embedded.owner_secret_for).
+    Returns `credentials_file`."""
+    from jupyter_design_projects.core.owner_proof import OWNER_FILE
+
+    target = Path(credentials_file).parent / OWNER_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(service.data_dir) / OWNER_FILE, target)
+    os.chmod(target, 0o600)
+    return Path(credentials_file)

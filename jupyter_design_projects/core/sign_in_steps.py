@@ -29,12 +29,13 @@ KINDS: Mapping[str, str] = {
     "refresh": "refresh",
     "adopted": "adopted from another process",
     "sign_out": "sign-out",
+    "revoke": "revocation at the service",
 }
 #: query parameters of an authorize URL shown only shortened
 SHORTENED_PARAMS = frozenset({"state", "code_challenge"})
 #: query parameters never shown at all (an authorize URL has none; a pasted one might)
 DROPPED_PARAMS = frozenset({"code", "code_verifier", "access_token", "refresh_token",
-                            "id_token", "token"})
+                            "id_token", "token", "owner_proof"})
 #: how much of a shortened value stays visible
 SHOWN_PREFIX = 6
 #: the longest value of the service's shown in a step's fields

@@ -13,7 +13,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["failures", "handlers", "launcher", "panel", "policy"]
+__all__ = ["failures", "handlers", "launcher", "panel", "policy", "proxy", "sign_in"]
+
+
+def _share_public_address(serverapp: Any, panel: Any) -> None:
+    """Name the runtime file where this server keeps its public address (before any
+    kernel starts), written first from JUPYTERHUB_PUBLIC_URL when the hub sets it."""
+    from .sign_in import PUBLIC_FILE_ENV, PublicAddress, public_base
+
+    address = PublicAddress(Path(serverapp.runtime_dir) / f"jdp-public-{os.getpid()}.txt")
+    address.remove()
+    os.environ[PUBLIC_FILE_ENV] = str(address.path)
+    panel.public_address = address
+    atexit.register(address.remove)
+    if os.environ.get("JUPYTERHUB_PUBLIC_URL"):
+        address.note(public_base("https", "", serverapp.base_url, os.environ))
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
@@ -37,4 +51,5 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
            serverapp.log)
     panel = Panel(os.environ, data_dir)
     atexit.register(panel.close)
+    _share_public_address(serverapp, panel)
     register(serverapp.web_app, panel)

@@ -33,6 +33,8 @@ NOT_SIGNED_IN = "not_signed_in"
 NO_PROJECT = "no_attached_project"
 OFF_BY_POLICY = "off_by_policy"
 
+#: what a person does to sign in, in the panel's words
+SIGN_IN_HERE = ("Next: click Sign in in this panel (or run %design login in a notebook).")
 #: scope-expansion reasons that mean "sign in again"
 _SIGN_IN_AGAIN = frozenset({"no_token", "no_refresh_token", "refresh_refused"})
 #: the HTTP status of a failed answer, by kind (a part of `status` is always 200)
@@ -88,14 +90,17 @@ def failure(exc: BaseException, secrets: Iterable[Secret], base_url: str) -> dic
         # "no_token" with a detail is a store that could not be read, not a missing sign-in
         said = redact(guidance.with_next(exc.message, exc.next_step), secrets)
         if exc.reason in _SIGN_IN_AGAIN and (not exc.detail or exc.reason != "no_token"):
-            return fail(NOT_SIGNED_IN, said)
+            return fail(NOT_SIGNED_IN, f"{redact(exc.message, secrets)} {SIGN_IN_HERE}")
         return fail(exc.kind, said)
     if isinstance(exc, AuthError):
-        return fail(NOT_SIGNED_IN, "Not signed in, or the sign-in has expired: use Sign in.")
+        return fail(NOT_SIGNED_IN, f"Not signed in, or the sign-in has expired. {SIGN_IN_HERE}")
     if isinstance(exc, InvalidProjectsArgument):
         return fail("invalid_argument", redact(exc.message, secrets))
     if isinstance(exc, (JdpError, CredentialStoreError)):
-        return fail(exc.kind, redact(guidance.with_next(exc.message, exc.next_step), secrets))
+        next_step = exc.next_step
+        if next_step and "login_begin" in next_step:  # a Python call means nothing here
+            return fail(exc.kind, f"{redact(exc.message, secrets)} {SIGN_IN_HERE}")
+        return fail(exc.kind, redact(guidance.with_next(exc.message, next_step), secrets))
     log.error("jupyter-design-projects panel: unexpected %s", type(exc).__name__)
     return fail("internal_error", f"Unexpected {type(exc).__name__} in the Jupyter server "
                                   "extension: see the Jupyter server's log.")

@@ -10,6 +10,7 @@ of `status` is not a failure of the request and answers 200).
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from jupyter_server.base.handlers import APIHandler
@@ -19,6 +20,7 @@ from tornado import web
 from ..core.budgets import SEARCH_N_DEFAULT, search_n_allowed
 from . import failures
 from .panel import Panel
+from .sign_in import PanelSignIn, public_base
 
 PREFIX = "jupyter-design-projects"
 JOURNAL_DEFAULT = 50
@@ -27,6 +29,15 @@ JOURNAL_DEFAULT = 50
 class PanelHandler(APIHandler):
     def initialize(self, panel: Panel) -> None:
         self.panel = panel
+
+    def public_base(self) -> str:
+        """Where this server's sign-in pages are for the browser asking (noted for the
+        kernels' `%design login`)."""
+        base = public_base(self.request.protocol, self.request.host,
+                           self.settings["base_url"], os.environ)
+        if self.panel.public_address is not None:
+            self.panel.public_address.note(base)
+        return base
 
     def reply(self, value: Any, *, whole: bool = False) -> None:
         """Answer `value`; a failure object (unless it is a part of a whole report) with its
@@ -47,6 +58,7 @@ class PanelHandler(APIHandler):
 class StatusHandler(PanelHandler):
     @web.authenticated
     async def get(self) -> None:
+        self.public_base()
         self.reply(await self.panel.status(), whole=True)
 
 
@@ -118,9 +130,38 @@ class RestoreHandler(PanelHandler):
 
 
 class LoginHandler(PanelHandler):
+    """Begin a sign-in: `{"mode": "redirect"}` (the page sends the browser back to this
+    server's callback) or `{"mode": "paste"}` (the page shows a code to paste here)."""
+
+    def initialize(self, panel: Panel, sign_in: PanelSignIn) -> None:  # type: ignore[override]
+        super().initialize(panel)
+        self.sign_in = sign_in
+
+    def body_field(self, name: str, default: str) -> str | None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            return None
+        value = body.get(name, default) if isinstance(body, dict) else None
+        return value if isinstance(value, str) else None
+
     @web.authenticated
     async def post(self) -> None:
-        self.reply(await self.panel.login())
+        mode = self.body_field("mode", "redirect")
+        if mode is None:
+            return self.refuse("The body must be JSON: {\"mode\": \"redirect\" or \"paste\"}.")
+        self.reply(await self.sign_in.begin(self.public_base(), mode))
+
+
+class LoginFinishHandler(LoginHandler):
+    """Finish a sign-in with the `code#state` the person pasted: `{"code": "..."}`."""
+
+    @web.authenticated
+    async def post(self) -> None:
+        code = self.body_field("code", "")
+        if not code:
+            return self.refuse("Paste the code the sign-in page shows (code#state).")
+        self.reply(await self.sign_in.finish_paste(code))
 
 
 ROUTES: list[tuple[str, type[PanelHandler]]] = [
@@ -134,10 +175,19 @@ ROUTES: list[tuple[str, type[PanelHandler]]] = [
     ("design/journal", DesignJournalHandler),
     (r"journal/([0-9]{1,9})/restore", RestoreHandler),
     ("login", LoginHandler),
+    ("login/finish", LoginFinishHandler),
 ]
 
 
 def register(web_app: Any, panel: Panel) -> None:
+    from . import proxy
+
     base = web_app.settings["base_url"]
-    web_app.add_handlers(".*$", [(url_path_join(base, PREFIX, route), handler,
-                                  {"panel": panel}) for route, handler in ROUTES])
+    flow = PanelSignIn(panel)
+    handlers: list[tuple[str, Any, dict[str, Any]]] = [
+        (url_path_join(base, PREFIX, route), handler,
+         {"panel": panel, "sign_in": flow} if issubclass(handler, LoginHandler)
+         else {"panel": panel}) for route, handler in ROUTES]
+    handlers += [(url_path_join(base, PREFIX, route), handler, args)
+                 for route, handler, args in proxy.routes(panel, flow)]
+    web_app.add_handlers(".*$", handlers)

@@ -25,7 +25,6 @@ from .. import service_file
 from ..core.display import LOOPBACK_HOSTS, id_rule
 from ..design.rest import DesignRest
 from ..errors import (
-    AuthError,
     ConfigError,
     InvalidProjectsArgument,
     NeedsConsent,
@@ -43,6 +42,9 @@ T = TypeVar("T")
 DOC_MAX_BYTES = 1024 * 1024
 #: `GET journal` lists at most this many entries
 JOURNAL_MAX = 500
+#: where the server's own reference service is, in words for a browser elsewhere (its
+#: loopback address means nothing there)
+EMBEDDED_LABEL = "the embedded reference service, on this Jupyter server"
 #: paths and file names are shown up to this length
 PATH_CHARS = 1024
 
@@ -56,6 +58,8 @@ class Panel:
         self._opening = threading.Lock()
         #: project id → display-safe name, once get_project answered
         self._names: dict[str, str] = {}
+        #: where the kernels learn this server's public address (`sign_in.PublicAddress`)
+        self.public_address: Any = None
 
     # ------------------------------------------------------------ the session
 
@@ -100,6 +104,8 @@ class Panel:
         session = self._session
         secrets = session._secrets() if session is not None else []
         base = session.settings.api_base_url if session is not None else ""
+        if session is not None and session.embedded is not None:
+            base = EMBEDDED_LABEL
         return failures.failure(exc, secrets, base)
 
     async def answer(self, work: Callable[[Session], Awaitable[T]]) -> T | dict[str, str]:
@@ -127,9 +133,13 @@ class Panel:
             return {"base_url": None, "reference": True, "state": "starting"}
         except Exception:
             return {"base_url": None, "reference": True, "state": "unreachable"}
-        host = urlsplit(settings.api_base_url).hostname or ""
-        return {"base_url": settings.api_base_url,
-                "reference": service is not None or host in LOOPBACK_HOSTS, "state": state}
+        parts = urlsplit(settings.api_base_url)
+        label = EMBEDDED_LABEL if service is not None else (
+            f"a service on this Jupyter server's machine (loopback port {parts.port})"
+            if (parts.hostname or "") in LOOPBACK_HOSTS else None)
+        return {"base_url": settings.api_base_url, "label": label,
+                "reference": service is not None or (parts.hostname or "") in LOOPBACK_HOSTS,
+                "state": state}
 
     async def status(self) -> dict[str, Any]:
         project = await self.open_answer("Projects", _project_part)
@@ -233,8 +243,20 @@ class Panel:
     async def restore(self, entry_id: int) -> dict[str, Any]:
         return await self.open_answer("Projects", lambda session: _restore(session, entry_id))
 
-    async def login(self) -> dict[str, Any]:
-        return await self.answer(_login)
+    def proxied_service(self) -> tuple[str, Any] | None:
+        """The reference service whose pages this server shows through its own address
+        (`proxy.py`), and its owner secret: the server's own service, or one on loopback
+        whose secret sits beside its credential file. None for any other service (its
+        pages are on its own site) or while none is ready."""
+        from ..embedded import owner_secret_for
+
+        try:
+            settings, service = self._settings()
+        except Exception:
+            return None
+        secret = owner_secret_for(service, settings.credentials_file,
+                                  settings.oauth_authorize_url)
+        return None if secret is None else (settings.api_base_url.rstrip("/"), secret)
 
 
 async def _call(work: Callable[[Session], Awaitable[T]], session: Session) -> T:
@@ -364,18 +386,3 @@ async def _restore(session: Session, entry_id: int) -> dict[str, Any]:
     done = await session.projects.restore(entry_id)
     return {"message": f"Restored {done['path']} ({done['bytes']:,} bytes) from journal entry "
                        f"{entry_id}."}
-
-
-async def _login(session: Session) -> dict[str, Any]:
-    """The reference service (the server's own, or one on loopback) completes sign-in by
-    itself; any other service gets the authorize URL to open."""
-    host = urlsplit(session.settings.api_base_url).hostname or ""
-    if session.embedded is not None or host in LOOPBACK_HOSTS:
-        try:
-            await asyncio.to_thread(session.login_embedded)
-            return {"signed_in": True}
-        except AuthError:
-            if session.embedded is not None:
-                raise
-    url, _attempt = session.login_begin()
-    return {"url": url}

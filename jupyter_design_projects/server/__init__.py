@@ -8,6 +8,8 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
       context.py      ServiceConfig, Principal, ServiceContext (what a run shares)
       paths.py        every route string
       oauth.py        token endpoint, bearer authentication, discovery (§1)
+      revocation.py   RFC 7009 token revocation
+      owner.py        the per-run owner secret and the owner-only pages' check
       authorize_page.py  the Authorize/Deny page, its redirect policy, the code page (§1)
       forms.py        same-origin check and bounded read of a posted form
       bodies.py, request_body.py, envelopes.py   body limits, body replay, error shapes
@@ -21,6 +23,6 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
 
 __all__ = [
     "app", "authorize_page", "bodies", "cli", "context", "database", "design", "envelopes",
-    "faults", "forms", "oauth", "paths", "private_files", "projects", "request_body", "seed",
-    "timestamps"
+    "faults", "forms", "oauth", "owner", "paths", "private_files", "projects", "request_body",
+    "revocation", "seed", "timestamps"
 ]

@@ -16,7 +16,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import authorize_page, oauth, paths, seed
+from . import authorize_page, oauth, paths, revocation, seed
 from .bodies import BodyLimit
 from .context import ServiceConfig, ServiceContext
 from .database import Database
@@ -39,6 +39,7 @@ from .envelopes import (
 )
 from .faults import routes as fault_routes
 from .faults import switches as faults
+from .owner import OwnerKey
 from .private_files import private_dir
 from .projects import api as projects_api
 from .projects import remote_session
@@ -58,6 +59,7 @@ def build_context(config: ServiceConfig) -> ServiceContext:
     projects_store.migrate(ctx.db)
     ctx.db.migrate(design_store.SCHEMA)
     oauth.install(ctx)
+    ctx.owner = OwnerKey.create(config.data_dir)  # a new secret each run, 0600
     if config.faults:
         faults.install(ctx)
     if config.seed:
@@ -68,7 +70,8 @@ def build_context(config: ServiceConfig) -> ServiceContext:
 
 
 #: the routes whose errors are not the §0 envelope (PROTOCOL §1, §3, §5)
-SHAPES = {paths.REMOTE_SESSION: FLAT, paths.TOKEN: OAUTH, paths.DESIGN_MCP: MCP}
+SHAPES = {paths.REMOTE_SESSION: FLAT, paths.TOKEN: OAUTH, paths.REVOKE: OAUTH,
+          paths.DESIGN_MCP: MCP}
 
 
 def error_shape(path: str) -> str:
@@ -125,8 +128,8 @@ def create_app(config: ServiceConfig) -> Starlette:
     """A fresh app (and MCP endpoint) over the data dir; `app.state.ctx` is its context."""
     ctx = build_context(config)
     mcp_endpoint = design_endpoint.LazyEndpoint(ctx)
-    routes = (oauth.routes(ctx) + authorize_page.routes(ctx) + projects_api.routes(ctx)
-              + remote_session.routes(ctx) + design_rest.routes(ctx)
+    routes = (oauth.routes(ctx) + revocation.routes(ctx) + authorize_page.routes(ctx)
+              + projects_api.routes(ctx) + remote_session.routes(ctx) + design_rest.routes(ctx)
               + design_settings.routes(ctx) + [mcp_endpoint.route])
     if ctx.faults is not None:
         routes += fault_routes.routes(ctx)

@@ -22,7 +22,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from . import paths
+from ..core import owner_proof
+from . import owner, paths
 from .context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
 from .forms import FormRefused, PageForm
 from .oauth import (
@@ -44,7 +45,7 @@ STATE_MAX = 512
 MAX_FORM_BYTES = 8192
 #: what the form carries back, so the POST is checked exactly as the GET was
 PARAMS = ("response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
-          "code_challenge_method")
+          "code_challenge_method", owner_proof.PROOF_FIELD)
 _URI_CHARS_BAD = frozenset(" \t\r\n\\\"'<>`")
 
 _PAGE = """<!doctype html>
@@ -65,13 +66,15 @@ def page(title: str, body: str, status: int = 200, form_action: str = "'none'") 
                                      f"form-action {form_action}; frame-ancestors 'none'")})
 
 
-def redirect_problem(uri: str, origin: str) -> str | None:
+def redirect_problem(uri: str, origin: str, public: str | None = None) -> str | None:
     """Why `uri` may not receive a code from the service at `origin`, or None: it must be
     the registered code page exactly, or http on a loopback IP literal (any port, any
-    path), with no user part and no fragment."""
+    path), with no user part and no fragment. Through the Jupyter server's sign-in proxy
+    (its `public` prefix), the code page and the server's callback under that prefix."""
     if not uri or len(uri) > REDIRECT_URI_MAX:
         return "redirect_uri is required."
-    if uri == origin + paths.OAUTH_CODE_PAGE:
+    if uri == origin + paths.OAUTH_CODE_PAGE or (public is not None and uri in (
+            public + paths.OAUTH_CODE_PAGE, public + paths.JUPYTER_CALLBACK)):
         return None
     refusal = ("redirect_uri must be a loopback address (http://127.0.0.1:PORT/…) or this "
                "service's registered code page; the browser is not sent elsewhere.")
@@ -88,14 +91,15 @@ def redirect_problem(uri: str, origin: str) -> str | None:
     return None
 
 
-def request_problem(q: Mapping[str, str], origin: str) -> str | None:
+def request_problem(q: Mapping[str, str], origin: str, public: str | None = None
+                    ) -> str | None:
     """What is wrong with an authorization request (the GET's query or the POSTed form)."""
     scopes = scope_list(q.get("scope", ""))
     if q.get("response_type") != "code":
         return "response_type must be code."
     if q.get("client_id", "") not in CLIENTS:
         return "Unknown client_id."
-    problem = redirect_problem(q.get("redirect_uri", ""), origin)
+    problem = redirect_problem(q.get("redirect_uri", ""), origin, public)
     if problem:
         return problem
     if q.get("code_challenge_method") != "S256" \
@@ -130,10 +134,15 @@ def routes(ctx: ServiceContext) -> list[Route]:
     def refused(problem: str, status: int = 400) -> HTMLResponse:
         return page("Sign-in request refused", f"<p>{html.escape(problem)}</p>", status)
 
+    def problem_of(request: Request, q: Mapping[str, str]) -> str | None:
+        return request_problem(q, origin_of(request.scope), ctx.owner.public_base(request))
+
     async def ask(request: Request) -> Response:
         q = dict(request.query_params)
+        if not ctx.owner.is_owner(request, q, now_s=ctx.clock()):
+            return owner.refused()
         q["scope"] = q.get("scope") or " ".join(FIRST_CREDENTIAL_SCOPES)
-        problem = request_problem(q, origin_of(request.scope))
+        problem = problem_of(request, q)
         if problem:
             return refused(problem)
         hidden = "".join(
@@ -142,13 +151,15 @@ def routes(ctx: ServiceContext) -> list[Route]:
         scopes = "".join(f"<li><code>{html.escape(s)}</code></li>"
                          for s in scope_list(q["scope"]))
         where = _origin_of_uri(q["redirect_uri"])
+        public = ctx.owner.public_base(request)
+        action = (urlsplit(public).path if public else "") + paths.AUTHORIZE
         body = (
             f"<p>The client <b>{html.escape(q['client_id'])}</b> asks to act as "
             f"<b>{html.escape(DEMO_USER_NAME)}</b> on this offline reference service with:</p>"
             f"<ul>{scopes}</ul>"
             f"<p>After you answer, your browser goes back to "
             f"<code id=\"redirect\">{html.escape(q['redirect_uri'])}</code>.</p>"
-            f'<form method="post" action="{paths.AUTHORIZE}">'
+            f'<form method="post" action="{html.escape(action, True)}">'
             f"{form.token_field()}{hidden}"
             '<button type="submit" name="decision" value="approve" id="authorize">Authorize'
             '</button><button type="submit" name="decision" value="deny" id="deny">Deny'
@@ -161,7 +172,9 @@ def routes(ctx: ServiceContext) -> list[Route]:
             posted = await form.posted(request)
         except FormRefused as no:
             return no.answer(refused)
-        problem = request_problem(posted, origin_of(request.scope))
+        if not ctx.owner.is_owner(request, posted, now_s=ctx.clock()):
+            return owner.refused()
+        problem = problem_of(request, posted)
         if problem:
             return refused(problem)
         redirect_uri, state = posted["redirect_uri"], posted["state"]

@@ -86,3 +86,5 @@ class ServiceContext:
     #: set by app.build_context from the demo seed (None when the data dir has none)
     demo_org_uuid: str | None = None
     demo_project_uuid: str | None = None
+    #: set by app.build_context: this run's owner secret and its checks (server/owner.py)
+    owner: Any = None

@@ -1,6 +1,7 @@
 """The token authority: the OAuth token endpoint (rotating refresh, PKCE authorization code
 from the authorize page in `authorize_page`), bearer authentication of requests, the
-first credential written to disk for the notebook client, and the discovery documents a
+first credential written to disk for the notebook client (revocation, RFC 7009, is
+`revocation`), and the discovery documents a
 standard MCP client reads to find the authorize and token endpoints: protected-resource
 metadata (RFC 9728) for the Design MCP endpoint, named by its 401's `resource_metadata`,
 and authorization-server metadata (RFC 8414, PKCE S256 only)."""
@@ -69,8 +70,12 @@ def scope_list(text: str) -> tuple[str, ...]:
 
 
 def issue_tokens(ctx: ServiceContext, conn: sqlite3.Connection, *, user_id: str,
-                 client_id: str, scopes: tuple[str, ...]) -> dict[str, Any]:
-    """A new access + refresh token pair; the fault switch may narrow the granted scopes."""
+                 client_id: str, scopes: tuple[str, ...],
+                 grant_id: str | None = None) -> dict[str, Any]:
+    """A new access + refresh token pair; the fault switch may narrow the granted scopes.
+    `grant_id` names the sign-in the pair continues (a refresh keeps it; a new sign-in
+    gets a new one): revoking a refresh token revokes every token of its grant."""
+    grant_id = grant_id or secrets.token_hex(16)
     narrowed = ctx.faults.narrowed_scopes() if ctx.faults is not None else frozenset()
     granted = " ".join(s for s in scopes if s not in narrowed)
     now = ctx.clock()
@@ -78,8 +83,8 @@ def issue_tokens(ctx: ServiceContext, conn: sqlite3.Connection, *, user_id: str,
     for token, kind, ttl in ((access, "access", ACCESS_TTL_S), (refresh, "refresh", REFRESH_TTL_S)):
         conn.execute(
             "INSERT INTO oauth_tokens (token_hash, kind, user_id, client_id, scopes, "
-            "expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (token_hash(token), kind, user_id, client_id, granted, now + ttl, now),
+            "expires_at, created_at, grant_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (token_hash(token), kind, user_id, client_id, granted, now + ttl, now, grant_id),
         )
     return {"token_type": "Bearer", "access_token": access, "refresh_token": refresh,
             "expires_in": ACCESS_TTL_S, "scope": granted}
@@ -159,6 +164,10 @@ def authenticate(ctx: ServiceContext, source: Any) -> Principal | None:
 
 def install(ctx: ServiceContext) -> None:
     ctx.db.migrate(SCHEMA)
+    columns = {row["name"] for row in ctx.db.read().execute("PRAGMA table_info(oauth_tokens)")}
+    if "grant_id" not in columns:  # a data dir from before revocation: its tokens stand alone
+        with ctx.db.transaction() as conn:
+            conn.execute("ALTER TABLE oauth_tokens ADD COLUMN grant_id TEXT")
     ctx.authenticate = lambda source: authenticate(ctx, source)
 
 
@@ -195,7 +204,7 @@ def _refresh(ctx: ServiceContext, body: dict[str, Any], client_id: str) -> Respo
         conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE token_hash = ?",
                      (row["token_hash"],))
         answer = issue_tokens(ctx, conn, user_id=row["user_id"], client_id=client_id,
-                              scopes=scopes)
+                              scopes=scopes, grant_id=row["grant_id"])
     return JsonAnswer(answer, headers={"cache-control": "no-store"})
 
 
@@ -273,6 +282,8 @@ def authorization_server_metadata(origin: str) -> dict[str, Any]:
         "issuer": origin,
         "authorization_endpoint": origin + paths.AUTHORIZE,
         "token_endpoint": origin + paths.TOKEN,
+        "revocation_endpoint": origin + paths.REVOKE,
+        "revocation_endpoint_auth_methods_supported": ["none"],
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],

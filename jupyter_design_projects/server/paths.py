@@ -9,6 +9,10 @@ TOKEN = "/v1/oauth/token"
 AUTHORIZE = "/oauth/authorize"
 #: the registered redirect of the paste-the-code fallback: shows `code#state`
 OAUTH_CODE_PAGE = "/oauth/code/callback"
+#: the Jupyter server's own redirect, under its sign-in proxy's prefix (labserver/)
+JUPYTER_CALLBACK = "/oauth/callback"
+#: RFC 7009 token revocation
+REVOKE = "/v1/oauth/revoke"
 
 # -- OAuth discovery for standard MCP clients (RFC 9728, RFC 8414) -------------------------------
 PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource"

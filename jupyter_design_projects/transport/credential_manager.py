@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import secrets as random
 import time
 from collections.abc import AsyncIterator, Callable
@@ -112,6 +113,10 @@ class CredentialManager:
         self._seen: list[Secret] = []
         self._lock = asyncio.Lock()
         self._file_lock: filelock.FileLock | None = None
+        #: the sign-in generation marker beside the lock: a sign-in or sign-out in any
+        #: process replaces it, and every use of the token here first checks it
+        self._marker = self._lock_path.with_name(self._lock_path.name + ".generation")
+        self._marker_seen: tuple[int, int, int] | None = None
         #: the sign-in, step by step (`%design auth`, `session.auth_status()`)
         self.record = SignInRecord(self._clock_ms)
 
@@ -130,6 +135,7 @@ class CredentialManager:
             return self._cred or await self._load()
 
     async def access_token(self) -> Secret:
+        await self._follow_other_processes()
         cred = self._cred or await self._load()
         if cred is None:
             raise AuthError("no_token", "Not signed in.")
@@ -255,6 +261,39 @@ class CredentialManager:
             self._cred = self._stored = None
             self.record.add("sign_out", True, "the stored credential was removed elsewhere")
             raise AuthError("no_token", "Not signed in (signed out elsewhere).")
+
+    def _marker_now(self) -> tuple[int, int, int] | None:
+        try:
+            info = self._marker.stat()
+        except OSError:
+            return None
+        return info.st_ino, info.st_mtime_ns, info.st_size
+
+    async def _follow_other_processes(self) -> None:
+        """Before a use of the token: when another process signed in or out since this
+        manager last looked (the generation marker changed), read the store again — an
+        empty store is a sign-out everywhere (AuthError no_token, the token forgotten
+        here), a new credential is adopted. One stat when nothing changed."""
+        seen = self._marker_now()
+        if seen == self._marker_seen:
+            return
+        self._marker_seen = seen
+        if self._cred is None:
+            return
+        async with self._lock:
+            stored = await self._read_store()
+            self._forget_if_signed_out_elsewhere(stored)
+            self._adopt_if_written_elsewhere(stored)
+
+    def _bump_generation(self) -> None:
+        """Tell every other process using this store that the sign-in changed (under the
+        cross-process lock): the marker is replaced, so its inode changes."""
+        partial = self._marker.with_name(self._marker.name + ".partial")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(random.token_hex(8))
+        os.replace(partial, self._marker)
+        self._marker_seen = self._marker_now()
 
     # ---------------------------------------------------------------- Projects scopes
 
@@ -410,6 +449,7 @@ class CredentialManager:
                 async with self._cross_process_lock(self._lock_timeout_s):
                     self._adopt(cred)
                     await self._save(cred)
+                    self._bump_generation()
             except _LockBusy:
                 raise CredentialStoreError(
                     self._store.describe(), "locked by another process"
@@ -420,14 +460,18 @@ class CredentialManager:
     async def sign_out(self) -> bool:
         """Forget the credential in this session and delete it from the store, under both
         locks (a refresh in another process cannot write it back meanwhile; afterwards it
-        finds the store empty and forgets its own). Its tokens stay known for redaction.
-        True when there was one to forget."""
+        finds the store empty and forgets its own), replace the generation marker (every
+        other process of this store stops using the token at its next use), then ask the
+        service to revoke it (RFC 7009; a failure is recorded, the sign-out stands). Its
+        tokens stay known for redaction. True when there was one to forget."""
         async with self._lock:
             try:
                 async with self._cross_process_lock(self._lock_timeout_s):
-                    had = self._cred is not None or await self._holds_something()
+                    held = self._cred or await self._stored_quietly()
+                    had = held is not None or await self._holds_something()
                     await asyncio.to_thread(self._store.delete)
                     self._cred = self._stored = None
+                    self._bump_generation()
             except _LockBusy:
                 error = CredentialStoreError(self._store.describe(),
                                              "locked by another process")
@@ -438,7 +482,25 @@ class CredentialManager:
                 raise
         self.record.add("sign_out", True, f"forgotten here and deleted from "
                         f"{self._store.describe()}" if had else "nothing was stored")
+        if held is not None:
+            await self._revoke(held)
         return had
+
+    async def _stored_quietly(self) -> Credential | None:
+        try:
+            return await self._read_store()
+        except CredentialStoreError:
+            return None
+
+    async def _revoke(self, cred: Credential) -> None:
+        try:
+            await self._oauth.revoke(cred)
+        except (AuthError, TransportError) as exc:
+            self.record.failed("revoke", "revoked at the service (RFC 7009)", exc,
+                               status=self._oauth.last_status)
+            return
+        self.record.add("revoke", True, "revoked at the service (RFC 7009)",
+                        status=self._oauth.last_status)
 
     async def _holds_something(self) -> bool:
         """Whether the store holds a credential (a malformed one counts: it is deleted)."""
@@ -521,19 +583,22 @@ def open_credentials(
     *,
     clock_ms: Callable[[], int] | None = None,
     store: CredentialStore | None = None,
+    owner_secret: Callable[[], Secret | None] | None = None,
     **options: Any,
 ) -> CredentialManager:
     """The credential stack for `settings`: the store (the configured file, else the
     keyring, else a 0600 file in `data_dir`), its cross-process lock (beside a file store,
     in `data_dir` for the keyring), the OAuth refresher on `http` (which must not carry the
     bearer auth: the token endpoint never receives one) and the manager over them.
-    `options` are the manager's timeouts."""
+    `owner_secret` reads the embedded service's owner secret (its authorize URLs carry
+    the owner's proof). `options` are the manager's timeouts."""
     data_dir = Path(data_dir)
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if store is None:
         store = open_store(settings.credentials_file or None, data_dir)
     oauth = OAuthClient(http, settings.oauth_token_url, settings.oauth_authorize_url,
-                        settings.oauth_client_id, clock_ms=clock_ms)
+                        settings.oauth_client_id, clock_ms=clock_ms,
+                        owner_secret=owner_secret)
     return CredentialManager(store, oauth, client_id=settings.oauth_client_id,
                              lock_path=lock_path_for(store, data_dir), clock_ms=clock_ms,
                              **options)

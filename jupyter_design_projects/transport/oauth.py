@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from ..core import owner_proof
 from ..core.redaction import CredentialFields, Secret, redact_then_truncate
 from ..core.scopes import format_scope, parse_scope
 from ..errors import AuthError
@@ -46,8 +47,13 @@ class OAuthClient:
         redirect_uri: str | None = None,
         clock_ms: Callable[[], int] | None = None,
         deadline_s: float = TOKEN_DEADLINE_S,
+        owner_secret: Callable[[], Secret | None] | None = None,
     ) -> None:
         self._http = http
+        #: the embedded reference service's owner secret, when this process is its owner:
+        #: each authorize URL then carries the proof bound to its attempt
+        #: (`core.owner_proof`), so the owner's browser, and only theirs, may open it
+        self._owner_secret = owner_secret
         self.token_url = token_url
         self.authorize_url = authorize_url
         self.client_id = client_id
@@ -64,18 +70,20 @@ class OAuthClient:
     def authorize_url_for(self, *, state: str, challenge: str, scopes: Iterable[str],
                           redirect_uri: str | None = None) -> str:
         """The sign-in page's URL; `redirect_uri` defaults to the paste-the-code page."""
-        query = urlencode(
-            {
-                "response_type": "code",
-                "client_id": self.client_id,
-                "redirect_uri": redirect_uri or self.redirect_uri,
-                "scope": format_scope(scopes),
-                "state": state,
-                "code_challenge": challenge,
-                "code_challenge_method": "S256",
-            }
-        )
-        return f"{self.authorize_url}?{query}"
+        fields = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": redirect_uri or self.redirect_uri,
+            "scope": format_scope(scopes),
+            "state": state,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
+        secret = self._owner_secret() if self._owner_secret is not None else None
+        if secret is not None:
+            fields[owner_proof.PROOF_FIELD] = owner_proof.authorize_proof(
+                secret.reveal(), state, challenge)
+        return f"{self.authorize_url}?{urlencode(fields)}"
 
     async def refresh(self, cred: Credential, scopes: Iterable[str]) -> Credential:
         """Refresh with the FULL scope list (omitted scopes are dropped by the server)."""
@@ -91,6 +99,31 @@ class OAuthClient:
         return await self._token_request(
             "oauth refresh", body, asked, cred.secrets(), previous_refresh=cred.refresh_token
         )
+
+    @property
+    def revocation_url(self) -> str:
+        """The RFC 7009 endpoint beside the token endpoint (`…/oauth/revoke`)."""
+        head, _, last = self.token_url.rstrip("/").rpartition("/")
+        return f"{head}/revoke" if last == "token" else self.token_url.rstrip("/") + "/revoke"
+
+    async def revoke(self, cred: Credential) -> None:
+        """Ask the service to revoke the credential (RFC 7009): its refresh token, which
+        revokes the access tokens of its sign-in too, else its access token. AuthError
+        (revoke_failed) when the service answers anything but 200."""
+        token = cred.refresh_token or cred.access_token
+        hint = "refresh_token" if cred.refresh_token is not None else "access_token"
+        self.last_status = None
+        answer = await send(
+            self._http, "POST", self.revocation_url, action="oauth revoke",
+            max_bytes=TOKEN_ANSWER_MAX_BYTES, deadline_s=self._deadline_s,
+            json=CredentialFields(token=token.reveal(), token_type_hint=hint,
+                                  client_id=self.client_id),
+            authenticate=False,
+        )
+        self.last_status = answer.status
+        if answer.status != 200:
+            raise AuthError("revoke_failed", "The service did not revoke the sign-in (HTTP "
+                            f"{answer.status}); its tokens stay valid until they expire.")
 
     async def exchange_code(
         self, *, code: Secret, verifier: Secret, state: str, scopes: Iterable[str],

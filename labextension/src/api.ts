@@ -20,6 +20,9 @@ export type Part<T> = T | IFailure;
 
 export interface IService {
   base_url: string | null;
+  /** how a person elsewhere should read where the service is (the embedded one: "the
+   * embedded reference service, on this Jupyter server"); shown instead of base_url */
+  label?: string | null;
   reference: boolean;
   state: 'ready' | 'starting' | 'unreachable' | string;
 }
@@ -156,9 +159,15 @@ export interface IDesignJournal {
   entries: IDesignWrite[];
 }
 
+/** How a sign-in is begun: the page sends the browser back to this server, or shows a
+ * code to paste into the panel. */
+export type SignInMode = 'redirect' | 'paste';
+
 export interface ILogin {
   signed_in?: boolean;
+  /** the sign-in page to open, through this server's address */
   url?: string;
+  mode?: SignInMode;
 }
 
 export interface IMessage {
@@ -276,8 +285,13 @@ export class PanelApi {
     );
   }
 
-  login(): Promise<Part<ILogin>> {
-    return this._call<ILogin>('POST', 'login', {});
+  login(mode: SignInMode = 'redirect'): Promise<Part<ILogin>> {
+    return this._call<ILogin>('POST', 'login', { mode });
+  }
+
+  /** Finish a paste-mode sign-in with the `code#state` the sign-in page showed. */
+  finishLogin(code: string): Promise<Part<ILogin>> {
+    return this._call<ILogin>('POST', 'login/finish', { code });
   }
 
   private async _call<T>(

@@ -18,7 +18,8 @@ import {
   isFailure,
   offByPolicy,
   PanelApi,
-  Part
+  Part,
+  SignInMode
 } from './api';
 
 /** How often the status is asked for while a panel is visible (ms). */
@@ -215,23 +216,51 @@ export class PanelModel {
       : { ok: true, text: answer.message };
   }
 
+  /** Whether a paste-mode sign-in waits for the code its page shows. */
+  get pasting(): boolean {
+    return this._pasting;
+  }
+
   /**
-   * Sign in: the embedded reference service completes by itself; any other service gives
-   * a URL, opened in a new tab, and the poll sees the credential once it is stored.
+   * Sign in: the server begins the attempt and answers the sign-in page's URL (through
+   * the address this browser uses), opened in a new tab. With `redirect` the page comes
+   * back to the server, and the poll sees the credential once it is stored; with `paste`
+   * the page shows a code to paste into this panel (`finishSignIn`).
    */
-  async signIn(): Promise<IOutcome> {
-    const answer = await this.api.login();
+  async signIn(mode: SignInMode = 'redirect'): Promise<IOutcome> {
+    const answer = await this.api.login(mode);
     if (isFailure(answer)) {
       return { ok: false, text: answer.message };
     }
     if (answer.url) {
+      this._pasting = mode === 'paste';
       this._openUrl(answer.url);
       await this.refresh(true);
       return {
         ok: true,
-        text: 'Finish signing in in the new tab; this panel updates by itself.'
+        text:
+          mode === 'paste'
+            ? 'Click Authorize in the new tab, then paste the code it shows below.'
+            : 'Finish signing in in the new tab; this panel updates by itself.'
       };
     }
+    await this.refresh(true);
+    return { ok: true, text: 'Signed in.' };
+  }
+
+  /** Finish a paste-mode sign-in; a bad code keeps the attempt for another try. */
+  async finishSignIn(code: string): Promise<IOutcome> {
+    if (!code.trim()) {
+      return {
+        ok: false,
+        text: 'Paste the code the sign-in page shows first.'
+      };
+    }
+    const answer = await this.api.finishLogin(code.trim());
+    if (isFailure(answer)) {
+      return { ok: false, text: answer.message };
+    }
+    this._pasting = false;
     await this.refresh(true);
     return { ok: true, text: 'Signed in.' };
   }
@@ -307,6 +336,7 @@ export class PanelModel {
 
   private _isVisible: () => boolean;
   private _openUrl: (url: string) => void;
+  private _pasting = false;
   private _poll: Poll;
   private _changed = new Signal<this, void>(this);
   private _status: Part<IStatus> | null = null;

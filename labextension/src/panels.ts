@@ -23,6 +23,7 @@ import {
   IInsertTarget,
   renderConsent,
   renderFailure,
+  renderPasteCode,
   renderFiles,
   renderGrants,
   renderHits,
@@ -103,7 +104,8 @@ abstract class SidePanel extends Widget {
     return {
       openDoc: path => this.host.openDoc(path),
       insertCell: path => this._insert(path),
-      signIn: () => void this.act(() => this.model.signIn()),
+      signIn: mode => void this.act(() => this.model.signIn(mode)),
+      finishSignIn: code => void this.act(() => this.model.finishSignIn(code)),
       setConsent: give => void this.act(() => this.model.setConsent(give)),
       revokeGrant: (id, name) =>
         void this.act(() => this.model.revokeGrant(id, name)),
@@ -156,7 +158,8 @@ abstract class SidePanel extends Widget {
     const service = isFailure(status) ? null : status.service;
     this.fill(
       this._banner,
-      failure ? renderFailure(failure, this.handlers, service) : null
+      failure ? renderFailure(failure, this.handlers, service) : null,
+      this.model.pasting ? renderPasteCode(this.handlers) : null
     );
     this.node.dataset.state = failure ? failure.error : 'ready';
     this.renderParts(failure || isFailure(status) ? null : status);

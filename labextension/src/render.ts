@@ -19,7 +19,8 @@ import {
   IUpload,
   Kind,
   offByPolicy,
-  Part
+  Part,
+  SignInMode
 } from './api';
 import {
   budgetShares,
@@ -35,7 +36,10 @@ import {
 export interface IHandlers {
   openDoc(path: string): void;
   insertCell(path: string): void;
-  signIn(): void;
+  /** begin a sign-in (`redirect` unless told `paste`) */
+  signIn(mode?: SignInMode): void;
+  /** finish a paste-mode sign-in with the code the page showed */
+  finishSignIn?(code: string): void;
   setConsent(give: boolean): void;
   revokeGrant(projectId: string, projectName: string): void;
   restore(entry: IJournalEntry): void;
@@ -115,9 +119,8 @@ export function describeFailure(
         detail: failure.message
       };
     case Kind.unreachable: {
-      const where = service?.base_url
-        ? `No answer from ${service.base_url}`
-        : 'No answer';
+      const named = service?.label ?? service?.base_url;
+      const where = named ? `No answer from ${named}` : 'No answer';
       return {
         title: `${where}: is the service running?`,
         detail: failure.message
@@ -182,13 +185,59 @@ export function renderFailure(
   }
   if (failure.error === Kind.notSignedIn) {
     box.appendChild(
-      button('Sign in', 'sign-in', () => handlers.signIn(), {
+      button('Sign in', 'sign-in', () => handlers.signIn('redirect'), {
         primary: true,
-        title: 'Sign in to the service with the stored sign-in flow'
+        title:
+          'Open the sign-in page in a new tab; it comes back to this Jupyter server'
       })
+    );
+    box.appendChild(
+      button(
+        'Sign in with a code',
+        'sign-in-paste',
+        () => handlers.signIn('paste'),
+        {
+          title:
+            'Open the sign-in page in a new tab; paste the code it shows into this panel'
+        }
+      )
     );
   }
   return box;
+}
+
+/** The paste box of a paste-mode sign-in: the code the sign-in page shows, and Finish. */
+export function renderPasteCode(
+  handlers: Pick<IHandlers, 'finishSignIn'>
+): HTMLElement {
+  const form = el('form', 'jdp-PasteCode', undefined, 'paste-code-form');
+  const label = el(
+    'label',
+    'jdp-Muted',
+    'Paste the code the sign-in page shows (code#state):'
+  );
+  const input = el(
+    'input',
+    'jp-mod-styled jdp-PasteInput',
+    undefined,
+    'paste-code'
+  );
+  input.type = 'text';
+  input.autocomplete = 'off';
+  input.spellcheck = false;
+  input.id = 'jdp-paste-code';
+  label.htmlFor = input.id;
+  const finish = (): void => handlers.finishSignIn?.(input.value);
+  form.addEventListener('submit', event => {
+    event.preventDefault();
+    finish();
+  });
+  form.append(
+    label,
+    input,
+    button('Finish sign-in', 'finish-sign-in', finish, { primary: true })
+  );
+  return form;
 }
 
 /** A notice the service sent with the status (e.g. a sign-in that gained scopes). */
@@ -206,7 +255,12 @@ export function renderService(service: IService): HTMLElement {
   const line = el('div', 'jdp-Service', undefined, 'service');
   line.appendChild(el('span', 'jdp-Muted', 'Service: '));
   line.appendChild(
-    el('span', 'jdp-Url', service.base_url ?? 'not configured', 'base-url')
+    el(
+      'span',
+      'jdp-Url',
+      service.label ?? service.base_url ?? 'not configured',
+      'base-url'
+    )
   );
   if (service.reference) {
     line.appendChild(

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from jupyter_process import jupyter_process
+from worker_processes import as_owner
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT_EXTENSION = ROOT / "jupyter_design_projects" / "labextension"
@@ -86,6 +87,8 @@ def lab_environment(tmp: Path, service, *, attached: bool = True,
         "JDP_ORG_UUID": service.org_uuid,
         "CLAUDE_PROJECT_UUID": service.project_uuid,
     })
+    if not signed_in:  # the person who runs the service: its owner secret beside the file
+        as_owner(service, Path(env["JDP_CREDENTIALS_FILE"]))
     if not attached:
         env.pop("CLAUDE_PROJECT_UUID")
     for name in ("CLAUDE_SESSION_JWT", "JDP_WEB_BASE_URL", "JDP_OAUTH_TOKEN_URL",
@@ -95,22 +98,26 @@ def lab_environment(tmp: Path, service, *, attached: bool = True,
 
 
 @contextlib.contextmanager
-def running_lab(tmp: Path, env: dict[str, str]) -> Iterator[Lab]:
-    """`jupyter lab` on a free loopback port with `env`, stopped on exit."""
+def running_lab(tmp: Path, env: dict[str, str], base_url: str = "/") -> Iterator[Lab]:
+    """`jupyter lab` on a free loopback port with `env` (under `base_url`, as a hub's
+    single-user server is: `/user/alice/`), stopped on exit. `Lab.url` ends with the base."""
     root_dir = tmp / "notebooks"
     root_dir.mkdir()
     log_file = tmp / "jupyter-lab.log"
+    base = base_url.rstrip("/")
 
     def serving(url: str, token: str) -> bool:
         with httpx.Client(timeout=5.0) as client:
-            return client.get(f"{url}/api/status", params={"token": token}).status_code == 200
+            return client.get(f"{url}{base}/api/status",
+                              params={"token": token}).status_code == 200
 
     with jupyter_process("lab", [
         f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
         f"--LabApp.user_settings_dir={tmp / 'user-settings'}",
         "--LabApp.expose_app_in_browser=True",
+        f"--ServerApp.base_url={base_url}",
     ], env=env, root=root_dir, log_file=log_file, ready=serving) as (url, token):
-        yield Lab(url=url, token=token, root_dir=root_dir, log_file=log_file)
+        yield Lab(url=url + base, token=token, root_dir=root_dir, log_file=log_file)
 
 
 @pytest.fixture

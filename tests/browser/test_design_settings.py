@@ -62,7 +62,7 @@ def test_grant_given_in_design_settings_continues_the_waiting_card_spec_s8(
     try:
         page = context.new_page()
         page.set_default_timeout(UI_MS)
-        page.goto(reference_service.base_url + "/design/settings")
+        page.goto(reference_service.settings_link())  # the owner's link (then a cookie)
         expect(page.locator('[data-jdp="consent"]')).to_have_text("given")
         page.locator(f'[data-jdp="grant-{DECK_ID}"]').click()
         expect(page.locator(f'[data-jdp="revoke-{DECK_ID}"]')).to_be_visible()

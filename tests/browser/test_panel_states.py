@@ -1,5 +1,6 @@
 """The panels' clear states in a real JupyterLab: no attached Project (and how to attach
-one), not signed in (and the Sign in button that fixes it), and a service that stops
+one), not signed in (and the Sign in button that fixes it, through a sign-in tab), and a
+service that stops
 answering, which both panels show by themselves within a poll or two.
 
 One JupyterLab serves the module, started with no CLAUDE_PROJECT_UUID and a credential file
@@ -59,9 +60,14 @@ def test_not_signed_in_offers_sign_in_which_signs_in(page, lab_tmp: Path):
     credentials = lab_tmp / "not-signed-in" / "credentials.json"
     assert not credentials.exists()
 
-    role(state, "sign-in").click()
+    with page.context.expect_page(timeout=KERNEL_MS) as opened:
+        role(state, "sign-in").click()  # the sign-in page, through this Jupyter server
+    tab = opened.value
+    tab.locator("#authorize").click()
+    expect(tab.locator("#message")).to_contain_text("You are signed in", timeout=KERNEL_MS)
+    tab.close()
 
-    expect(role(panel, "outcome")).to_have_text("Signed in.", timeout=KERNEL_MS)
+    expect(role(panel, "outcome")).to_contain_text("new tab", timeout=KERNEL_MS)
     expect(role(panel, "consent")).to_have_text("consent: not given")
     expect(role(panel, "consent-give")).to_be_visible()
     expect(panel.locator('[data-jdp="state"]')).to_have_count(0)
@@ -73,7 +79,9 @@ def test_a_service_that_stops_answering_shows_in_both_panels(page, service):
     expect(role(design, "consent")).to_be_visible()
     service.stop()
 
-    unreachable = f"No answer from {service.base_url}: is the service running?"
+    port = service.base_url.rsplit(":", 1)[1]
+    unreachable = (f"No answer from a service on this Jupyter server's machine (loopback "
+                   f"port {port}): is the service running?")
     state = design.locator('[data-jdp="state"][data-kind="service_unreachable"]')
     expect(role(state, "state-title")).to_have_text(unreachable, timeout=LIVE_MS)
     expect(role(design, "consent")).to_have_count(0)

@@ -299,6 +299,7 @@ async def grant_on_settings_page(service: EmbeddedService, project_id: str) -> N
     """What a person does in Design settings outside the notebook: load the page, press
     Grant (a form post with the page's token)."""
     async with httpx.AsyncClient(base_url=service.base_url, timeout=30.0) as browser:
+        await browser.get(service.settings_link())  # the owner's link leaves the cookie
         page = await browser.get("/design/settings")
         token = re.search(r'name="form_token" value="([^"]+)"', page.text)
         assert token is not None

@@ -67,4 +67,7 @@ def test_the_extension_registers_every_route_under_the_base_url():
     [(host, specs)] = app.added
     assert host == ".*$"
     assert [route for route, _handler, _kw in specs] == [
-        "/user/ada/jupyter-design-projects/" + route for route, _ in handlers.ROUTES]
+        "/user/ada/jupyter-design-projects/" + route for route, _ in handlers.ROUTES] + [
+        "/user/ada/jupyter-design-projects/" + route for route in (
+            "oauth/authorize", "oauth/code/callback", "design/settings",
+            "design/settings/grants", "oauth/callback")]

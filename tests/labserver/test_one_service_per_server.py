@@ -47,7 +47,8 @@ def test_the_server_started_one_service_and_its_kernels_use_it(server, kernels):
     assert described["state"] == "ready"
     assert urls == {described["base_url"]} == {server.status()["service"]["base_url"]}
     assert "token" not in json.dumps(described)
-    assert all("that this Jupyter server started" in lines[0] for lines in printed)
+    assert all("embedded reference service, on this Jupyter server" in lines[0]
+               for lines in printed)
 
 
 def test_a_write_in_one_kernel_shows_in_the_other_and_in_the_panel(server, kernels):
@@ -126,7 +127,8 @@ def test_a_design_write_in_a_kernel_shows_in_the_panels_design_journal(server, k
 ROUTES = [("GET", "status"), ("GET", "project/files"), ("GET", "project/search?q=incident"),
           ("GET", "project/doc?path=glossary.md"), ("POST", "design/consent"),
           ("DELETE", "design/consent"), ("DELETE", "design/grants/abc"), ("GET", "journal"),
-          ("GET", "design/journal"), ("POST", "journal/1/restore"), ("POST", "login")]
+          ("GET", "design/journal"), ("POST", "journal/1/restore"), ("POST", "login"),
+          ("POST", "login/finish")]
 
 
 @pytest.mark.parametrize(("method", "route"), ROUTES)

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from faults_client import faults
 
 from jupyter_design_projects import service_file
+from jupyter_design_projects.core.owner_proof import OWNER_HEADER, PUBLIC_BASE_HEADER
 from jupyter_design_projects.errors import (
     NeedsConsent,
     ScopeExpansionFailed,
@@ -22,6 +25,7 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.labserver.failures import failure
 from jupyter_design_projects.labserver.panel import DOC_MAX_BYTES, Panel
+from jupyter_design_projects.labserver.sign_in import ATTEMPT_TTL_S, MAX_ATTEMPTS, PanelSignIn
 
 PROJECT = "0b6f4f0e-3c2a-4d8e-9f10-7a1b2c3d4e5f"
 ORG = "1c7a5e2f-4b3d-4e9f-8a01-6b2c3d4e5f60"
@@ -88,7 +92,9 @@ async def test_status_shows_the_service_the_project_and_no_consent(module_refere
     report = await open_panel(service_env(service, tmp_path)).status()
 
     assert report["service"] == {"base_url": service.base_url, "reference": True,
-                                 "state": "ready"}
+                                 "state": "ready", "label": (
+                                     "a service on this Jupyter server's machine (loopback "
+                                     f"port {service.base_url.rsplit(':', 1)[1]})")}
     project = report["project"]
     assert project["name"] == "Team Handbook"
     assert project["uuid"] == service.project_uuid
@@ -261,20 +267,57 @@ async def test_the_journal_says_who_approved_each_change(module_reference_servic
 
 
 @pytest.mark.asyncio
-async def test_login_signs_in_to_the_reference_service_by_itself(reference_service, tmp_path,
-                                                                 open_panel):
+async def test_sign_in_begins_through_the_public_address_and_a_paste_finishes_it(
+        reference_service, tmp_path, open_panel):
+    """The panel's sign-in on the server's reference service: the page through this
+    server's address, and the code pasted back (the browser's part played against the
+    service as the server's proxy forwards it: tests/labserver/test_sign_in_through_server.py
+    plays it through a real Jupyter server)."""
     env = service_env(reference_service, tmp_path)
     Path(env["JDP_CREDENTIALS_FILE"]).unlink()
     panel = open_panel(env)
+    flow = PanelSignIn(panel)
+    base = "https://hub.example/user/alice/jupyter-design-projects"
     before = await panel.status()
 
-    answer = await panel.login()
+    begun = await flow.begin(base, "paste")
+    query = urlsplit(begun["url"]).query
+    owner = {OWNER_HEADER: reference_service.owner_secret().reveal(),
+             PUBLIC_BASE_HEADER: base}
+    with httpx.Client(base_url=reference_service.base_url, headers=owner) as browser:
+        page = browser.get("/oauth/authorize?" + query)
+        fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
+                                 page.text))
+        went = browser.post("/oauth/authorize", data={**fields, "decision": "approve"},
+                            headers={"origin": reference_service.base_url})
+    code = parse_qs(urlsplit(went.headers["location"]).query)
+    pasted = f"{code['code'][0]}#{code['state'][0]}"
 
     assert before["design"]["error"] == "not_signed_in"
-    assert answer == {"signed_in": True}
-    # the status of a fresh panel reads the stored credential the login saved
+    assert begun["url"].startswith(base + "/oauth/authorize?")
+    assert went.headers["location"].startswith(base + "/oauth/code/callback?")
+    assert await flow.finish_paste(pasted) == {"signed_in": True}
+    assert (await flow.finish_paste(pasted))["error"] == "invalid_argument"  # used once
     after = await open_panel(env).status()
     assert after["design"] == {"consent": False, "grants": [], "journal_revision": "0-0-0"}
+
+
+@pytest.mark.asyncio
+async def test_an_attempt_expires_and_the_oldest_gives_way(reference_service, tmp_path,
+                                                           open_panel):
+    now = [0.0]
+    flow = PanelSignIn(open_panel(service_env(reference_service, tmp_path)),
+                       clock=lambda: now[0])
+    base = "http://127.0.0.1:8888/jupyter-design-projects"
+    states = [(await flow.begin(base, "redirect"))["state"] for _ in range(MAX_ATTEMPTS + 1)]
+    assert flow._take(states[0], keep=True) is None  # the oldest gave way
+    assert flow._take(states[1], keep=True) is not None
+    now[0] = ATTEMPT_TTL_S  # at the limit it still waits
+    assert flow._take(states[1], keep=True) is not None
+    now[0] = ATTEMPT_TTL_S + 0.001
+    assert flow._take(states[1], keep=True) is None
+    status, title, _ = await flow.finish_redirect(f"code=x&state={states[2]}")
+    assert (status, title) == (400, "Sign-in link is stale")
 
 
 # ---------------------------------------------------------------- the server's service
@@ -292,7 +335,9 @@ async def test_status_says_starting_until_the_servers_service_is_ready(tmp_path,
     assert starting["service"]["state"] == "starting"
     assert starting["project"]["error"] == starting["design"]["error"] == "service_starting"
     assert ready["service"] == {"base_url": module_reference_service.base_url,
-                                "reference": True, "state": "ready"}
+                                "reference": True, "state": "ready",
+                                "label": "the embedded reference service, on this Jupyter "
+                                         "server"}
     assert ready["project"]["name"] == "Team Handbook"
 
 
@@ -378,7 +423,8 @@ async def test_failed_parts_are_error_kinds_that_never_carry_a_token(tmp_path, o
     answers = [await panel.status(), await panel.files(), await panel.search("x", 3),
                await panel.doc("a.md"), await panel.consent(give=True),
                await panel.consent(give=False), await panel.revoke_grant("abc"),
-               await panel.journal(5), await panel.login()]
+               await panel.journal(5),
+               await PanelSignIn(panel).begin("http://127.0.0.1:1/x", "redirect")]
 
     assert set(answers[0]["project"]) == {"error", "message"}
     assert set(answers[0]["design"]) == {"error", "message"}

@@ -117,7 +117,8 @@ def test_sign_out_deletes_the_file_and_the_next_call_says_not_signed_in(shell, l
     again = shell.run_line_magic("design", "auth")
     assert "Not signed in. Next: %design login." in again._repr_mimebundle_()["text/plain"]
     assert again.buttons == ()
-    assert again.status.steps[-1].kind == "sign_out"
+    assert [(s.kind, s.ok) for s in again.status.steps[-2:]] == [
+        ("sign_out", True), ("revoke", True)]  # revoked at the reference service too
     no_secret_in(live, again, *tokens)
 
 

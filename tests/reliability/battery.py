@@ -17,6 +17,7 @@ import pytest
 from faults_client import FaultsClient, faults
 from hostile import LoopbackServer
 from leaks import LeakScan
+from worker_processes import as_owner
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import JdpError
@@ -66,14 +67,21 @@ class ServiceState:
 
 def settings_for(service: EmbeddedService, credentials_file: Path, *,
                  remote_session: bool = False, **overrides: Any) -> Settings:
+    # the service's owner: its secret beside the credential file (embedded.owner_secret_for)
     values: dict[str, Any] = {
         "api_base_url": service.base_url, "org_uuid": service.org_uuid,
-        "project_uuid": service.project_uuid, "credentials_file": str(credentials_file),
-        "http_trace": True}
+        "project_uuid": service.project_uuid,
+        "credentials_file": str(as_owner(service, credentials_file)), "http_trace": True}
     if remote_session:
         values["session_jwt"] = service.session_jwt
     values.update(overrides)
     return Settings.resolve({}, values)
+
+
+def owners_view(service: EmbeddedService) -> EmbeddedService:
+    """The service as another process of its owner sees it (its description: the session
+    finds the owner secret in its data dir, and leaves the service running at close)."""
+    return EmbeddedService.described(service.describe())
 
 
 def signed_in_file(service: EmbeddedService, directory: Path) -> Path:

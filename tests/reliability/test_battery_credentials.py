@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from battery import Live, settings_for, signed_in_file
+from battery import Live, owners_view, settings_for, signed_in_file
 from faults_client import faults
 from kernels import Kernel
 from sign_in_page import pasted_code
@@ -152,7 +152,8 @@ def test_embedded_sign_in_failure_shows_no_code_in_a_verbose_traceback__threat_l
     try:
         settings = settings_for(service, tmp_path / "unused.json")
         settings = type(settings)(**{**vars(settings), "credentials_file": ""})
-        with Session(settings, data_dir=tmp_path / "client") as session:
+        with Session(settings, data_dir=tmp_path / "client",
+                     embedded=owners_view(service)) as session:
             live = Live(service, session, tmp_path / "none.json", caplog, capsys)
             with pytest.raises(CredentialStoreError) as caught:
                 session.login_embedded()
@@ -170,7 +171,8 @@ def test_a_failing_keyring_says_so_and_never_loses_the_token__threat_lost_creden
     try:
         settings = settings_for(service, tmp_path / "unused.json")
         settings = type(settings)(**{**vars(settings), "credentials_file": ""})
-        with Session(settings, data_dir=tmp_path / "client") as session:
+        with Session(settings, data_dir=tmp_path / "client",
+                     embedded=owners_view(service)) as session:
             live = Live(service, session, tmp_path / "none.json", caplog, capsys)
             with pytest.raises(CredentialStoreError) as caught:
                 sign_in(session)
@@ -191,7 +193,8 @@ def test_no_keyring_falls_back_to_a_private_file__threat_lost_credential(
     assert type(keyring.get_keyring()).__module__.startswith("keyring.backends.")
     settings = settings_for(service, tmp_path / "unused.json")
     settings = type(settings)(**{**vars(settings), "credentials_file": ""})
-    with Session(settings, data_dir=tmp_path / "client") as session:
+    with Session(settings, data_dir=tmp_path / "client",
+                 embedded=owners_view(service)) as session:
         session.login_embedded()
         stored = tmp_path / "client" / "credentials.json"
         if stored.exists():  # the headless default: no keyring, the 0600 fallback file

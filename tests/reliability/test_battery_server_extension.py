@@ -45,6 +45,13 @@ def registered_routes() -> list[tuple[str, type]]:
     return added
 
 
+#: the sign-in pages a browser opens with a query (the sign-in request, the code, the
+#: callback's code and state): without one, they answer a 400 page
+PAGES_WITH_A_QUERY = {"/jupyter-design-projects/oauth/authorize",
+                      "/jupyter-design-projects/oauth/code/callback",
+                      "/jupyter-design-projects/oauth/callback"}
+
+
 def concrete(route: str) -> str:
     """A URL path for a route pattern (each capture group becomes a sample value)."""
     path = re.sub(r"\(\?P<\w+>[^)]*\)|\([^)]*\)", "sample", route)
@@ -99,7 +106,13 @@ def test_the_extension_registers_routes_under_its_own_prefix__threat_route_colli
 @pytest.mark.parametrize(("path", "method"), CASES)
 def test_no_login_is_refused__threat_unauthenticated_api(jupyter, path, method):
     answer = httpx.request(method.upper(), jupyter["base"] + path, json={})
-    assert answer.status_code in (401, 403)
+    if method == "get" and answer.status_code == 302:
+        # a browser page (the proxied sign-in and settings pages, the callback): Jupyter
+        # sends a browser with no login to its login page, and nothing else
+        assert answer.headers["location"].startswith("/login?next=")
+        assert "form_token" not in answer.text
+    else:
+        assert answer.status_code in (401, 403)
     tokens_of(jupyter).check(extra=[answer.text, json.dumps(dict(answer.headers))])
 
 
@@ -113,7 +126,9 @@ def test_a_logged_in_answer_never_carries_a_token__threat_token_disclosure(
                            headers={"Authorization": f"token {jupyter['token']}"}, timeout=60)
     assert answer.status_code < 500
     if method == "get":
-        assert answer.status_code == 200
+        # a sign-in page opened without its query is a 400 page, not a failure
+        assert answer.status_code == 200 or (path in PAGES_WITH_A_QUERY
+                                             and answer.status_code == 400)
         assert answer.headers["cache-control"] == "no-store"
     tokens_of(jupyter).check(extra=[answer.text, json.dumps(dict(answer.headers))],
                              records=caplog.records)
@@ -133,9 +148,10 @@ def test_an_unsafe_method_without_xsrf_is_refused__threat_csrf(jupyter, path, me
         logged_in = browser.post("/login", data={"password": jupyter["token"], "_xsrf": xsrf})
         assert logged_in.status_code in (200, 302)
         refused = browser.request(method.upper(), path, json={})
-        assert refused.status_code == 403
+        assert refused.status_code == 403 and "argument missing" in refused.text
         allowed = browser.request(method.upper(), path, json={}, headers={"X-XSRFToken": xsrf})
-        assert allowed.status_code != 403
+        # past Jupyter's check (a proxied form's page may still refuse it: its form token)
+        assert allowed.status_code != 403 or "argument missing" not in allowed.text
         tokens_of(jupyter).check(extra=[refused.text, allowed.text])
 
 

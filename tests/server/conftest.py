@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from test_design_harness import Harness, McpClient, build_harness
 
+from jupyter_design_projects.core import owner_proof
 from jupyter_design_projects.server import oauth
 from jupyter_design_projects.server.app import DB_FILE, create_app
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
@@ -47,12 +48,29 @@ def service_app(service_config: ServiceConfig) -> tuple[Starlette, ServiceContex
     return app, app.state.ctx
 
 
+def owner_header(config: ServiceConfig) -> dict[str, str]:
+    """The header by which the service's owner (the Jupyter server's proxy, a kernel)
+    reaches its owner-only pages: the secret read from the 0700 data dir."""
+    secret = (config.data_dir / owner_proof.OWNER_FILE).read_text(encoding="ascii")
+    return {owner_proof.OWNER_HEADER: secret}
+
+
 @pytest.fixture
-def client(service_app: tuple[Starlette, ServiceContext]) -> Iterator[TestClient]:
-    # as the client does, every request names the Design identity headers (spec §5)
+def client(service_app: tuple[Starlette, ServiceContext],
+           service_config: ServiceConfig) -> Iterator[TestClient]:
+    # as the client does, every request names the Design identity headers (spec §5); the
+    # pages are opened as their owner (tests/server/test_owner_gate.py: anyone else)
     with TestClient(service_app[0], base_url="http://127.0.0.1",
-                    headers=DESIGN_HEADERS) as test_client:
+                    headers={**DESIGN_HEADERS, **owner_header(service_config)}
+                    ) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def stranger(service_app: tuple[Starlette, ServiceContext]) -> Iterator[TestClient]:
+    """A client with no owner proof: another local user, or a page elsewhere. (Its
+    lifespan is not run: `client` may run the app's, which runs once.)"""
+    yield TestClient(service_app[0], base_url="http://127.0.0.1", headers=DESIGN_HEADERS)
 
 
 def issue_token(ctx: ServiceContext, scopes: tuple[str, ...] = ALL_SCOPES) -> str:

@@ -17,6 +17,7 @@ from design_headers import DESIGN_HEADERS
 from starlette.routing import Match
 from starlette.testclient import TestClient
 
+from jupyter_design_projects.core.owner_proof import OWNER_FILE, OWNER_HEADER
 from jupyter_design_projects.server import oauth
 from jupyter_design_projects.server.app import create_app
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
@@ -56,7 +57,10 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     app = create_app(config)
     ctx = app.state.ctx
     # as the client does, every request names the Design identity headers (spec §5)
-    with TestClient(app, base_url="http://127.0.0.1", headers=DESIGN_HEADERS) as client:
+    # as the owner (the pages' refusal of anyone else: test_owner_gate.py)
+    owner = {OWNER_HEADER: (config.data_dir / OWNER_FILE).read_text(encoding="ascii")}
+    with TestClient(app, base_url="http://127.0.0.1",
+                    headers={**DESIGN_HEADERS, **owner}) as client:
         org, project = ctx.demo_org_uuid, ctx.demo_project_uuid
         design = _token(ctx, DESIGN_SCOPES)
         assert client.post("/v1/design/consent", headers=design,
@@ -205,6 +209,12 @@ CASES = [
          b"pad=" + b"a" * (8192 - 4), content_type="application/x-www-form-urlencoded"),
     Case("authorize-post-over-form-limit", "none", "POST", "/oauth/authorize", 413, html,
          b"pad=" + b"a" * (8192 - 3), content_type="application/x-www-form-urlencoded"),
+    Case("revoke-malformed", "none", "POST", "/v1/oauth/revoke", 400,
+         oauth_error("invalid_request"), b"{"),
+    Case("revoke-no-client", "none", "POST", "/v1/oauth/revoke", 401,
+         oauth_error("invalid_client"), b'{"token": "t"}'),
+    Case("revoke-oversize", "none", "POST", "/v1/oauth/revoke", 400,
+         oauth_error("invalid_request"), b'{"token": "' + b"t" * 20000 + b'"}'),
     Case("code-page-without-code", "none", "GET", "/oauth/code/callback", 400, html),
     # -- the org API (§0 envelope, §4)
     Case("orgs-put", "org", "PUT", "/api/organizations", 405, envelope("invalid_request_error")),

@@ -78,7 +78,7 @@ def test_every_route_family_answers_over_loopback(reference_service) -> None:
         assert h.get("/v1/design/consent", headers=auth).json() == \
             {"agent_design_projects": False}
         assert h.get("/nowhere").json()["error"]["type"] == "not_found_error"
-        assert h.get("/oauth/authorize").status_code == 400
+        assert h.get("/oauth/authorize").status_code == 403  # the owner's page only
     counts = faults(service).counts()
     assert counts["mcp:initialize"] == 1
 

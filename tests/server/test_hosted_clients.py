@@ -30,6 +30,7 @@ from mcp.client.auth.utils import (
 )
 from sign_in_page import click_authorize, redirect_fields
 
+from jupyter_design_projects.core.owner_proof import authorize_proof
 from jupyter_design_projects.embedded import EmbeddedService
 
 FULL_SCOPES = ("user:profile user:inference user:mcp_servers user:file_upload "
@@ -222,7 +223,10 @@ async def test_a_client_signs_in_through_the_discovered_endpoints(service) -> No
     url = str(httpx.URL(str(server.authorization_endpoint), params={
         "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
         "scope": " ".join(resource.scopes_supported), "state": state,
-        "code_challenge": challenge, "code_challenge_method": "S256"}))
+        "code_challenge": challenge, "code_challenge_method": "S256",
+        # the service's owner opens it: a link with the owner's proof for this attempt
+        # (as their notebook or Jupyter server makes it; anyone else gets a 403 page)
+        "owner_proof": authorize_proof(service.owner_secret().reveal(), state, challenge)}))
     # a person clicks Authorize; the page sends the browser to the client's loopback URI
     target, fields = redirect_fields(await asyncio.to_thread(click_authorize, url,
                                                              follow=False))

@@ -39,8 +39,10 @@ class Client:
         self.store = FileCredentialStore(credentials_file)
         self.token_requests = 0
         self.http = make_client(event_hooks={"request": [self._count]})
+        # the service's owner: its authorize links carry the owner's proof
         self.oauth = OAuthClient(self.http, self.base + "/v1/oauth/token",
-                                 self.base + "/oauth/authorize", FIRST_PARTY_CLIENT_ID)
+                                 self.base + "/oauth/authorize", FIRST_PARTY_CLIENT_ID,
+                                 owner_secret=service.owner_secret)
         self.manager = CredentialManager(self.store, self.oauth, client_id=FIRST_PARTY_CLIENT_ID,
                                          lock_path=credentials_file.with_suffix(".lock"))
         self.http.auth = BearerAuth(self.manager, {self.base})

@@ -2,19 +2,23 @@
 project grant outside the notebook, as they would in the Design web app (spec §8: the
 grant watcher notices a grant given here while a grant card waits).
 
-Like the authorize page it acts for the demo user; a form token (random per service run)
-and a same-origin check keep another page from posting the form.
+Like the authorize page it acts for the demo user, and only its owner sees it or posts
+to it (`server/owner.py`): through the Jupyter server's proxy, or from a settings link
+the owner's notebook made (which leaves this run's owner cookie). A form token (random per
+service run) and a same-origin check keep another page from posting the form.
 """
 
 from __future__ import annotations
 
 import html
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .. import paths
+from ...core import owner_proof
+from .. import owner, paths
 from ..context import DEMO_USER_ID, DEMO_USER_NAME, ServiceContext
 from ..forms import FormRefused, PageForm
 from .errors import NotFound
@@ -47,7 +51,12 @@ def routes(ctx: ServiceContext) -> list[Route]:
     form = PageForm(MAX_FORM_BYTES, nothing="nothing changed",
                     fresh="reload the page and try again")
 
-    def render(notice: str = "", status: int = 200) -> HTMLResponse:
+    def prefix(request: Request) -> str:
+        """The path prefix of the Jupyter server's proxy this page is seen through."""
+        public = ctx.owner.public_base(request)
+        return urlsplit(public).path if public else ""
+
+    def render(request: Request, notice: str = "", status: int = 200) -> HTMLResponse:
         granted = {g["project_id"]: g["created_at"] for g in store.grants(DEMO_USER_ID)}
         rows = []
         for project in store.projects(100, None):
@@ -59,7 +68,8 @@ def routes(ctx: ServiceContext) -> list[Route]:
             else:
                 state, action = "not granted", "grant"
             button = "" if action is None else (
-                f'<form method="post" action="{paths.DESIGN_SETTINGS_GRANTS}">'
+                f'<form method="post" action="{html.escape(prefix(request))}'
+                f'{paths.DESIGN_SETTINGS_GRANTS}">'
                 f"{form.token_field()}"
                 f'<input type="hidden" name="project_id" value="{html.escape(pid, quote=True)}">'
                 f'<input type="hidden" name="action" value="{action}">'
@@ -74,28 +84,40 @@ def routes(ctx: ServiceContext) -> list[Route]:
                                   consent=consent, rows="".join(rows)), status)
 
     async def page(request: Request) -> Response:
-        return render()
+        query = dict(request.query_params)
+        if not ctx.owner.is_owner(request, query, now_s=ctx.clock()):
+            return owner.refused()
+        if owner_proof.LINK_FIELD in query:  # the link did its work: a clean address
+            answer = RedirectResponse(prefix(request) + paths.DESIGN_SETTINGS, 303,
+                                      headers={"cache-control": "no-store",
+                                               "referrer-policy": "no-referrer"})
+            answer.set_cookie(owner_proof.OWNER_COOKIE, ctx.owner.cookie(), httponly=True,
+                              samesite="strict", path="/")
+            return answer
+        return render(request)
 
     async def change(request: Request) -> Response:
+        if not ctx.owner.is_owner(request, now_s=ctx.clock()):
+            return owner.refused()
         try:
             posted = await form.posted(request)
         except FormRefused as no:
-            return no.answer(render)
+            return no.answer(lambda message, status: render(request, message, status))
         project_id, action = posted.get("project_id", ""), posted.get("action", "")
         if action not in ACTIONS or not project_id:
-            return render("Unknown change; nothing changed.", 400)
+            return render(request, "Unknown change; nothing changed.", 400)
         if action == "revoke":
             store.revoke_grant(DEMO_USER_ID, project_id)
         elif not store.consent(DEMO_USER_ID):
-            return render("Give consent for agents first (from the notebook or from Python).",
-                          403)
+            return render(request, "Give consent for agents first (from the notebook or "
+                          "from Python).", 403)
         else:
             try:
                 if store.grant(DEMO_USER_ID, project_id) is None:
-                    return render("This project cannot hold a grant.", 404)
+                    return render(request, "This project cannot hold a grant.", 404)
             except NotFound:
-                return render("No such Design project.", 404)
-        return RedirectResponse(paths.DESIGN_SETTINGS, status_code=303)
+                return render(request, "No such Design project.", 404)
+        return RedirectResponse(prefix(request) + paths.DESIGN_SETTINGS, status_code=303)
 
     return [Route(paths.DESIGN_SETTINGS, page, methods=["GET"]),
             Route(paths.DESIGN_SETTINGS_GRANTS, change, methods=["POST"])]

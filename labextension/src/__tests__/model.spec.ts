@@ -23,8 +23,11 @@ function setup(visible = { now: true }) {
     'POST journal/7/restore': answer({
       message: 'Restored guides/onboarding.md.'
     }),
-    'POST login': () => answer(loginAnswer)
+    'POST login': () => answer(loginAnswer),
+    'POST login/finish': () => answer(finishAnswer, finishStatus)
   });
+  let finishAnswer: unknown = { signed_in: true };
+  let finishStatus = 200;
   let loginAnswer: unknown = { signed_in: true };
   const opened: string[] = [];
   const model = new PanelModel(new PanelApi(send), {
@@ -42,7 +45,11 @@ function setup(visible = { now: true }) {
     count,
     changes: () => changes,
     setStatus: (next: typeof current) => (current = next),
-    setLogin: (next: unknown) => (loginAnswer = next)
+    setLogin: (next: unknown) => (loginAnswer = next),
+    setFinish: (next: unknown, code = 200) => {
+      finishAnswer = next;
+      finishStatus = code;
+    }
   };
 }
 
@@ -239,6 +246,52 @@ describe('PanelModel actions', () => {
     const outcome = await t.model.signIn();
     expect(t.opened).toEqual(['https://example.test/oauth/authorize?x=1']);
     expect(outcome.text).toContain('new tab');
+    t.model.dispose();
+  });
+});
+
+describe('PanelModel sign-in with a pasted code', () => {
+  it('asks for paste mode, opens the page and waits for the code', async () => {
+    const t = setup();
+    t.setLogin({
+      url: 'https://hub.test/user/a/jupyter-design-projects/oauth/authorize?s=1',
+      mode: 'paste'
+    });
+    const outcome = await t.model.signIn('paste');
+    const begun = t.sent.find(s => s.path === 'login');
+    expect(JSON.parse(String(begun?.body))).toEqual({ mode: 'paste' });
+    expect(t.opened).toEqual([
+      'https://hub.test/user/a/jupyter-design-projects/oauth/authorize?s=1'
+    ]);
+    expect(outcome.text).toContain('paste the code');
+    expect(t.model.pasting).toBe(true);
+    t.model.dispose();
+  });
+
+  it('keeps waiting after a refused code and stops once signed in', async () => {
+    const t = setup();
+    t.setLogin({ url: 'https://hub.test/x', mode: 'paste' });
+    await t.model.signIn('paste');
+    expect(await t.model.finishSignIn('  ')).toEqual({
+      ok: false,
+      text: 'Paste the code the sign-in page shows first.'
+    });
+    expect(t.count('POST login/finish')).toBe(0);
+    t.setFinish(
+      { error: 'invalid_argument', message: 'Paste the whole code.' },
+      400
+    );
+    const refused = await t.model.finishSignIn('nohash');
+    expect(refused).toEqual({ ok: false, text: 'Paste the whole code.' });
+    expect(t.model.pasting).toBe(true);
+    t.setFinish({ signed_in: true });
+    expect(await t.model.finishSignIn(' abc#state ')).toEqual({
+      ok: true,
+      text: 'Signed in.'
+    });
+    const last = t.sent.filter(s => s.path === 'login/finish').pop();
+    expect(JSON.parse(String(last?.body))).toEqual({ code: 'abc#state' });
+    expect(t.model.pasting).toBe(false);
     t.model.dispose();
   });
 });

@@ -10,7 +10,9 @@ import {
   renderGrants,
   renderHits,
   renderJournal,
-  renderProject
+  renderPasteCode,
+  renderProject,
+  renderService
 } from '../render';
 import { DESIGN_JOURNAL, FILES, JOURNAL, PROJECT, q } from './fixtures';
 
@@ -29,6 +31,21 @@ const noop = {
   restore: jest.fn()
 };
 const canInsert = { enabled: true, why: '' };
+
+describe('renderService', () => {
+  it('names the embedded service in words, not by its loopback address', () => {
+    const line = renderService({
+      base_url: 'http://127.0.0.1:41234',
+      label: 'the embedded reference service, on this Jupyter server',
+      reference: true,
+      state: 'ready'
+    });
+    expect(text(line, 'base-url')).toBe(
+      'the embedded reference service, on this Jupyter server'
+    );
+    expect(line.textContent).not.toContain('127.0.0.1');
+  });
+});
 
 describe('renderProject', () => {
   it('shows name, instructions, counts and the budget', () => {
@@ -117,7 +134,22 @@ describe('renderFailure', () => {
     );
     expect(text(box, 'state-title')).toBe('Not signed in');
     q(box, 'sign-in')[0].click();
-    expect(signIn).toHaveBeenCalledTimes(1);
+    expect(signIn).toHaveBeenCalledWith('redirect');
+    q(box, 'sign-in-paste')[0].click();
+    expect(signIn).toHaveBeenLastCalledWith('paste');
+    expect(box.textContent).not.toContain('login_begin');
+  });
+
+  it('gives the paste box an input whose Finish sends what was typed', () => {
+    const finishSignIn = jest.fn();
+    const form = renderPasteCode({ finishSignIn });
+    const input = q(form, 'paste-code')[0] as HTMLInputElement;
+    input.value = 'code#state';
+    q(form, 'finish-sign-in')[0].click();
+    expect(finishSignIn).toHaveBeenCalledWith('code#state');
+    form.dispatchEvent(new Event('submit'));
+    expect(finishSignIn).toHaveBeenCalledTimes(2);
+    expect(form.querySelector('label')?.htmlFor).toBe(input.id);
   });
 
   it('names the unreachable service’s URL and asks if it runs', () => {
