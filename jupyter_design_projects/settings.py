@@ -278,12 +278,12 @@ class Settings:
         "(stdin allowed) and fails closed elsewhere (nbclient, papermill).",
         choices=("auto", "widget", "deny"), applies="at next read")
     login_timeout: float = setting(
-        300.0, "How long `%design login` keeps its one-time loopback listener open for the "
-        "sign-in page's redirect (seconds).", bounds=(1.0, 3600.0), applies="at next read")
+        300.0, "How long a sign-in keeps its one-time loopback listener open for the sign-in "
+        "page's redirect (seconds).", bounds=(1.0, 3600.0), applies="at next read")
     errors: str = setting(
         "raise", "'raise': an expected failure or refusal fails the cell with one line "
         "naming the next step (Run All and papermill stop there); 'outcome': it returns the "
-        "error outcome instead. Either way `%design last` / `%project last` has it.",
+        "error outcome instead. Either way the magic's last outcome keeps it.",
         choices=("raise", "outcome"), applies="at next read")
 
     @property

@@ -48,6 +48,8 @@ def checkout(tmp_path: Path, test: str, tracked: str = "picture.png") -> Path:
     root = tmp_path / "clone"
     root.mkdir()
     (root / "conftest.py").write_text(CONFTEST)
+    # as every checkout ignores them: bytecode caches are written where a run allows them
+    (root / ".gitignore").write_text("__pycache__/\n")
     (root / tracked).parent.mkdir(parents=True, exist_ok=True)
     (root / tracked).write_text("tracked")
     (root / "test_it.py").write_text(test)

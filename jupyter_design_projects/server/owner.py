@@ -91,5 +91,5 @@ def refused() -> HTMLResponse:
 
 
 REFUSAL = ("This page belongs to the person who started this reference service. Open it "
-           "from their notebook (%design login), from the Design panel's Sign in button, "
+           "from their notebook's sign-in, from the Design panel's Sign in button, "
            "or through their Jupyter server's address.")

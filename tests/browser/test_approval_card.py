@@ -135,7 +135,8 @@ def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, referenc
         timeout=KERNEL_MS)
     click(page, denied.get_by_role("button", name="Deny", exact=True))
     assert settle(page, denied) == "done"
-    expect(denied.locator(".widget-output")).to_contain_text("permission_denied")
+    # the refusal in words (the reason code stays in `.error`, not in what a person reads)
+    expect(denied.locator(".widget-output")).to_contain_text("so nothing was sent")
     denied.screenshot(path="/tmp/jdp-denied-card.png")
     assert DENIED_PATH not in file_paths(reference_service)
     assert APPROVED_PATH in file_paths(reference_service)

@@ -132,7 +132,8 @@ def test_projects_knowledge_runs_headless(pointed_at_service, tmp_path, monkeypa
 def test_api_debugging_runs_headless(pointed_at_service, tmp_path, monkeypatch):
     book = run("api_debugging", tmp_path, monkeypatch)
     assert "tool_result" in text_of(outputs(book, "missing = %design get_project"))
-    assert "permission_denied" in text_of(outputs(book, "attempt = %design create_project"))
+    refused = text_of(outputs(book, "attempt = %design create_project"))
+    assert "was not run: it needs a person's approval" in refused  # in words, not a code
     assert "elapsed_ms" in text_of(outputs(book, "trace = %design trace"))
     written = text_of(outputs(book, "%design trace --har api_debugging.har"))
     assert "HAR 1.2" in written
