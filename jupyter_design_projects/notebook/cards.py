@@ -236,7 +236,9 @@ class ApprovalCard:
         self.pending = pending
         request: ApprovalRequest = pending.request
         self.header.value = card_html(self._named(request))
-        self.record.asked(self.header.value, f"{request.title} ({request.operation})")
+        #: what the card asks, in words (its text where no widget can be drawn)
+        self.asked = f"{request.title} ({request.operation})"
+        self.record.asked(self.header.value, self.asked)
         answers: dict[str, Callable[[], Any]] = {
             APPROVE: self.approve, APPROVE_FOR_PROJECT: lambda: self.approve(durable=True),
             DENY: self.deny}
@@ -353,4 +355,10 @@ class ApprovalCard:
         return self.outcome
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        """The live card, and for a frontend with no widgets (nbconvert, a docs page) the
+        card as HTML and as text (never the widget's Python repr)."""
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        plain = f"Approval card: {self.asked}"
+        if self.said:
+            plain += " · " + " · ".join(self.said)
+        return {**bundle, "text/html": self.header.value, "text/plain": plain}

@@ -92,6 +92,17 @@ def test_approve_resumes_once_and_renders_the_result_into_the_card():
     assert card.buttons.children == ()
 
 
+def test_without_widgets_a_card_reads_as_its_card_not_a_python_repr():
+    card, _ = make("grant", outcome("write_files", {"written": 1}))
+    asking = card._repr_mimebundle_()
+    assert asking["text/html"] == card.header.value
+    assert asking["text/plain"].startswith("Approval card: ")
+    assert "VBox(" not in asking["text/plain"] and "children=" not in asking["text/plain"]
+    card.deny()
+    answered = card._repr_mimebundle_()["text/plain"]
+    assert answered.startswith(asking["text/plain"]) and card.said[-1] in answered
+
+
 def test_approve_for_this_project_resumes_durably():
     card, resumer = make("grant", outcome("write_files", {"written": 1}))
     card.approve(durable=True)
