@@ -292,6 +292,7 @@ def hub_config(tmp: Path, users: list[HubUser], public_port: int, token: str,
 c = get_config()  # noqa
 c.JupyterHub.ip = "127.0.0.1"
 c.JupyterHub.port = {public_port}
+c.JupyterHub.public_url = "http://127.0.0.1:{public_port}"  # JUPYTERHUB_PUBLIC_URL
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = {free_port()}
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{free_port()}"
