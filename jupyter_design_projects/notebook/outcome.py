@@ -134,10 +134,10 @@ class Outcome:
         mapping, a nested list) and a machine code (`denied_on_card`): `.error` has them."""
         if self.error is None:
             return ""
-        said = self.error.message
+        said = f"{self.error.message} {self.notice or ''}"
         return " · ".join(f"{k}: {shown}" for k, v in self.error.fields.items()
-                          if (shown := _plain_value(v)) is not None and shown not in said
-                          and not _CODE.fullmatch(shown))
+                          if (shown := _plain_value(v)) is not None
+                          and not _already_said(shown, said) and not _CODE.fullmatch(shown))
 
     def _text(self) -> str:
         lines = [f"{self.label}{' (error)' if self.is_error else ''}"]
@@ -214,6 +214,13 @@ class Outcome:
 
 #: a machine code (`denied_on_card`, `nobody_can_click`): words for a program, not a person
 _CODE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+
+
+def _already_said(value: str, said: str) -> bool:
+    """Whether every sentence of `value` is already in `said` (case aside): the refusal's
+    explanation repeats the notice's line and its "Next:" step."""
+    said = said.casefold()
+    return all(part.casefold() in said for part in re.split(r"(?<=\.)\s+", value.strip()))
 
 
 def _plain_value(value: Any) -> str | None:

@@ -77,6 +77,21 @@ def test_error_details_say_only_what_the_message_does_not(error, details):
     assert views.failed_outcome("x", error).error_fields() == details
 
 
+def test_a_refusals_explanation_is_not_said_again_under_its_line_and_next_step():
+    from jupyter_design_projects.core.permissions import explain
+    from jupyter_design_projects.errors import PermissionRefused
+
+    why = explain("denied_on_card")
+    error = PermissionRefused("write_files", "denied_on_card", "Design write_files was not run: "
+                              + why.split(". Run")[0] + ".", None)
+    out = views.failed_outcome("design write_files", error)
+    error.fields["explanation"] = why  # as a typed write's refusal carries it
+    out.notice = f"{error.message} Next: run the call again to be asked again."
+    assert out.error_fields() == ""
+    error.fields["explanation"] = why + " Something else."  # a new sentence still shows
+    assert out.error_fields() == f"explanation: {why} Something else."
+
+
 def test_a_hits_passage_reads_on_one_line_and_the_data_keeps_its_breaks():
     passage = "# Retention\n\nRaw logs:\t90 days.\r\n- metrics: 3 years"
     out = views.project_outcome("search", {"rag": True, "hits": [
