@@ -17,6 +17,8 @@ T = TypeVar("T")
 
 #: close() waits at most this long for the loop's tasks to finish cancelling
 CLOSE_TIMEOUT_S = 5.0
+#: how many times close() looks again for tasks started while the last ones were ending
+CANCEL_ROUNDS = 10
 
 
 class BackgroundLoop:
@@ -111,10 +113,16 @@ class BackgroundLoop:
         self._thread.join(CLOSE_TIMEOUT_S)
 
     async def _cancel_all(self) -> None:
+        """Cancel every task, and the ones that start while those end (a connection a
+        listener accepted just before it closed starts its handler then): each gets to run
+        its cleanup, so no socket is left to the garbage collector. Bounded rounds."""
         me = asyncio.current_task()
-        tasks = [t for t in asyncio.all_tasks() if t is not me]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for _ in range(CANCEL_ROUNDS):
+            tasks = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
+            if not tasks:
+                break
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         await self._loop.shutdown_asyncgens()
         await self._loop.shutdown_default_executor()

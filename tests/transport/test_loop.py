@@ -234,3 +234,26 @@ def test_close_waits_for_cancelled_work_to_finish_its_cleanup():
     assert started.wait(5)
     background.close()
     assert cleaned.is_set()
+
+
+def test_close_also_cancels_a_task_started_while_the_others_end():
+    background = BackgroundLoop()
+    started, cleaned = threading.Event(), threading.Event()
+
+    async def late() -> None:  # as a listener's handler of a connection accepted last
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cleaned.set()
+
+    async def starts_another_as_it_ends() -> None:
+        try:
+            started.set()
+            await asyncio.Event().wait()
+        finally:
+            asyncio.get_running_loop().create_task(late())
+
+    background.submit(starts_another_as_it_ends())
+    assert started.wait(5)
+    background.close()
+    assert cleaned.is_set()  # the late task ran its cleanup before the loop stopped
