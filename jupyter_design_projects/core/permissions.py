@@ -10,16 +10,12 @@ exactly that change (a registered plan, a verified project grant) is in force.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors.remedy import Remedy
 from . import cards, display
 from .cards import (
-    APPROVE,
-    APPROVE_FOR_PROJECT,
-    DENY,
     NOT_ENUMERABLE,
     OVER_LIMIT,
     PLAN_OPERATION,
@@ -27,6 +23,10 @@ from .cards import (
     ApprovalRequest,
 )
 from .design_operations import Approval, DesignOperation, heading_of
+
+# their home until the refusals' words and the grant watcher's test became modules of
+# their own; other modules still import them from here
+from .grant_watch import grant_appeared as grant_appeared
 from .plans import (
     CARD_LIMIT,
     MAX_TARGETS,
@@ -38,6 +38,8 @@ from .plans import (
     review_rule,
     show_rule,
 )
+from .refusals import REFUSALS as REFUSALS
+from .refusals import explain as explain
 
 #: what a refusal for want of consent says to do
 CONSENT_REMEDY = Remedy("consent")
@@ -308,45 +310,6 @@ def grant_card_fallback(facts: Facts, refused: str) -> Ask | Deny:
     return Ask("plan", f"grant_card_refused_{refused}")
 
 
-def grant_appeared(grants: Mapping[str, str], project_id: str, baseline: str | None) -> bool:
-    """The grant watcher's test (spec §8): does the service now hold a grant for the project
-    newer than `baseline`, the grant's `created_at` when the card was shown (None: there
-    was none)? Unreadable timestamps never count as newer."""
-    created = grants.get(project_id)
-    if created is None:
-        return False
-    if baseline is None:
-        return True
-    now, then = _instant(created), _instant(baseline)
-    return now is not None and then is not None and now > then
-
-
-_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?"
-                      r"(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
-
-
-def _instant(stamp: str) -> float | None:
-    """An RFC 3339 timestamp as seconds since the epoch (UTC), or None. Pure arithmetic:
-    core reads no clock and imports no datetime."""
-    match = _RFC3339.match(stamp)
-    if match is None:
-        return None
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
-        return None
-    shifted = year - (month <= 2)  # days from civil (H. Hinnant), 1970-01-01 = 0
-    era = shifted // 400
-    yoe = shifted - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-    offset = 0
-    if match.group(9):
-        sign = 1 if match.group(9) == "+" else -1
-        offset = sign * (int(match.group(10)) * 3600 + int(match.group(11)) * 60)
-    fraction = float(match.group(7) or 0)
-    return days * 86400 + hour * 3600 + minute * 60 + second + fraction - offset
-
-
 def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
     if plan is None:
         return "plan_token_unknown"
@@ -355,93 +318,3 @@ def _token_miss(plan: ApprovedPlan | None, project_id: Any, now_ms: int) -> str:
     if plan.project_id != project_id:
         return "plan_token_other_project"
     return "plan_token_does_not_cover"
-
-
-#: how the service refuses a plan token (PROTOCOL §3): a tool error whose text begins so
-_PLAN_REFUSED = re.compile(r"Plan token refused \(([a-z_]+)\)")
-#: the refusals that say the service no longer holds the plan: the client forgets it and
-#: decides the call again (once)
-PLAN_GONE = frozenset({"unknown", "spent", "expired"})
-
-
-def plan_refusal(text: Any) -> str | None:
-    """The reason of the service's plan-token refusal `text` (missing, unknown, expired,
-    spent, other_project, not_covered …), or None when the text is not one."""
-    if not isinstance(text, str):
-        return None
-    match = _PLAN_REFUSED.match(text)
-    return match.group(1) if match else None
-
-
-# ---------------------------------------------------------------- refusals, in words
-
-#: what each refusal means and what to do next, by reason code (the code stays the
-#: error's `reason`; the sentence becomes its message)
-REFUSALS = {
-    "consent_not_given": "you have not given consent for agents to use your Design "
-    "projects, and no approval card can be shown here. Give consent, then run the call "
-    "again.",
-    "nobody_can_approve": "it needs a person's approval, and nobody can answer an "
-    "approval card here (no notebook frontend, or stdin not allowed, as under nbclient or "
-    f'papermill). Run it where a person can click "{APPROVE}"; ordinary writes to a '
-    f'project approved once with "{APPROVE_FOR_PROJECT}" then need no card, even here.',
-    "denied_on_card": f'you chose "{DENY}" on its approval card, so nothing was sent. Run '
-    "the call again to be asked again.",
-    "unsafe_project_id": "its project_id cannot be shown exactly on an approval card "
-    "(letters, digits, '_' and '-' only, at most 128). Pass the id as list_projects gives it.",
-    "unsafe_detail": "an argument cannot be shown exactly on an approval card (invisible, "
-    "control or look-alike characters, mixed scripts, or too long). Correct it and run "
-    "the call again.",
-    "targets_not_enumerable": "its target paths cannot be listed, so no plan or project "
-    "grant covers it: it can be approved only as one call, sent as written, and that needs "
-    "a plan token of its own or a durable grant for the project (approve an ordinary write "
-    f'"{APPROVE_FOR_PROJECT}" first). Give the paths as a list, or pass a plan token.',
-    "scope_not_paths": 'a plan must list its paths (scope "paths"); a project-wide scope is '
-    "never approved. List the writes and deletes in finalize_plan.",
-    "too_many_writes": "an approval card lists at most 20 writes. Split the change into "
-    "batches of at most 20 writes.",
-    "too_many_deletes": "an approval card lists at most 20 deletes. Split the change into "
-    "batches of at most 20 deletes.",
-    "too_many_targets": f"a call names at most {MAX_TARGETS} paths in each list (the "
-    f"service refuses more). Split the change into batches of at most {MAX_TARGETS}.",
-    "card_too_long": f"its approval card would be longer than {CARD_LIMIT:,} characters, and "
-    "cards are never truncated. Split the change into smaller batches or use shorter paths.",
-    "reserved_target": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "
-    "no plan or project grant covers them, so each batch naming one is put to a person "
-    "as one call.",
-    "grant_needs_main_context": "a durable project grant is used or given only in the main "
-    "context, not in a sub-agent. Run the write from the main context.",
-    "no_plan_operation": "approving it registers a plan, and this client's operation table "
-    "has no plan operation (one approved as Approval.PLAN, such as finalize_plan).",
-    "plan_mismatch": "the service's plan did not match what the card showed, so it was not "
-    "used. Run the call again for a fresh plan.",
-    "path_not_a_string": "a path is not a string. Give every path as a string.",
-    "path_empty": "a path is empty. Give project-relative paths such as slides/01.html.",
-    "path_too_long": f"a path is longer than the {SHOWN_PATH_CHARS:,} characters an "
-    "approval card shows. Use shorter paths.",
-    "path_control_character": "a path contains a control character. Remove it.",
-    "path_invisible_character": "a path contains an invisible, bidi, private-use or "
-    "unassigned character, which a card cannot show. Remove it.",
-    "path_not_a_letter": "a path contains a character of another script that is not a "
-    "letter, mark or digit (a look-alike of '.', '/' or a space). Use letters and ASCII "
-    "punctuation.",
-    "path_not_normalised": "a path contains a compatibility form (fullwidth, ligature …) "
-    "of a letter, which reads as another path. Write the plain letter.",
-    "path_mixed_script": "a path segment mixes look-alike scripts (Latin with Cyrillic or "
-    "Greek …), so it can pass for another path. Write each segment in one script.",
-    "path_whole_script_confusable": "a path segment is written in letters of another "
-    "script that read as Latin ones. Write it in Latin letters.",
-    "path_backslash": "a path contains a backslash. Separate segments with '/'.",
-    "path_absolute": "a path is absolute. Use a project-relative path (no leading '/').",
-    "path_empty_segment": "a path has an empty segment ('//' or a trailing '/'). Remove it.",
-    "path_traversal": "a path contains '..'. Use paths inside the project.",
-    "path_edge_space": "a path segment starts or ends with a space. Remove the space.",
-    "path_reserved": "CLAUDE.md and .claude/ are reserved at any depth and in any case: "
-    "no plan or project grant covers them, so each batch naming one is put to a person "
-    "as one call.",
-}
-
-
-def explain(reason: str) -> str:
-    """The sentence for a refusal's reason code, naming the next step."""
-    return REFUSALS.get(reason, f"it was refused ({reason}).")

@@ -4,6 +4,10 @@ result, with approval cards as `PendingApproval`s that `resume` continues.
 Every failure of a call comes back as a `DesignOutcome` carrying the error (a tool result
 with is_error); only closed gates raise. Nothing remote is written unless a person saw
 exactly what changes, or a registered plan or a verified grant covers it.
+
+The client composes its parts: the MCP session (`session`), the catalogue, the permission
+engine, the plan tokens it asks for (`plan_tokens`), the journaling of its writes
+(`call_journal`) and the project names its cards show (`project_names`).
 """
 
 from __future__ import annotations
@@ -21,40 +25,11 @@ import httpx
 from ..core import call_events, display
 from ..core.call_events import CallObserver
 from ..core.cards import NOT_ENUMERABLE, OVER_LIMIT
-from ..core.design_operations import Approval, DesignOperation, plan_operation
-from ..core.permissions import (
-    PLAN_GONE,
-    Allow,
-    Ask,
-    Decision,
-    Facts,
-    decide,
-    explain,
-    facts_of,
-    grant_card_fallback,
-    plan_refusal,
-)
-from ..core.plans import (
-    REVIEW_LIMITS,
-    ApprovedPlan,
-    Targets,
-    approved_plan,
-    normalised,
-    plan_rule,
-)
+from ..core.design_operations import Approval, DesignOperation
+from ..core.permissions import Allow, Ask, Decision, Facts, decide, facts_of, grant_card_fallback
 from ..core.results import MappedResult, map_result, spilled
 from ..core.validation import validate
-from ..errors import (
-    DesignRpcError,
-    GateClosed,
-    GrantIneligible,
-    InvalidArguments,
-    JdpError,
-    NeedsConsent,
-    NeedsProjectGrant,
-    PermissionRefused,
-)
-from ..errors.remedy import Remedy
+from ..errors import GateClosed, GrantIneligible, JdpError, NeedsConsent, NeedsProjectGrant
 from ..settings import Settings
 from .approval import (
     ApprovalRequest,
@@ -63,13 +38,15 @@ from .approval import (
     change_request,
     grant_request,
 )
+from .call import Call, Result, refused
+from .call_journal import CallJournal
 from .catalogue import CLIENT_OPERATIONS, LIST, PERSON, Catalogue, CatalogueOutcome
 from .permissions import PermissionEngine
+from .plan_tokens import PlanTokens
+from .project_names import ProjectNames
 from .rest import DesignRest
 from .session import McpSession
-from .write_journal import BY_CARD, BY_GRANT, BY_PLAN, DesignJournal, changes_of, plan_detail
-
-Result = DesignOutcome | PendingApproval
+from .write_journal import DesignJournal
 
 #: the grant watcher (spec §8) looks this often while a grant card waits …
 GRANT_WATCH_INTERVAL_S = 2.0
@@ -77,30 +54,8 @@ GRANT_WATCH_INTERVAL_S = 2.0
 GRANT_WATCH_LIFETIME_S = 600.0
 
 
-@dataclasses.dataclass(frozen=True)
-class _Call:
-    """One Design call as the person or the model asked for it (never the augmented form)."""
-
-    operation: str
-    arguments: dict
-    agent_key: str = PERSON
-    consent_asked: bool = False
-    grant_retried: bool = False
-    #: the service said a plan this client made is gone, and the call was decided again
-    plan_retried: bool = False
-    #: the journal entry the caller wrote ahead for this call (and settles itself)
-    journaled: int | None = None
-
-
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def _refused(operation: str, reason: str, remedy: Remedy | None = None,
-             prefix: str = "") -> DesignOutcome:
-    """The outcome of a call the rules stopped: `reason` a code, the message in words."""
-    error = PermissionRefused(operation, reason, prefix + explain(reason), remedy)
-    return DesignOutcome.failed(operation, error)
 
 
 class DesignClient:
@@ -118,9 +73,6 @@ class DesignClient:
         self._settings = settings
         #: told when each call starts and ends (the session's call history is one)
         self.observers: list[CallObserver] = list(observers)
-        self.journal = journal
-        #: the plans this client finalized, by token, to name them in the journal
-        self._plans_made: dict[str, ApprovedPlan] = {}
         self._save_text = save_text
         self._can_ask = can_ask
         self._clock = clock_ms or _now_ms
@@ -131,9 +83,22 @@ class DesignClient:
         #: the Design operations this client knows (core.design_operations)
         self.catalogue = Catalogue(self.session, operations)
         self.engine = PermissionEngine(DesignRest(http, base, platform=platform))
-        #: Design project id -> its display-safe name (None when it has none), for each
-        #: project the existence check before a write card found (cards show the name)
-        self.projects_seen: dict[str, str | None] = {}
+        self.names = ProjectNames(self.session)
+        self.plan_tokens = PlanTokens(self.engine, self.catalogue.table, self._clock,
+                                      self._send, self._facts)
+        self.call_journal = CallJournal(self.session, journal, self.catalogue.table,
+                                        self.plan_tokens.named, self.names.seen)
+
+    @property
+    def journal(self) -> DesignJournal | None:
+        """The write journal that records every write this client sends (or None)."""
+        return self.call_journal.journal
+
+    @property
+    def projects_seen(self) -> dict[str, str | None]:
+        """Design project id -> its display-safe name (None when it has none), for each
+        project the existence check before a write card found (cards show the name)."""
+        return self.names.seen
 
     # ------------------------------------------------------------ public API
 
@@ -168,8 +133,8 @@ class DesignClient:
             checked = validate(operation, arguments, entry.input_schema,
                                row.refused_values if row is not None else (),
                                client_schema=entry.known)
-            call = _Call(operation, json.loads(json.dumps(checked)), agent_key,
-                         journaled=journaled)
+            call = Call(operation, json.loads(json.dumps(checked)), agent_key,
+                        journaled=journaled)
             return await self._proceed(call)
         except JdpError as error:
             return DesignOutcome.failed(str(operation), error)
@@ -185,8 +150,8 @@ class DesignClient:
         self._gates()
         op = pending.operation
         if not approved:
-            return _refused(op, "denied_on_card")
-        call = _Call(op, pending.sealed_arguments(), pending.agent_key, pending.consent_asked)
+            return refused(op, "denied_on_card")
+        call = Call(op, pending.sealed_arguments(), pending.agent_key, pending.consent_asked)
         kind = pending.request.kind
         # a card over the review limits approved this one call: nothing is registered
         register = not pending.request.reason.startswith(OVER_LIMIT)
@@ -202,11 +167,11 @@ class DesignClient:
                 return await self._send(call, op, call.arguments)
             approval = self._approval(op)
             if approval is Approval.PLAN:
-                return await self._finalize(call, register=register)
+                return await self.plan_tokens.finalize(call, register=register)
             if approval is Approval.SENSITIVE:
-                return await self._sensitive(call)
+                return await self.plan_tokens.sensitive(call)
             if approval.per_batch_plan:
-                return await self._per_batch(call, register=register)
+                return await self.plan_tokens.per_batch(call, register=register)
             return await self._send(call, op, call.arguments)
         except JdpError as error:
             return DesignOutcome.failed(op, error)
@@ -234,8 +199,8 @@ class DesignClient:
     async def _continue(self, pending: PendingApproval) -> Result:
         """A grant card answered elsewhere: the call goes through the decision again, which
         now finds the verified grant."""
-        call = _Call(pending.operation, pending.sealed_arguments(), pending.agent_key,
-                     pending.consent_asked)
+        call = Call(pending.operation, pending.sealed_arguments(), pending.agent_key,
+                    pending.consent_asked)
         try:
             self._gates()
             return await self._proceed(call)
@@ -261,6 +226,14 @@ class DesignClient:
             await self.engine.refresh()
         return self.engine.status(self._clock())
 
+    async def project_names(self, project_ids: Iterable[str]) -> Mapping[str, str | None]:
+        """The display-safe names of these projects (`ProjectNames.names`)."""
+        return await self.names.names(project_ids)
+
+    def journal_entry(self, name: str, arguments: dict) -> dict[str, Any] | None:
+        """The journal entry of a call of `name`, or None (`CallJournal.entry`)."""
+        return self.call_journal.entry(name, arguments)
+
     async def close(self) -> None:
         await self.session.close()
 
@@ -278,7 +251,7 @@ class DesignClient:
             return False
         return True
 
-    async def _facts(self, call: _Call) -> Facts:
+    async def _facts(self, call: Call) -> Facts:
         entry = await self.catalogue.entry(call.operation)
         return facts_of(call.operation, entry.read_only, entry.destructive, call.arguments,
                         self.catalogue.table)
@@ -289,7 +262,7 @@ class DesignClient:
         known = self.catalogue.table.get(operation)
         return Approval.CARD if known is None else known.approval
 
-    async def _proceed(self, call: _Call) -> Result:
+    async def _proceed(self, call: Call) -> Result:
         """Decide, then run, ask or refuse."""
         try:
             facts = await self._facts(call)
@@ -308,7 +281,7 @@ class DesignClient:
                 return await self._send(call, call.operation, call.arguments)
             if isinstance(decision, Ask):
                 return await self._ask(call, facts, decision)
-            return _refused(call.operation, decision.reason, decision.remedy)
+            return refused(call.operation, decision.reason, decision.remedy)
         except NeedsConsent:
             return await self._consent_needed(call)
 
@@ -317,32 +290,31 @@ class DesignClient:
                                         now_ms=self._clock())
         return decide(snapshot, facts, self._clock())
 
-    async def _consent_needed(self, call: _Call) -> Result:
+    async def _consent_needed(self, call: Call) -> Result:
         """403 needs_consent (spec §6, the failure table): the consent bit is seeded false
         and the call that met it fails (its error names `%design consent`); the next
         permission decision shows the consent card."""
         self.engine.seed_consent_false()
         return DesignOutcome.failed(call.operation, NeedsConsent())
 
-    async def _ask(self, call: _Call, facts: Facts, decision: Ask) -> Result:
+    async def _ask(self, call: Call, facts: Facts, decision: Ask) -> Result:
         request: ApprovalRequest | None
         if decision.card != "grant":
             request = change_request(decision.card, facts, decision.reason)
         else:
-            identity = await self._identity(facts.project_id)
-            if isinstance(identity, display.ProjectIdentity):  # it exists: no second look
-                self.projects_seen[identity.project_id] = identity.name
+            identity = await self.names.identity(facts.project_id)
             request = (grant_request(facts, identity)
                        if isinstance(identity, display.ProjectIdentity) else None)
             if request is None:
-                refused = identity if isinstance(identity, str) else "card_too_long"
-                fallback = grant_card_fallback(facts, refused)
+                refused_by = identity if isinstance(identity, str) else "card_too_long"
+                fallback = grant_card_fallback(facts, refused_by)
                 if not isinstance(fallback, Ask):
-                    return _refused(call.operation, fallback.reason, prefix=(
-                        f"the project's grant card cannot be shown safely ({refused}), and "))
+                    return refused(call.operation, fallback.reason, prefix=(
+                        f"the project's grant card cannot be shown safely ({refused_by}), "
+                        "and "))
                 request = change_request(fallback.card, facts, fallback.reason)
         if request.kind != "consent":
-            missing = await self._missing_project(call)
+            missing = await self.names.missing(call)
             if missing is not None:
                 return missing
         baseline = (self.engine.grant_seen(facts.project_id)
@@ -351,62 +323,13 @@ class DesignClient:
                                     agent_key=call.agent_key, consent_asked=call.consent_asked,
                                     grant_baseline=baseline)
 
-    async def _missing_project(self, call: _Call) -> DesignOutcome | None:
-        """Before a card for a write: a read-only get_project (never a card of its own)
-        says whether the project exists; for one that does not, the call fails here (the
-        outcome returned) instead of asking a person about a change that cannot land. An
-        unanswered lookup leaves it to the card."""
-        project_id = call.arguments.get("project_id")
-        if not isinstance(project_id, str) or project_id in self.projects_seen:
-            return None
-        try:
-            found = DesignOutcome("get_project", map_result(
-                await self.session.call_tool("get_project", {"project_id": project_id})))
-        except JdpError:
-            return None
-        if found.is_error:
-            said = found.data if isinstance(found.data, str) else "not found"
-            return DesignOutcome.failed(call.operation, InvalidArguments(
-                call.operation, "project_id", f"{project_id!r} names no Design project the "
-                f"service knows ({said})"))
-        identity = display.project_identity(project_id, found.data)
-        self.projects_seen[project_id] = (identity.name if isinstance(
-            identity, display.ProjectIdentity) else None)
-        return None
-
-    async def project_names(self, project_ids: Iterable[str]) -> Mapping[str, str | None]:
-        """The display-safe names of these projects (`%design status` shows them beside
-        their ids): one read-only get_project for each not seen before; a lookup that fails
-        leaves the id unnamed."""
-        for project_id in project_ids:
-            if project_id in self.projects_seen:
-                continue
-            try:
-                found = DesignOutcome("get_project", map_result(
-                    await self.session.call_tool("get_project", {"project_id": project_id})))
-            except JdpError:
-                continue
-            if not found.is_error:
-                identity = display.project_identity(project_id, found.data)
-                self.projects_seen[project_id] = (identity.name if isinstance(
-                    identity, display.ProjectIdentity) else None)
-        return self.projects_seen
-
-    async def _identity(self, project_id: str) -> display.ProjectIdentity | str:
-        """The project as get_project describes it, strictly checked for display."""
-        outcome = DesignOutcome("get_project", map_result(
-            await self.session.call_tool("get_project", {"project_id": project_id})))
-        if outcome.is_error:
-            return "get_project_failed"
-        return display.project_identity(project_id, outcome.data)
-
     # ------------------------------------------------------------ running
 
-    async def _send(self, call: _Call, name: str, arguments: dict) -> Result:
+    async def _send(self, call: Call, name: str, arguments: dict) -> Result:
         """One tools/call; a 403 sends the call back through the decision once."""
         try:
-            raw = await self._tool(name, arguments,
-                                   call.journaled if name == call.operation else None)
+            raw = await self.call_journal.tool(
+                name, arguments, call.journaled if name == call.operation else None)
         except NeedsConsent:
             return await self._consent_needed(call)
         except NeedsProjectGrant:
@@ -416,7 +339,7 @@ class DesignClient:
                 raise
             return await self._proceed(dataclasses.replace(call, grant_retried=True))
         outcome = self._outcome(call, await self._mapped(raw))
-        if self._plan_gone(call, arguments, outcome):
+        if self.plan_tokens.gone(call, arguments, outcome):
             # the service no longer holds a plan this client made (consent revoked and
             # given again elsewhere, spent, expired early): forget it and decide again,
             # which may ask with a card; once, so a second refusal is the answer
@@ -428,12 +351,12 @@ class DesignClient:
             self.engine.forget_project(pid)
         return outcome
 
-    async def _write_under_grant(self, call: _Call) -> Result:
+    async def _write_under_grant(self, call: Call) -> Result:
         """Approved for the project: write; on needs_project_grant mint the grant and retry
         once; a project that cannot hold a grant goes to per-batch plans from now on."""
         pid = call.arguments["project_id"]
         try:
-            raw = await self._tool(call.operation, call.arguments, call.journaled)
+            raw = await self.call_journal.tool(call.operation, call.arguments, call.journaled)
         except NeedsProjectGrant:
             try:
                 await self.engine.mint_grant(pid)
@@ -447,76 +370,9 @@ class DesignClient:
             return await self._consent_needed(call)
         return self._outcome(call, await self._mapped(raw))
 
-    def _outcome(self, call: _Call, mapped: MappedResult) -> DesignOutcome:
+    def _outcome(self, call: Call, mapped: MappedResult) -> DesignOutcome:
         """The call's outcome, with its row of this client's table (its summary line)."""
         return DesignOutcome(call.operation, mapped, row=self.catalogue.table.get(call.operation))
-
-    def _plan_gone(self, call: _Call, arguments: dict, outcome: DesignOutcome) -> bool:
-        """The service refused a plan this client made because it no longer holds it
-        (PROTOCOL §3: `Plan token refused (unknown|spent|expired)`), and this call has not
-        been decided again for that yet. A token from elsewhere, or another refusal
-        (not_covered, other_project …), is the call's answer as it is."""
-        token = arguments.get("plan_token")
-        if not outcome.is_error or call.plan_retried or not isinstance(token, str):
-            return False
-        if token not in self._plans_made and not self.engine.holds_plan(token):
-            return False
-        return plan_refusal(outcome.data) in PLAN_GONE
-
-    async def _tool(self, name: str, arguments: dict, journaled: int | None = None) -> Any:
-        """One tools/call; a call that changes a project is journaled ahead and settled
-        (done, or withdrawn when the service refused it or stopped it with a 403), unless
-        its caller journaled it (`journaled`)."""
-        journal = self.journal if journaled is None else None
-        entry_fields = None if journal is None else self.journal_entry(name, arguments)
-        if journal is None or entry_fields is None:
-            return await self.session.call_tool(name, arguments)
-        entry = await asyncio.to_thread(journal.ahead, **entry_fields)
-        try:
-            raw = await self.session.call_tool(name, arguments)
-        except (NeedsConsent, NeedsProjectGrant, DesignRpcError):  # refused: nothing changed
-            await asyncio.to_thread(journal.settle, entry, done=False)
-            raise
-        failed = isinstance(raw, Mapping) and raw.get("isError") is True
-        await asyncio.to_thread(journal.settle, entry, done=not failed)
-        return raw
-
-    def journal_entry(self, name: str, arguments: dict) -> dict[str, Any] | None:
-        """The journal entry of a call of `name` (`DesignJournal.ahead`'s keyword
-        arguments): what it changes and under what authority; None for a call that
-        changes nothing (a read, a plan)."""
-        known = self.catalogue.table.get(name)
-        if known is None or known.approval in (Approval.READ, Approval.PLAN):
-            return None
-        pid = arguments.get("project_id")
-        authority, detail = self._authority(known.approval, arguments)
-        return {"operation": name, "project_id": pid if isinstance(pid, str) else "",
-                "authority": authority, "detail": detail,
-                "changes": changes_of(known, name, arguments),
-                "project_name": self.projects_seen.get(pid) if isinstance(pid, str) else None}
-
-    def _authority(self, approval: Approval, arguments: dict) -> tuple[str, str]:
-        """Under what a write runs: the plan its token names, the durable grant, or a
-        card (as words for the journal; never the token)."""
-        token = arguments.get("plan_token")
-        if approval is Approval.SENSITIVE:
-            return BY_CARD, "its approval card (a single-use plan)"
-        if isinstance(token, str):
-            plan = self._plans_made.get(token)
-            if plan is None:
-                return BY_PLAN, "a plan token the caller supplied"
-            return BY_PLAN, plan_detail(len(plan.writes), len(plan.deletes),
-                                        plan.expires_at_ms)
-        if approval is Approval.GRANTABLE:
-            return BY_GRANT, "the project's durable grant"
-        return BY_CARD, "its approval card"
-
-    def _made(self, plan: ApprovedPlan | None) -> None:
-        """Remember a finalized plan to name it in the journal (the newest 64)."""
-        if plan is not None:
-            self._plans_made[plan.token] = plan
-            for old in list(self._plans_made)[:-64]:
-                del self._plans_made[old]
 
     async def _mapped(self, raw: object) -> MappedResult:
         """The mapped result; text over the cap saved whole, the result a preview + path."""
@@ -525,62 +381,3 @@ class DesignClient:
             return mapped
         saved = await asyncio.to_thread(self._save_text, mapped.whole_text, "result.txt")
         return spilled(mapped, str(saved))
-
-    async def _plan_for(self, call: _Call, targets: Targets, *,
-                        register: bool = True) -> DesignOutcome | str:
-        """finalize_plan for exactly the shown targets; its token (registered when the
-        batch is within the review limits and `register`), or the outcome that stopped it.
-        A batch over the limits was shown in full and approved: its token serves this one
-        call (spec §7: the limits gate registration, not the call)."""
-        pid = call.arguments.get("project_id")
-        problem = plan_rule(pid, None, targets)
-        if (problem and problem not in REVIEW_LIMITS) or not isinstance(pid, str):
-            return _refused(call.operation, problem or "unsafe_project_id")
-        writes = normalised(targets.writes, reserved=True)
-        deletes = normalised(targets.deletes, reserved=True)
-        plan_args = {"project_id": pid, "writes": sorted(writes or ()),
-                     "deletes": sorted(deletes or ())}
-        planner = plan_operation(self.catalogue.table)
-        if planner is None:
-            return _refused(call.operation, "no_plan_operation")
-        result = await self._send(call, planner, plan_args)
-        if not isinstance(result, DesignOutcome) or result.is_error:
-            return result  # type: ignore[return-value]
-        plan = approved_plan(result.data, pid, targets, self._clock())
-        self._made(plan)
-        if plan is None:
-            return _refused(call.operation, "plan_mismatch")
-        if targets.count and register and problem is None:
-            self.engine.register(plan)
-        return plan.token
-
-    async def _per_batch(self, call: _Call, *, register: bool = True) -> Result:
-        targets = (await self._facts(call)).targets
-        if targets is None:
-            return _refused(call.operation, "targets_not_enumerable")
-        token = await self._plan_for(call, targets, register=register)
-        if not isinstance(token, str):
-            return token
-        return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
-
-    async def _sensitive(self, call: _Call) -> Result:
-        """Membership and sharing: the service wants a plan token; this one is used once
-        and never registered (a card every time)."""
-        token = await self._plan_for(call, Targets())
-        if not isinstance(token, str):
-            return token
-        return await self._send(call, call.operation, {**call.arguments, "plan_token": token})
-
-    async def _finalize(self, call: _Call, *, register: bool = True) -> Result:
-        """The plan card was shown and approved: finalize, and register the token unless
-        the plan is over the review limits (then the person gets the token, unregistered)."""
-        result = await self._send(call, call.operation, call.arguments)
-        if isinstance(result, DesignOutcome) and not result.is_error:
-            facts = await self._facts(call)
-            plan = approved_plan(result.data, facts.project_id, facts.targets or Targets(),
-                                 self._clock())
-            self._made(plan)
-            if register and plan is not None and plan_rule(
-                    facts.project_id, facts.scope, facts.targets) is None:
-                self.engine.register(plan)
-        return result

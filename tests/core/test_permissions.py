@@ -20,7 +20,6 @@ from jupyter_design_projects.core.design_operations import (
     DesignOperation,
 )
 from jupyter_design_projects.core.permissions import (
-    REFUSALS,
     Allow,
     Ask,
     Deny,
@@ -28,12 +27,12 @@ from jupyter_design_projects.core.permissions import (
     card_of,
     card_text,
     decide,
-    explain,
     facts_of,
     grant_card_fallback,
     grant_card_of,
 )
 from jupyter_design_projects.core.plans import CARD_LIMIT, ApprovedPlan, Targets
+from jupyter_design_projects.core.refusals import REFUSALS, explain
 from jupyter_design_projects.errors.remedy import Remedy
 
 NOW = 1_700_000_000_000
@@ -426,7 +425,7 @@ def test_grant_card_fallback(call, refused, decision):
     ("2026-13-03T09:00:00Z", "2026-12-03T09:00:00Z", False),           # no such month
 ])
 def test_grant_watcher_counts_only_a_newer_grant_spec_s8(created, baseline, appeared):
-    from jupyter_design_projects.core.permissions import grant_appeared
+    from jupyter_design_projects.core.grant_watch import grant_appeared
 
     assert grant_appeared({"p1": created}, "p1", baseline) is appeared
     assert grant_appeared({"p2": created}, "p1", baseline) is False
@@ -455,7 +454,7 @@ def _rfc3339(moment, offset_minutes: int, *, fraction: bool, zulu: str) -> str:
        st.booleans(), st.sampled_from(["Z", "z", ""]))
 def test_grant_watcher_orders_any_two_rfc3339_instants_as_the_clock_does(
         created, baseline, created_offset, baseline_offset, fraction, zulu):
-    from jupyter_design_projects.core.permissions import grant_appeared
+    from jupyter_design_projects.core.grant_watch import grant_appeared
 
     utc = datetime.UTC
     created, baseline = created.replace(tzinfo=utc), baseline.replace(tzinfo=utc)
@@ -476,7 +475,7 @@ def test_grant_watcher_orders_any_two_rfc3339_instants_as_the_clock_does(
     ("2026-12-10 23:59:59Z", True), ("2026-12-10t23:59:59Z", True),
 ])
 def test_grant_watcher_reads_a_timestamp_only_within_rfc3339s_ranges(created, readable):
-    from jupyter_design_projects.core.permissions import grant_appeared
+    from jupyter_design_projects.core.grant_watch import grant_appeared
 
     # any readable stamp is newer than one from 1601; an unreadable one never is
     assert grant_appeared({"p1": created}, "p1", "1601-01-02T00:00:00Z") is readable
@@ -486,7 +485,7 @@ def test_grant_watcher_reads_a_timestamp_only_within_rfc3339s_ranges(created, re
        st.booleans())
 def test_an_rfc3339_stamp_reads_as_the_clocks_seconds_since_the_epoch(moment, offset,
                                                                        fraction):
-    from jupyter_design_projects.core.permissions import _instant
+    from jupyter_design_projects.core.grant_watch import _instant
 
     moment = moment.replace(tzinfo=datetime.UTC)
     if not fraction:
@@ -587,7 +586,7 @@ def test_the_grant_card_names_its_operation():
     "2300-03-01T00:00:00Z", "2302-12-31T00:00:00Z",
 ])
 def test_century_years_read_as_the_clock_reads_them(stamp):
-    from jupyter_design_projects.core.permissions import _instant
+    from jupyter_design_projects.core.grant_watch import _instant
 
     moment = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     assert _instant(stamp) == moment.timestamp()

@@ -35,10 +35,10 @@ from jupyter_design_projects.core.permissions import (
     Snapshot,
     card_of,
     decide,
-    explain,
     facts_of,
 )
 from jupyter_design_projects.core.plans import ApprovedPlan, Targets, normalised, review_rule
+from jupyter_design_projects.core.refusals import explain
 
 NOW = 1_700_000_000_000
 P = "p1"

@@ -18,7 +18,7 @@ from faults_client import faults
 from live_design import FixedToken, design_http, stored_token
 
 from jupyter_design_projects.core.design_operations import BY_NAME
-from jupyter_design_projects.core.permissions import grant_appeared
+from jupyter_design_projects.core.grant_watch import grant_appeared
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.rest import DesignRest
