@@ -18,6 +18,7 @@ from jupyter_design_projects.errors import (
     TransportError,
     UnknownOperation,
     guidance,
+    reasons,
 )
 from jupyter_design_projects.errors.base import declared_fields
 from jupyter_design_projects.errors.remedy import Remedy
@@ -93,14 +94,16 @@ def test_reworded_is_with_message() -> None:
                                                        "could not connect")
 
 
-def test_the_guidance_table_imports_no_error_class() -> None:
+@pytest.mark.parametrize(("module", "imported"), [
+    (guidance, ["reasons", "remedy"]), (reasons, ["remedy"])], ids=["guidance", "reasons"])
+def test_the_guidance_table_imports_no_error_class(module, imported) -> None:
     """The root imports the table, so the table may not import the tree (no circle): it
-    imports only the remedies, which are data."""
+    imports only its reason codes' words and the remedies, which are data."""
     import ast
 
-    tree = ast.parse(Path(guidance.__file__).read_text())
+    tree = ast.parse(Path(module.__file__).read_text())
     relative = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
-    assert relative == ["remedy"]
+    assert relative == imported
 
 
 @pytest.mark.parametrize("reason", sorted(REASONS))

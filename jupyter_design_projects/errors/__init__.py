@@ -141,7 +141,8 @@ __all__ = [
     "ScopeExpansionFailed", "ServiceStartFailed", "SessionClosed", "SyncOverBudget",
     "SyncRefused", "TraceUnavailable", "TransportError",
     "UnexpectedContentType", "UnknownOperation", "UploadRejected",
-    "base", "calls", "design", "guidance", "projects", "remedy", "session", "transport",
+    "base", "calls", "design", "guidance", "projects", "reasons", "remedy", "session",
+    "transport",
 ]
 
 

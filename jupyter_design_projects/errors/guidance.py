@@ -9,11 +9,12 @@ words it as a call (`calls`, what `str(error)` says) and the notebook as a magic
 literal below `notebook/`). Nothing of the reference service loads this module: `base`
 imports it when an error is first built.
 
-The table is keyed by class name, and this module imports no error class: the root
-(`base`) reads it when an error is built, so the import runs one way only
-(every error module → `base` → `guidance`), a contract `lint-imports` checks.
-`tests/test_errors.py` checks that every class of the tree has its row and every row
-names a class."""
+The words of the reason codes an error carries (gates, rules, failures) are data of their
+own (`reasons`). The table is keyed by class name, and this module imports no error class
+(nor does `reasons`): the root (`base`) reads it when an error is built, so the import
+runs one way only (every error module → `base` → `guidance` → `reasons`), a contract
+`lint-imports` checks. `tests/test_errors.py` checks that every class of the tree has its
+row and every row names a class."""
 
 from __future__ import annotations
 
@@ -21,91 +22,25 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
+from .reasons import (
+    CONNECTION_FAILURES,
+    GATE_OPENERS,
+    LOGIN,
+    SCOPE_EXPANSION_REASONS,
+    SYNC_RULES,
+    TRACE_REASONS,
+    TRANSPORT_REASONS,
+    UNKNOWN_OPERATION_REASONS,
+    UPLOAD_RULES,
+)
 from .remedy import Remedy, advise
 
-LOGIN = Remedy("login")
 RETRY = advise("retry")
-#: A failure's line says what went wrong; its remedy (`Guidance.remedy`) says what to do,
-#: once: a reader shows them as "<line>. Next: <remedy in its words>.", so a line names no
-#: command of its own (tests/test_error_lines_table.py walks every row).
-#: why each gate is closed, and the remedy that opens it; a gate not listed opens with
-#: `= True`
-GATE_OPENERS = {
-    "essential_traffic_only": ("essential-traffic-only mode is on",
-                               Remedy("set_setting", name="essential_traffic_only",
-                                      value=False)),
-    "api_base_url": ("no first-party service is configured",
-                     Remedy("set_setting", name="api_base_url")),
-}
-#: why the Projects scopes could not be added, and what to do about it
-SCOPE_EXPANSION_REASONS = {
-    "policy_disabled": ("the allow_projects_tool policy is off",
-                        Remedy("set_setting", name="allow_projects_tool", value=True)),
-    "no_token": ("there is no signed-in credential", LOGIN),
-    "custom_oauth_client": ("the credential belongs to a custom OAuth client and cannot be "
-                            "expanded", Remedy("login", first_party=True)),
-    "no_refresh_token": ("the credential has no refresh token", LOGIN),
-    "lock_contended": ("another process holds the credential lock",
-                       Remedy("run_again", why="in a moment")),
-    "refreshed_elsewhere": ("another process refreshed the credential without the project "
-                            "scopes", Remedy("run_again")),
-    "save_failed": ("the expanded credential could not be saved",
-                    Remedy("set_setting", name="credentials_file")),
-    "scopes_not_granted": ("refresh succeeded but project scopes were not granted", LOGIN),
-    "refresh_refused": ("the token endpoint refused the refresh", LOGIN),
-}
-#: why an operation is unknown, and what to do about it
-UNKNOWN_OPERATION_REASONS = {
-    "call_list_first": ("is not known yet (the catalogue has not been read)",
-                        Remedy("list_operations")),
-    "upgrade_client": ("is a write operation this client has no local schema for",
-                       Remedy("upgrade_client")),
-    "not_in_catalogue": ("is not in the service's catalogue", Remedy("list_operations")),
-}
-#: the words of each SyncRefused rule
-SYNC_RULES = {
-    "missing": "no such folder",
-    "not_a_directory": "it is not a folder",
-    "unreadable": "the folder cannot be read",
-    "unwritable": "a file in it cannot be written",
-}
-UPLOAD_RULES = {
-    "outside_cwd": "is outside the working directory",
-    "missing": "does not exist",
-    "unreadable": "cannot be read",
-    "not_regular": "is a directory or special file, not a regular file",
-    "symlink_loop": "is a symlink loop",
-    "replaced": "was replaced during the upload",
-    "too_large": "is larger than 26,214,400 bytes (25 MiB)",
-    "not_utf8": "is not UTF-8 text",
-    "undecodable": "is not valid text in the encoding given",
-}
-#: what a transport failure's reason code means, in words, for the codes whose error
-#: carries no words of its own (`detail`)
-TRANSPORT_REASONS = {
-    "deadline": "no complete answer within the request deadline",
-    "too_large": "the answer was larger than its byte cap, so reading stopped",
-}
-#: the transport reason codes (`errors.transport.REASONS`) that mean no connection was made
-CONNECTION_FAILURES = frozenset({"connect"})
 #: a Projects API body is quoted up to this many characters
 BODY_SHOWN = 500
 #: the Projects methods that have help of their own (the others: the tool's)
 PROJECT_METHODS = frozenset({"info", "read", "search", "write", "delete", "history",
                              "restore"})
-
-
-#: each way the HTTP trace's view can fail: its line (from `detail`) and its remedy
-TRACE_REASONS = {
-    "trace_off": ("The HTTP trace is off, so it holds no exchanges{detail}.",
-                  Remedy("trace_on")),
-    "no_exchanges": ("The HTTP trace holds no exchanges yet{detail}.", Remedy("make_a_call")),
-    "no_folder": ("Cannot write the HAR to {detail}: its folder does not exist.",
-                  advise("create the folder, or give a path in one that exists")),
-    "not_writable": ("Cannot write the HAR to {detail}.",
-                     advise("give a path in a folder you can write to")),
-    "out_of_range": ("There is no exchange {detail}.", Remedy("trace_list")),
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,6 +168,10 @@ def reworded(error: _E, message: str) -> _E:
 
 
 _REREAD = "The previous content is kept in the project's history."
+
+# A failure's line says what went wrong; its remedy (`Guidance.remedy`) says what to do,
+# once: a reader shows them as "<line>. Next: <remedy in its words>.", so a line names no
+# command of its own (tests/test_error_lines_table.py walks every row).
 
 #: error class name -> its line and next step; every class of the tree has a row
 GUIDANCE: Mapping[str, Guidance] = {
