@@ -18,7 +18,8 @@ from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
 from jupyter_design_projects.design.deck import Deck, pdf
 from jupyter_design_projects.design.deck import export as exporting
-from jupyter_design_projects.design.deck.from_notebook import read, sanitize
+from jupyter_design_projects.design.deck.from_notebook import read
+from jupyter_design_projects.design.deck.notebook_cells import sanitize
 from jupyter_design_projects.errors import ConfigError, InvalidArguments
 
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"

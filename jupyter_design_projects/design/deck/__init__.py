@@ -1,14 +1,15 @@
 """Decks built from notebook cells: slides staged from Markdown, figures and tables
-(`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`), every page
-reduced to what a slide may hold (`allowlist`), in the project's design system (`theme`),
-fitted and continued when too long for a page (`fit`), cut into plans at the card limits
-(`batches`) and pushed through the Design client's permission path (`deck`, one push at a
-time: `push`), which remembers what it pushed across kernels (`records`); a deck for plain
-Python on a session (`facade`, the `session.deck` a notebook's `%design deck` also drives);
-and the deck out of the project again (`export`, to a local file: `exported`; a slide it
-cannot read whole as the service's picture of it, `picture`) as a PDF (`pdf`) or one HTML file
-(`html_deck`, through `reveal`
-with the reveal.js files the build ships: `reveal_assets`).
+(`slides`, `staging`) or read from a notebook's slideshow (`from_notebook`, each slide's
+cells drawn by `notebook_cells`), every page reduced to what a slide may hold
+(`allowlist`), in the project's design system (`theme`), fitted and continued when too
+long for a page (`fit`), cut into plans at the card limits (`batches`) and pushed through
+the Design client's permission path (`deck`, its approved plans written by `plan_writes`,
+one push at a time: `push`), which remembers what it pushed across kernels (`records`); a
+deck for plain Python on a session (`facade`, the `session.deck` a notebook's `%design
+deck` also drives); and the deck out of the project again (`export`, to a local file:
+`exported`; a slide it cannot read whole as the service's picture of it, `picture`) as a
+PDF (`pdf`) or one HTML file (`html_deck`, through `reveal` with the reveal.js files the
+build ships: `reveal_assets`).
 
 The names below load with their module on first use, so a module that needs one constant
 of `slides` (the magics' usage text does, at `%load_ext`) does not load the whole
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_THEME", "Deck", "PushRecords", "TABLE_MAX_ROWS", "Theme", "allowlist",
            "batches", "deck", "export", "exported", "facade", "fit", "from_notebook",
-           "html_deck", "pdf", "picture", "push", "records", "reveal", "reveal_assets",
-           "slides", "staging", "theme"]
+           "html_deck", "notebook_cells", "pdf", "picture", "plan_writes", "push", "records",
+           "reveal", "reveal_assets", "slides", "staging", "theme"]
 
 #: each lazily loaded name and the module that declares it
 _HOMES = {"Deck": "deck", "PushRecords": "records", "TABLE_MAX_ROWS": "slides",

@@ -4,11 +4,12 @@ batch, then `write_files` with that plan's token and `if_match` set to what was 
 
 A push lists the project once, then sends one `write_files` per approved plan (every file
 of the plan in the call), journaled ahead in one commit before the first and settled in one
-commit after the last (`write_plans`), counting items and bytes as they are answered
-(`core.batch_progress`) and asking `stop()` before each call. A kernel killed mid-push
-leaves `unknown` entries in the Design journal: the next listing (`refresh`) settles them
-against what the service holds (`write_journal.landed`: a call is all-or-nothing, and its
-`if_match` let it land only once), so the next push writes only what did not land.
+commit after the last (`write_plans`, a run of `plan_writes.PlanWrites`), counting items and
+bytes as they are answered (`core.batch_progress`) and asking `stop()` before each call. A
+kernel killed mid-push leaves `unknown` entries in the Design journal: the next listing
+(`refresh`) settles them against what the service holds (`write_journal.landed`: a call is
+all-or-nothing, and its `if_match` let it land only once), so the next push writes only
+what did not land.
 
 Nothing is sent while staging. Binding and pushing only read (`list_projects`,
 `get_project`, `get_claude_design_prompt`, `list_files`) until a plan is approved. The deck
@@ -22,19 +23,19 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.batch_progress import BatchProgress, Tracker
+from ...core.batch_progress import BatchProgress
 from ...errors import DesignRpcError, InvalidArguments, PermissionRefused
 from ...errors.remedy import Remedy
 from ..approval import DesignOutcome, PendingApproval
-from ..write_journal import landed, may_have_written, with_digests
+from ..write_journal import landed
 from .batches import plan_arguments, plan_batches, planner
+from .plan_writes import PlanWrites, PushReport, Written
 from .records import PushRecords
 from .slides import (
     TABLE_MAX_ROWS,
@@ -54,24 +55,6 @@ CONSENT_FIRST = ("a deck reads the Design project, which needs your consent firs
 #: list_projects pages read while looking for a project by name
 PROJECT_PAGES_MAX = 20
 PAGE_SIZE = 100
-
-
-@dataclasses.dataclass
-class PushReport:
-    """What one push's writes did: the paths written (answered), those not written (never
-    sent: stopped, or after a failure), those whose call got no usable answer (`unknown`:
-    it may have landed; the next push settles it), the failure that stopped it (a
-    `DesignOutcome`, or the card a gone plan asks again), whether `stop()` stopped it, and
-    the last count of items and bytes."""
-
-    written: list[str] = dataclasses.field(default_factory=list)
-    not_written: list[str] = dataclasses.field(default_factory=list)
-    unknown: list[str] = dataclasses.field(default_factory=list)
-    failure: Any = None
-    stopped: bool = False
-    progress: BatchProgress | None = None
-    #: the answer of each call that wrote
-    results: list[DesignOutcome] = dataclasses.field(default_factory=list)
 
 
 def _stem(path: str) -> str:
@@ -353,87 +336,15 @@ class Deck:
         refused, and those never sent, are withdrawn; one with no usable answer stays
         `unknown`). `on_progress` hears the files and bytes done after each call;
         `stop()` is asked before each (True: the rest are not sent). The first failure
-        stops the push. What was written is remembered (and kept in `records`)."""
-        staged = {f.path: f for f in self.stage.files}
+        stops the push. What was written is remembered (and kept in `records`). The run
+        is a `plan_writes.PlanWrites`."""
         calls = [self.write_arguments(batch, token) for batch, token in plans]
-        entries = await self._journal_ahead(calls)
-        tracker = Tracker(sum(len(batch) for batch, _ in plans),
-                          sum(len(staged[p].data) for batch, _ in plans for p in batch), clock)
-        report = PushReport(progress=tracker.now)
-        if on_progress is not None:
-            on_progress(tracker.now)
-        done: list[int] = []
-        withdrawn: list[int] = []
-        written: dict[str, tuple[str, str]] = {}
-        answered, in_flight = 0, False  # calls answered so far; whether the next is out
-        try:
-            for (batch, _token), arguments, entry in zip(plans, calls, entries, strict=True):
-                if stop is not None and stop():
-                    report.stopped = True
-                    break
-                in_flight = True
-                result = await self.client.call("write_files", arguments, journaled=entry)
-                in_flight, answered = False, answered + 1
-                if isinstance(result, DesignOutcome) and not result.is_error:
-                    written.update(self._wrote(staged, result))
-                    report.results.append(result)
-                    report.written += batch
-                    for path in batch:
-                        report.progress = tracker.done(len(staged[path].data), path)
-                    if entry is not None:
-                        done.append(entry)
-                    if on_progress is not None:
-                        on_progress(tracker.now)
-                    continue
-                report.failure = result
-                if isinstance(result, DesignOutcome) and may_have_written(result.error):
-                    report.unknown += batch  # no usable answer: its entry stays `unknown`
-                elif entry is not None:
-                    withdrawn.append(entry)  # refused: nothing changed
-                break
-        finally:
-            # a call cut off in flight (the task cancelled) stays `unknown`; those after
-            # it were never sent, so nothing changed: withdrawn
-            if in_flight:
-                report.unknown += plans[answered][0]
-            never = answered + (1 if in_flight else 0)
-            for batch, _token in plans[never:]:
-                report.not_written += batch
-            withdrawn += [entry for entry in entries[never:] if entry is not None]
-            await self._settle(done, withdrawn, written)
-        return report
+        staged = {f.path: f for f in self.stage.files}
+        writes = PlanWrites(self.client, self.records, self._bound(), staged,
+                            lambda result: self._wrote(staged, result))
+        return await writes.run(plans, calls, on_progress=on_progress, stop=stop, clock=clock)
 
-    async def _journal_ahead(self, calls: list[dict[str, Any]]) -> list[int | None]:
-        """Each call's journal entry (with the content hash and `if_match` of every file),
-        in one commit; Nones when there is no journal or it could not be written (the
-        client then journals each call itself, as for any write)."""
-        journal = getattr(self.client, "journal", None)
-        if journal is None or not calls:
-            return [None] * len(calls)
-        fields = []
-        for arguments in calls:
-            entry = self.client.journal_entry("write_files", arguments)
-            if entry is None:
-                return [None] * len(calls)
-            fields.append({**entry, "changes": with_digests(entry["changes"],
-                                                             arguments["files"])})
-        ids = await asyncio.to_thread(journal.ahead_many, fields)
-        return list(ids) if ids is not None else [None] * len(calls)
-
-    async def _settle(self, done: list[int], withdrawn: list[int],
-                      written: dict[str, tuple[str, str]]) -> None:
-        """One commit of the journal's outcomes and one of the push records (two files,
-        committed side by side)."""
-        journal = getattr(self.client, "journal", None)
-        commits = []
-        if journal is not None:
-            commits.append(asyncio.to_thread(journal.settle_many, done, withdrawn))
-        if self.records is not None and written:
-            commits.append(asyncio.to_thread(self.records.save, self._bound(), written))
-        await asyncio.gather(*commits)
-
-    def _wrote(self, staged: Mapping[str, StagedFile],
-               result: DesignOutcome) -> dict[str, tuple[str, str]]:
+    def _wrote(self, staged: Mapping[str, StagedFile], result: DesignOutcome) -> Written:
         """Remember what one answered call wrote: path -> (sha256, the etag answered)."""
         etags = (result.data or {}).get("etags") if isinstance(result.data, dict) else None
         written = {path: (staged[path].sha256, etag) for path, etag in (etags or {}).items()

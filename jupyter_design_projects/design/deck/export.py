@@ -140,8 +140,7 @@ class ReadText:
     short: str | None = None
 
 
-async def read_text(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
-                    path: str, size: int | None = None) -> ReadText:
+async def read_text(call: Read, project_id: str, path: str, size: int | None = None) -> ReadText:
     """A file's text, read by pages of PAGE_BYTES, and why it is not whole when it is not
     (an answer cut by the result ceiling, more pages than READ_PAGES_MAX, or fewer bytes
     than `size`, the size `list_files` gave)."""
@@ -201,73 +200,51 @@ def slide_pages(listing: Mapping[str, str | None], folder: str = slideshow.FOLDE
                   and p.lower().endswith((".html", ".htm")))
 
 
-async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str,
-                    listing: Mapping[str, str | None],
-                    local: Mapping[str, bytes] | None = None,
-                    folder: str = slideshow.FOLDER,
+async def read_deck(call: Read, project_id: str, listing: Mapping[str, str | None],
+                    local: Mapping[str, bytes] | None = None, folder: str = slideshow.FOLDER,
                     sizes: Mapping[str, int] | None = None) -> Export:
     """Every slide page of the project, cleaned, with its assets inlined. `listing` is
     path -> etag as the project holds it; `local` is path -> bytes the caller knows the
     project holds (this deck's pushed files whose etag still matches); `sizes` is path ->
     bytes as `list_files` gave them."""
-    local = local or {}
-    sizes = sizes or {}
     pages = slide_pages(listing, folder)
     if not pages:
         raise InvalidArguments(OPERATION, "deck", f"the project has no slide pages under "
                                                   f"{folder}/: push the deck first")
-    export = Export([])
-    cache: dict[str, str | None] = {}
-    unread: list[str] = []
-
-    async def data_uri(page: str, src: str) -> str | None:
-        if DATA_IMAGE.match(src):
-            return src
-        if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I) or src.startswith(("/", "#")):
-            unread.append(f"{page}: {src}")  # not the deck's own (the allowlist drops these)
-            return None
-        path = posixpath.normpath(posixpath.join(posixpath.dirname(page), src.split("#")[0]))
-        if path in cache:
-            return cache[path]
-        extension = path.rsplit(".", 1)[-1].lower()
-        mime = MIME_OF.get(extension)
-        data: bytes | None = None
-        if path in local:
-            data = local[path]
-        elif path in listing and extension == "svg":
-            svg = await read_text(call, project_id, path, sizes.get(path))
-            if svg.short is None:
-                data = svg.text.encode("utf-8")
-            else:
-                export.partial.append(f"{path}: {svg.short} (not inlined)")
-        if data is None or mime is None:
-            unread.append(f"{page}: {src}")
-            if path not in listing or mime is None:
-                cache[path] = None
-            return None
-        cache[path] = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
-        return cache[path]
-
+    reading = _DeckReading(call, project_id, listing, local or {}, sizes or {})
     for number, page in enumerate(pages):
-        read = await read_text(call, project_id, page, sizes.get(page))
+        await reading.add_page(page, first=number == 0)
+    return reading.export
+
+
+class _DeckReading:
+    """One `read_deck`: the export so far, and each asset's data: URI by path."""
+
+    def __init__(self, call: Read, project_id: str, listing: Mapping[str, str | None],
+                 local: Mapping[str, bytes], sizes: Mapping[str, int]) -> None:
+        self._call, self._project_id = call, project_id
+        self._listing, self._local, self._sizes = listing, local, sizes
+        self.export = Export([])
+        self._cache: dict[str, str | None] = {}
+        #: "page: src" of each image of the page being read that was not inlined
+        self._unread: list[str] = []
+
+    async def add_page(self, page: str, *, first: bool) -> None:
+        """Read one slide page, inline its images, and add its slides to the export (as
+        the service's picture of it when an asset the project holds cannot be read)."""
+        export = self.export
+        read = await read_text(self._call, self._project_id, page, self._sizes.get(page))
         if read.short is not None:
             export.partial.append(f"{page}: {read.short}")
-        if number == 0 and (author := _AUTHOR.search(read.text)):
+        if first and (author := _AUTHOR.search(read.text)):
             export.author = html.unescape(author.group(1))
         text, shown_title = page_for_export(read.text)
         shown_title = shown_title or posixpath.basename(page)
-        pieces, last = [], 0
-        unread.clear()
-        for match in _SRC.finditer(text):
-            uri = await data_uri(page, html.unescape(match.group(2)))
-            pieces += [text[last:match.start(2)], html.escape(uri or "", quote=True)]
-            last = match.end(2)
-        pieces.append(text[last:])
-        inlined = "".join(pieces)
+        inlined, unread = await self._inlined(page, text)
         notes = "".join(_NOTES.findall(inlined))
         held = [item for item in unread
-                if _asset_path(page, item.split(": ", 1)[1]) in listing]
-        picture = await service_picture(call, project_id, page) if held else None
+                if _asset_path(page, item.split(": ", 1)[1]) in self._listing]
+        picture = await service_picture(self._call, self._project_id, page) if held else None
         if picture is not None:
             inlined = picture_page(shown_title, picture, notes, PAGE_WIDTH, PAGE_HEIGHT)
             export.pictured += held
@@ -276,7 +253,50 @@ async def read_deck(call: Callable[[str, dict], Awaitable[Any]], project_id: str
         else:
             export.missing += unread
         _add_fitted(export, page, shown_title, inlined)
-    return export
+
+    async def _inlined(self, page: str, text: str) -> tuple[str, list[str]]:
+        """`text` with each `<img src>` made a data: URI, and those emptied instead."""
+        self._unread = []
+        pieces, last = [], 0
+        for match in _SRC.finditer(text):
+            uri = await self._data_uri(page, html.unescape(match.group(2)))
+            pieces += [text[last:match.start(2)], html.escape(uri or "", quote=True)]
+            last = match.end(2)
+        pieces.append(text[last:])
+        return "".join(pieces), self._unread
+
+    async def _data_uri(self, page: str, src: str) -> str | None:
+        """The data: URI of an image `src` of `page`: as it is, from the deck's own bytes,
+        or an SVG read from the project; None (listed as unread) otherwise."""
+        if DATA_IMAGE.match(src):
+            return src
+        if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I) or src.startswith(("/", "#")):
+            self._unread.append(f"{page}: {src}")  # not the deck's own (the allowlist drops these)
+            return None
+        path = _asset_path(page, src)
+        if path in self._cache:
+            return self._cache[path]
+        extension = path.rsplit(".", 1)[-1].lower()
+        mime = MIME_OF.get(extension)
+        data = await self._asset_bytes(path, extension)
+        if data is None or mime is None:
+            self._unread.append(f"{page}: {src}")
+            if path not in self._listing or mime is None:
+                self._cache[path] = None
+            return None
+        self._cache[path] = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+        return self._cache[path]
+
+    async def _asset_bytes(self, path: str, extension: str) -> bytes | None:
+        """An asset's bytes: the deck's own, or an SVG the project holds read whole."""
+        if path in self._local:
+            return self._local[path]
+        if path in self._listing and extension == "svg":
+            svg = await read_text(self._call, self._project_id, path, self._sizes.get(path))
+            if svg.short is None:
+                return svg.text.encode("utf-8")
+            self.export.partial.append(f"{path}: {svg.short} (not inlined)")
+        return None
 
 
 def _add_fitted(export: Export, path: str, title: str, page: str) -> None:
