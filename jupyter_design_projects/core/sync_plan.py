@@ -73,6 +73,46 @@ def _words(direction: str) -> tuple[str, str]:
     return ("locally", "remotely") if direction == PUSH else ("remotely", "locally")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Sides:
+    """One path's two sides in the sync's direction: the source's and the target's
+    content hash (None: absent or not read), whether each is there, whether each changed
+    since the last sync (False without a record), and their names in the actions' words."""
+
+    source: str | None
+    target: str | None
+    source_there: bool
+    target_there: bool
+    source_changed: bool
+    target_changed: bool
+    source_word: str
+    target_word: str
+
+
+def _sides(local: str | None, remote_revision: str | None, remote_hash: str | None,
+           base: Base | None, direction: str) -> _Sides:
+    def changed_since(value: str | None, there: bool, is_remote: bool) -> bool:
+        if base is None or not there:
+            return False
+        if is_remote and remote_hash is None:  # not read: the listing's word for it
+            return remote_revision != base.revision
+        return value != base.sha256  # content known: it decides
+
+    local_there, remote_there = local is not None, remote_revision is not None
+    local_changed = changed_since(local, local_there, False)
+    remote_changed = changed_since(remote_hash, remote_there, True)
+    if direction == PUSH:
+        return _Sides(local, remote_hash, local_there, remote_there, local_changed,
+                      remote_changed, *_words(direction))
+    return _Sides(remote_hash, local, remote_there, local_there, remote_changed,
+                  local_changed, *_words(direction))
+
+
+def _conflict(why: str, forced: str, force: bool) -> Decision:
+    """A conflict, or with `force` the write it held back (`forced`)."""
+    return Decision(forced, f"forced: {why}") if force else Decision(CONFLICT, why)
+
+
 def classify(
     *,
     local: str | None,
@@ -91,62 +131,57 @@ def classify(
         raise ValueError(f"direction must be {PUSH!r} or {PULL!r}")
     if remote_hash is None and base is not None and remote_revision == base.revision:
         remote_hash = base.sha256  # the doc is as the last sync left it
-    if direction == PUSH:
-        source, target = local, remote_hash
-        source_there, target_there = local is not None, remote_revision is not None
-    else:
-        source, target = remote_hash, local
-        source_there, target_there = remote_revision is not None, local is not None
-    source_word, target_word = _words(direction)
-
-    def changed_since(value: str | None, is_remote: bool) -> bool:
-        assert base is not None
-        if is_remote and remote_hash is None:  # not read: the listing's word for it
-            return remote_revision != base.revision
-        return value != base.sha256  # content known: it decides
-
-    source_changed = base is not None and source_there and changed_since(
-        source, direction == PULL)
-    target_changed = base is not None and target_there and changed_since(
-        target, direction == PUSH)
-
-    def conflict(why: str, forced: str) -> Decision:
-        return Decision(forced, f"forced: {why}") if force else Decision(CONFLICT, why)
-
-    if not source_there and not target_there:
+    sides = _sides(local, remote_revision, remote_hash, base, direction)
+    if not sides.source_there and not sides.target_there:
         return Decision(GONE)
-    if source_there and not target_there:
-        if base is None:
-            return Decision(NEW)
-        if source_changed:
-            return conflict(f"removed {target_word}, changed {source_word} since the last sync",
-                            NEW)
-        if force:
-            return Decision(NEW, f"forced: removed {target_word} since the last sync")
-        return Decision(f"removed {target_word}", "since the last sync; --force PATH writes it "
-                                                  "again")
-    if not source_there:
-        if base is None:
-            return Decision(LOCAL_ONLY if direction == PULL else REMOTE_ONLY,
-                            "not written by this sync")
-        if not (delete and direction == PUSH):
-            return Decision(f"removed {source_word}",
-                            "--delete removes the doc" if direction == PUSH else "kept")
-        if target_changed:
-            return conflict(f"removed {source_word}, changed {target_word} since the last sync",
-                            DELETE)
-        return Decision(DELETE)
-    if source is not None and source == target:
+    if not sides.target_there:
+        return _target_missing(sides, base is None, force)
+    if not sides.source_there:
+        return _source_missing(sides, base is None, direction, delete, force)
+    return _both_there(sides, base is None, force)
+
+
+def _target_missing(sides: _Sides, unrecorded: bool, force: bool) -> Decision:
+    """Only the source has the path."""
+    if unrecorded:
+        return Decision(NEW)
+    if sides.source_changed:
+        return _conflict(f"removed {sides.target_word}, changed {sides.source_word} since the "
+                         "last sync", NEW, force)
+    if force:
+        return Decision(NEW, f"forced: removed {sides.target_word} since the last sync")
+    return Decision(f"removed {sides.target_word}", "since the last sync; --force PATH writes "
+                                                    "it again")
+
+
+def _source_missing(sides: _Sides, unrecorded: bool, direction: str, delete: bool,
+                    force: bool) -> Decision:
+    """Only the target has the path."""
+    if unrecorded:
+        return Decision(LOCAL_ONLY if direction == PULL else REMOTE_ONLY,
+                        "not written by this sync")
+    if not (delete and direction == PUSH):
+        return Decision(f"removed {sides.source_word}",
+                        "--delete removes the doc" if direction == PUSH else "kept")
+    if sides.target_changed:
+        return _conflict(f"removed {sides.source_word}, changed {sides.target_word} since the "
+                         "last sync", DELETE, force)
+    return Decision(DELETE)
+
+
+def _both_there(sides: _Sides, unrecorded: bool, force: bool) -> Decision:
+    """Both sides have the path: equal content, or whichever changed since the record."""
+    if sides.source is not None and sides.source == sides.target:
         return Decision(UNCHANGED)
-    if base is None:
-        return conflict("on both sides with different content, never synced", CHANGED)
-    if not source_changed and not target_changed:
+    if unrecorded:
+        return _conflict("on both sides with different content, never synced", CHANGED, force)
+    if not sides.source_changed and not sides.target_changed:
         return Decision(UNCHANGED)
-    if source_changed and not target_changed:
+    if sides.source_changed and not sides.target_changed:
         return Decision(CHANGED)
-    if not source_changed:
-        return Decision(f"changed {target_word}", "since the last sync; left as it is")
-    return conflict("changed on both sides since the last sync", CHANGED)
+    if not sides.source_changed:
+        return Decision(f"changed {sides.target_word}", "since the last sync; left as it is")
+    return _conflict("changed on both sides since the last sync", CHANGED, force)
 
 
 # ---------------------------------------------------------------- paths

@@ -18,7 +18,8 @@ from ..core.display import text_rule
 from ..core.project_paths import RULE_UPLOAD, normalize, resolve_write_path
 from ..errors import DocNotFound, PathRejected, ProjectsChangeDenied
 from . import wire
-from .client import FRAMING, ProjectsClient, Reader, utf8_size
+from .client import FRAMING, ProjectsClient
+from .doc_changes import Reader, utf8_size
 from .reading import AVAILABLE_LISTED
 
 WRITE = "write"

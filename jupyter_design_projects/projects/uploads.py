@@ -56,6 +56,29 @@ def read_local_text(
 ) -> LocalText:
     codec = text_codec(encoding)
     step = hook or (lambda _name: None)
+    lexical, real, before = _checked(local_path, cwd)
+    step("checked")
+    fd = _open(local_path, real, opener)
+    try:
+        step("opened")
+        _verify(fd, local_path, lexical, real, before, limit)
+        step("verified")
+        data = _read_capped(fd, limit, step, local_path)
+        if len(data) > limit:
+            raise UploadRejected(local_path, "too_large")
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode(codec.name, errors="strict")
+    except UnicodeDecodeError:
+        rule = "not_utf8" if codec.name == "utf-8" else "undecodable"
+        raise UploadRejected(local_path, rule) from None
+    return LocalText(real_path=real, text=text, n_bytes=len(data))
+
+
+def _checked(local_path: str, cwd: Path) -> tuple[str, str, os.stat_result]:
+    """(the lexical path, the real path, its lstat) of a path inside `cwd` both lexically
+    and really, that is a regular file and not a symlink; before anything is opened."""
     if not isinstance(local_path, str) or not local_path or "\x00" in local_path:
         raise UploadRejected(str(local_path), "missing")
     root = os.path.abspath(cwd)
@@ -71,42 +94,34 @@ def read_local_text(
         raise UploadRejected(local_path, "replaced")
     if not stat.S_ISREG(before.st_mode):
         raise UploadRejected(local_path, "not_regular")
-    step("checked")
-    fd = _open(local_path, real, opener)
+    return lexical, real, before
+
+
+def _verify(fd: int, local_path: str, lexical: str, real: str, before: os.stat_result,
+            limit: int) -> None:
+    """The opened descriptor is the file that was checked: the path resolved again to the
+    same real path, and descriptor, path and pre-open stat agree on device, non-zero inode
+    and type; a regular file within `limit` bytes as it stands."""
+    opened = os.fstat(fd)
     try:
-        step("opened")
-        opened = os.fstat(fd)
-        try:
-            again = _realpath(local_path, lexical)
-            now = os.stat(again)
-        except (UploadRejected, OSError):
-            raise UploadRejected(local_path, "replaced") from None
-        same = (
-            again == real
-            and opened.st_ino != 0
-            and opened.st_dev == now.st_dev == before.st_dev
-            and opened.st_ino == now.st_ino == before.st_ino
-            # an inode number can be reused at once (unlink, then mkfifo): the type must agree
-            and stat.S_IFMT(opened.st_mode) == stat.S_IFMT(before.st_mode)
-        )
-        if not same:
-            raise UploadRejected(local_path, "replaced")
-        if not stat.S_ISREG(opened.st_mode):
-            raise UploadRejected(local_path, "not_regular")
-        if opened.st_size > limit:
-            raise UploadRejected(local_path, "too_large")
-        step("verified")
-        data = _read_capped(fd, limit, step, local_path)
-        if len(data) > limit:
-            raise UploadRejected(local_path, "too_large")
-    finally:
-        os.close(fd)
-    try:
-        text = data.decode(codec.name, errors="strict")
-    except UnicodeDecodeError:
-        rule = "not_utf8" if codec.name == "utf-8" else "undecodable"
-        raise UploadRejected(local_path, rule) from None
-    return LocalText(real_path=real, text=text, n_bytes=len(data))
+        again = _realpath(local_path, lexical)
+        now = os.stat(again)
+    except (UploadRejected, OSError):
+        raise UploadRejected(local_path, "replaced") from None
+    same = (
+        again == real
+        and opened.st_ino != 0
+        and opened.st_dev == now.st_dev == before.st_dev
+        and opened.st_ino == now.st_ino == before.st_ino
+        # an inode number can be reused at once (unlink, then mkfifo): the type must agree
+        and stat.S_IFMT(opened.st_mode) == stat.S_IFMT(before.st_mode)
+    )
+    if not same:
+        raise UploadRejected(local_path, "replaced")
+    if not stat.S_ISREG(opened.st_mode):
+        raise UploadRejected(local_path, "not_regular")
+    if opened.st_size > limit:
+        raise UploadRejected(local_path, "too_large")
 
 
 def text_codec(encoding: str) -> codecs.CodecInfo:

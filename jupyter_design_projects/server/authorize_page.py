@@ -127,54 +127,69 @@ def _origin_of_uri(uri: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def routes(ctx: ServiceContext) -> list[Route]:
-    form = PageForm(MAX_FORM_BYTES, nothing="nothing was authorized",
-                    fresh="open the sign-in link again")
+def refused(problem: str, status: int = 400) -> HTMLResponse:
+    return page("Sign-in request refused", f"<p>{html.escape(problem)}</p>", status)
 
-    def refused(problem: str, status: int = 400) -> HTMLResponse:
-        return page("Sign-in request refused", f"<p>{html.escape(problem)}</p>", status)
 
-    def problem_of(request: Request, q: Mapping[str, str]) -> str | None:
-        return request_problem(q, origin_of(request.scope), ctx.owner.public_base(request))
+class AuthorizePage:
+    """The Authorize/Deny page and its form over one run (the form token is this run's)."""
 
-    async def ask(request: Request) -> Response:
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+        self.form = PageForm(MAX_FORM_BYTES, nothing="nothing was authorized",
+                             fresh="open the sign-in link again")
+
+    def routes(self) -> list[Route]:
+        return [Route(paths.AUTHORIZE, self.ask, methods=["GET"]),
+                Route(paths.AUTHORIZE, self.answer, methods=["POST"]),
+                Route(paths.OAUTH_CODE_PAGE, code_page, methods=["GET"])]
+
+    def problem_of(self, request: Request, q: Mapping[str, str]) -> str | None:
+        return request_problem(q, origin_of(request.scope), self.ctx.owner.public_base(request))
+
+    async def ask(self, request: Request) -> Response:
+        """The page: who asks for which scopes, where the browser goes next, two buttons."""
         q = dict(request.query_params)
-        if not ctx.owner.is_owner(request, q, now_s=ctx.clock()):
+        if not self.ctx.owner.is_owner(request, q, now_s=self.ctx.clock()):
             return owner.refused()
         q["scope"] = q.get("scope") or " ".join(FIRST_CREDENTIAL_SCOPES)
-        problem = problem_of(request, q)
+        problem = self.problem_of(request, q)
         if problem:
             return refused(problem)
+        public = self.ctx.owner.public_base(request)
+        action = (urlsplit(public).path if public else "") + paths.AUTHORIZE
+        return page("Sign in to the reference service", self._question(q, action),
+                    form_action=f"'self' {_origin_of_uri(q['redirect_uri'])}")
+
+    def _question(self, q: Mapping[str, str], action: str) -> str:
+        """The page's body: the request in words and the form that carries it back."""
         hidden = "".join(
             f'<input type="hidden" name="{name}" value="{html.escape(q.get(name, ""), True)}">'
             for name in PARAMS)
         scopes = "".join(f"<li><code>{html.escape(s)}</code></li>"
                          for s in scope_list(q["scope"]))
-        where = _origin_of_uri(q["redirect_uri"])
-        public = ctx.owner.public_base(request)
-        action = (urlsplit(public).path if public else "") + paths.AUTHORIZE
-        body = (
+        return (
             f"<p>The client <b>{html.escape(q['client_id'])}</b> asks to act as "
             f"<b>{html.escape(DEMO_USER_NAME)}</b> on this offline reference service with:</p>"
             f"<ul>{scopes}</ul>"
             f"<p>After you answer, your browser goes back to "
             f"<code id=\"redirect\">{html.escape(q['redirect_uri'])}</code>.</p>"
             f'<form method="post" action="{html.escape(action, True)}">'
-            f"{form.token_field()}{hidden}"
+            f"{self.form.token_field()}{hidden}"
             '<button type="submit" name="decision" value="approve" id="authorize">Authorize'
             '</button><button type="submit" name="decision" value="deny" id="deny">Deny'
             "</button></form>")
-        return page("Sign in to the reference service", body,
-                    form_action=f"'self' {where}")
 
-    async def answer(request: Request) -> Response:
+    async def answer(self, request: Request) -> Response:
+        """The posted decision, checked again: a code (or `access_denied`) to the client."""
+        ctx = self.ctx
         try:
-            posted = await form.posted(request)
+            posted = await self.form.posted(request)
         except FormRefused as no:
             return no.answer(refused)
         if not ctx.owner.is_owner(request, posted, now_s=ctx.clock()):
             return owner.refused()
-        problem = problem_of(request, posted)
+        problem = self.problem_of(request, posted)
         if problem:
             return refused(problem)
         redirect_uri, state = posted["redirect_uri"], posted["state"]
@@ -193,19 +208,20 @@ def routes(ctx: ServiceContext) -> list[Route]:
                  DEMO_USER_ID, ctx.clock() + CODE_TTL_S))
         return redirect_to(redirect_uri, {"code": code, "state": state})
 
-    async def code_page(request: Request) -> Response:
-        """The registered redirect of the paste-the-code fallback: `code#state` to paste."""
-        q = request.query_params
-        if q.get("error") == "access_denied":
-            return page("Sign-in denied", "<p>You denied the sign-in; nothing was issued. "
-                        "Start the sign-in again to retry.</p>")
-        code, state = q.get("code", ""), q.get("state", "")
-        if not code or not state:
-            return refused("This page shows a sign-in code; it was opened without one.")
-        return page("Reference service sign-in",
-                    "<p>Paste this code back into the notebook:</p>"
-                    f'<pre id="code">{html.escape(f"{code}#{state}")}</pre>')
 
-    return [Route(paths.AUTHORIZE, ask, methods=["GET"]),
-            Route(paths.AUTHORIZE, answer, methods=["POST"]),
-            Route(paths.OAUTH_CODE_PAGE, code_page, methods=["GET"])]
+async def code_page(request: Request) -> Response:
+    """The registered redirect of the paste-the-code fallback: `code#state` to paste."""
+    q = request.query_params
+    if q.get("error") == "access_denied":
+        return page("Sign-in denied", "<p>You denied the sign-in; nothing was issued. "
+                    "Start the sign-in again to retry.</p>")
+    code, state = q.get("code", ""), q.get("state", "")
+    if not code or not state:
+        return refused("This page shows a sign-in code; it was opened without one.")
+    return page("Reference service sign-in",
+                "<p>Paste this code back into the notebook:</p>"
+                f'<pre id="code">{html.escape(f"{code}#{state}")}</pre>')
+
+
+def routes(ctx: ServiceContext) -> list[Route]:
+    return AuthorizePage(ctx).routes()

@@ -19,12 +19,12 @@ from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.projects.stoppable import run_stoppable
 from jupyter_design_projects.projects.sync import (
-    GROUP_WRITES,
     SyncRequest,
     apply_sync,
     plan_sync,
     run_sync,
 )
+from jupyter_design_projects.projects.sync_run import GROUP_WRITES
 from jupyter_design_projects.projects.sync_state import SyncState
 from jupyter_design_projects.transport.loop import BackgroundLoop
 

@@ -148,6 +148,6 @@ def test_a_doc_parsed_without_its_content_keeps_the_rest():
 
 @pytest.mark.parametrize("text", ["", "ascii only", "é€𝄞", "mixed é and ascii"])
 def test_utf8_size_is_the_encoded_length(text):
-    from jupyter_design_projects.projects.client import utf8_size
+    from jupyter_design_projects.projects.doc_changes import utf8_size
 
     assert utf8_size(text) == len(text.encode("utf-8"))

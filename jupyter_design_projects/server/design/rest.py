@@ -24,71 +24,82 @@ CONSENT_NAME = "agent_design_projects"
 #: Design REST bodies are tiny; anything larger is refused before parsing
 MAX_BODY_BYTES = 64 * 1024
 
-Handler = Callable[[Request, Principal], Awaitable[Response]]
+#: an endpoint's handler: (the Design store, the request, its checked principal)
+Handler = Callable[[DesignStore, Request, Principal], Awaitable[Response]]
+
+
+def guarded(ctx: ServiceContext, store: DesignStore,
+            handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint of `handler`: a bearer with the Design scopes, or a 401 envelope."""
+    async def endpoint(request: Request) -> Response:
+        try:
+            principal = await authenticate(ctx, request.scope)
+            if not has_design_scopes(principal):
+                raise ApiError("authentication_error",
+                               "A bearer token with the Design scopes is required.",
+                               headers={"www-authenticate": WWW_AUTHENTICATE})
+            assert principal is not None
+            return await handler(store, request, principal)
+        except ApiError as error:
+            return envelope(error)
+    return endpoint
+
+
+async def get_consent(store: DesignStore, request: Request, principal: Principal) -> Response:
+    return JsonAnswer({CONSENT_NAME: store.consent(principal.user_id)})
+
+
+async def post_consent(store: DesignStore, request: Request, principal: Principal) -> Response:
+    await _consent_body(request, required=True)
+    store.give_consent(principal.user_id)
+    return Response(status_code=204)
+
+
+async def delete_consent(store: DesignStore, request: Request,
+                         principal: Principal) -> Response:
+    await _consent_body(request, required=False)
+    if not store.revoke_consent(principal.user_id):
+        raise ApiError("not_found_error", "No Design consent was given.")
+    return Response(status_code=204)
+
+
+async def get_grants(store: DesignStore, request: Request, principal: Principal) -> Response:
+    return JsonAnswer({"grants": store.grants(principal.user_id)})
+
+
+async def post_grant(store: DesignStore, request: Request, principal: Principal) -> Response:
+    body = await _body(request, required=True)
+    project_id = body.get("project_id")
+    if not isinstance(project_id, str) or not 1 <= len(project_id) <= 4096:
+        raise ApiError("invalid_request_error", "'project_id' must be a string.")
+    if not store.consent(principal.user_id):
+        return JsonAnswer({"error": "needs_consent"}, status_code=403)
+    try:
+        grant = store.grant(principal.user_id, project_id)
+    except NotFound:
+        raise ApiError("not_found_error", "No such Design project.") from None
+    if grant is None:
+        return JsonAnswer({"error": "grant_ineligible"}, status_code=404)
+    return JsonAnswer(grant, status_code=201)
+
+
+async def delete_grant(store: DesignStore, request: Request, principal: Principal) -> Response:
+    if not store.revoke_grant(principal.user_id, request.path_params["project_id"]):
+        raise ApiError("not_found_error", "There is no grant for this project.")
+    return Response(status_code=204)
 
 
 def routes(ctx: ServiceContext) -> list[Route]:
     store = DesignStore(ctx.db, ctx.clock)
-
-    def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            try:
-                principal = await authenticate(ctx, request.scope)
-                if not has_design_scopes(principal):
-                    raise ApiError("authentication_error",
-                                   "A bearer token with the Design scopes is required.",
-                                   headers={"www-authenticate": WWW_AUTHENTICATE})
-                assert principal is not None
-                return await handler(request, principal)
-            except ApiError as error:
-                return envelope(error)
-        return endpoint
-
-    async def get_consent(request: Request, principal: Principal) -> Response:
-        return JsonAnswer({CONSENT_NAME: store.consent(principal.user_id)})
-
-    async def post_consent(request: Request, principal: Principal) -> Response:
-        await _consent_body(request, required=True)
-        store.give_consent(principal.user_id)
-        return Response(status_code=204)
-
-    async def delete_consent(request: Request, principal: Principal) -> Response:
-        await _consent_body(request, required=False)
-        if not store.revoke_consent(principal.user_id):
-            raise ApiError("not_found_error", "No Design consent was given.")
-        return Response(status_code=204)
-
-    async def get_grants(request: Request, principal: Principal) -> Response:
-        return JsonAnswer({"grants": store.grants(principal.user_id)})
-
-    async def post_grant(request: Request, principal: Principal) -> Response:
-        body = await _body(request, required=True)
-        project_id = body.get("project_id")
-        if not isinstance(project_id, str) or not 1 <= len(project_id) <= 4096:
-            raise ApiError("invalid_request_error", "'project_id' must be a string.")
-        if not store.consent(principal.user_id):
-            return JsonAnswer({"error": "needs_consent"}, status_code=403)
-        try:
-            grant = store.grant(principal.user_id, project_id)
-        except NotFound:
-            raise ApiError("not_found_error", "No such Design project.") from None
-        if grant is None:
-            return JsonAnswer({"error": "grant_ineligible"}, status_code=404)
-        return JsonAnswer(grant, status_code=201)
-
-    async def delete_grant(request: Request, principal: Principal) -> Response:
-        if not store.revoke_grant(principal.user_id, request.path_params["project_id"]):
-            raise ApiError("not_found_error", "There is no grant for this project.")
-        return Response(status_code=204)
-
-    return [
-        Route(paths.DESIGN_CONSENT, guarded(get_consent), methods=["GET"]),
-        Route(paths.DESIGN_CONSENT, guarded(post_consent), methods=["POST"]),
-        Route(paths.DESIGN_CONSENT, guarded(delete_consent), methods=["DELETE"]),
-        Route(paths.DESIGN_GRANTS, guarded(get_grants), methods=["GET"]),
-        Route(paths.DESIGN_GRANTS, guarded(post_grant), methods=["POST"]),
-        Route(paths.DESIGN_GRANT, guarded(delete_grant), methods=["DELETE"]),
-    ]
+    return [Route(path, guarded(ctx, store, handler), methods=[method])
+            for path, method, handler in (
+                (paths.DESIGN_CONSENT, "GET", get_consent),
+                (paths.DESIGN_CONSENT, "POST", post_consent),
+                (paths.DESIGN_CONSENT, "DELETE", delete_consent),
+                (paths.DESIGN_GRANTS, "GET", get_grants),
+                (paths.DESIGN_GRANTS, "POST", post_grant),
+                (paths.DESIGN_GRANT, "DELETE", delete_grant),
+            )]
 
 
 async def _body(request: Request, *, required: bool) -> dict[str, Any]:

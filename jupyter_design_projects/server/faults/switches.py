@@ -16,7 +16,7 @@ from ..envelopes import JSON_TYPE, send_error
 from ..request_body import Disconnected, read_body, replay
 from . import hostile
 from .echo import EventEcho
-from .state import FaultState, canned_answer, peek
+from .state import FaultState, Rule, canned_answer, peek
 
 LOOPBACK_CLIENTS = frozenset({"127.0.0.1", "::1", "testclient"})
 
@@ -57,44 +57,60 @@ class FaultMiddleware:
         if latency is not None:
             await asyncio.sleep(latency.params["ms"] / 1000)
         replayed = replay(body, receive)
-        if rule is None and (state.echo.on and hostile.applies(path) or path == paths.TOKEN):
-            await _echoed(self.app, scope, replayed, send, state)
-        elif rule is None and state.hostile is not None and hostile.applies(path):
-            status, headers, payload = await _capture(self.app, scope, replayed)
-            tainted = hostile.rewrite(payload, state.hostile)
-            if tainted is not None:
-                payload = tainted
-                headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
-                headers.append((b"content-length", str(len(payload)).encode()))
-            await _answer(send, status, headers, payload)
-        elif rule is None:
-            await self.app(scope, replayed, send)
-        elif rule.kind == "fail":
-            payload = json.dumps(canned_answer(rule, body)).encode()
-            headers = [(b"content-type", JSON_TYPE.encode()),
-                       (b"content-length", str(len(payload)).encode())]
-            headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                        for k, v in rule.params["headers"].items()]
-            await _answer(send, rule.params["status"], headers, payload)
-        elif rule.kind == "oversize":
-            size = rule.params["bytes"]
-            payload = b'{"padding":"' + b"x" * max(0, size - 14) + b'"}'
-            await _answer(send, 200, [(b"content-type", JSON_TYPE.encode()),
-                                      (b"content-length", str(len(payload)).encode())], payload)
-        elif rule.kind == "gzip-bomb":
-            payload = await asyncio.to_thread(state.gzip_bomb)
-            await _answer(send, 200, [(b"content-type", JSON_TYPE.encode()),
-                                      (b"content-encoding", b"gzip"),
-                                      (b"content-length", str(len(payload)).encode())], payload)
+        if rule is None:
+            await _unruled(self.app, scope, replayed, send, state)
         else:
-            status, headers, payload = await _capture(self.app, scope, replayed)
-            if rule.kind == "sse":
-                payload = b"event: message\ndata: " + payload.replace(b"\n", b" ") + b"\n\n"
-                headers = [(b"content-type", b"text/event-stream"),
-                           (b"cache-control", b"no-cache")]
-                await _answer(send, 200, headers, payload)
-            else:
-                await _drip(send, status, headers, payload, rule.params)
+            await _ruled(self.app, scope, replayed, send, state, rule, body)
+
+
+async def _unruled(app: Any, scope: dict, receive: Any, send: Any, state: FaultState) -> None:
+    """A request no rule replaces: echoed (`_echoed`), rewritten by the hostile switch, or
+    passed through as it is."""
+    path = scope["path"]
+    if state.echo.on and hostile.applies(path) or path == paths.TOKEN:
+        await _echoed(app, scope, receive, send, state)
+    elif state.hostile is not None and hostile.applies(path):
+        status, headers, payload = await _capture(app, scope, receive)
+        tainted = hostile.rewrite(payload, state.hostile)
+        if tainted is not None:
+            payload = tainted
+            headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(payload)).encode()))
+        await _answer(send, status, headers, payload)
+    else:
+        await app(scope, receive, send)
+
+
+async def _ruled(app: Any, scope: dict, receive: Any, send: Any, state: FaultState,
+                 rule: Rule, body: bytes) -> None:
+    """The answer `rule` gives in place of the real one (`fail`, `oversize`, `gzip-bomb`)
+    or made of it (`sse`, `drip`)."""
+    if rule.kind == "fail":
+        payload = json.dumps(canned_answer(rule, body)).encode()
+        headers = [(b"content-type", JSON_TYPE.encode()),
+                   (b"content-length", str(len(payload)).encode())]
+        headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                    for k, v in rule.params["headers"].items()]
+        await _answer(send, rule.params["status"], headers, payload)
+    elif rule.kind == "oversize":
+        size = rule.params["bytes"]
+        payload = b'{"padding":"' + b"x" * max(0, size - 14) + b'"}'
+        await _answer(send, 200, [(b"content-type", JSON_TYPE.encode()),
+                                  (b"content-length", str(len(payload)).encode())], payload)
+    elif rule.kind == "gzip-bomb":
+        payload = await asyncio.to_thread(state.gzip_bomb)
+        await _answer(send, 200, [(b"content-type", JSON_TYPE.encode()),
+                                  (b"content-encoding", b"gzip"),
+                                  (b"content-length", str(len(payload)).encode())], payload)
+    else:
+        status, headers, payload = await _capture(app, scope, receive)
+        if rule.kind == "sse":
+            payload = b"event: message\ndata: " + payload.replace(b"\n", b" ") + b"\n\n"
+            headers = [(b"content-type", b"text/event-stream"),
+                       (b"cache-control", b"no-cache")]
+            await _answer(send, 200, headers, payload)
+        else:
+            await _drip(send, status, headers, payload, rule.params)
 
 
 async def _echoed(app: Any, scope: dict, receive: Any, send: Any, state: FaultState) -> None:
