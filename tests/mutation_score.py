@@ -16,6 +16,7 @@ TARGETS: dict[str, float] = {
     "core": 0.90,
     "transport": 0.80,
     "projects/client.py": 0.80,
+    "projects/doc_changes.py": 0.80,
     "design/permissions.py": 0.80,
 }
 #: mutmut's verdicts that count as caught

@@ -6,7 +6,7 @@ group's first request goes out, and the outcomes are settled in one transaction 
 it: a kernel killed mid-group leaves an entry for every change that may have been sent
 (those it never reached stay as `*_unknown` too: the journal cannot know they were not),
 and a group costs two journal commits, not two per change. What happens to an entry when
-a change fails is `fate`'s rule, the same for a single write (`ProjectsClient._mutate`)."""
+a change fails is `fate`'s rule, the same for a single write (`DocChanges._mutate`)."""
 
 from __future__ import annotations
 

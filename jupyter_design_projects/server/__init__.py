@@ -17,8 +17,8 @@ official MCP SDK, SQLite). It never imports client code (only the pure table
       private_files.py  the data dir 0700 and every file in it 0600
       design/         gate, rest, mcp, operations, store, files, file_paths, plans,
                       preview, demo, errors (§2, §3)
-      projects/       api, remote_session, store, search (§4, §5)
-      faults/         switches, routes (tests only, --faults)
+      projects/       api, access, organizations, remote_session, store, search (§4, §5)
+      faults/         switches, rules, routes (tests only, --faults)
 """
 
 __all__ = [
