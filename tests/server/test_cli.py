@@ -59,7 +59,8 @@ def test_every_route_family_answers_over_loopback(reference_service) -> None:
     service = reference_service
     token = expand(service)
     auth = {"authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=service.base_url,
+    # the first MCP request loads the SDK in the service (seconds on a loaded machine)
+    with httpx.Client(base_url=service.base_url, timeout=60,
                       headers={"accept-encoding": "identity", **DESIGN_HEADERS}) as h:
         assert h.get("/api/organizations", headers=auth).json()[0]["uuid"] == service.org_uuid
         search = h.get(f"/api/organizations/{service.org_uuid}/projects/"
