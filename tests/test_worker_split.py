@@ -38,6 +38,15 @@ def test_the_checkout_group_holds_the_tests_that_work_in_the_checkout(declared):
         unit_of("tests/test_packaging.py::test_wheel", groups)) == "group:checkout"
 
 
+def test_the_tests_that_read_the_docs_site_share_one_unit(declared):
+    """Those using the session's docs build (conftest `docs_build`) run on one worker, so
+    the site is built once a run."""
+    groups = {**declared.SERIAL_GROUPS, **declared.SHARING_GROUPS}
+    assert unit_of("tests/test_docs.py::test_every_page_of_the_toc_is_built", groups) == (
+        unit_of("tests/browser/test_accessibility_docs.py::test_x[dark]", groups)) == (
+        "group:docs-site")
+
+
 def test_a_test_costs_what_its_slowest_kind_costs(declared):
     kinds = declared.SLOW_KINDS
     assert cost_of("tests/browser/test_deck.py::test_push", kinds) == KIND_COST["browser"]
