@@ -1,7 +1,8 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
     python3 tasks.py test [pytest args]   install, run pytest on two workers (prints the 15
-                                          slowest tests; tests/worker_split.py)
+                                          slowest tests and each worker's busy time;
+                                          tests/worker_split.py)
     python3 tasks.py test --fast [args]   the edit-test loop: no browser, packaging, notebook
                                           or kernel-in-a-subprocess tests (tests/conftest.py)
     python3 tasks.py screenshots          install, retake the docs' pictures into

@@ -86,6 +86,24 @@ def shared_reference_service(tmp_path_factory: pytest.TempPathFactory,
     yield from _running(tmp_path_factory, "shared-reference-service", seeded_database)
 
 
+@pytest.fixture(scope="session")
+def docs_build(tmp_path_factory: pytest.TempPathFactory):
+    """The docs site, built once per worker as `python3 tasks.py docs` builds it (strict,
+    the example notebooks executed) from a copy of docs/ (tests/sphinx_site.py), for every
+    test that reads it: the docs tests and the accessibility audit of the rendered
+    notebooks (SHARING_GROUPS puts them on one worker, so it is built once a run). A test
+    never changes what it holds; one that changes a page restores it before it ends."""
+    from sphinx_site import built_site
+
+    return built_site(tmp_path_factory.mktemp("docs-site"))
+
+
+@pytest.fixture
+def docs_site(docs_build) -> Path:
+    """The HTML of the session's docs build (`docs_build`)."""
+    return docs_build.html
+
+
 @pytest.fixture(scope="module")
 def service(module_reference_service: EmbeddedService) -> EmbeddedService:
     """The service a test module's tests share: its module reference service, unless the
@@ -147,7 +165,8 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
     "service": ("reliability/", "server/test_cli.py", "test_embedded.py",
                 "test_session_lifecycle.py"),
 }
-SLOW_FIXTURES: dict[str, str] = {"reference_service": "service", "run_cli": "kernel"}
+SLOW_FIXTURES: dict[str, str] = {"reference_service": "service", "run_cli": "kernel",
+                                 "docs_build": "notebook"}
 
 #: tests that must not run at the same time as each other, by place (as in SLOW_KINDS): in
 #: a run on two workers (`python3 tasks.py test`, `--worker-split`) each group is one unit
@@ -157,6 +176,13 @@ SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
     # both work in the checkout: jlpm installs, compiles and lints in labextension/, and
     # pip builds the wheel from the same tree and its extension build
     "checkout": ("test_packaging.py", "test_labextension.py"),
+}
+#: tests that share a costly session fixture (made once per worker), by place: in a run on
+#: two workers each group is one unit of work as a serial group is, so the fixture is made
+#: once a run and not once on each worker
+SHARING_GROUPS: dict[str, tuple[str, ...]] = {
+    # the docs site (`docs_build`: a strict Sphinx build that executes the notebooks)
+    "docs-site": ("test_docs.py", "browser/test_accessibility_docs.py"),
 }
 #: fixtures that give a test a marker of its own: the tests that take the docs' pictures
 #: (`python3 tasks.py screenshots` runs `-m screenshots --retake-screenshots`)
@@ -178,14 +204,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "screenshots); without it the tests that take them write to a temporary folder")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under --worker-split the controller also prints each worker's busy time at the end
+    (tests/worker_split.py BusyTime)."""
+    if config.getoption("worker_split") and not hasattr(config, "workerinput"):
+        from worker_split import BusyTime
+
+        config.pluginmanager.register(BusyTime(), "worker-busy-time")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """tests/worker_split.py's scheduler under --worker-split; otherwise xdist's own."""
+    """tests/worker_split.py's scheduler under --worker-split (SERIAL_GROUPS and
+    SHARING_GROUPS each one unit); otherwise xdist's own."""
     if not config.getoption("worker_split"):
         return None
     from worker_split import scheduler
 
-    return scheduler(SERIAL_GROUPS, SLOW_KINDS)(config, log)
+    return scheduler({**SERIAL_GROUPS, **SHARING_GROUPS}, SLOW_KINDS)(config, log)
 
 
 def slow_kinds(relative: str, fixtures: list[str]) -> list[str]:

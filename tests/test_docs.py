@@ -6,31 +6,15 @@ the build."""
 from __future__ import annotations
 
 import html
-import importlib.util
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from sphinx_site import DOCS, ROOT, build
 
 from jupyter_design_projects.notebook import subcommands
-
-ROOT = Path(__file__).resolve().parents[1]
-DOCS = ROOT / "docs"
-
-
-def load_tasks():
-    spec = importlib.util.spec_from_file_location("tasks", ROOT / "tasks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def build(source: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    command = [*load_tasks().sphinx_command(sys.executable, source, out), *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
 def text_of(page: Path) -> str:
@@ -40,12 +24,11 @@ def text_of(page: Path) -> str:
                                          "\u201d": '"', "\u2013": "--", "\u2014": "---"})).split())
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    done = build(DOCS, out)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    return out
+@pytest.fixture
+def site(docs_site: Path) -> Path:
+    """The docs site built strictly, the notebooks executed (tests/conftest.py `docs_site`:
+    once per worker)."""
+    return docs_site
 
 
 def test_every_page_of_the_toc_is_built(site):
@@ -92,19 +75,22 @@ def test_the_api_reference_documents_the_public_names(site):
         assert name in page, name
 
 
-def test_a_broken_internal_link_fails_the_strict_build(tmp_path):
-    """The same pages (notebooks not executed) build cleanly, and one link to a page that
-    does not exist fails the build, naming it (the second build is Sphinx's incremental
-    one over the first's output: it rereads the changed page, as a writer's rebuild does)."""
-    source = tmp_path / "docs"
-    shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns("_build", "notebooks"))
-    (tmp_path / "bench").mkdir()
-    shutil.copy(ROOT / "bench" / "README.md", tmp_path / "bench")  # a page includes it
-    clean = build(source, tmp_path / "clean", "-D", "nb_execution_mode=off")
-    assert clean.returncode == 0, clean.stderr[-4000:]
-    page = source / "getting-started.md"
-    page.write_text(page.read_text().replace("[](notebook.md)", "[](nowhere.md)"))
-    broken = build(source, tmp_path / "clean", "-D", "nb_execution_mode=off")
+def test_a_broken_internal_link_fails_the_strict_build(docs_build, tmp_path):
+    """The same pages build cleanly (the session's strict build, `docs_build`, fails the
+    test if not), and one link to a page that does not exist fails the build, naming it:
+    Sphinx's incremental rebuild over a copy of that build rereads the changed page, as a
+    writer's rebuild does (the page is put back afterwards: the sources are the
+    session's)."""
+    out = tmp_path / "html"
+    shutil.copytree(docs_build.html, out)
+    page = docs_build.source / "getting-started.md"
+    text = page.read_text()
+    assert "[](notebook.md)" in text
+    try:
+        page.write_text(text.replace("[](notebook.md)", "[](nowhere.md)"))
+        broken = build(docs_build.source, out)
+    finally:
+        page.write_text(text)
     assert broken.returncode != 0
     assert "nowhere.md" in broken.stderr
 

@@ -7,9 +7,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from worker_split import FAST_COST, KIND_COST, cost_of, unit_of
+from worker_split import FAST_COST, KIND_COST, BusyTime, cost_of, unit_of
 
 TESTS = Path(__file__).resolve().parent
 
@@ -35,6 +36,15 @@ def test_the_checkout_group_holds_the_tests_that_work_in_the_checkout(declared):
     groups = declared.SERIAL_GROUPS
     assert unit_of("tests/test_labextension.py::test_lint", groups) == (
         unit_of("tests/test_packaging.py::test_wheel", groups)) == "group:checkout"
+
+
+def test_the_tests_that_read_the_docs_site_share_one_unit(declared):
+    """Those using the session's docs build (conftest `docs_build`) run on one worker, so
+    the site is built once a run."""
+    groups = {**declared.SERIAL_GROUPS, **declared.SHARING_GROUPS}
+    assert unit_of("tests/test_docs.py::test_every_page_of_the_toc_is_built", groups) == (
+        unit_of("tests/browser/test_accessibility_docs.py::test_x[dark]", groups)) == (
+        "group:docs-site")
 
 
 def test_a_test_costs_what_its_slowest_kind_costs(declared):
@@ -84,3 +94,19 @@ def test_a_serial_group_runs_whole_on_one_worker_while_the_other_works(tmp_path)
         {k: sorted(v) for k, v in workers.items()})
     assert workers["sub/test_a.py"] == workers["sub/test_b.py"]
     assert set().union(*workers.values()) == {"gw0", "gw1"}  # both worked
+
+
+def report(worker: str | None, start: float, stop: float) -> SimpleNamespace:
+    """A test report as the controller gets it (`node` is the worker that ran it)."""
+    node = None if worker is None else SimpleNamespace(gateway=SimpleNamespace(id=worker))
+    return SimpleNamespace(node=node, start=start, stop=stop, duration=stop - start)
+
+
+def test_each_worker_s_busy_time_and_last_end_are_reported():
+    busy = BusyTime()
+    assert busy.lines() == []  # no test ran on a worker
+    for worker, start, stop in (("gw1", 100.0, 104.0), ("gw0", 101.0, 111.0),
+                                ("gw1", 104.0, 105.5), (None, 90.0, 200.0)):
+        busy.pytest_runtest_logreport(report(worker, start, stop))
+    assert busy.lines() == ["gw0: busy 10 s, last test ended at 11 s",
+                            "gw1: busy 6 s, last test ended at 6 s"]

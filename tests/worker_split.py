@@ -77,3 +77,39 @@ def scheduler(groups: Mapping[str, tuple[str, ...]],
             super()._assign_work_unit(node)
 
     return SplitScheduling
+
+
+class BusyTime:
+    """The controller's record of each worker's busy time (setup, call and teardown of
+    every test it ran) and of when it ran its last test, printed at the end of a run on
+    several workers: a worker that finishes long before the other shows the split is
+    uneven."""
+
+    def __init__(self) -> None:
+        self.busy: dict[str, float] = {}
+        self.first: float | None = None
+        self.last: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        node = getattr(report, "node", None)
+        if node is None:
+            return
+        worker = node.gateway.id
+        self.busy[worker] = self.busy.get(worker, 0.0) + report.duration
+        self.first = report.start if self.first is None else min(self.first, report.start)
+        self.last[worker] = max(self.last.get(worker, 0.0), report.stop)
+
+    def lines(self) -> list[str]:
+        """One line per worker: its busy seconds and when (after the first test began)
+        its last test ended."""
+        if self.first is None:
+            return []
+        return [f"{worker}: busy {self.busy[worker]:.0f} s, last test ended at "
+                f"{self.last[worker] - self.first:.0f} s" for worker in sorted(self.busy)]
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        found = self.lines()
+        if found:
+            terminalreporter.write_sep("=", "time per worker")
+            for line in found:
+                terminalreporter.write_line(line)

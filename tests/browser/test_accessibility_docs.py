@@ -5,8 +5,6 @@ site's mode through docs/_static/jdp-palette.css)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,21 +12,16 @@ from axe_audit import audit, load_axe
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("quickstart", "projects_knowledge", "api_debugging", "agent_tools")
 #: the outputs of the executed cells (myst-nb's markup)
 OUTPUTS = "div.cell_output"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The docs site, built as `tasks.py docs` builds it (the notebooks executed)."""
-    out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html",
-                           str(ROOT / "docs"), str(out)], capture_output=True, text=True,
-                          timeout=900, cwd=ROOT)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    return out
+@pytest.fixture
+def site(docs_site: Path) -> Path:
+    """The docs site, built as `tasks.py docs` builds it, strictly, the notebooks executed
+    (tests/conftest.py `docs_site`: once per worker, shared with tests/test_docs.py)."""
+    return docs_site
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
