@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_design_projects.notebook import subcommands
+from jupyter_design_projects.notebook.grammar import subcommands
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

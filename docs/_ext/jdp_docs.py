@@ -13,7 +13,7 @@ from pathlib import Path
 from decision_table import decision_table
 
 import jupyter_design_projects
-from jupyter_design_projects.notebook import subcommands
+from jupyter_design_projects.notebook.grammar import subcommands
 
 DOCS = Path(__file__).resolve().parents[1]
 #: the checkout the package is imported from (its example notebooks)

@@ -19,8 +19,8 @@ from .lifecycle import SessionLifecycle
 
 if TYPE_CHECKING:
     from ..settings import Settings
-    from .deck import NotebookDeck
-    from .sign_in import SignInCard
+    from .widgets.deck import NotebookDeck
+    from .widgets.sign_in import SignInCard
 
 #: how long a first call waits for the session begun at `%load_ext` before it shows a
 #: "connecting" bar (building one imports ipywidgets, which costs more than a short wait)
@@ -118,7 +118,7 @@ class NotebookHost:
         if self.lifecycle.starting is not None:
             self.lifecycle.discard_started()
         elif self.lifecycle.current is not None and applies == "at once":
-            from .trace import apply_live
+            from .views.trace import apply_live
 
             apply_live(self.lifecycle.current, self.settings())
         elif self.lifecycle.current is not None:
@@ -195,7 +195,7 @@ class NotebookHost:
             return
         from IPython.display import display
 
-        from .progress import ProgressPanel
+        from .widgets.progress import ProgressPanel
 
         panel = ProgressPanel()
         handle = display(panel.widget, display_id=True)

@@ -49,7 +49,7 @@ def with_usage(tool: str):
     built from, is made when help is asked for rather than at `%load_ext`."""
     def decorate(func):
         def getdoc() -> str:
-            from .subcommands import usage
+            from .grammar.subcommands import usage
 
             return f"{inspect.cleandoc(func.__doc__ or '')}\n\n{usage(tool)}"
 
@@ -61,12 +61,12 @@ def with_usage(tool: str):
 def _load_call_path() -> None:
     """What the first call needs (the grammar, the action tables, the views, the error
     tree), loaded on the background start's thread rather than in the first call."""
-    from . import dispatch  # noqa: F401
+    from .commands import run as dispatch  # noqa: F401
 
 
 def _action_tables() -> Any:
     """Each magic's action table (`dispatch.ACTIONS`), for the host to run a line through."""
-    from .dispatch import ACTIONS
+    from .commands.run import ACTIONS
 
     return ACTIONS
 
@@ -159,7 +159,7 @@ class DesignProjects(SettingTraits, Magics):
     def _run(self, tool: str, line: str, cell: str | None, local_ns: Any):
         """One line through `dispatch.run` (parse, run, settle), imported on the first call
         so that `%load_ext` registers the magics without loading the call path."""
-        from .dispatch import run
+        from .commands.run import run
 
         return run(self.host, tool, line, cell, local_ns)
 

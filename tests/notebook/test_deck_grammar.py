@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_design_projects.errors import BadCommand
-from jupyter_design_projects.notebook.grammar import parse_design
+from jupyter_design_projects.notebook.grammar.parse import parse_design
 
 
 def test_a_slide_cell_carries_its_body_and_the_objects_it_names():
@@ -68,8 +68,8 @@ def test_from_notebook_and_export_take_a_path_from_a_variable_and_their_flags():
                                   "deck from-notebook talk.ipynb"])
 def test_a_deck_command_before_any_deck_names_one_step_on_one_line(line):
     from jupyter_design_projects.errors import guidance
-    from jupyter_design_projects.notebook.deck import OPEN_A_DECK, deck_command
     from jupyter_design_projects.notebook.remedies import as_magic
+    from jupyter_design_projects.notebook.widgets.deck import OPEN_A_DECK, deck_command
 
     with pytest.raises(BadCommand) as refused:
         deck_command(None, parse_design(line, None, {}), None)  # type: ignore[arg-type]

@@ -16,8 +16,8 @@ from jupyter_design_projects.core.budgets import (
     SEARCH_N_MIN,
     UPLOAD_MAX_BYTES,
 )
-from jupyter_design_projects.notebook import subcommands
-from jupyter_design_projects.notebook.grammar import parse_design, parse_project
+from jupyter_design_projects.notebook.grammar import subcommands
+from jupyter_design_projects.notebook.grammar.parse import parse_design, parse_project
 from jupyter_design_projects.projects.journal import HISTORY_DEFAULT
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -124,8 +124,8 @@ def test_sync_force_keeps_its_paths_apart():
 def test_every_subcommand_has_a_handler_in_its_dispatch_table():
     """A subcommand plugs in as a row of `subcommands` plus a row of its action table;
     `last` (and `--help`) are answered before dispatch, any other word is `call`."""
-    from jupyter_design_projects.notebook.design_actions import DESIGN_ACTIONS
-    from jupyter_design_projects.notebook.project_actions import PROJECT_ACTIONS
+    from jupyter_design_projects.notebook.commands.design import DESIGN_ACTIONS
+    from jupyter_design_projects.notebook.commands.project import PROJECT_ACTIONS
 
     tables = {"project": PROJECT_ACTIONS, "design": DESIGN_ACTIONS}
     for tool, table in tables.items():

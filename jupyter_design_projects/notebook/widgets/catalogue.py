@@ -10,10 +10,10 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import tables
+from ..views import tables
 
 if TYPE_CHECKING:
-    from ..core.design_operations import DesignOperation
+    from ...core.design_operations import DesignOperation
 
 FLAGS = ("read_only", "destructive", "needs_approval")
 
@@ -107,7 +107,7 @@ def operations_of(session: Any) -> Mapping[str, DesignOperation]:
     """The operation table of `session`'s Design client, which `--help` and did-you-mean
     read; with no session yet, the table a session gives the client it builds."""
     if session is None:
-        from ..core.design_operations import BY_NAME
+        from ...core.design_operations import BY_NAME
 
         return BY_NAME
     table: Mapping[str, DesignOperation] = session.design.catalogue.table

@@ -13,13 +13,15 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from ..core import change_preview as preview
-from ..errors import JdpError, ProjectsChangeDenied
-from ..projects.change import DELETE, ProjectChange
-from ..projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
-from . import views
-from .card_body import card_html
-from .card_record import CardRecord
+from ...core import change_preview as preview
+from ...errors import JdpError, ProjectsChangeDenied
+from ...projects.change import DELETE, ProjectChange
+from ...projects.journal import APPROVED_BY_YES, APPROVED_ON_CARD
+from ..views import outcomes as views
+from ..views.card_body import card_html
+from ..views.card_record import CardRecord
+from ..views.outcome import Outcome, PendingOutcome
+from ..views.theme import colour
 from .cards import (
     DENIED,
     AnsweredOnce,
@@ -30,9 +32,7 @@ from .cards import (
     stale_notice,
     status_line,
 )
-from .outcome import Outcome, PendingOutcome
 from .progress import MIB
-from .theme import colour
 
 #: the card's status line after Approve
 SENT = "Approved: sent as shown on this card."
@@ -41,7 +41,7 @@ SENT = "Approved: sent as shown on this card."
 def change_command(host: Any, action: str, args: dict[str, Any]) -> Any:
     """One change: prepared (read, nothing sent), then sent with `--yes`, put on a card
     where a person can click, or refused naming `--yes` where nobody can."""
-    from ..projects.change import prepare
+    from ...projects.change import prepare
 
     args = dict(args)
     yes = bool(args.pop("yes", False))
@@ -58,7 +58,7 @@ def change_command(host: Any, action: str, args: dict[str, Any]) -> Any:
 
 
 def _send(host: Any, change: ProjectChange, approved_by: str) -> dict[str, Any]:
-    from ..projects.change import perform
+    from ...projects.change import perform
 
     session = host.session
     # a bar only for an upload of a MiB or more: a panel made and closed at once inside the

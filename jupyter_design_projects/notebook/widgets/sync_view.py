@@ -8,11 +8,14 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..core.plans import CARD_LIMIT
-from ..core.sync_plan import CONFLICT, PUSH
-from ..errors import JdpError, ProjectsChangeDenied
-from .budget import Budget
-from .card_record import CardRecord
+from ...core.plans import CARD_LIMIT
+from ...core.sync_plan import CONFLICT, PUSH
+from ...errors import JdpError, ProjectsChangeDenied
+from ..views.budget import Budget
+from ..views.card_record import CardRecord
+from ..views.outcome import Outcome, PendingOutcome
+from ..views.outcomes import failed_outcome
+from ..views.sync_result import run_summary, with_results
 from .cards import (
     AnsweredOnce,
     approve_deny,
@@ -22,9 +25,6 @@ from .cards import (
     stale_notice,
     status_line,
 )
-from .outcome import Outcome, PendingOutcome
-from .sync_result import run_summary, with_results
-from .views import failed_outcome
 
 LABEL = "project sync"
 
@@ -32,7 +32,7 @@ LABEL = "project sync"
 def sync_command(host: Any, args: dict[str, Any]) -> Any:
     """Plan; a dry run returns the plan, a plan with nothing to write records what it
     found and returns it (no card), anything else shows the batch's card."""
-    from ..projects.sync import SyncRequest, apply_sync, plan_sync
+    from ...projects.sync import SyncRequest, apply_sync, plan_sync
 
     session = host.session
     projects, state = session.projects, session.sync_state
@@ -50,7 +50,7 @@ def sync_command(host: Any, args: dict[str, Any]) -> Any:
     if not host.can_ask():
         raise ProjectsChangeDenied("sync", "nobody_can_click")
 
-    from ..projects.stoppable import run_stoppable
+    from ...projects.stoppable import run_stoppable
 
     # Approve sends the writes under the card's bar; interrupting the kernel stops the
     # run after the write in flight, and the outcome says what was and was not written

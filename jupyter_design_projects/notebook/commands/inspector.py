@@ -23,13 +23,13 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core import input_forms as forms
-from ..errors import InvalidArguments, JdpError
-from .notifications_pane import NotificationsPane
-from .theme import colour
+from ...core import input_forms as forms
+from ...errors import InvalidArguments, JdpError
+from ..views.theme import colour
+from ..widgets.notifications_pane import NotificationsPane
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 #: run(operation, arguments) → the magic's outcome (an Outcome or a PendingOutcome)
 Runner = Callable[[str, dict[str, Any]], Any]
@@ -69,7 +69,7 @@ class Operation:
 def design_operations(session: Any) -> list[Operation]:
     """The live Design catalogue: tools/list run again (the gates checked first), each
     operation's served schema, hints merged over the client's floor."""
-    from ..design.catalogue import INSPECTOR  # its own catalogue hash (spec §4)
+    from ...design.catalogue import INSPECTOR  # its own catalogue hash (spec §4)
 
     listed = session.run(session.design.list(full=True, agent_key=INSPECTOR))
     if listed.is_error:
@@ -91,10 +91,10 @@ def design_operations(session: Any) -> list[Operation]:
 def project_operations(session: Any) -> list[Operation]:
     """The five Projects methods (the gates and the attached Project checked first, as for
     a call), each with the arguments the client's method table gives it."""
-    from ..core.projects_inputs import method_schema
-    from ..projects.approval import PROJECTS_DESTRUCTIVE
-    from ..projects.client import METHODS
-    from .subcommands import SUBCOMMANDS
+    from ...core.projects_inputs import method_schema
+    from ...projects.approval import PROJECTS_DESTRUCTIVE
+    from ...projects.client import METHODS
+    from ..grammar.subcommands import SUBCOMMANDS
 
     session.projects.check_ready()
     out = []
@@ -114,7 +114,7 @@ def design_runner(host: NotebookHost) -> Runner:
     """A Design call as `%%design OP` with the arguments as JSON runs it (the action
     handler of the magics), a person present since they clicked Run."""
     def run(operation: str, arguments: dict[str, Any]) -> Any:
-        from .grammar import Command
+        from ..grammar.parse import Command
 
         command = Command("design", "call", {"operation": operation, "arguments": arguments})
         return _settled(host, "design", operation, lambda: host.run_command(command))
@@ -124,7 +124,7 @@ def design_runner(host: NotebookHost) -> Runner:
 def project_runner(host: NotebookHost) -> Runner:
     """A Projects method as its `%project` line runs it (the same action handler)."""
     def run(method: str, arguments: dict[str, Any]) -> Any:
-        from .grammar import Command
+        from ..grammar.parse import Command
 
         action = method.removeprefix("project_")
         command = Command("project", action, dict(arguments))
@@ -133,7 +133,7 @@ def project_runner(host: NotebookHost) -> Runner:
 
 
 def _settled(host: NotebookHost, tool: str, label: str, run: Callable[[], Any]) -> Any:
-    from . import views
+    from ..views import outcomes as views
 
     with host.answering(host.options.approval_mode != "deny"):
         try:
@@ -217,7 +217,7 @@ class Inspector:
 
     def choose(self, name: str | None) -> None:
         """Show `name`'s form (None: none)."""
-        from .form_widgets import FormEditor
+        from ..widgets.form_widgets import FormEditor
 
         if name is None or name not in self.operations:
             self.chosen, self.form = None, None
@@ -323,7 +323,7 @@ def whole_result(outcome: Any) -> Any:
     """The result's data as a JSON tree, under an outcome that shows a line or a text in
     its place (a write's summary, a read's content); None when the outcome shows the data
     itself (its tables, or the tree for the rest) or failed."""
-    from .json_tree import JsonTree
+    from ..views.json_tree import JsonTree
 
     data = getattr(outcome, "data", None)
     if (getattr(outcome, "is_error", False) or getattr(outcome, "body", None) is None

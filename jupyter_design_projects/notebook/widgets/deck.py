@@ -18,12 +18,14 @@ import html
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from ..core import slide_fit
-from ..design.approval import DesignOutcome, PendingApproval
-from ..design.deck import Deck
-from ..errors import BadCommand
-from . import grammar, tables, views
-from .outcome import Outcome
+from ...core import slide_fit
+from ...design.approval import DesignOutcome, PendingApproval
+from ...design.deck import Deck
+from ...errors import BadCommand
+from ..grammar import parse as grammar
+from ..views import outcomes as views
+from ..views import tables
+from ..views.outcome import Outcome
 
 #: the columns of `deck.staged`
 STAGED_COLUMNS = ("path", "kind", "bytes", "change", "slide")
@@ -120,7 +122,7 @@ class NotebookDeck:
     @classmethod
     def create(cls, host: DeckHost, name: str) -> NotebookDeck | Outcome:
         """Create the project through the normal permission path (its card asks first)."""
-        from ..design.deck.push import nobody_can_approve
+        from ...design.deck.push import nobody_can_approve
 
         made = cls(host, host.session.deck.blank().deck)
         result = made._pipeline().create(name)
@@ -361,7 +363,7 @@ class DeckPush:
     def _project_names(self) -> dict[str, str | None]:
         """Names for the plan cards: every card names the project by name and id. The
         deck's name is shown only when it is display-safe, as every name on a card is."""
-        from ..core.display import text_rule
+        from ...core.display import text_rule
 
         names = dict(self._host.session.design.projects_seen)
         deck = self.deck

@@ -7,14 +7,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.batch_progress import human_bytes
-from ..core.results import MappedResult, to_tool_result
-from ..errors import JdpError
-from ..errors.guidance import with_next
+from ...core.batch_progress import human_bytes
+from ...core.results import MappedResult, to_tool_result
+from ...errors import JdpError
+from ...errors.guidance import with_next
+from ..remedies import as_magic
 from . import tables
 from .budget import budget_of
 from .outcome import Outcome
-from .remedies import as_magic
 
 
 def one_line(error: JdpError) -> str:

@@ -8,11 +8,11 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import views
-from .grammar import Command
+from ..grammar.parse import Command
+from ..views import outcomes as views
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 #: a handler: the notebook host and the parsed line → what the cell returns
 Handler = Callable[["NotebookHost", Command], Any]
@@ -40,14 +40,14 @@ def history(host: NotebookHost, command: Command) -> Any:
 def change(host: NotebookHost, command: Command) -> Any:
     """write, delete, restore: a card first, or `--yes` (`change_card`). A restore of an
     entry its rule does not allow (a create, say) is refused before any card."""
-    from .change_card import change_command
+    from ..widgets.change_card import change_command
 
     return change_command(host, command.action, command.args)
 
 
 def sync(host: NotebookHost, command: Command) -> Any:
     """`%project sync DIR`: the plan, one card for the batch (`sync_view`)."""
-    from .sync_view import sync_command
+    from ..widgets.sync_view import sync_command
 
     return sync_command(host, command.args)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from ..core.cards import ApprovalRequest
-from ..core.letters import escaped
+from ...core.cards import ApprovalRequest
+from ...core.letters import escaped
 from .theme import colour
 
 

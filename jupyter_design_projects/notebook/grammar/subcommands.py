@@ -10,19 +10,19 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.budgets import (
+from ...core.budgets import (
     INLINE_MAX_BYTES,
     SEARCH_N_DEFAULT,
     SEARCH_N_MAX,
     SEARCH_N_MIN,
     UPLOAD_MAX_BYTES,
 )
-from ..core.display import MAX_PATH_CHARS
-from ..core.plans import CARD_LIMIT, MAX_PLAN_PATHS
-from ..core.project_paths import DEFAULT_NAMESPACE
-from ..core.trace_limits import TRACE_LIMIT
-from ..design.deck.slides import TABLE_MAX_ROWS
-from ..projects.journal import HISTORY_DEFAULT
+from ...core.display import MAX_PATH_CHARS
+from ...core.plans import CARD_LIMIT, MAX_PLAN_PATHS
+from ...core.project_paths import DEFAULT_NAMESPACE
+from ...core.trace_limits import TRACE_LIMIT
+from ...design.deck.slides import TABLE_MAX_ROWS
+from ...projects.journal import HISTORY_DEFAULT
 
 #: the forms `%design calls --copy N --as FORM` gives a call in
 COPY_FORMS = ("cell", "python", "curl")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from ..core.cards import (
+from ...core.cards import (
     APPROVE,
     APPROVE_FOR_PROJECT,
     DENY,
@@ -26,14 +26,14 @@ from ..core.cards import (
     RESERVED_TARGET,
     ApprovalRequest,
 )
-from ..core.plans import PLAN_TTL_MS
-from ..design.approval import PendingApproval
-from ..errors import ApprovalClosed, JdpError, PermissionDenied
-from .card_body import card_html
-from .card_record import CardRecord
-from .outcome import Outcome
-from .theme import colour
-from .views import failed_outcome
+from ...core.plans import PLAN_TTL_MS
+from ...design.approval import PendingApproval
+from ...errors import ApprovalClosed, JdpError, PermissionDenied
+from ..views.card_body import card_html
+from ..views.card_record import CardRecord
+from ..views.outcome import Outcome
+from ..views.outcomes import failed_outcome
+from ..views.theme import colour
 
 #: each button's ipywidgets style (the long label gets an automatic width)
 BUTTON_STYLES = {APPROVE: "success", APPROVE_FOR_PROJECT: "info", DENY: "danger"}

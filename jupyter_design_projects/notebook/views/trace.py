@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.curl import curl_command, curl_notes
-from ..core.har import har_log
-from ..errors import BadCommand, TraceUnavailable
-from ..private_files import replace_private
+from ...core.curl import curl_command, curl_notes
+from ...core.har import har_log
+from ...errors import BadCommand, TraceUnavailable
+from ...private_files import replace_private
 from .outcome import Outcome
 
 #: the name HAR files give as their creator (the distribution's name)

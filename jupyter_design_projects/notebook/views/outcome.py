@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..core.results import EMPTY_RESULT, MappedResult, to_tool_result
-from ..errors import AwaitingApproval, JdpError
+from ...core.results import EMPTY_RESULT, MappedResult, to_tool_result
+from ...errors import AwaitingApproval, JdpError
 from . import json_tree, tables, theme
 from .budget import Budget, meter_html, meter_text
 

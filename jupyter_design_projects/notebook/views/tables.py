@@ -8,8 +8,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.catalogue import first_sentence
-from ..projects.journal import RESTORE_WRITE_BACK, approved_words, restore_kind
+from ...core.catalogue import first_sentence
+from ...projects.journal import RESTORE_WRITE_BACK, approved_words, restore_kind
 
 #: the columns of each table, in display order
 COLUMNS: Mapping[str, tuple[str, ...]] = {

@@ -16,15 +16,15 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from ..core.sign_in_steps import KINDS, AuthStatus, Step, iso, lines, refresh_line
-from ..errors import JdpError
-from ..errors.guidance import LOGIN
-from .outcome import Outcome
-from .remedies import as_magic, magic_text
-from .theme import colour
+from ...core.sign_in_steps import KINDS, AuthStatus, Step, iso, lines, refresh_line
+from ...errors import JdpError
+from ...errors.guidance import LOGIN
+from ..remedies import as_magic, magic_text
+from ..views.outcome import Outcome
+from ..views.theme import colour
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 COMMAND = "design auth"
 REFRESH = "Refresh now"

@@ -9,13 +9,13 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..design.raw_rpc import RPC_TOOL_CALL, RawExchange, send
-from ..errors import BadCommand, GateClosed
-from . import json_tree
-from .outcome import SHOWN_CHARS, Outcome
+from ...design.raw_rpc import RPC_TOOL_CALL, RawExchange, send
+from ...errors import BadCommand, GateClosed
+from ..views import json_tree
+from ..views.outcome import SHOWN_CHARS, Outcome
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 COMMAND = "design rpc"
 
@@ -113,7 +113,7 @@ def rpc_command(host: NotebookHost, args: Mapping[str, Any],
 
 def _tool_call(host: NotebookHost, params: Mapping[str, Any]) -> Any:
     """tools/call as `%design OP` runs it: the same checks, decision and card."""
-    from .grammar import Command
+    from ..grammar.parse import Command
 
     name, arguments = params.get("name"), params.get("arguments", {})
     if not isinstance(name, str) or not isinstance(arguments, dict):

@@ -11,12 +11,12 @@ import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..design.call_history import CallHistory, CallRecord, diff, shown_arguments
-from ..errors import BadCommand
-from .outcome import Outcome
+from ...design.call_history import CallHistory, CallRecord, diff, shown_arguments
+from ...errors import BadCommand
+from ..views.outcome import Outcome
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 COMMAND = "design calls"
 #: what `%design history`, the former name of `%design calls`, says above its answer
@@ -114,8 +114,8 @@ def replay(host: NotebookHost, record: CallRecord, edits: Mapping[str, Any]) -> 
     replaces an argument, null drops it, and a key with "/" is a JSON Pointer to one value
     inside one, `{"files/0/path": "b.html"}`), through the magic's own action handler:
     the same checks, decision and cards."""
-    from ..core.replay_edits import EditRejected, apply_edits
-    from .grammar import Command
+    from ...core.replay_edits import EditRejected, apply_edits
+    from ..grammar.parse import Command
 
     try:
         arguments = apply_edits(record.arguments, edits)
@@ -148,7 +148,7 @@ def cell_of(record: CallRecord) -> str:
     if record.tool == "design":
         return f"%%design {record.operation}\n" + json.dumps(arguments, indent=2,
                                                                ensure_ascii=False)
-    from .subcommands import SUBCOMMANDS
+    from ..grammar.subcommands import SUBCOMMANDS
 
     sub = SUBCOMMANDS["project"][record.operation]
     words = []
@@ -171,7 +171,7 @@ def python_line(record: CallRecord) -> str:
     if record.tool == "design":
         return (f"session.design_call({record.operation!r}, {arguments!r}, "
                 "approve=approve)")
-    from ..projects.approval import PROJECTS_DESTRUCTIVE
+    from ...projects.approval import PROJECTS_DESTRUCTIVE
 
     words = [f"{k}={v!r}" for k, v in arguments.items()]
     if f"project_{record.operation}" in PROJECTS_DESTRUCTIVE:
@@ -181,7 +181,7 @@ def python_line(record: CallRecord) -> str:
 
 def _curl(host: NotebookHost, record: CallRecord) -> Outcome:
     """The trace's curl of the call's last exchange (its tools/call, or the request)."""
-    from .trace import curl_outcome
+    from ..views.trace import curl_outcome
 
     if record.exchanges is None:
         raise BadCommand(

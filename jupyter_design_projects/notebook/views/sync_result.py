@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .views import error_text
+from .outcomes import error_text
 
 #: each row's result after a run, by what the report says of its path
 WRITTEN = "written"

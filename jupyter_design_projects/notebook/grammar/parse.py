@@ -22,7 +22,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import BadCommand
+from ...errors import BadCommand
 from . import subcommands
 from .plain_lines import PlainLines
 from .subcommands import Subcommand
@@ -316,7 +316,7 @@ def parse_design(line: str, cell: str | None, namespace: Mapping[str, Any]) -> C
             if parsed[key] is not None:  # an optional path left out
                 parsed[key] = _text(command, key, parsed[key])
         if cell is not None:  # a slide: its `$name`s are the notebook's objects
-            from ..design.deck.slides import placeholders
+            from ...design.deck.slides import placeholders
 
             parsed["body"] = cell
             parsed["values"] = {n: namespace[n] for n in placeholders(cell) if n in namespace}

@@ -10,8 +10,8 @@ import html
 import re
 from typing import Any
 
-from ..core import input_forms as forms
-from .theme import colour
+from ...core import input_forms as forms
+from ..views.theme import colour
 
 #: the dropdown entry of a choice left out
 LEFT_OUT = "— (left out)"

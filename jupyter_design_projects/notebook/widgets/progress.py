@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.batch_progress import BatchProgress, bytes_of
+from ...core.batch_progress import BatchProgress, bytes_of
 
 #: transfers smaller than this show no bar
 MIB = 1_048_576

@@ -11,8 +11,8 @@ import dataclasses
 import html
 from typing import Any
 
-from ..core import json_tree as layout_rules
-from ..core.json_tree import BOOLEAN, DEFAULT_LIMITS, NULL, NUMBER, STRING, Limits, Node
+from ...core import json_tree as layout_rules
+from ...core.json_tree import BOOLEAN, DEFAULT_LIMITS, NULL, NUMBER, STRING, Limits, Node
 from .theme import colour
 
 #: containers this many levels deep (the root is level 0) are drawn open; deeper, closed

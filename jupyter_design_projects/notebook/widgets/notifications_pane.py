@@ -8,7 +8,7 @@ import html
 import json
 from typing import Any
 
-from .theme import colour
+from ..views.theme import colour
 
 #: what the pane shows of one message's data, at most
 SHOWN_BODY_CHARS = 4_000

@@ -14,7 +14,7 @@ from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from .theme import colour
+from ..views.theme import colour
 
 WAITING = "Waiting for the sign-in page (at most {minutes}); this notebook stays usable."
 SIGNED_IN = "Signed in. The credential is stored; the next %design or %project call uses it."
@@ -68,8 +68,8 @@ class SignInCard:
             return
         self.error = error
         self.result = getattr(error, "reason", type(error).__name__)
-        from ..errors import JdpError
-        from .remedies import magic_text
+        from ...errors import JdpError
+        from ..remedies import magic_text
 
         said = magic_text(error) if isinstance(error, JdpError) else error
         self.status.value = self._line(f"Sign-in failed: {said}", "error")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from ..errors import (
+from ...errors import (
     BadCommand,
     JdpError,
     PermissionDenied,
@@ -22,13 +22,15 @@ from ..errors import (
     UnknownOperation,
     guidance,
 )
-from . import grammar, remedies, views
-from .design_actions import DESIGN_ACTIONS, catalogue_entries, help_text
-from .outcome import Outcome
-from .project_actions import PROJECT_ACTIONS
+from .. import remedies
+from ..grammar import parse as grammar
+from ..views import outcomes as views
+from ..views.outcome import Outcome
+from .design import DESIGN_ACTIONS, catalogue_entries, help_text
+from .project import PROJECT_ACTIONS
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 OUTCOME_FLAG = "--outcome"
 #: each magic's action table, handed to the host (`NotebookHost.run_command`)
@@ -89,8 +91,8 @@ def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
         return PermissionRefused(error.operation, "approval_mode_deny",
                                  remedies.APPROVAL_MODE_DENY, remedies.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
-        from .catalogue import closest_operation, operations_of
-        from .subcommands import SUBCOMMANDS
+        from ..grammar.subcommands import SUBCOMMANDS
+        from ..widgets.catalogue import closest_operation, operations_of
 
         # a subcommand's name is a word a person may have meant too (`auht` → `auth`)
         named = [*catalogue_entries(host.opened), *SUBCOMMANDS["design"].values()]

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..errors import BadCommand
-from . import views
+from ...errors import BadCommand
+from ..views import outcomes as views
 
 if TYPE_CHECKING:
-    from ..session import Session
-    from ..transport.credential_manager import LoginAttempt
-    from .host import NotebookHost
+    from ...session import Session
+    from ...transport.credential_manager import LoginAttempt
+    from ..host import NotebookHost
 
 #: the runtime file where the Jupyter server keeps the address browsers reach it by
 #: (labserver/sign_in.py writes it), and the pages under it
@@ -84,7 +84,7 @@ def sign_in(host: NotebookHost, code: str | None, *, paste: bool = False) -> Any
             note = (f"No loopback port for the sign-in redirect ({exc.strerror or exc}); "
                     "paste the code instead.")
         else:
-            from .sign_in import SignInCard
+            from ..widgets.sign_in import SignInCard
 
             host.sign_in = SignInCard(url, done, timeout)
             display(host.sign_in.widget)

@@ -8,19 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import JdpError, PermissionRefused
-from . import views
-from .grammar import Command
+from ...errors import JdpError, PermissionRefused
+from ..grammar.parse import Command
+from ..views import outcomes as views
 
 if TYPE_CHECKING:
-    from .host import NotebookHost
+    from ..host import NotebookHost
 
 #: a handler: the notebook host and the parsed line → what the cell returns
 Handler = Callable[["NotebookHost", Command], Any]
 
 
 def catalogue_list(host: NotebookHost, command: Command) -> Any:
-    from .catalogue import CatalogueView
+    from ..widgets.catalogue import CatalogueView
 
     session = host.session
     result = session.run(session.design.list(full=command.args["full"]))
@@ -44,7 +44,7 @@ def status(host: NotebookHost, command: Command) -> Any:
 
 def trace(host: NotebookHost, command: Command) -> Any:
     """The HTTP trace (its table), on|off, --clear, --har, --curl (`trace`)."""
-    from .trace import trace_command
+    from ..views.trace import trace_command
 
     return trace_command(host.session.trace, command.args, host.session)
 
@@ -57,7 +57,7 @@ def login(host: NotebookHost, command: Command) -> Any:
 
 def deck(host: NotebookHost, command: Command) -> Any:
     """`%design deck …` and `%%design slide …`: the notebook's deck lives on the host."""
-    from .deck import NotebookDeck, deck_command
+    from ..widgets.deck import NotebookDeck, deck_command
 
     result = deck_command(host, command, host.deck)
     if isinstance(result, NotebookDeck):
@@ -71,16 +71,16 @@ def call(host: NotebookHost, command: Command) -> Any:
     operation, arguments = command.args["operation"], command.args["arguments"]
     session = host.session
     result = session.run(session.design.call(operation, arguments))
-    from ..design.approval import PendingApproval
+    from ...design.approval import PendingApproval
 
     if not isinstance(result, PendingApproval):
         return views.design_outcome(result)
     if not host.can_ask():  # fail closed
-        from ..core.permissions import explain
+        from ...core.permissions import explain
 
         raise PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
-    from .cards import ApprovalCard
-    from .outcome import PendingOutcome
+    from ..views.outcome import PendingOutcome
+    from ..widgets.cards import ApprovalCard
 
     def watch(pending: Any, claim: Any) -> Any:
         """The grant watcher of a waiting grant card, on the session's loop (spec §8)."""
@@ -108,8 +108,8 @@ def calls(host: NotebookHost, command: Command) -> Any:
 
 def renamed_history(host: NotebookHost, command: Command) -> Any:
     """`%design history`, the former name of `%design calls`: runs it and says so."""
+    from ..views.outcome import Outcome
     from .history_view import RENAMED
-    from .outcome import Outcome
 
     shown = calls(host, command)
     if isinstance(shown, Outcome):  # a replay's card waiting is shown as it is
@@ -164,8 +164,8 @@ def help_text(session: Any, command: Command) -> str:
 def known_schema(session: Any, operation: str) -> dict | None:
     """The input schema of `operation`: the client's declared floor, else the service's
     once the catalogue is known in this session (no call is made for --help)."""
-    from .catalogue import known_schema as of_table
-    from .catalogue import operations_of
+    from ..widgets.catalogue import known_schema as of_table
+    from ..widgets.catalogue import operations_of
 
     return of_table(operations_of(session), catalogue_entries(session), operation)
 
