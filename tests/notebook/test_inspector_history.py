@@ -12,7 +12,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.notebook.commands.history_view import RENAMED
-from jupyter_design_projects.notebook.commands.inspector import inspect
+from jupyter_design_projects.notebook.commands.run import inspect
 from jupyter_design_projects.notebook.grammar import parse as grammar
 from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID

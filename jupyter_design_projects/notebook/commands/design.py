@@ -1,164 +1,147 @@
-"""The `%design` actions: one handler per subcommand (and `call`, any other word: a Design
-operation), the table (`DESIGN_ACTIONS`) `dispatch` runs a line through, and the catalogue
-lookups `--help` and the did-you-mean line use. A new subcommand is a row in
-`subcommands.DESIGN` (its grammar and help) and a row here (its handler)."""
+"""The `%design` handlers and views: each subcommand's handler asks the pipeline, its view
+draws the answer (the rows pairing them are in `registry`), and the catalogue lookups
+`--help` and the did-you-mean line use."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import JdpError, PermissionRefused
-from ..grammar.parse import Command
-from ..views import outcomes as views
-
-if TYPE_CHECKING:
-    from ..host import NotebookHost
-
-#: a handler: the notebook host and the parsed line → what the cell returns
-Handler = Callable[["NotebookHost", Command], Any]
+from ..views import outcomes
+from .call import Call
 
 
-def catalogue_list(host: NotebookHost, command: Command) -> Any:
+def catalogue_list(call: Call) -> Any:
+    session = call.session
+    return session.run(session.design.list(full=call.args["full"]))
+
+
+def catalogue_view(call: Call, result: Any) -> Any:
     from ..widgets.catalogue import CatalogueView
 
-    session = host.session
-    result = session.run(session.design.list(full=command.args["full"]))
-    return views.design_outcome(result, catalogue_widget=CatalogueView)
+    return outcomes.design_outcome(result, catalogue_widget=CatalogueView)
 
 
-def consent_or_revoke(host: NotebookHost, command: Command) -> Any:
-    action = command.action
-    session = host.session
-    data = session.run(getattr(session.design, action)())
-    status = {"consent": action == "consent"} if data is None else data
-    return views.status_outcome(status, label=f"design {action}")
+def consent_or_revoke(call: Call) -> Any:
+    session = call.session
+    data = session.run(getattr(session.design, call.action)())
+    return {"consent": call.action == "consent"} if data is None else data
 
 
-def status(host: NotebookHost, command: Command) -> Any:
-    session = host.session
+def consent_view(call: Call, status: Any) -> Any:
+    return outcomes.status_outcome(status, label=f"design {call.action}")
+
+
+def status(call: Call) -> Any:
+    session = call.session
     found = session.run(session.design.status())
-    names = session.run(session.design.project_names(views.status_projects(found)))
-    return views.status_outcome(found, names=names)
+    names = session.run(session.design.project_names(outcomes.status_projects(found)))
+    return found, names
 
 
-def trace(host: NotebookHost, command: Command) -> Any:
+def status_view(call: Call, answer: Any) -> Any:
+    found, names = answer
+    return outcomes.status_outcome(found, names=names)
+
+
+def trace(call: Call) -> Any:
     """The HTTP trace (its table), on|off, --clear, --har, --curl (`trace`)."""
     from ..views.trace import trace_command
 
-    return trace_command(host.session.trace, command.args, host.session)
+    return trace_command(call.session.trace, call.args, call.session)
 
 
-def login(host: NotebookHost, command: Command) -> Any:
+def login(call: Call) -> Any:
     from .login import sign_in
 
-    return sign_in(host, command.args.get("code"), paste=command.args.get("paste", False))
+    return sign_in(call.host, call.args.get("code"), paste=call.args.get("paste", False))
 
 
-def deck(host: NotebookHost, command: Command) -> Any:
-    """`%design deck …` and `%%design slide …`: the notebook's deck lives on the host."""
-    from ..widgets.deck import NotebookDeck, deck_command
-
-    result = deck_command(host, command, host.deck)
-    if isinstance(result, NotebookDeck):
-        host.deck = result
-    return result
+def operation(call: Call) -> Any:
+    """One Design operation: the outcome, or the PendingApproval of a call that needs a
+    person (drawn by `operation_view`)."""
+    session = call.session
+    return session.run(session.design.call(call.args["operation"], call.args["arguments"]))
 
 
-def call(host: NotebookHost, command: Command) -> Any:
-    """One Design operation; a call that needs a person shows its approval card (where
-    nobody can click, it fails closed)."""
-    operation, arguments = command.args["operation"], command.args["arguments"]
-    session = host.session
-    result = session.run(session.design.call(operation, arguments))
+def operation_view(call: Call, result: Any) -> Any:
+    """The outcome; or the approval card of a call that needs a person (where nobody can
+    click, it fails closed)."""
     from ...design.approval import PendingApproval
 
     if not isinstance(result, PendingApproval):
-        return views.design_outcome(result)
+        return outcomes.design_outcome(result)
+    name, host = call.args["operation"], call.host
     if not host.can_ask():  # fail closed
         from ...core.permissions import explain
 
-        raise PermissionRefused(operation, "nobody_can_approve", explain("nobody_can_approve"))
+        raise PermissionRefused(name, "nobody_can_approve", explain("nobody_can_approve"))
     from ..views.outcome import PendingOutcome
     from ..widgets.cards import ApprovalCard
+
+    session = call.session
 
     def watch(pending: Any, claim: Any) -> Any:
         """The grant watcher of a waiting grant card, on the session's loop (spec §8)."""
         return session.submit(session.design.watch_grant(pending, claim=claim))
 
-    card = ApprovalCard(result, resume=host.resume, present=views.design_outcome,
+    card = ApprovalCard(result, resume=host.resume, present=outcomes.design_outcome,
                         watch=watch, project_names=session.design.projects_seen)
     card.show()
-    return PendingOutcome(operation, card)
+    return PendingOutcome(name, card)
 
 
-def inspect(host: NotebookHost, command: Command) -> Any:
-    """`%design inspect` / `%project inspect`: the workbench widget (`inspector`)."""
-    from .inspector import inspect as workbench
+def inspect(call: Call) -> Any:
+    """`%design inspect` / `%project inspect`: the workbench widget (`inspector`), its Run
+    settled as the magic settles a line."""
+    from .inspector import workbench
 
-    return workbench(host, command.tool)
+    return workbench(call.host, call.tool, call.clicked)
 
 
-def calls(host: NotebookHost, command: Command) -> Any:
+def calls(call: Call) -> Any:
     """`%design calls`: the session's calls; replay, diff, copy as code."""
     from .history_view import history_command
 
-    return history_command(host, command.args, command.args.get("body"))
+    return history_command(call)
 
 
-def renamed_history(host: NotebookHost, command: Command) -> Any:
-    """`%design history`, the former name of `%design calls`: runs it and says so."""
+def renamed_view(call: Call, shown: Any) -> Any:
+    """`%design history`, the former name of `%design calls`: its answer, saying so."""
     from ..views.outcome import Outcome
     from .history_view import RENAMED
 
-    shown = calls(host, command)
     if isinstance(shown, Outcome):  # a replay's card waiting is shown as it is
         shown.notice = RENAMED + (f" {shown.notice}" if shown.notice else "")
     return shown
 
 
-def rpc(host: NotebookHost, command: Command) -> Any:
+def rpc(call: Call) -> Any:
     """`%design rpc METHOD [JSON]`: one raw JSON-RPC exchange (`rpc_view`)."""
     from .rpc_view import rpc_command
 
-    return rpc_command(host, command.args, command.args.get("body"))
+    return rpc_command(call)
 
 
-def auth(host: NotebookHost, command: Command) -> Any:
-    """`%design auth`: the sign-in, step by step, with Refresh now and Sign out."""
-    from .auth_view import auth_command
-
-    return auth_command(host)
+def auth(call: Call) -> Any:
+    """`%design auth`: the session whose sign-in the view shows (discovery fetched then)."""
+    return call.session
 
 
-#: `%design ACTION` → its handler (`last` and `--help` are answered before dispatch; any
-#: word that is not a subcommand parses as `call`)
-DESIGN_ACTIONS: Mapping[str, Handler] = {
-    "list": catalogue_list,
-    "consent": consent_or_revoke,
-    "revoke": consent_or_revoke,
-    "status": status,
-    "trace": trace,
-    "login": login,
-    "deck": deck,
-    "slide": deck,
-    "call": call,
-    "inspect": inspect,
-    "calls": calls,
-    "history": renamed_history,
-    "rpc": rpc,
-    "auth": auth,
-}
+def auth_view(call: Call, session: Any) -> Any:
+    from .auth_view import AuthView
+
+    return AuthView(session)
 
 
 # ------------------------------------------------------------ the catalogue, for words
 
-def help_text(session: Any, command: Command) -> str:
+def help_text(session: Any, command: Any) -> str:
     """--help text; for a Design operation, its fields from the catalogue's schema."""
     if command.tool != "design" or command.action != "call":
         return command.help or ""
     schema = known_schema(session, command.args["operation"])
-    return (command.help or "") + views.schema_fields(command.args["operation"], schema)
+    return (command.help or "") + outcomes.schema_fields(command.args["operation"], schema)
 
 
 def known_schema(session: Any, operation: str) -> dict | None:

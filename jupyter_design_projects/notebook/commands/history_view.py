@@ -1,6 +1,6 @@
 """`%design calls`: the session's call history (`design.call_history`) as a table
 (`.df`), and one call replayed (its arguments changed by a JSON object, through the same
-action handler and permission decision as the magic), two calls' results diffed, or a
+registry row and permission decision as the magic), two calls' results diffed, or a
 call copied as a `%%design` / `%project` cell, a Python line or the trace's curl."""
 
 from __future__ import annotations
@@ -8,12 +8,14 @@ from __future__ import annotations
 import html
 import json
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...design.call_history import CallHistory, CallRecord, diff, shown_arguments
 from ...errors import BadCommand
+from ..grammar.parse import Command
 from ..views.outcome import Outcome
+from .call import Call
 
 if TYPE_CHECKING:
     from ..host import NotebookHost
@@ -56,16 +58,17 @@ class CodeOutcome(Outcome):
         return bundle
 
 
-def history_command(host: NotebookHost, args: Mapping[str, Any],
-                    cell: str | None = None) -> Any:
-    """One `%design calls` line: the table, or --replay / --diff / --copy."""
-    history: CallHistory = host.session.history
+def history_command(call: Call) -> Any:
+    """One `%design calls` line: the table, or --replay / --diff / --copy (the cell body of
+    `%%design calls --replay N` is the changes)."""
+    args, cell = call.args, call.args.get("body")
+    history: CallHistory = call.session.history
     chosen = [k for k in ("replay", "diff", "copy") if args.get(k) is not None]
     if len(chosen) > 1:
         raise BadCommand(COMMAND, "give one of --replay, --diff, --copy")
     if args.get("replay") is not None:
         edits = _edits(args.get("edits"), cell)
-        return replay(host, _record(history, args["replay"]), edits)
+        return replay(call.again, _record(history, args["replay"]), edits)
     if cell is not None:
         raise BadCommand(COMMAND, "only %%design calls --replay N takes a cell body")
     if args.get("diff") is not None:
@@ -74,7 +77,7 @@ def history_command(host: NotebookHost, args: Mapping[str, Any],
         return CodeOutcome(f"{COMMAND} --diff", text, {"diff": text})
     if args.get("copy") is not None:
         form = args.get("as_") or "cell"
-        return copy_as(host, _record(history, args["copy"]), form)
+        return copy_as(call.host, _record(history, args["copy"]), form)
     return table(history)
 
 
@@ -109,13 +112,13 @@ def _edits(line: str | None, cell: str | None) -> dict[str, Any]:
 # ---------------------------------------------------------------- replay
 
 
-def replay(host: NotebookHost, record: CallRecord, edits: Mapping[str, Any]) -> Any:
+def replay(again: Callable[[Command], Any], record: CallRecord,
+           edits: Mapping[str, Any]) -> Any:
     """Call `record` again with `edits` over its arguments (`core.replay_edits`: a key
     replaces an argument, null drops it, and a key with "/" is a JSON Pointer to one value
-    inside one, `{"files/0/path": "b.html"}`), through the magic's own action handler:
-    the same checks, decision and cards."""
+    inside one, `{"files/0/path": "b.html"}`), run `again` as its line runs (its registry
+    row): the same checks, decision and cards."""
     from ...core.replay_edits import EditRejected, apply_edits
-    from ..grammar.parse import Command
 
     try:
         arguments = apply_edits(record.arguments, edits)
@@ -124,9 +127,9 @@ def replay(host: NotebookHost, record: CallRecord, edits: Mapping[str, Any]) -> 
                                   f"{record.n}'s arguments: {refused.why}") from None
     arguments = {k: v for k, v in arguments.items() if v is not None}
     if record.tool == "project":
-        return host.run_command(Command("project", record.operation, arguments))
-    return host.run_command(Command("design", "call", {"operation": record.operation,
-                                                       "arguments": arguments}))
+        return again(Command("project", record.operation, arguments))
+    return again(Command("design", "call", {"operation": record.operation,
+                                            "arguments": arguments}))
 
 
 # ---------------------------------------------------------------- copy as code

@@ -1,73 +1,51 @@
-"""The `%project` actions: one handler per subcommand, and the table (`PROJECT_ACTIONS`)
-`dispatch` runs a line through. A new subcommand is a row in `subcommands.PROJECT` (its
-grammar and help) and a row here (its handler)."""
+"""The `%project` handlers and views: each subcommand's handler asks the pipeline, its view
+draws the answer (the rows pairing them are in `registry`)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..grammar.parse import Command
-from ..views import outcomes as views
-
-if TYPE_CHECKING:
-    from ..host import NotebookHost
-
-#: a handler: the notebook host and the parsed line → what the cell returns
-Handler = Callable[["NotebookHost", Command], Any]
+from ..views import outcomes
+from .call import Call
 
 
-def method(host: NotebookHost, command: Command) -> Any:
+def method(call: Call) -> Any:
     """info, read, search: one call of the Projects tool."""
-    action = command.action
-    call_args = {k: v for k, v in command.args.items() if v is not None}
+    action = call.action
+    call_args = {k: v for k, v in call.args.items() if v is not None}
     if action == "info":
         call_args = {}
-    session = host.session
+    session = call.session
     # the bar stays hidden unless the transfer is a MiB or more
     transfer = action in ("read", "write")
-    progress = host.progress() if transfer else contextlib.nullcontext()
+    progress = call.host.progress() if transfer else contextlib.nullcontext()
     with progress:
-        data = session.run(session.projects.call(f"project_{action}", call_args))
-    return views.project_outcome(action, data)
+        return session.run(session.projects.call(f"project_{action}", call_args))
 
 
-def history(host: NotebookHost, command: Command) -> Any:
-    return views.history_outcome(host.session.projects.history(command.args["limit"]))
+def method_view(call: Call, data: Any) -> Any:
+    return outcomes.project_outcome(call.action, data)
 
 
-def change(host: NotebookHost, command: Command) -> Any:
+def history(call: Call) -> Any:
+    return call.session.projects.history(call.args["limit"])
+
+
+def history_view(call: Call, rows: Any) -> Any:
+    return outcomes.history_outcome(rows)
+
+
+def change(call: Call) -> Any:
     """write, delete, restore: a card first, or `--yes` (`change_card`). A restore of an
     entry its rule does not allow (a create, say) is refused before any card."""
     from ..widgets.change_card import change_command
 
-    return change_command(host, command.action, command.args)
+    return change_command(call.host, call.action, call.args)
 
 
-def sync(host: NotebookHost, command: Command) -> Any:
+def sync(call: Call) -> Any:
     """`%project sync DIR`: the plan, one card for the batch (`sync_view`)."""
     from ..widgets.sync_view import sync_command
 
-    return sync_command(host, command.args)
-
-
-def inspect(host: NotebookHost, command: Command) -> Any:
-    """`%project inspect`: the workbench widget (`inspector`)."""
-    from .inspector import inspect as workbench
-
-    return workbench(host, "project")
-
-
-#: `%project ACTION` → its handler (`last` and `--help` are answered before dispatch)
-PROJECT_ACTIONS: Mapping[str, Handler] = {
-    "info": method,
-    "read": method,
-    "search": method,
-    "write": change,
-    "delete": change,
-    "history": history,
-    "restore": change,
-    "sync": sync,
-    "inspect": inspect,
-}
+    return sync_command(call.host, call.args)

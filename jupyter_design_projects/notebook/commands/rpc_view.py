@@ -7,15 +7,14 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...design.raw_rpc import RPC_TOOL_CALL, RawExchange, send
 from ...errors import BadCommand, GateClosed
+from ..grammar.parse import Command
 from ..views import json_tree
 from ..views.outcome import SHOWN_CHARS, Outcome
-
-if TYPE_CHECKING:
-    from ..host import NotebookHost
+from .call import Call
 
 COMMAND = "design rpc"
 
@@ -97,13 +96,13 @@ def params_of(words: Any, cell: str | None) -> dict | None:
     return value
 
 
-def rpc_command(host: NotebookHost, args: Mapping[str, Any],
-                cell: str | None = None) -> Any:
-    method = args["method"]
-    params = params_of(args.get("params"), cell)
+def rpc_command(call: Call) -> Any:
+    """`%design rpc METHOD [JSON]` (the params on the line or as the cell body)."""
+    method = call.args["method"]
+    params = params_of(call.args.get("params"), call.args.get("body"))
     if method == RPC_TOOL_CALL:
-        return _tool_call(host, params or {})
-    session = host.session
+        return _tool_call(call, params or {})
+    session = call.session
     for gate, open_ in session.settings.design_gates():  # closed: nothing is sent
         if not open_:
             raise GateClosed("Design", gate)
@@ -111,12 +110,10 @@ def rpc_command(host: NotebookHost, args: Mapping[str, Any],
     return RpcOutcome(exchange)
 
 
-def _tool_call(host: NotebookHost, params: Mapping[str, Any]) -> Any:
-    """tools/call as `%design OP` runs it: the same checks, decision and card."""
-    from ..grammar.parse import Command
-
+def _tool_call(call: Call, params: Mapping[str, Any]) -> Any:
+    """tools/call as `%design OP` runs it: its registry row, the same checks, decision
+    and card."""
     name, arguments = params.get("name"), params.get("arguments", {})
     if not isinstance(name, str) or not isinstance(arguments, dict):
         raise BadCommand(COMMAND, 'tools/call needs {"name": OPERATION, "arguments": {…}}')
-    return host.run_command(Command("design", "call", {"operation": name,
-                                                       "arguments": arguments}))
+    return call.again(Command("design", "call", {"operation": name, "arguments": arguments}))

@@ -1,14 +1,18 @@
-"""What one `%design` / `%project` line does: parse it, dispatch it through the action
-tables, and settle its outcome (kept as `last`; a failure becomes one `UsageError` line).
+"""The one run-and-settle path: a line is parsed, its registry row's handler runs and its
+view draws the answer, and the outcome is settled — a failure reworded with what only the
+notebook knows, and whatever the cell shows kept as the magic's `last`.
 
-The magics class (`magics.DesignProjects`) imports this module on its first call, not at
-`%load_ext`: the grammar, the action tables, the views and the error tree load with the
-first line that needs them. Everything a line works with besides its words is the
-notebook host (`host.NotebookHost`) the magics hand over; each handler is handed it too.
+Every way a line runs takes it: the magics (`run`: a failure then fails the cell with one
+`UsageError` line, or with errors='outcome' or `--outcome` is returned), the inspector's Run
+(`clicked`: a person is present, and a failure is shown in the widget), and a line run
+inside another — a replay, `%design rpc tools/call` (`invoke`, settled by the line it runs
+in). The magics class imports this module on its first call, not at `%load_ext`.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -24,66 +28,104 @@ from ...errors import (
 )
 from .. import remedies
 from ..grammar import parse as grammar
-from ..views import outcomes as views
+from ..grammar.subcommands import SUBCOMMANDS
+from ..views import outcomes
 from ..views.outcome import Outcome
-from .design import DESIGN_ACTIONS, catalogue_entries, help_text
-from .project import PROJECT_ACTIONS
+from . import registry
+from .call import Call
+from .design import catalogue_entries, help_text
 
 if TYPE_CHECKING:
     from ..host import NotebookHost
 
 OUTCOME_FLAG = "--outcome"
-#: each magic's action table, handed to the host (`NotebookHost.run_command`)
-ACTIONS = {"design": DESIGN_ACTIONS, "project": PROJECT_ACTIONS}
 
 
 def run(host: NotebookHost, tool: str, line: str, cell: str | None, local_ns: Any) -> Any:
-    """Parse, run and settle one magic: a failure raises one `UsageError` line (or, with
-    errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
+    """One magic line, parsed, run and settled: a failure raises one `UsageError` line (or,
+    with errors='outcome' or `--outcome`, is returned); every outcome becomes `last`."""
     as_outcome, line = _outcome_flag(line, host.options.errors == "outcome")
+    parse = grammar.parse_project if tool == "project" else grammar.parse_design
     try:
-        if tool == "project":
-            command = grammar.parse_project(line, cell, host.namespace(local_ns))
-        else:
-            command = grammar.parse_design(line, cell, host.namespace(local_ns))
+        command = parse(line, cell, host.namespace(local_ns))
         if command.help is not None:
             print(help_text(host.opened, command))
             return None
-        if command.action == "last":
-            return _last_outcome(host, tool)
-        if tool == "project":
-            outcome = PROJECT_ACTIONS[command.action](host, command)
-        else:
-            with host.answering(host.live_can_ask()), host.first_handshake() as panel:
-                if panel is not None:
-                    panel.report("Design handshake (initialize, tools/list)", 0, 1)
-                outcome = DESIGN_ACTIONS[command.action](host, command)
+        row = registry.row(command)
+        if not row.settles:
+            return row.handler(_call(host, command))
+        design = tool == "design"
+        outcome = settle(host, command, _label(line),
+                         answerable=host.live_can_ask() if design else None, handshake=design)
     except BadCommand as exc:  # a mistyped line: nothing ran, nothing to keep
-        raise UsageError(views.failure_line(exc, tool)) from None
+        raise UsageError(outcomes.failure_line(exc, tool)) from None
+    if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
+        return outcome  # a pending card is not a failure
+    raise UsageError(outcomes.failure_line(outcome, tool)) from None
+
+
+def clicked(host: NotebookHost, command: Any, label: str) -> Any:
+    """A line a person started with a click (the inspector's Run): settled as the magic
+    settles it, a person present (approval_mode 'deny' still fails closed); a refused
+    form is a failed outcome too, shown where they clicked."""
+    return settle(host, command, label, answerable=host.options.approval_mode != "deny",
+                  mistyped_fails=True)
+
+
+def invoke(host: NotebookHost, command: Any) -> Any:
+    """A parsed line through its row: the handler, then the view (unsettled: the line it
+    runs in settles it)."""
+    row = registry.row(command)
+    call = _call(host, command)
+    return row.view(call, row.handler(call))
+
+
+def inspect(host: NotebookHost, tool: str) -> Any:
+    """`%design inspect` / `%project inspect` as its line runs it: the workbench widget."""
+    return invoke(host, grammar.Command(tool, "inspect"))
+
+
+def _call(host: NotebookHost, command: Any) -> Call:
+    return Call(host, command, again=lambda other: invoke(host, other),
+                clicked=lambda other, label: clicked(host, other, label))
+
+
+def settle(host: NotebookHost, command: Any, label: str, *, answerable: bool | None = None,
+           handshake: bool = False, mistyped_fails: bool = False) -> Any:
+    """Run `command` (`invoke`) and settle what it shows: a failure becomes a failed
+    outcome, reworded; the outcome becomes the magic's `last`. `answerable` fixes who can
+    answer a card while it runs; `handshake` shows the first Design handshake."""
+    tool = command.tool
+    try:
+        with _running(host, answerable, handshake):
+            outcome = invoke(host, command)
+    except BadCommand as exc:
+        if not mistyped_fails:
+            raise
+        outcome = outcomes.failed_outcome(f"{tool} {label}", exc)
     except JdpError as exc:
-        error = _reworded(host, exc)
-        outcome = views.failed_outcome(f"{tool} {_label(line)}", error)
-    return _settle(host, tool, outcome, as_outcome)
-
-
-def _settle(host: NotebookHost, tool: str, outcome: Any, as_outcome: bool) -> Any:
+        outcome = outcomes.failed_outcome(f"{tool} {label}", reworded(host, exc))
     if isinstance(outcome, Outcome) and outcome.error is not None:
-        error = _reworded(host, outcome.error)
+        error = reworded(host, outcome.error)
         if error is not outcome.error:
             outcome.error, outcome.notice = error, error.message
     host.last[tool] = outcome
-    if as_outcome or not isinstance(outcome, Outcome) or not outcome.is_error:
-        return outcome  # a pending card is not a failure
-    raise UsageError(views.failure_line(outcome, tool)) from None
+    return outcome
 
 
-def _last_outcome(host: NotebookHost, tool: str) -> Any:
-    if tool not in host.last:
-        raise UsageError(f"%{tool} last: no %{tool} call has finished in this session yet.")
-    return host.last[tool]
+@contextlib.contextmanager
+def _running(host: NotebookHost, answerable: bool | None, handshake: bool) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        if answerable is not None:
+            stack.enter_context(host.answering(answerable))
+        if handshake:
+            panel = stack.enter_context(host.first_handshake())
+            if panel is not None:
+                panel.report("Design handshake (initialize, tools/list)", 0, 1)
+        yield
 
 
-def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
+def reworded(host: NotebookHost, error: JdpError) -> JdpError:
     """The few failures whose line needs what only the magic knows: the approval_mode
     setting, the catalogue (did-you-mean) and the configured URL."""
     if (isinstance(error, PermissionDenied) and error.reason == "nobody_can_approve"
@@ -91,7 +133,6 @@ def _reworded(host: NotebookHost, error: JdpError) -> JdpError:
         return PermissionRefused(error.operation, "approval_mode_deny",
                                  remedies.APPROVAL_MODE_DENY, remedies.APPROVAL_MODE_ON)
     if isinstance(error, UnknownOperation):
-        from ..grammar.subcommands import SUBCOMMANDS
         from ..widgets.catalogue import closest_operation, operations_of
 
         # a subcommand's name is a word a person may have meant too (`auht` → `auth`)

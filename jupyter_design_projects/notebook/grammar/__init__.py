@@ -2,5 +2,5 @@
 parser built from them, and the plain-line reading of the common lines."""
 
 __all__ = [
-    "parse", "plain_lines", "subcommands"
+    "declared", "design_words", "parse", "plain_lines", "subcommands"
 ]

@@ -24,8 +24,8 @@ from typing import Any
 
 from ...errors import BadCommand
 from . import subcommands
+from .declared import Subcommand
 from .plain_lines import PlainLines
-from .subcommands import Subcommand
 
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _MARK = re.compile("\x00([0-9]+)\x00")

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from .subcommands import Subcommand
+from .declared import Subcommand
 
 #: the options an `Arg` may have for its lines to be read here
 READABLE_OPTIONS = frozenset({"nargs", "type", "choices", "default", "dest", "metavar",
