@@ -1,5 +1,5 @@
 """The docs site's generated parts, written before Sphinx reads a page: the table of magics
-(from `notebook/subcommands.py`), the permission decision table (by calling
+(from `notebook/grammar/subcommands.py`), the permission decision table (by calling
 `core.permissions.decide` on each listed situation), the configuration table (from
 `Settings` and the magics' traits) and a copy of the example notebooks to render."""
 
