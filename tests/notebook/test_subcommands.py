@@ -30,8 +30,8 @@ def test_the_readme_table_of_magics_is_the_declared_one():
     found = TABLE.search(README.read_text())
     assert found, "README.md lost its magics table markers"
     assert found.group(1) == subcommands.readme_table(), (
-        "README.md's table of magics differs from notebook/grammar/subcommands.py; paste the output "
-        "of subcommands.readme_table() between the markers")
+        "README.md's table of magics differs from notebook/grammar/subcommands.py; paste the "
+        "output of subcommands.readme_table() between the markers")
 
 
 @pytest.mark.parametrize("tool", ["project", "design"])

@@ -2,6 +2,6 @@
 grammar, handler and view), the one run-and-settle path, and the handlers."""
 
 __all__ = [
-    "auth_view", "call", "deck", "design", "history_view", "inspector", "login", "project",
-    "registry", "rpc_view", "run"
+    "call", "deck", "design", "history_view", "inspector", "login", "project", "registry",
+    "rpc_view", "run"
 ]

@@ -129,7 +129,7 @@ def auth(call: Call) -> Any:
 
 
 def auth_view(call: Call, session: Any) -> Any:
-    from .auth_view import AuthView
+    from ..widgets.auth_view import AuthView
 
     return AuthView(session)
 

@@ -2,6 +2,6 @@
 the deck and its push, the sign-in card, the catalogue, the forms and the panels."""
 
 __all__ = [
-    "cards", "catalogue", "change_card", "deck", "deck_push", "form_widgets", "inspector",
-    "notifications_pane", "progress", "sign_in", "sync_view"
+    "auth_view", "cards", "catalogue", "change_card", "deck", "deck_push", "form_widgets",
+    "inspector", "notifications_pane", "progress", "sign_in", "sync_view"
 ]

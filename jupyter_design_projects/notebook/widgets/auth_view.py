@@ -14,7 +14,7 @@ reaches one) and is escaped.
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...core.sign_in_steps import KINDS, AuthStatus, Step, iso, lines, refresh_line
 from ...errors import JdpError
@@ -22,9 +22,6 @@ from ...errors.guidance import LOGIN
 from ..remedies import as_magic, magic_text
 from ..views.outcome import Outcome
 from ..views.theme import colour
-
-if TYPE_CHECKING:
-    from ..host import NotebookHost
 
 COMMAND = "design auth"
 REFRESH = "Refresh now"
@@ -197,8 +194,3 @@ def _step_html(step: Step) -> str:
         return f'<div class="jdp-auth-step jdp-auth-{kind}">{head}</div>'
     return (f'<details class="jdp-auth-step jdp-auth-{kind}"><summary>{head}</summary>'
             f'<ul style="margin:2px 0">{fields}</ul></details>')
-
-
-def auth_command(host: NotebookHost) -> AuthView:
-    """`%design auth`: the view of the host's session (discovery fetched now)."""
-    return AuthView(host.session)
