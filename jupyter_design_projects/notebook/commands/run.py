@@ -67,9 +67,10 @@ def run(host: NotebookHost, tool: str, line: str, cell: str | None, local_ns: An
 def clicked(host: NotebookHost, command: Any, label: str) -> Any:
     """A line a person started with a click (the inspector's Run): settled as the magic
     settles it, a person present (approval_mode 'deny' still fails closed); a refused
-    form is a failed outcome too, shown where they clicked."""
+    form is a failed outcome too, shown where they clicked, and a failure keeps the
+    pipeline's own words (the rewording names what to type at a magic)."""
     return settle(host, command, label, answerable=host.options.approval_mode != "deny",
-                  mistyped_fails=True)
+                  mistyped_fails=True, reword=False)
 
 
 def invoke(host: NotebookHost, command: Any) -> Any:
@@ -91,11 +92,13 @@ def _call(host: NotebookHost, command: Any) -> Call:
 
 
 def settle(host: NotebookHost, command: Any, label: str, *, answerable: bool | None = None,
-           handshake: bool = False, mistyped_fails: bool = False) -> Any:
+           handshake: bool = False, mistyped_fails: bool = False, reword: bool = True) -> Any:
     """Run `command` (`invoke`) and settle what it shows: a failure becomes a failed
-    outcome, reworded; the outcome becomes the magic's `last`. `answerable` fixes who can
-    answer a card while it runs; `handshake` shows the first Design handshake."""
+    outcome (reworded, with `reword`); the outcome becomes the magic's `last`.
+    `answerable` fixes who can answer a card while it runs; `handshake` shows the first
+    Design handshake; `mistyped_fails` makes a refused line a failed outcome too."""
     tool = command.tool
+    words = (lambda error: reworded(host, error)) if reword else (lambda error: error)
     try:
         with _running(host, answerable, handshake):
             outcome = invoke(host, command)
@@ -104,9 +107,9 @@ def settle(host: NotebookHost, command: Any, label: str, *, answerable: bool | N
             raise
         outcome = outcomes.failed_outcome(f"{tool} {label}", exc)
     except JdpError as exc:
-        outcome = outcomes.failed_outcome(f"{tool} {label}", reworded(host, exc))
+        outcome = outcomes.failed_outcome(f"{tool} {label}", words(exc))
     if isinstance(outcome, Outcome) and outcome.error is not None:
-        error = reworded(host, outcome.error)
+        error = words(outcome.error)
         if error is not outcome.error:
             outcome.error, outcome.notice = error, error.message
     host.last[tool] = outcome
