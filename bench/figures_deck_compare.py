@@ -205,7 +205,7 @@ def our_exports(session: Any, talk: Path, out: Path) -> dict[str, Any]:
     """The talk pushed (`pushed_deck`) and exported by what `%design deck export` runs
     (`NotebookDeck.export`) to PDF, HTML and HTML with notes: each file and its seconds,
     and the deck."""
-    from jupyter_design_projects.notebook.deck import NotebookDeck
+    from jupyter_design_projects.notebook.widgets.deck import NotebookDeck
 
     deck = pushed_deck(session, talk)
     shown = NotebookDeck(SimpleNamespace(session=session), deck)

@@ -156,11 +156,12 @@ def render(client_layers: list[list[str]], modules: set[str], packages: set[str]
         "```",
         "",
         *(["Inside `notebook/` (its own layers contract), top first: the magics compose",
-           "the notebook host and hand it to `dispatch`, which hands it to every handler.",
+           "the notebook host and hand it to the run path of `commands/`, which runs each",
+           "line through its row of the registry (grammar, handler, view) and settles it.",
            "",
            "```",
-           "\n".join(" | ".join(f"{name}.py" for name in layer)
-                     for layer in notebook_layers),
+           "\n".join(" | ".join(path_of(f"notebook.{name}", packages).removeprefix(
+               "notebook/") for name in layer) for layer in notebook_layers),
            "```",
            ""] if notebook_layers else []),
         "A solid arrow is an import (some module of one box imports some module of the",

@@ -42,7 +42,7 @@ if _TYPE_CHECKING:
         ProjectsError,
         TransportError,
     )
-    from .notebook.outcome import Outcome, PendingOutcome
+    from .notebook.views.outcome import Outcome, PendingOutcome
     from .projects.facade import ProjectFacade
     from .session import Session
     from .settings import Settings
@@ -57,8 +57,8 @@ _PUBLIC: dict[str, str] = {
     "ApprovalRequest": "core.cards",
     "DesignOutcome": "design.approval",
     "PendingApproval": "design.approval",
-    "Outcome": "notebook.outcome",
-    "PendingOutcome": "notebook.outcome",
+    "Outcome": "notebook.views.outcome",
+    "PendingOutcome": "notebook.views.outcome",
     # the model's tools
     "AgentTools": "agent_tools",
     "tool_definitions": "agent_tools",

@@ -132,10 +132,11 @@ INJECTED = [
     ("core/plans.py", "import httpx", CORE_PURE),
     ("core/results.py", "from pydantic import BaseModel", CORE_PURE),
     # inside notebook/: the import that closed the old circle, and two more reaching up
-    ("notebook/lifecycle.py", "from jupyter_design_projects.notebook import dispatch",
+    ("notebook/lifecycle.py", "from jupyter_design_projects.notebook.commands import run",
      NOTEBOOK),
-    ("notebook/views.py", "import jupyter_design_projects.notebook.host", NOTEBOOK),
-    ("notebook/grammar.py", "import jupyter_design_projects.notebook.outcome", NOTEBOOK),
+    ("notebook/views/outcomes.py", "import jupyter_design_projects.notebook.host", NOTEBOOK),
+    ("notebook/grammar/parse.py", "import jupyter_design_projects.notebook.views.outcome",
+     NOTEBOOK),
 ]
 
 
@@ -214,7 +215,7 @@ def test_the_walker_sees_relative_and_from_package_imports() -> None:
 
 def test_the_walker_sees_imports_inside_functions() -> None:
     """The magics load `dispatch` in their first call, not at `%load_ext`."""
-    assert f"{NAME}.notebook.dispatch" in imports_of(PACKAGE / "notebook" / "magics.py")
+    assert f"{NAME}.notebook.commands.run" in imports_of(PACKAGE / "notebook" / "magics.py")
 
 
 # ------------------------------------------------------------ no circle anywhere
@@ -279,9 +280,9 @@ def test_the_old_notebook_circle_would_be_found() -> None:
     """lifecycle.py once imported `dispatch` to load it for the first call: one such
     import back up closes a circle again."""
     graph = import_graph()
-    graph[f"{NAME}.notebook.lifecycle"].add(f"{NAME}.notebook.dispatch")
+    graph[f"{NAME}.notebook.lifecycle"].add(f"{NAME}.notebook.commands.run")
     [circle] = circles(graph)
-    assert {f"{NAME}.notebook.lifecycle", f"{NAME}.notebook.dispatch"} <= set(circle)
+    assert {f"{NAME}.notebook.lifecycle", f"{NAME}.notebook.commands.run"} <= set(circle)
 
 
 # ------------------------------------------------------------ third-party packages in core/
@@ -313,7 +314,7 @@ def test_third_party_is_what_the_standard_library_is_not() -> None:
 DYNAMIC_IMPORTS = {
     # the package's public names, each loaded with its module on first use (PEP 562)
     *((NAME, f"{NAME}.{module}") for module in (
-        "agent_tools", "core.cards", "design.approval", "errors", "notebook.outcome",
+        "agent_tools", "core.cards", "design.approval", "errors", "notebook.views.outcome",
         "projects.facade", "session", "settings")),
     # design.deck's names, loaded with their module on first use (the magics' usage text
     # needs one constant of `slides` at `%load_ext`, not the deck pipeline)
@@ -473,13 +474,13 @@ def _child(module: str, container: str) -> str | None:
 def test_the_layer_check_refuses_an_import_up_or_across() -> None:
     assert not reaches_down(f"{NAME}.core.plans", f"{NAME}.session")
     assert not reaches_down(f"{NAME}.design.client", f"{NAME}.projects.client")
-    assert not reaches_down(f"{NAME}.notebook.lifecycle", f"{NAME}.notebook.dispatch")
+    assert not reaches_down(f"{NAME}.notebook.lifecycle", f"{NAME}.notebook.commands.run")
     assert not reaches_down(f"{NAME}.server.app", f"{NAME}.settings")
     assert not reaches_down(f"{NAME}.session", f"{NAME}.server.app")
     assert not reaches_down(NAME, f"{NAME}.server")
     assert reaches_down(f"{NAME}.server.app", f"{NAME}.core.plans")
     assert reaches_down(f"{NAME}.session", f"{NAME}.design.client")
-    assert reaches_down(f"{NAME}.notebook.dispatch", f"{NAME}.notebook.grammar")
+    assert reaches_down(f"{NAME}.notebook.commands.run", f"{NAME}.notebook.grammar.parse")
 
 
 def test_the_walk_finds_an_import_by_name_and_one_it_cannot_read() -> None:

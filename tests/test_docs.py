@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sphinx_site import DOCS, ROOT, build
 
-from jupyter_design_projects.notebook import subcommands
+from jupyter_design_projects.notebook.grammar import subcommands
 
 
 def text_of(page: Path) -> str:

@@ -16,7 +16,8 @@ from jupyter_design_projects.core.permissions import REFUSALS
 from jupyter_design_projects.errors import GUIDANCE, JdpError, guidance
 from jupyter_design_projects.errors.base import declared_fields
 from jupyter_design_projects.errors.transport import REASONS
-from jupyter_design_projects.notebook import remedies, views
+from jupyter_design_projects.notebook import remedies
+from jupyter_design_projects.notebook.views import outcomes as views
 
 #: the roots of the tree's branches: never raised, only caught
 BRANCH_ROOTS = {"JdpError", "DesignError", "ProjectsError"}
@@ -121,7 +122,7 @@ def test_a_branch_root_is_never_raised_on_purpose():
 
 
 def test_a_tool_error_of_the_service_names_the_operations_fields():
-    from jupyter_design_projects.notebook.outcome import Outcome
+    from jupyter_design_projects.notebook.views.outcome import Outcome
 
     failed = Outcome("design get_project", "No such project: 'nope'", is_error=True)
     line = views.failure_line(failed, "design")

@@ -55,7 +55,7 @@ def test_the_probe_would_see_a_heavy_import(tmp_path):
     """The check above can fail: importing the catalogue view does pull in ipywidgets."""
     probe = PROBE.replace('shell.run_line_magic("load_ext", "jupyter_design_projects")',
                           'shell.run_line_magic("load_ext", "jupyter_design_projects")\n'
-                          "import jupyter_design_projects.notebook.catalogue as c\n"
+                          "import jupyter_design_projects.notebook.widgets.catalogue as c\n"
                           "c.CatalogueView([])")
     done = subprocess.run([sys.executable, "-c", probe % (HEAVY,)], capture_output=True,
                           text=True, timeout=120, check=False, env=private_data(tmp_path))
@@ -75,13 +75,18 @@ NOT_ON_THE_LOAD_PATH = HEAVY + (
     "jupyter_design_projects.design", "jupyter_design_projects.core.permissions",
     "jupyter_design_projects.core.plans", "jupyter_design_projects.core.budgets",
     "jupyter_design_projects.core.validation", "jupyter_design_projects.core.display",
-    "jupyter_design_projects.core.results", "jupyter_design_projects.notebook.progress",
-    "jupyter_design_projects.notebook.cards", "jupyter_design_projects.notebook.grammar",
-    "jupyter_design_projects.notebook.subcommands", "jupyter_design_projects.notebook.plain_lines",
-    "jupyter_design_projects.notebook.dispatch", "jupyter_design_projects.notebook.views",
-    "jupyter_design_projects.notebook.outcome", "jupyter_design_projects.notebook.tables",
-    "jupyter_design_projects.notebook.design_actions",
-    "jupyter_design_projects.notebook.project_actions", "jupyter_design_projects.errors",
+    "jupyter_design_projects.core.results",
+    "jupyter_design_projects.notebook.widgets.progress",
+    "jupyter_design_projects.notebook.widgets.cards",
+    "jupyter_design_projects.notebook.grammar.parse",
+    "jupyter_design_projects.notebook.grammar.subcommands",
+    "jupyter_design_projects.notebook.grammar.plain_lines",
+    "jupyter_design_projects.notebook.commands.run",
+    "jupyter_design_projects.notebook.views.outcomes",
+    "jupyter_design_projects.notebook.views.outcome",
+    "jupyter_design_projects.notebook.views.tables",
+    "jupyter_design_projects.notebook.commands.design",
+    "jupyter_design_projects.notebook.commands.project", "jupyter_design_projects.errors",
     "jupyter_design_projects.session",
     "sqlite3", "hashlib", "html", "difflib", "base64",
 )

@@ -13,7 +13,7 @@ import pytest
 
 from jupyter_design_projects import private_files
 from jupyter_design_projects.design.deck.export import write_export
-from jupyter_design_projects.notebook.trace import write_har
+from jupyter_design_projects.notebook.views.trace import write_har
 from jupyter_design_projects.private_files import (
     create_private,
     new_private,

@@ -17,7 +17,7 @@ from worker_processes import as_owner
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES, missing_project_scopes
-from jupyter_design_projects.notebook.trace import TraceOutcome, write_har
+from jupyter_design_projects.notebook.views.trace import TraceOutcome, write_har
 from jupyter_design_projects.projects.api import REMOTE_SESSION_PATH
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings

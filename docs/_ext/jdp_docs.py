@@ -1,5 +1,5 @@
 """The docs site's generated parts, written before Sphinx reads a page: the table of magics
-(from `notebook/subcommands.py`), the permission decision table (by calling
+(from `notebook/grammar/subcommands.py`), the permission decision table (by calling
 `core.permissions.decide` on each listed situation), the configuration table (from
 `Settings` and the magics' traits) and a copy of the example notebooks to render."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from decision_table import decision_table
 
 import jupyter_design_projects
-from jupyter_design_projects.notebook import subcommands
+from jupyter_design_projects.notebook.grammar import subcommands
 
 DOCS = Path(__file__).resolve().parents[1]
 #: the checkout the package is imported from (its example notebooks)

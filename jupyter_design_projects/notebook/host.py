@@ -3,7 +3,8 @@ words — the session's lifecycle, the sign-in in progress, the notebook's deck,
 last outcome, who can answer a card now, and the progress panel under the running cell.
 
 The magics class composes one host (as IPython's `InteractiveShell` composes its
-`history_manager`) and hands it to `dispatch` and to every handler; nothing of a call
+`history_manager`) and hands it to the run path (`commands.run`), which hands it to every
+handler with the parsed line (`commands.call.Call`); nothing of a call
 reaches into the magics instance. The host reads the magics' traits through `Options`,
 when it needs them, so a `%config` change applies to the next read.
 """
@@ -19,8 +20,8 @@ from .lifecycle import SessionLifecycle
 
 if TYPE_CHECKING:
     from ..settings import Settings
-    from .deck import NotebookDeck
-    from .sign_in import SignInCard
+    from .widgets.deck import NotebookDeck
+    from .widgets.sign_in import SignInCard
 
 #: how long a first call waits for the session begun at `%load_ext` before it shows a
 #: "connecting" bar (building one imports ipywidgets, which costs more than a short wait)
@@ -44,8 +45,7 @@ class NotebookHost:
     It satisfies `deck.DeckHost`."""
 
     def __init__(self, shell: Any, options: Options, *,
-                 warm: Callable[[], None] = lambda: None,
-                 actions: Callable[[], Mapping[str, Mapping[str, Any]]] = dict) -> None:
+                 warm: Callable[[], None] = lambda: None) -> None:
         self.shell = shell
         self.options = options
         self.lifecycle = SessionLifecycle(options.setting_values, warm=warm)
@@ -61,11 +61,6 @@ class NotebookHost:
         self._answerable: bool | None = None
         self._panel: Any = None
         self._design_started = False
-        #: each magic's action table (`%design` → `design_actions.DESIGN_ACTIONS`, ...),
-        #: loaded on first use by the function the magics hand in; `run_command` runs a
-        #: line through it, so a view that runs calls (the inspector, a replay) needs no
-        #: import of the actions above it
-        self._actions = actions
 
     # ------------------------------------------------------------ the session
 
@@ -118,7 +113,7 @@ class NotebookHost:
         if self.lifecycle.starting is not None:
             self.lifecycle.discard_started()
         elif self.lifecycle.current is not None and applies == "at once":
-            from .trace import apply_live
+            from .views.trace import apply_live
 
             apply_live(self.lifecycle.current, self.settings())
         elif self.lifecycle.current is not None:
@@ -195,7 +190,7 @@ class NotebookHost:
             return
         from IPython.display import display
 
-        from .progress import ProgressPanel
+        from .widgets.progress import ProgressPanel
 
         panel = ProgressPanel()
         handle = display(panel.widget, display_id=True)
@@ -224,11 +219,6 @@ class NotebookHost:
     def namespace(self, local_ns: Any) -> ChainMap:
         """The variables a line's `$name` reads: the cell's locals, then the notebook's."""
         return ChainMap(local_ns or {}, self.shell.user_ns if self.shell else {})
-
-    def run_command(self, command: Any) -> Any:
-        """Run a parsed line (`grammar.Command`) through its magic's action table, as the
-        magic runs it: the same checks, decision and cards."""
-        return self._actions()[command.tool][command.action](self, command)
 
     def user_namespace(self) -> Mapping[str, Any]:
         """The notebook's variables (a deck's `$name`)."""

@@ -16,10 +16,10 @@ stays reachable with `%design last` / `%project last`. `%config DesignProjects.e
 
 This module holds the magics class: its traits, the two magics and their help. The class
 composes one `host.NotebookHost` (the session's lifecycle, sign-in, the deck, the last
-outcomes, who can answer a card) and hands it to `dispatch`, which parses a line, runs it
-through `project_actions.PROJECT_ACTIONS` or `design_actions.DESIGN_ACTIONS` and settles it;
-`dispatch` loads with the first call (or on the background start's thread), so that
-`%load_ext` stays light.
+outcomes, who can answer a card) and hands it to the run path (`commands.run`), which parses
+a line, runs it through its row of the registry (`commands.registry`: each subcommand's
+grammar, handler and view) and settles it; the run path loads with the first call (or on
+the background start's thread), so that `%load_ext` stays light.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def with_usage(tool: str):
     built from, is made when help is asked for rather than at `%load_ext`."""
     def decorate(func):
         def getdoc() -> str:
-            from .subcommands import usage
+            from .grammar.subcommands import usage
 
             return f"{inspect.cleandoc(func.__doc__ or '')}\n\n{usage(tool)}"
 
@@ -59,26 +59,19 @@ def with_usage(tool: str):
 
 
 def _load_call_path() -> None:
-    """What the first call needs (the grammar, the action tables, the views, the error
-    tree), loaded on the background start's thread rather than in the first call."""
-    from . import dispatch  # noqa: F401
-
-
-def _action_tables() -> Any:
-    """Each magic's action table (`dispatch.ACTIONS`), for the host to run a line through."""
-    from .dispatch import ACTIONS
-
-    return ACTIONS
+    """What the first call needs (the grammar, the registry, the views, the error tree),
+    loaded on the background start's thread rather than in the first call."""
+    from .commands import run  # noqa: F401
 
 
 @magics_class
 class DesignProjects(SettingTraits, Magics):
     """%design and %project. Options: %config DesignProjects.<trait> = value.
 
-    Each line is parsed (`grammar`), dispatched through the action tables
-    (`project_actions.PROJECT_ACTIONS`, `design_actions.DESIGN_ACTIONS`) and settled by
-    `dispatch`, with the notebook host (`self.host`: the session's lifecycle, sign-in, the
-    deck, the last outcomes, who can answer) as everything it works with."""
+    Each line is parsed (`grammar`), run through its registry row (`commands.registry`)
+    and settled by `commands.run`, with the notebook host (`self.host`: the session's
+    lifecycle, sign-in, the deck, the last outcomes, who can answer) as everything it works
+    with."""
 
     # ------------------------------------------------------------ the setting traits
 
@@ -105,7 +98,7 @@ class DesignProjects(SettingTraits, Magics):
     def __init__(self, shell=None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         #: everything a call works with besides its line (`host.NotebookHost`)
-        self.host = NotebookHost(shell, self, warm=_load_call_path, actions=_action_tables)
+        self.host = NotebookHost(shell, self, warm=_load_call_path)
 
     @property
     def session(self) -> Any:
@@ -157,9 +150,9 @@ class DesignProjects(SettingTraits, Magics):
         return self._run("design", line, cell, local_ns)
 
     def _run(self, tool: str, line: str, cell: str | None, local_ns: Any):
-        """One line through `dispatch.run` (parse, run, settle), imported on the first call
+        """One line through `commands.run.run` (parse, run, settle), imported on the first call
         so that `%load_ext` registers the magics without loading the call path."""
-        from .dispatch import run
+        from .commands.run import run
 
         return run(self.host, tool, line, cell, local_ns)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.cards import ApprovalRequest
-from .card_body import card_html
+from .views.card_body import card_html
 
 #: what the input prompt accepts, per answer
 ANSWERS = {"y": "once", "yes": "once", "p": "project", "project": "project"}

@@ -176,7 +176,7 @@ async def every_surface(tmp: Path, beacon: Beacon) -> dict[str, int]:
     from playwright.async_api import async_playwright
 
     from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
-    from jupyter_design_projects.notebook.deck import preview_grid
+    from jupyter_design_projects.notebook.views.deck_outcomes import preview_grid
     from jupyter_design_projects.server.design.browser import Browser
 
     counts: dict[str, int] = {}

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from jupyter_design_projects.notebook.cards import APPROVED_ELSEWHERE
-from jupyter_design_projects.notebook.outcome import PendingOutcome
+from jupyter_design_projects.notebook.views.outcome import PendingOutcome
+from jupyter_design_projects.notebook.widgets.cards import APPROVED_ELSEWHERE
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 #: the watcher looks every 2 s; this bounds the whole wait for the card to settle

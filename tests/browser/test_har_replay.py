@@ -19,7 +19,7 @@ import pytest
 from faults_client import faults
 
 from jupyter_design_projects.errors import JdpError
-from jupyter_design_projects.notebook.trace import write_har
+from jupyter_design_projects.notebook.views.trace import write_har
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
 

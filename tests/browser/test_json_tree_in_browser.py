@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hostile_content import page_of, payloads, render
 
-from jupyter_design_projects.notebook.json_tree import tree_html
+from jupyter_design_projects.notebook.views.json_tree import tree_html
 
 pytestmark = [pytest.mark.browser]
 

@@ -15,9 +15,9 @@ from hostile_content import all_payloads
 from panel_driver import open_notebook
 from playwright.sync_api import expect
 
-from jupyter_design_projects.notebook.card_record import HEADING
-from jupyter_design_projects.notebook.cards import DENIED
-from jupyter_design_projects.notebook.change_card import SENT
+from jupyter_design_projects.notebook.views.card_record import HEADING
+from jupyter_design_projects.notebook.widgets.cards import DENIED
+from jupyter_design_projects.notebook.widgets.change_card import SENT
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from jupyter_design_projects.notebook.theme import PALETTE
+from jupyter_design_projects.notebook.views.theme import PALETTE
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 #: a kernel round trip, including the first session start (ms)

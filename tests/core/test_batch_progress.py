@@ -12,7 +12,7 @@ from jupyter_design_projects.core.batch_progress import (
     bytes_of,
     human_bytes,
 )
-from jupyter_design_projects.notebook.progress import batch_step
+from jupyter_design_projects.notebook.widgets.progress import batch_step
 
 
 class Clock:

@@ -24,8 +24,8 @@ def grant_pending(*paths: str) -> PendingApproval:
 
 
 def test_grant_card_text_names_every_button_of_the_card():
-    from jupyter_design_projects.notebook import views
-    from jupyter_design_projects.notebook.cards import ApprovalCard
+    from jupyter_design_projects.notebook.views import outcomes as views
+    from jupyter_design_projects.notebook.widgets.cards import ApprovalCard
 
     pending = grant_pending("a.html")
     card = ApprovalCard(pending, lambda *_: None, views.design_outcome)

@@ -119,7 +119,7 @@ def test_a_cut_keeps_every_item_as_it_was_written():
 def test_the_export_says_each_fitted_continued_and_pictured_slide_once(tmp_path):
     from jupyter_design_projects.core.slide_fit import Outcome
     from jupyter_design_projects.design.deck.export import Export, ExportedSlide
-    from jupyter_design_projects.notebook.deck import export_outcome
+    from jupyter_design_projects.notebook.views.deck_outcomes import export_outcome
 
     read = Export([ExportedSlide("slides/01-a.html", "A", "<p>a</p>", "")],
                   fitted={"slides/02-b.html": Outcome(0.7, 2), "slides/03-c.html": Outcome(0.9)},

@@ -27,7 +27,7 @@ from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.design.call_history import CallHistory, shown_arguments
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.notification_stream import NotificationStream
-from jupyter_design_projects.notebook.views import design_outcome
+from jupyter_design_projects.notebook.views.outcomes import design_outcome
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.trace import HttpTrace
 

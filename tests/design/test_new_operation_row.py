@@ -29,7 +29,8 @@ from jupyter_design_projects.design.approval import DesignOutcome, PendingApprov
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.design.write_journal import DesignJournal
 from jupyter_design_projects.errors import InvalidArguments
-from jupyter_design_projects.notebook import catalogue, views
+from jupyter_design_projects.notebook.views import outcomes as views
+from jupyter_design_projects.notebook.widgets import catalogue
 from jupyter_design_projects.settings import Settings
 
 MOVE = Record("Move", (Input("from", Text(), required=True), Input("to", Text(), required=True)))

@@ -147,9 +147,9 @@ def test_a_kernels_login_sends_the_person_through_the_server(server) -> None:
     kernel = Kernel(server)
     try:
         out = kernel.run(
-            "from jupyter_design_projects.notebook.login import jupyter_address\n"
+            "from jupyter_design_projects.notebook.commands.login import jupyter_address\n"
             "from jupyter_design_projects.session import Session\n"
-            "from jupyter_design_projects.notebook import login\n"
+            "from jupyter_design_projects.notebook.commands import login\n"
             "s = Session.open()\n"
             "url, attempt = login._through_jupyter(s)\n"
             "print(jupyter_address()); print(url); s.close()\n")

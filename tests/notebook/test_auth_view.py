@@ -13,7 +13,7 @@ from faults_client import faults
 from IPython.core.error import UsageError
 from sign_in_page import click_authorize
 
-from jupyter_design_projects.notebook.auth_view import REFRESH, SIGN_OUT, AuthView
+from jupyter_design_projects.notebook.widgets.auth_view import REFRESH, SIGN_OUT, AuthView
 
 DONE_S = 60.0
 

@@ -10,9 +10,9 @@ from hostile_content import all_payloads
 from nb_fakes import outcome, pending, request
 
 from jupyter_design_projects.design.approval import PendingApproval
-from jupyter_design_projects.notebook import views
-from jupyter_design_projects.notebook.card_record import UNANSWERED, CardRecord
-from jupyter_design_projects.notebook.cards import BATCH_ONCE, DENIED, ApprovalCard
+from jupyter_design_projects.notebook.views import outcomes as views
+from jupyter_design_projects.notebook.views.card_record import UNANSWERED, CardRecord
+from jupyter_design_projects.notebook.widgets.cards import BATCH_ONCE, DENIED, ApprovalCard
 
 BEACON = "http://127.0.0.1:9"
 #: elements that run script or load something when HTML is parsed

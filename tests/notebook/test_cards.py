@@ -15,9 +15,10 @@ from jupyter_design_projects.errors import (
     JdpError,
     PermissionDenied,
 )
-from jupyter_design_projects.notebook import views
-from jupyter_design_projects.notebook.card_body import card_html, card_parts
-from jupyter_design_projects.notebook.cards import (
+from jupyter_design_projects.notebook.views import outcomes as views
+from jupyter_design_projects.notebook.views.card_body import card_html, card_parts
+from jupyter_design_projects.notebook.views.outcome import PendingOutcome
+from jupyter_design_projects.notebook.widgets.cards import (
     APPROVED_ELSEWHERE,
     BATCH_ONCE,
     CONSENT_GIVEN,
@@ -30,7 +31,6 @@ from jupyter_design_projects.notebook.cards import (
     ApprovalCard,
     answer_line,
 )
-from jupyter_design_projects.notebook.outcome import PendingOutcome
 
 
 class Resumer:
@@ -329,7 +329,7 @@ class Watcher:
 
 
 def test_grant_card_approved_elsewhere_continues_and_says_so_spec_s8():
-    from jupyter_design_projects.notebook.cards import APPROVED_ELSEWHERE
+    from jupyter_design_projects.notebook.widgets.cards import APPROVED_ELSEWHERE
 
     watcher = Watcher()
     resumer = Resumer()
@@ -366,7 +366,7 @@ def test_only_grant_cards_are_watched_spec_s8():
 def test_a_grant_refused_with_404_says_so_on_the_status_line():
     """Approve for this project met a project that cannot hold a grant: the follow-up plan
     card's status line tells the truth instead of "approved for this project"."""
-    from jupyter_design_projects.notebook.cards import GRANT_REFUSED
+    from jupyter_design_projects.notebook.widgets.cards import GRANT_REFUSED
 
     follow_up = pending("plan", durable=False)
     follow_up = dataclasses.replace(follow_up, request=dataclasses.replace(
@@ -388,7 +388,7 @@ def test_a_durable_approval_that_is_granted_keeps_its_status():
 
 
 def test_the_card_carries_its_stale_warning_hidden_until_disconnected():
-    from jupyter_design_projects.notebook.cards import STALE_CSS, STALE_LINE
+    from jupyter_design_projects.notebook.widgets.cards import STALE_CSS, STALE_LINE
 
     card = ApprovalCard(pending("grant"), resume=Resumer(), present=views.design_outcome)
     assert "jdp-card-box" in card.widget._dom_classes

@@ -18,8 +18,8 @@ import pytest
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import CARD_LIMIT
-from jupyter_design_projects.notebook.change_card import PendingChange
-from jupyter_design_projects.notebook.outcome import Outcome
+from jupyter_design_projects.notebook.views.outcome import Outcome
+from jupyter_design_projects.notebook.widgets.change_card import PendingChange
 from jupyter_design_projects.server.app import DB_FILE
 
 

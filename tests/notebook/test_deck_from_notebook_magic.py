@@ -17,7 +17,7 @@ import pytest
 from faults_client import faults
 from IPython.core.error import UsageError
 
-from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
+from jupyter_design_projects.notebook.widgets.deck import DeckPush, NotebookDeck
 
 DECK = "Quarterly Review Deck"
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"

@@ -4,10 +4,12 @@ cell body."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from jupyter_design_projects.errors import BadCommand
-from jupyter_design_projects.notebook.grammar import parse_design
+from jupyter_design_projects.notebook.grammar.parse import parse_design
 
 
 def test_a_slide_cell_carries_its_body_and_the_objects_it_names():
@@ -68,11 +70,13 @@ def test_from_notebook_and_export_take_a_path_from_a_variable_and_their_flags():
                                   "deck from-notebook talk.ipynb"])
 def test_a_deck_command_before_any_deck_names_one_step_on_one_line(line):
     from jupyter_design_projects.errors import guidance
-    from jupyter_design_projects.notebook.deck import OPEN_A_DECK, deck_command
+    from jupyter_design_projects.notebook.commands.deck import OPEN_A_DECK
+    from jupyter_design_projects.notebook.commands.run import invoke
     from jupyter_design_projects.notebook.remedies import as_magic
 
+    no_deck = SimpleNamespace(deck=None)  # a notebook that has opened no deck
     with pytest.raises(BadCommand) as refused:
-        deck_command(None, parse_design(line, None, {}), None)  # type: ignore[arg-type]
+        invoke(no_deck, parse_design(line, None, {}))  # type: ignore[arg-type]
     assert refused.value.step == OPEN_A_DECK
     said = guidance.with_next(guidance.line(refused.value), as_magic(refused.value.remedy))
     assert "\n" not in said and said.count("Next:") == 1 and "--help" not in said

@@ -16,9 +16,9 @@ from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
 from jupyter_design_projects.design.deck.push import Push
-from jupyter_design_projects.notebook import views
-from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
-from jupyter_design_projects.notebook.outcome import Outcome
+from jupyter_design_projects.notebook.views import outcomes as views
+from jupyter_design_projects.notebook.views.outcome import Outcome
+from jupyter_design_projects.notebook.widgets.deck import DeckPush, NotebookDeck
 
 DECK = "Quarterly Review Deck"
 

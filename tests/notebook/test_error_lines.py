@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 
-from jupyter_design_projects.notebook.outcome import Outcome
+from jupyter_design_projects.notebook.views.outcome import Outcome
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 from jupyter_design_projects.errors import BadCommand
-from jupyter_design_projects.notebook.grammar import parse_design, parse_project
+from jupyter_design_projects.notebook.grammar.parse import parse_design, parse_project
 
 NS = {
     "q": "retention policy",
@@ -229,7 +229,7 @@ def test_a_complaint_about_a_variable_never_shows_the_internal_marker():
 def test_a_plain_line_splits_as_shlex_does(line):
     import shlex
 
-    from jupyter_design_projects.notebook.grammar import split_words
+    from jupyter_design_projects.notebook.grammar.parse import split_words
 
     assert split_words(line, NS, "project") == (shlex.split(line), [])
 

@@ -10,9 +10,9 @@ import pytest
 from IPython.core.error import UsageError
 from nb_fakes import FakeSession, pending
 
-from jupyter_design_projects.notebook import dispatch
+from jupyter_design_projects.notebook.commands import run as dispatch
 from jupyter_design_projects.notebook.host import NotebookHost
-from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
 
 
 class PlainOptions:

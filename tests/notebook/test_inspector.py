@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from jupyter_design_projects.core.design_operations import BY_NAME
-from jupyter_design_projects.notebook.inspector import Inspector, inspect
-from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+from jupyter_design_projects.notebook.commands.run import inspect
+from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
+from jupyter_design_projects.notebook.widgets.inspector import Inspector
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 SLIDE = "<!doctype html><html><body><h2>From the inspector</h2></body></html>"

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 
-from jupyter_design_projects.notebook import grammar
-from jupyter_design_projects.notebook.history_view import RENAMED
-from jupyter_design_projects.notebook.inspector import inspect
-from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+from jupyter_design_projects.notebook.commands.history_view import RENAMED
+from jupyter_design_projects.notebook.commands.run import inspect
+from jupyter_design_projects.notebook.grammar import parse as grammar
+from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 SLIDE = "<!doctype html><html><body><h2>Replayed</h2></body></html>"
@@ -259,7 +259,7 @@ def test_the_inspectors_history_list_follows_calls_made_anywhere(shell, live):
 def test_copied_code_carries_the_mime_type_the_labextension_draws_buttons_for(shell, live):
     from pathlib import Path
 
-    from jupyter_design_projects.notebook.history_view import CODE_MIME
+    from jupyter_design_projects.notebook.commands.history_view import CODE_MIME
 
     shell.run_line_magic("design", "list_projects limit=1")
     n = int(history(shell).df["n"].iloc[0])

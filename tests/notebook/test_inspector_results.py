@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_design_projects.notebook.inspector import inspect
+from jupyter_design_projects.notebook.commands.run import inspect
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 

@@ -10,8 +10,8 @@ import pytest
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.design_operations import BY_NAME
-from jupyter_design_projects.notebook.outcome import PendingOutcome
-from jupyter_design_projects.notebook.rpc_view import RpcOutcome
+from jupyter_design_projects.notebook.commands.rpc_view import RpcOutcome
+from jupyter_design_projects.notebook.views.outcome import PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 

@@ -12,7 +12,7 @@ import pytest
 from IPython.core.error import UsageError
 from sign_in_page import click_authorize, pasted_code
 
-from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
 
 SLIDE = "<!doctype html><html><body><h2>Next steps</h2></body></html>"
 

@@ -20,7 +20,7 @@ from jupyter_design_projects.errors import (
     ServiceStartFailed,
 )
 from jupyter_design_projects.notebook.magics import DesignProjects, load, unload
-from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
 
 
 class FakeKernel:

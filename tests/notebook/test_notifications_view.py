@@ -22,9 +22,9 @@ from test_inspector import fill_write
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.design.notification_stream import NotificationStream
 from jupyter_design_projects.design.session import McpSession
-from jupyter_design_projects.notebook.inspector import inspect
-from jupyter_design_projects.notebook.notifications_pane import notifications_html
-from jupyter_design_projects.notebook.trace import TraceOutcome
+from jupyter_design_projects.notebook.commands.run import inspect
+from jupyter_design_projects.notebook.views.trace import TraceOutcome
+from jupyter_design_projects.notebook.widgets.notifications_pane import notifications_html
 from jupyter_design_projects.server.design.demo import DECK_ID
 
 WAIT_S = 20.0

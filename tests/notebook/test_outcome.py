@@ -20,11 +20,12 @@ from jupyter_design_projects.errors import (
     ServiceStartFailed,
     UploadRejected,
 )
-from jupyter_design_projects.notebook import theme, views
-from jupyter_design_projects.notebook.budget import Budget, budget_of, meter_html
-from jupyter_design_projects.notebook.catalogue import CatalogueView, matches
-from jupyter_design_projects.notebook.outcome import Outcome
-from jupyter_design_projects.notebook.progress import MIB, ProgressPanel, step_of
+from jupyter_design_projects.notebook.views import outcomes as views
+from jupyter_design_projects.notebook.views import theme
+from jupyter_design_projects.notebook.views.budget import Budget, budget_of, meter_html
+from jupyter_design_projects.notebook.views.outcome import Outcome
+from jupyter_design_projects.notebook.widgets.catalogue import CatalogueView, matches
+from jupyter_design_projects.notebook.widgets.progress import MIB, ProgressPanel, step_of
 
 INFO = {
     "method": "project_info",
@@ -439,7 +440,7 @@ def test_progress_panel_appears_on_the_first_big_report_and_fills():
 
 @pytest.mark.parametrize(("count", "more"), [(50, False), (51, True)])
 def test_html_tables_show_fifty_rows_and_say_how_many_more(count, more):
-    from jupyter_design_projects.notebook.tables import HTML_ROW_LIMIT, html_table
+    from jupyter_design_projects.notebook.views.tables import HTML_ROW_LIMIT, html_table
 
     assert HTML_ROW_LIMIT == 50
     shown = html_table([{"n": i} for i in range(count)])
@@ -448,7 +449,7 @@ def test_html_tables_show_fifty_rows_and_say_how_many_more(count, more):
 
 
 def test_html_table_cells_are_escaped_and_shortened():
-    from jupyter_design_projects.notebook.tables import HTML_CELL_LIMIT, html_table
+    from jupyter_design_projects.notebook.views.tables import HTML_CELL_LIMIT, html_table
 
     shown = html_table([{"a": "<img src=x onerror=alert(1)>", "b": "y" * (HTML_CELL_LIMIT + 1)}])
     assert "<img" not in shown
@@ -491,7 +492,7 @@ def test_an_error_outcome_shows_its_message_once_and_its_fields_as_words():
 
 
 def test_the_trace_table_shows_the_newest_exchange_first() -> None:
-    from jupyter_design_projects.notebook.trace import TraceOutcome
+    from jupyter_design_projects.notebook.views.trace import TraceOutcome
 
     records = [{"method": "POST", "url": f"http://127.0.0.1/{i}", "status": 200}
                for i in range(3)]

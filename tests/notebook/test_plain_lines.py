@@ -9,9 +9,9 @@ import random
 import pytest
 
 from jupyter_design_projects.errors import BadCommand
-from jupyter_design_projects.notebook import subcommands
-from jupyter_design_projects.notebook.grammar import _parser
-from jupyter_design_projects.notebook.plain_lines import PlainLines
+from jupyter_design_projects.notebook.grammar import subcommands
+from jupyter_design_projects.notebook.grammar.parse import _parser
+from jupyter_design_projects.notebook.grammar.plain_lines import PlainLines
 
 
 def _plain_and_argparse_lines():

@@ -15,16 +15,16 @@ from hostile_content import payloads
 
 from jupyter_design_projects.core.json_tree import Limits
 from jupyter_design_projects.design.raw_rpc import RawExchange
-from jupyter_design_projects.notebook import views
-from jupyter_design_projects.notebook.inspector import whole_result
-from jupyter_design_projects.notebook.json_tree import (
+from jupyter_design_projects.notebook.commands.rpc_view import RpcOutcome
+from jupyter_design_projects.notebook.views import outcomes as views
+from jupyter_design_projects.notebook.views.json_tree import (
     PLAIN_LIMITS,
     JsonTree,
     tree_html,
     tree_text,
 )
-from jupyter_design_projects.notebook.outcome import Outcome
-from jupyter_design_projects.notebook.rpc_view import RpcOutcome
+from jupyter_design_projects.notebook.views.outcome import Outcome
+from jupyter_design_projects.notebook.widgets.inspector import whole_result
 
 #: the only tags and attributes the tree writes
 TAGS = {"div", "span", "details", "summary"}

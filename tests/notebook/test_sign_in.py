@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sign_in_page import click_authorize, pasted_code
 
-from jupyter_design_projects.notebook.outcome import Outcome
-from jupyter_design_projects.notebook.sign_in import SignInCard
+from jupyter_design_projects.notebook.views.outcome import Outcome
+from jupyter_design_projects.notebook.widgets.sign_in import SignInCard
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
 
 DONE_S = 60.0

@@ -16,8 +16,8 @@ from jupyter_design_projects.core.budgets import (
     SEARCH_N_MIN,
     UPLOAD_MAX_BYTES,
 )
-from jupyter_design_projects.notebook import subcommands
-from jupyter_design_projects.notebook.grammar import parse_design, parse_project
+from jupyter_design_projects.notebook.grammar import subcommands
+from jupyter_design_projects.notebook.grammar.parse import parse_design, parse_project
 from jupyter_design_projects.projects.journal import HISTORY_DEFAULT
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -30,8 +30,8 @@ def test_the_readme_table_of_magics_is_the_declared_one():
     found = TABLE.search(README.read_text())
     assert found, "README.md lost its magics table markers"
     assert found.group(1) == subcommands.readme_table(), (
-        "README.md's table of magics differs from notebook/subcommands.py; paste the output "
-        "of subcommands.readme_table() between the markers")
+        "README.md's table of magics differs from notebook/grammar/subcommands.py; paste the "
+        "output of subcommands.readme_table() between the markers")
 
 
 @pytest.mark.parametrize("tool", ["project", "design"])
@@ -121,13 +121,21 @@ def test_sync_force_keeps_its_paths_apart():
     assert parse_project("sync notes", None, {}).args["force"] is None
 
 
-def test_every_subcommand_has_a_handler_in_its_dispatch_table():
-    """A subcommand plugs in as a row of `subcommands` plus a row of its action table;
-    `last` (and `--help`) are answered before dispatch, any other word is `call`."""
-    from jupyter_design_projects.notebook.design_actions import DESIGN_ACTIONS
-    from jupyter_design_projects.notebook.project_actions import PROJECT_ACTIONS
+def test_every_subcommand_is_one_row_of_the_registry():
+    """A subcommand plugs in as its declaration in `subcommands` plus its row of the
+    registry (grammar, handler, view); `--help` is answered before any row runs, any
+    other word after %design is `call` (the OPERATION row), and the deck's verbs are one
+    row each."""
+    from jupyter_design_projects.notebook.commands.registry import BY_KEY, ROWS
 
-    tables = {"project": PROJECT_ACTIONS, "design": DESIGN_ACTIONS}
-    for tool, table in tables.items():
-        declared = set(subcommands.SUBCOMMANDS[tool]) - {"last"}
-        assert declared | ({"call"} if tool == "design" else set()) == set(table), tool
+    assert len(BY_KEY) == len(ROWS)  # no two rows for one line
+    for tool in ("project", "design"):
+        rows = [r for r in ROWS if r.grammar.tool == tool]
+        named = {r.grammar.name for r in rows if r.grammar is not subcommands.OPERATION}
+        assert named == set(subcommands.SUBCOMMANDS[tool]), tool
+        assert all(r.grammar is subcommands.SUBCOMMANDS[tool].get(r.grammar.name,
+                                                                  subcommands.OPERATION)
+                   for r in rows)
+    verbs = {r.verb for r in ROWS if r.grammar.name == "deck"}
+    assert verbs == set(subcommands.SUBCOMMANDS["design"]["deck"].args[0].options["choices"])
+    assert [r.action for r in ROWS if r.grammar is subcommands.OPERATION] == ["call"]

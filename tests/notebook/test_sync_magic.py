@@ -14,8 +14,8 @@ import pytest
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import CARD_LIMIT
-from jupyter_design_projects.notebook.outcome import Outcome
-from jupyter_design_projects.notebook.sync_view import PendingSync, card_html
+from jupyter_design_projects.notebook.views.outcome import Outcome
+from jupyter_design_projects.notebook.widgets.sync_view import PendingSync, card_html
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def test_an_edit_by_a_second_session_is_kept_as_a_conflict_on_the_card(shell, li
 def test_the_conflicts_line_names_the_paths_held_back(n, named) -> None:
     from types import SimpleNamespace
 
-    from jupyter_design_projects.notebook.sync_view import conflicts_line
+    from jupyter_design_projects.notebook.widgets.sync_view import conflicts_line
 
     rows = [SimpleNamespace(path=f"a{i}.md") for i in range(n)]
     assert conflicts_line(rows) == (f"{n} conflict{'s' * (n != 1)} kept, not written: "
@@ -158,7 +158,7 @@ def test_interrupting_the_kernel_stops_after_the_write_in_flight_and_says_what_w
     import signal
     import threading
 
-    from jupyter_design_projects.notebook.progress import ProgressPanel
+    from jupyter_design_projects.notebook.widgets.progress import ProgressPanel
     from jupyter_design_projects.projects import stoppable
 
     flag = threading.Event()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jupyter_design_projects.errors import ProjectsApiError
-from jupyter_design_projects.notebook.sync_result import run_summary, with_results
+from jupyter_design_projects.notebook.views.sync_result import run_summary, with_results
 from jupyter_design_projects.projects.sync_rows import Row, SyncPlan, SyncReport
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_design_projects.core.contrast import TEXT_MIN, ratio
-from jupyter_design_projects.notebook.theme import (
+from jupyter_design_projects.notebook.views.theme import (
     BACKGROUNDS,
     PALETTE,
     colour,

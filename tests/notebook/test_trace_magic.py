@@ -13,7 +13,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.redaction import REDACTED
-from jupyter_design_projects.notebook.trace import CurlOutcome, TraceOutcome
+from jupyter_design_projects.notebook.views.trace import CurlOutcome, TraceOutcome
 
 CURL = shutil.which("curl")
 

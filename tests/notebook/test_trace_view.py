@@ -9,7 +9,7 @@ import pytest
 
 from jupyter_design_projects.errors import TraceUnavailable
 from jupyter_design_projects.notebook.remedies import as_magic
-from jupyter_design_projects.notebook.trace import (
+from jupyter_design_projects.notebook.views.trace import (
     curl_outcome,
     table,
     trace_command,

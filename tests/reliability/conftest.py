@@ -92,8 +92,8 @@ def shell_live(live, monkeypatch, tmp_path) -> Iterator[LiveShell]:
     so the leak check covers both)."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from jupyter_design_projects.notebook import views
     from jupyter_design_projects.notebook.magics import load, unload
+    from jupyter_design_projects.notebook.views import outcomes as views
 
     service = live.service
     monkeypatch.setenv("JDP_API_BASE_URL", service.base_url)

@@ -20,7 +20,7 @@ from jupyter_design_projects.core.redaction import REDACTED
 from jupyter_design_projects.design import raw_rpc, wire
 from jupyter_design_projects.design.call_history import shown_arguments
 from jupyter_design_projects.errors import DesignRpcError, JdpError, NeedsProjectGrant
-from jupyter_design_projects.notebook.views import design_outcome
+from jupyter_design_projects.notebook.views.outcomes import design_outcome
 
 
 def shown(outcome) -> list[str]:

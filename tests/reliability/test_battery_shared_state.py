@@ -18,7 +18,7 @@ from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.rest import DesignRest
 from jupyter_design_projects.errors import NeedsConsent, PermissionRefused, UnknownOperation
 from jupyter_design_projects.labserver.panel import Panel
-from jupyter_design_projects.notebook.outcome import PendingOutcome
+from jupyter_design_projects.notebook.views.outcome import PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
 from jupyter_design_projects.session import Session
 

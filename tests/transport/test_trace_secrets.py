@@ -20,7 +20,7 @@ from jupyter_design_projects.core.curl import curl_command, curl_notes
 from jupyter_design_projects.core.har import har_log
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import JdpError
-from jupyter_design_projects.notebook.trace import TraceOutcome, write_har
+from jupyter_design_projects.notebook.views.trace import TraceOutcome, write_har
 from jupyter_design_projects.transport.credential_manager import LoginAttempt
 from jupyter_design_projects.transport.http import make_client, send
 from jupyter_design_projects.transport.trace import HttpTrace
