@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .lifecycle import SessionLifecycle
 
 if TYPE_CHECKING:
+    from ..session import Session
     from ..settings import Settings
     from .deck import NotebookDeck
     from .sign_in import SignInCard
@@ -70,7 +71,7 @@ class NotebookHost:
     # ------------------------------------------------------------ the session
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         """The session: the one begun at `%load_ext`, or opened now (starting the
         reference service if needed)."""
         lifecycle = self.lifecycle
