@@ -24,7 +24,7 @@ from .remedies import as_magic, magic_text
 from .theme import colour
 
 if TYPE_CHECKING:
-    from ..session_parts.auth import Auth
+    from ..session.auth import Auth
     from .host import NotebookHost
 
 COMMAND = "design auth"

@@ -10,7 +10,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from . import Session
 
 
 def begin(open_session: Callable[[], Session], started: Future[Session],

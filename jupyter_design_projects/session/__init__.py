@@ -7,7 +7,7 @@ and its parts, built once, when first asked for, and closed together:
 
 `auth` (sign-in, status, refresh, sign-out), `design` and `projects` (the pipelines'
 clients), `project` and `deck` (their facades for scripts), `history` (every call), `trace`
-(every HTTP exchange) and `notifications` (the Design event stream); `session_parts/`
+(every HTTP exchange) and `notifications` (the Design event stream); `session/`
 builds them. With no service configured, `open` uses the reference service of the Jupyter
 server this process runs under (`JDP_SERVICE_FILE`), else starts an embedded one, and says
 so in `banner`. `begin` opens one on a background thread and warms it, so `%load_ext` can
@@ -25,24 +25,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .data_dir import DATA_DIR_ENV, private_data_dir, user_data_dir
-from .session_parts import building
-from .session_parts.service import banner_for, find_service, tls_context
-from .settings import Settings
-from .temp_folders import make_temp_folder
+from ..data_dir import DATA_DIR_ENV, private_data_dir, user_data_dir
+from ..settings import Settings
+from ..temp_folders import make_temp_folder
+from . import building
+from .service import banner_for, find_service, tls_context
 
 if TYPE_CHECKING:
     import httpx
 
-    from .core.redaction import Secret
-    from .core.sign_in_steps import AuthStatus
-    from .design.approval import DesignOutcome
-    from .design.client import DesignClient
-    from .embedded import EmbeddedService
-    from .session_parts.auth import Auth
-    from .session_parts.design_calls import Approve
-    from .transport.credential_manager import CredentialManager, LoginAttempt
-    from .transport.credentials import Credential
+    from ..core.redaction import Secret
+    from ..core.sign_in_steps import AuthStatus
+    from ..design.approval import DesignOutcome
+    from ..design.client import DesignClient
+    from ..embedded import EmbeddedService
+    from ..transport.credential_manager import CredentialManager, LoginAttempt
+    from ..transport.credentials import Credential
+    from .auth import Auth
+    from .design_calls import Approve
 
 T = TypeVar("T")
 Progress = Callable[[str, int, int | None], None]
@@ -59,7 +59,7 @@ class Session:
                  can_ask: Callable[[], bool] = lambda: False, progress: Progress | None = None,
                  embedded: EmbeddedService | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
-        from .transport.loop import BackgroundLoop
+        from ..transport.loop import BackgroundLoop
 
         self.settings = settings
         self.data_dir = data_dir or user_data_dir()
@@ -105,7 +105,7 @@ class Session:
               progress: Progress | None = None) -> Future[Session]:
         """`begin` on a daemon thread of its own; the future holds the warmed session (or
         the error `open` raised)."""
-        from .session_parts import starting
+        from . import starting
 
         return starting.start(lambda started: cls.begin(
             started, lambda: settings, data_dir=data_dir, can_ask=can_ask, progress=progress))
@@ -115,8 +115,8 @@ class Session:
               data_dir: Path | None = None, can_ask: Callable[[], bool] = lambda: False,
               progress: Progress | None = None) -> None:
         """`open` (resolving `settings()` here) and warm into `started`, on the calling
-        thread: a background one, as `%load_ext` begins it (`session_parts.starting`)."""
-        from .session_parts import starting
+        thread: a background one, as `%load_ext` begins it (`session.starting`)."""
+        from . import starting
 
         starting.begin(lambda: cls.open(settings(), data_dir=data_dir, can_ask=can_ask,
                                         progress=progress),
@@ -149,7 +149,7 @@ class Session:
 
     @cached_property
     def auth(self) -> Auth:
-        """Sign-in, its status, refresh and sign-out (`session_parts.auth`)."""
+        """Sign-in, its status, refresh and sign-out (`session.auth`)."""
         return building.auth(self, self._client)
 
     @property
@@ -169,7 +169,7 @@ class Session:
     projects = cached_property(building.projects)
     #: every Design and Projects call of the session (`design.call_history`)
     history = cached_property(building.history)
-    #: the Design event stream: `listen()`, `records()` (`session_parts.notifications`)
+    #: the Design event stream: `listen()`, `records()` (`session.notifications`)
     notifications = cached_property(building.notifications)
     #: the session's stores in its data dir: the Projects and Design write journals, the
     #: deck pushes, the sync state
@@ -188,8 +188,8 @@ class Session:
                     approve: Approve | None = None,
                     agent_key: str | None = None) -> DesignOutcome:
         """One Design operation from a script, each card it needs put to `approve`
-        (`session_parts.design_calls`)."""
-        from .session_parts.design_calls import design_call
+        (`session.design_calls`)."""
+        from .design_calls import design_call
 
         return design_call(self.design, self.loop, operation, arguments, approve=approve,
                            agent_key=agent_key)

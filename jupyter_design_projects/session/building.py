@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from ..projects.facade import ProjectFacade
     from ..projects.journal import Journal
     from ..projects.sync_state import SyncState
-    from ..session import Session
     from ..transport.trace import HttpTrace
+    from . import Session
     from .auth import Auth
     from .notifications import Notifications
 

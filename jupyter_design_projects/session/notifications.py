@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..core.notifications import NotificationStore
     from ..design.client import DesignClient
     from ..design.notification_stream import NotificationStream
     from ..settings import Settings
@@ -32,6 +33,16 @@ class Notifications:
     def stream(self) -> NotificationStream:
         """The stream itself (built now if not yet; not opened)."""
         return self._make_stream(self._design())
+
+    @property
+    def status(self) -> str:
+        """What the stream is doing, in words ("not listening …", "listening since …")."""
+        return self.stream.status
+
+    @property
+    def store(self) -> NotificationStore:
+        """What the stream kept (`.dropped`: how many older ones were let go)."""
+        return self.stream.store
 
     def listen(self, *, open_session: bool = True) -> str:
         """Open the Design session's event stream (idempotent) and say what it is doing.
