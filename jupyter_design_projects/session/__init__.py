@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..data_dir import DATA_DIR_ENV, private_data_dir, user_data_dir
 from ..settings import Settings
 from ..temp_folders import make_temp_folder
-from . import building
-from .service import banner_for, find_service, tls_context
+from . import building, service
+from .service import tls_context
 
 if TYPE_CHECKING:
     import httpx
@@ -44,14 +44,16 @@ if TYPE_CHECKING:
     from .auth import Auth
     from .design_calls import Approve
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 Progress = Callable[[str, int, int | None], None]
 
 #: how long after the session is ready the background start waits before it warms the
 #: Design pipeline (its imports would otherwise compete with a first `%project` call)
 DESIGN_WARM_DELAY_S = 1.0
 
-__all__ = ["DATA_DIR_ENV", "Session", "tls_context", "user_data_dir"]
+__all__ = ["DATA_DIR_ENV", "DESIGN_WARM_DELAY_S", "Progress", "Session", "auth", "building",
+           "design_calls", "notifications", "service", "shape", "starting", "tls_context",
+           "user_data_dir"]
 
 
 class Session:
@@ -64,7 +66,7 @@ class Session:
         self.settings = settings
         self.data_dir = data_dir or user_data_dir()
         self.embedded = embedded
-        self.banner = banner_for(embedded, settings.api_base_url)
+        self.banner = service.banner_for(embedded, settings.api_base_url)
         #: whether a person can answer a card now; the pipelines' progress callback
         self.can_ask = can_ask
         self.progress = progress
@@ -95,7 +97,7 @@ class Session:
             settings = Settings.resolve(os.environ)
         # private before anything is kept in it: a loose existing one is tightened
         data_dir = private_data_dir(data_dir or user_data_dir())
-        settings, embedded = find_service(settings, data_dir)
+        settings, embedded = service.find_service(settings, data_dir)
         return cls(settings, data_dir=data_dir, can_ask=can_ask, progress=progress,
                    embedded=embedded)
 
@@ -103,12 +105,12 @@ class Session:
     def start(cls, settings: Settings, *, data_dir: Path | None = None,
               can_ask: Callable[[], bool] = lambda: False,
               progress: Progress | None = None) -> Future[Session]:
-        """`begin` on a daemon thread of its own; the future holds the warmed session (or
-        the error `open` raised)."""
+        """`begin` on a thread of its own; the future holds the warmed session or the error."""
         from . import starting
 
         return starting.start(lambda started: cls.begin(
-            started, lambda: settings, data_dir=data_dir, can_ask=can_ask, progress=progress))
+            started, lambda: settings, data_dir=data_dir, can_ask=can_ask, progress=progress),
+            Future())
 
     @classmethod
     def begin(cls, started: Future[Session], settings: Callable[[], Settings], *,
@@ -124,11 +126,11 @@ class Session:
 
     # ------------------------------------------------------------------ running
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    def run(self, coro: Coroutine[Any, Any, _T], timeout: float | None = None) -> _T:
         """Run a coroutine on the session's loop and wait for it (scripts and magics)."""
         return self.loop.run(coro, timeout=timeout)
 
-    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+    def submit(self, coro: Coroutine[Any, Any, _T]) -> Future[_T]:
         return self.loop.submit(coro)
 
     # ------------------------------------------------------------------ parts
@@ -185,10 +187,8 @@ class Session:
     deck = cached_property(building.deck)
 
     def design_call(self, operation: str, arguments: dict[str, Any] | None = None, *,
-                    approve: Approve | None = None,
-                    agent_key: str | None = None) -> DesignOutcome:
-        """One Design operation from a script, each card it needs put to `approve`
-        (`session.design_calls`)."""
+                    approve: Approve | None = None, agent_key: str | None = None) -> DesignOutcome:
+        """One Design operation from a script, each card put to `approve` (`design_calls`)."""
         from .design_calls import design_call
 
         return design_call(self.design, self.loop, operation, arguments, approve=approve,

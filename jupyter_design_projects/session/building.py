@@ -1,8 +1,8 @@
 """How a `Session` builds its parts, one function per part, each handed the session and
-reading only its public members (`settings`, `data_dir`, `temp_dir`, `loop`, `can_ask`,
-`progress` and the parts built before); the session hands its own httpx client and
-transport in. The session holds each part as a `cached_property`, so a part is built once,
-when first asked for, and its imports are paid then."""
+reading only its public members (`shape.SessionShape`: `settings`, `data_dir`, `temp_dir`,
+`loop`, `can_ask`, `progress` and the parts built before); the session hands its own httpx
+client and transport in. The session holds each part as a `cached_property`, so a part is
+built once, when first asked for, and its imports are paid then."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ if TYPE_CHECKING:
     from ..projects.journal import Journal
     from ..projects.sync_state import SyncState
     from ..transport.trace import HttpTrace
-    from . import Session
     from .auth import Auth
     from .notifications import Notifications
+    from .shape import SessionShape
 
 # ---------------------------------------------------------------------- transport
 
 
-def secrets(session: Session) -> list[Secret]:
+def secrets(session: SessionShape) -> list[Secret]:
     """Every secret the session knows (rotated tokens too, and the plan tokens, codes and
     verifiers its trace saw go by), for redaction."""
     out = [*session.auth.credentials.known_secrets(), *session.trace.seen_secrets()]
@@ -39,14 +39,14 @@ def secrets(session: Session) -> list[Secret]:
     return out
 
 
-def trace(session: Session) -> HttpTrace:
+def trace(session: SessionShape) -> HttpTrace:
     from ..transport.trace import HttpTrace
 
     return HttpTrace(session.settings.http_trace, session.secrets,
                      limit=session.settings.trace_limit)
 
 
-def client(session: Session, transport: httpx.AsyncBaseTransport | None) -> httpx.AsyncClient:
+def client(session: SessionShape, transport: httpx.AsyncBaseTransport | None) -> httpx.AsyncClient:
     """The session's one httpx client, with no auth yet (`with_bearer` gives it its auth);
     `transport` replaces the network (tests inject a MockTransport)."""
     from ..transport.http import make_client
@@ -56,7 +56,7 @@ def client(session: Session, transport: httpx.AsyncBaseTransport | None) -> http
                        verify=tls_context(session.settings))
 
 
-def with_bearer(session: Session, client: httpx.AsyncClient) -> httpx.AsyncClient:
+def with_bearer(session: SessionShape, client: httpx.AsyncClient) -> httpx.AsyncClient:
     """`client`, now sending the session's bearer token where it may go (`session.http`)."""
     from ..transport.auth import BearerAuth
 
@@ -64,7 +64,7 @@ def with_bearer(session: Session, client: httpx.AsyncClient) -> httpx.AsyncClien
     return client
 
 
-def auth(session: Session, client: httpx.AsyncClient) -> Auth:
+def auth(session: SessionShape, client: httpx.AsyncClient) -> Auth:
     from ..embedded import owner_secret_for
     from ..transport.credential_manager import open_credentials
     from .auth import Auth
@@ -82,25 +82,25 @@ def auth(session: Session, client: httpx.AsyncClient) -> Auth:
 # ---------------------------------------------------------------------- stores
 
 
-def journal(session: Session) -> Journal:
+def journal(session: SessionShape) -> Journal:
     from ..projects.journal import Journal
 
     return Journal(session.data_dir / "journal.sqlite3")
 
 
-def design_journal(session: Session) -> DesignJournal:
+def design_journal(session: SessionShape) -> DesignJournal:
     from ..design.write_journal import FILE_NAME, DesignJournal
 
     return DesignJournal(session.data_dir / FILE_NAME)
 
 
-def deck_records(session: Session) -> PushRecords:
+def deck_records(session: SessionShape) -> PushRecords:
     from ..design.deck.records import PushRecords
 
     return PushRecords(session.data_dir / "deck_pushes.sqlite3", session.settings.api_base_url)
 
 
-def sync_state(session: Session) -> SyncState:
+def sync_state(session: SessionShape) -> SyncState:
     from ..projects.sync_state import SyncState
 
     return SyncState(session.data_dir / "sync_state.sqlite3")
@@ -109,7 +109,7 @@ def sync_state(session: Session) -> SyncState:
 # ---------------------------------------------------------------------- the pipelines
 
 
-def history(session: Session) -> CallHistory:
+def history(session: SessionShape) -> CallHistory:
     """Every Design and Projects call of the session (`design.call_history`)."""
     from ..design.call_history import CallHistory
 
@@ -120,7 +120,7 @@ def history(session: Session) -> CallHistory:
     return CallHistory(trace_mark=trace_mark)
 
 
-def design(session: Session) -> DesignClient:
+def design(session: SessionShape) -> DesignClient:
     from ..core.design_operations import BY_NAME
     from ..design.client import DesignClient
     from ..projects.downloads import DownloadDir
@@ -131,7 +131,7 @@ def design(session: Session) -> DesignClient:
                         journal=session.design_journal, observers=[session.history])
 
 
-def projects(session: Session) -> ProjectsClient:
+def projects(session: SessionShape) -> ProjectsClient:
     from ..projects.client import ProjectsClient
 
     settings, credentials = session.settings, session.auth.credentials
@@ -143,14 +143,14 @@ def projects(session: Session) -> ProjectsClient:
         secrets=session.secrets, observers=[session.history])
 
 
-def project(session: Session) -> ProjectFacade:
+def project(session: SessionShape) -> ProjectFacade:
     from ..projects.facade import ProjectFacade
 
     return ProjectFacade(session.projects, session.run, sync_state=lambda: session.sync_state,
                          progress=session.progress)
 
 
-def deck(session: Session) -> DeckFacade:
+def deck(session: SessionShape) -> DeckFacade:
     from functools import partial
 
     from ..design.deck.facade import DeckFacade
@@ -160,7 +160,7 @@ def deck(session: Session) -> DeckFacade:
                       lambda: session.deck_records, session.can_ask)
 
 
-def notifications(session: Session) -> Notifications:
+def notifications(session: SessionShape) -> Notifications:
     from ..design.notification_stream import NotificationStream
     from .notifications import Notifications
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
-if TYPE_CHECKING:
-    from . import Session
+from .shape import SessionShape
+
+#: the session begun: a `Session`, seen by this module as its shape
+S = TypeVar("S", bound=SessionShape)
 
 
-def begin(open_session: Callable[[], Session], started: Future[Session],
+def begin(open_session: Callable[[], S], started: Future[S],
           design_delay_s: Callable[[], float]) -> None:
     """`open_session()` and `warm` into `started`, on the calling thread; the future holds
     the warmed session (or the error opening raised). The Design pipeline is warmed
@@ -30,7 +32,7 @@ def begin(open_session: Callable[[], Session], started: Future[Session],
         warm_design(session)
 
 
-def warm(session: Session) -> None:
+def warm(session: SessionShape) -> None:
     """Do ahead what a first call pays for: the httpx client (its TLS context), the
     Projects pipeline, the stored credential, the modules of a first connection.
     Nothing is sent; a failure here is left for the first call to meet and report."""
@@ -43,7 +45,7 @@ def warm(session: Session) -> None:
         pass
 
 
-def warm_design(session: Session) -> None:
+def warm_design(session: SessionShape) -> None:
     """The Design pipeline's imports and client (after `warm`: a first `%project` call
     need not wait for them); nothing once the session is closing."""
     if session.closing.is_set():
@@ -54,9 +56,8 @@ def warm_design(session: Session) -> None:
         pass
 
 
-def start(begin: Callable[[Future[Session]], None]) -> Future[Session]:
+def start(begin: Callable[[Future[S]], None], started: Future[S]) -> Future[S]:
     """`begin(started)` on a daemon thread of its own; returns `started`."""
-    started: Future[Session] = Future()
     threading.Thread(target=begin, args=(started,), name="jdp-session-start",
                      daemon=True).start()
     return started

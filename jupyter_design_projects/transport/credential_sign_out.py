@@ -13,13 +13,13 @@ from ..errors import AuthError, CredentialStoreError, TransportError
 from .cross_process_lock import LockBusy
 
 if TYPE_CHECKING:
-    from .credential_manager import CredentialManager
+    from .credential_steps import CredentialSteps
     from .credentials import Credential
 
 REVOKED = "revoked at the service (RFC 7009)"
 
 
-async def sign_out(manager: CredentialManager) -> bool:
+async def sign_out(manager: CredentialSteps) -> bool:
     """True when there was a credential to forget (see the module docstring)."""
     store = manager.describe_store()
     async with manager.lock:
@@ -42,14 +42,14 @@ async def sign_out(manager: CredentialManager) -> bool:
     return had
 
 
-async def _stored_quietly(manager: CredentialManager) -> Credential | None:
+async def _stored_quietly(manager: CredentialSteps) -> Credential | None:
     try:
         return await manager.read_store()
     except CredentialStoreError:
         return None
 
 
-async def _holds_something(manager: CredentialManager) -> bool:
+async def _holds_something(manager: CredentialSteps) -> bool:
     """Whether the store holds a credential (a malformed one counts: it is deleted)."""
     try:
         return await manager.read_store() is not None
@@ -57,7 +57,7 @@ async def _holds_something(manager: CredentialManager) -> bool:
         return True
 
 
-async def _revoke(manager: CredentialManager, cred: Credential) -> None:
+async def _revoke(manager: CredentialSteps, cred: Credential) -> None:
     oauth = manager.oauth
     try:
         await oauth.revoke(cred)

@@ -21,7 +21,7 @@ from ..errors import AuthError, CredentialStoreError, ScopeExpansionFailed, Tran
 from .cross_process_lock import LockBusy
 
 if TYPE_CHECKING:
-    from .credential_manager import CredentialManager
+    from .credential_steps import CredentialSteps
     from .credentials import Credential
 
 #: the credential manager's logger: its changes are logged under one name, wherever their
@@ -36,7 +36,7 @@ SCOPE_UPGRADE_NOTICE = (
 )
 
 
-async def ensure_project_scopes(manager: CredentialManager, policy_allows: bool) -> str | None:
+async def ensure_project_scopes(manager: CredentialSteps, policy_allows: bool) -> str | None:
     """The notice when the credential gained the scopes, None when nothing was needed;
     ScopeExpansionFailed(reason) otherwise."""
     if not policy_allows:
@@ -55,14 +55,14 @@ async def ensure_project_scopes(manager: CredentialManager, policy_allows: bool)
             raise ScopeExpansionFailed("lock_contended") from None
 
 
-def _check_expandable(manager: CredentialManager, cred: Credential) -> None:
+def _check_expandable(manager: CredentialSteps, cred: Credential) -> None:
     if cred.client_id != manager.client_id:
         raise ScopeExpansionFailed("custom_oauth_client")
     if cred.refresh_token is None:
         raise ScopeExpansionFailed("no_refresh_token")
 
 
-async def _expand_locked(manager: CredentialManager) -> str:
+async def _expand_locked(manager: CredentialSteps) -> str:
     try:
         return await _expand_recorded(manager)
     except ScopeExpansionFailed as exc:
@@ -71,7 +71,7 @@ async def _expand_locked(manager: CredentialManager) -> str:
         raise
 
 
-async def _expand_recorded(manager: CredentialManager) -> str:
+async def _expand_recorded(manager: CredentialSteps) -> str:
     if manager.adopt_if_written_elsewhere(await _read(manager)):
         adopted = manager.current()
         if adopted is not None and not missing_project_scopes(adopted.scopes):
@@ -100,7 +100,7 @@ async def _expand_recorded(manager: CredentialManager) -> str:
     return SCOPE_UPGRADE_NOTICE
 
 
-async def _refresh_with(manager: CredentialManager, base: Credential,
+async def _refresh_with(manager: CredentialSteps, base: Credential,
                         asked: tuple[str, ...]) -> Credential:
     """One refresh asking for `asked`, bounded as every refresh is."""
     manager.record.asked(asked)
@@ -115,14 +115,14 @@ async def _refresh_with(manager: CredentialManager, base: Credential,
         raise ScopeExpansionFailed("refresh_refused", detail) from None
 
 
-async def _load(manager: CredentialManager) -> Credential | None:
+async def _load(manager: CredentialSteps) -> Credential | None:
     try:
         return await manager.use_stored()
     except CredentialStoreError as exc:
         raise ScopeExpansionFailed("no_token", exc.reason) from None
 
 
-async def _read(manager: CredentialManager) -> Credential | None:
+async def _read(manager: CredentialSteps) -> Credential | None:
     try:
         return await manager.read_store()
     except CredentialStoreError as exc:
