@@ -7,8 +7,8 @@ and its parts, built once, when first asked for, and closed together:
 
 `auth` (sign-in, status, refresh, sign-out), `design` and `projects` (the pipelines'
 clients), `project` and `deck` (their facades for scripts), `history` (every call), `trace`
-(every HTTP exchange) and `notifications` (the Design event stream); `session/`
-builds them. With no service configured, `open` uses the reference service of the Jupyter
+(every HTTP exchange) and `notifications` (the Design event stream); this package's
+modules build them. With no service configured, `open` uses the reference service of the Jupyter
 server this process runs under (`JDP_SERVICE_FILE`), else starts an embedded one, and says
 so in `banner`. `begin` opens one on a background thread and warms it, so `%load_ext` can
 begin it and the first call finds it ready.
