@@ -70,11 +70,17 @@ nitpick_ignore_regex = [
     # our own names in public signatures that are not public themselves: a type variable,
     # the wrapper that keeps a pasted sign-in code out of reprs, and a Design outcome's row
     # of the operation table (internal, may change)
-    ("py:class", r"(jupyter_design_projects\.)?(session\.T|core\.redaction\.Secret"
+    ("py:class", r"(jupyter_design_projects\.)?(session\._?T|core\.redaction\.Secret"
                  r"|(core\.design_operations\.)?DesignOperation)"),
     # the same two as annotations name them where they are imported for type checkers only
     # (settings.py stays light for `%load_ext`; errors/base.py loads no remedy until used)
     ("py:class", r"(Secret|Remedy)"),
+    # the types of the session's parts, named where they are imported for type checkers
+    # only (the session loads each part when first asked for): docs/python.md lists them
+    ("py:class", r"(AuthStatus|BackgroundLoop|CallHistory|Credential|CredentialManager"
+                 r"|DeckFacade|DesignClient|DesignJournal|EmbeddedService|Future|HttpTrace"
+                 r"|Journal|LoginAttempt|NotificationStore|NotificationStream|Progress"
+                 r"|PushRecords|SessionShape|SyncState)"),
 ]
 
 html_theme = "pydata_sphinx_theme"

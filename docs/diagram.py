@@ -37,6 +37,7 @@ ROLES = {
     "service_file": "the runtime file kernels and the lab server share",
     "transport": "HTTP only",
     "embedded": "starts the reference service as a subprocess",
+    "embedded_sign_in": "plays the person on the embedded service's sign-in page",
     "settings": "defaults, then environment, then traits",
     "data_dir": "the per-user data dir, kept private",
     "temp_folders": "each session's temporary folder, swept once its process is gone",

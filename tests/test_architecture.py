@@ -209,7 +209,7 @@ def test_the_core_rule_tells_parsing_from_io() -> None:
 
 
 def test_the_walker_sees_relative_and_from_package_imports() -> None:
-    assert f"{NAME}.settings" in imports_of(PACKAGE / "session.py")
+    assert f"{NAME}.settings" in imports_of(PACKAGE / "session" / "__init__.py")
     assert f"{NAME}.errors.guidance" in imports_of(PACKAGE / "errors" / "base.py")
 
 

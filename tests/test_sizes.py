@@ -17,18 +17,6 @@ MAX_FUNCTION_LINES = 60
 #: folders of the package the build fills (paths relative to the package)
 BUILT = ("design/deck/reveal_assets/", "labextension/")
 
-#: The pieces still over a cap on this branch, each `(module path, function)` (None: the
-#: module itself). Other engineers are splitting them at the same time (session.py,
-#: transport/credential_manager.py, notebook/*, projects/*, server/*, transport/http.py,
-#: core/sync_plan.py); the lead empties this list as their branches merge. A piece not
-#: listed here fails at once, and an entry that is no longer over its cap fails too, so
-#: the list only shrinks.
-NOT_YET_SPLIT: frozenset[tuple[str, str | None]] = frozenset({
-    ("session.py", None),
-    ("transport/credential_manager.py", None),
-})
-
-
 def module_lines(source: str) -> int:
     return len(source.splitlines())
 
@@ -115,16 +103,9 @@ def test_methods_and_nested_functions_are_measured_by_their_dotted_names() -> No
 
 
 def test_no_module_or_function_of_the_package_is_over_its_cap() -> None:
-    """A piece over a cap that nobody is splitting yet: split it by noun (STYLE.md)."""
-    unlisted = package_over_caps() - NOT_YET_SPLIT
-    assert not unlisted, sorted(unlisted, key=str)
-
-
-def test_every_piece_waiting_to_be_split_is_still_over_its_cap() -> None:
-    """An entry whose piece is now within its cap leaves NOT_YET_SPLIT, so the piece cannot
-    grow back unseen."""
-    within = NOT_YET_SPLIT - package_over_caps()
-    assert not within, sorted(within, key=str)
+    """A piece over a cap: split it by noun (STYLE.md)."""
+    over = package_over_caps()
+    assert not over, sorted(over, key=str)
 
 
 def test_the_built_folders_are_the_only_ones_left_out() -> None:
@@ -132,4 +113,4 @@ def test_the_built_folders_are_the_only_ones_left_out() -> None:
                 for p in PACKAGE.rglob("*.py")
                 if not p.relative_to(PACKAGE).as_posix().startswith(BUILT)}
     assert {"core", "design", "errors", "notebook", "projects", "server", "transport",
-            "session.py", "settings.py"} <= measured
+            "session", "settings.py"} <= measured

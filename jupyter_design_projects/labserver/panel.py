@@ -102,7 +102,7 @@ class Panel:
 
     def _failure(self, exc: BaseException) -> dict[str, str]:
         session = self._session
-        secrets = session._secrets() if session is not None else []
+        secrets = session.secrets() if session is not None else []
         base = session.settings.api_base_url if session is not None else ""
         if session is not None and session.embedded is not None:
             base = EMBEDDED_LABEL

@@ -128,7 +128,7 @@ class PanelSignIn:
             redirect: str | None = base + CALLBACK
         else:
             redirect = base + CODE_PAGE if through_proxy else None
-        attempt = session.credentials.begin_login(redirect_uri=redirect)
+        attempt = session.auth.credentials.begin_login(redirect_uri=redirect)
         self._keep(attempt)
         url = attempt.url
         if through_proxy:  # the embedded service's page, through this server's proxy
@@ -170,7 +170,7 @@ class PanelSignIn:
 async def _exchange(session: Session, attempt: LoginAttempt, answer: str, *,
                     pasted: bool) -> dict[str, str] | None:
     """Exchange the code; None when signed in, else a failure object saying what to do."""
-    manager = session.credentials
+    manager = session.auth.credentials
     try:
         if pasted:
             await manager.finish_login(attempt, Secret(answer))

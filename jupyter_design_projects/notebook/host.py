@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .lifecycle import SessionLifecycle
 
 if TYPE_CHECKING:
+    from ..session import Session
     from ..settings import Settings
     from .widgets.deck import NotebookDeck
     from .widgets.sign_in import SignInCard
@@ -65,7 +66,7 @@ class NotebookHost:
     # ------------------------------------------------------------ the session
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         """The session: the one begun at `%load_ext`, or opened now (starting the
         reference service if needed)."""
         lifecycle = self.lifecycle

@@ -14,43 +14,36 @@ no longer holds what this manager last read from it or wrote to it: a store that
 holds an older credential (because saving a refresh failed) is not adopted over the newer
 one this manager holds, whose refresh token is the live one.
 
-Scope-upgrade notice: `ensure_project_scopes` returns it when this manager's credential
-went from lacking the project scopes to holding them — whether this process performed
-the expansion or adopted one another process made that it had not seen before. A
-process that already held the scopes gets None. So each process tells its own person
-once, and only the first call after the change carries the notice.
+The flows live beside it, one module each: signing in (`credential_login`), adding the
+Projects scopes (`scope_expansion`), signing out (`credential_sign_out`), the cross-process
+lock and the sign-in generation marker. The manager holds the credential and the locks;
+its public steps (`use_stored`, `read_store`, `adopt`, `save`, ...) are what those flows
+call, under the manager's lock.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
 import logging
-import os
-import secrets as random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import pkce
 from ..core.redaction import Secret, as_secret
-from ..core.scopes import LOGIN_SCOPES, expansion_scopes, missing_project_scopes
-from ..core.sign_in_steps import WHY, AuthStatus, iso, redacted_authorize_url
-from ..errors import (
-    AuthError,
-    CredentialStoreError,
-    JdpError,
-    ScopeExpansionFailed,
-    TransportError,
-)
+from ..core.sign_in_steps import WHY, AuthStatus, iso
+from ..errors import AuthError, CredentialStoreError, TransportError
+from . import credential_login, credential_sign_out, scope_expansion
+from .credential_login import LoginAttempt
 from .credentials import Credential, CredentialStore, lock_path_for, open_store
+from .cross_process_lock import CrossProcessLock, LockBusy
 from .oauth import OAuthClient
+from .scope_expansion import SCOPE_UPGRADE_NOTICE
+from .sign_in_generation import GenerationMarker
 from .sign_in_record import SignInRecord
 
 if TYPE_CHECKING:
-    import filelock
     import httpx
 
     from ..settings import Settings
@@ -64,31 +57,16 @@ REFRESH_TIMEOUT_MS = 5_000
 LOCK_TIMEOUT_MS = 5_000
 #: a token this close to its expiry is refreshed before use
 EXPIRY_SKEW_MS = 30_000
-LOCK_POLL_S = 0.02
 #: how many past tokens (rotated ones, login codes) are still redacted
 KNOWN_SECRETS_KEPT = 32
-#: said once, beside the first Projects result, in plain words (no scope names, no
-#: developer hint): what the person can now do, since nothing went wrong
-SCOPE_UPGRADE_NOTICE = (
-    "Signed in to this notebook's Project too: its knowledge can now be read and changed "
-    "from here."
-)
 
-
-@dataclasses.dataclass(frozen=True)
-class LoginAttempt:
-    url: str
-    state: str
-    verifier: Secret
-    #: where the sign-in page sends the browser (None: the paste-the-code page)
-    redirect_uri: str | None = None
-
-
-class _LockBusy(Exception):
-    pass
+__all__ = ["CredentialManager", "LoginAttempt", "SCOPE_UPGRADE_NOTICE", "open_credentials"]
 
 
 class CredentialManager:
+    """The one credential of a session, changed one change at a time, across processes
+    (see the module docstring)."""
+
     def __init__(
         self,
         store: CredentialStore,
@@ -102,21 +80,23 @@ class CredentialManager:
     ) -> None:
         self._store = store
         self._oauth = oauth
-        self._client_id = client_id
+        #: the OAuth client this package signs in as (a credential of another cannot be
+        #: expanded)
+        self.client_id = client_id
         self._lock_path = Path(lock_path)
         self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
-        self._refresh_timeout_s = refresh_timeout_ms / 1000
-        self._lock_timeout_s = lock_timeout_ms / 1000
+        self.refresh_timeout_s = refresh_timeout_ms / 1000
+        self.lock_timeout_s = lock_timeout_ms / 1000
         self._cred: Credential | None = None
         #: what the store held when this manager last read or wrote it
         self._stored: Credential | None = None
         self._seen: list[Secret] = []
-        self._lock = asyncio.Lock()
-        self._file_lock: filelock.FileLock | None = None
+        #: held for every change here, then `file_lock` for every change of the store
+        self.lock = asyncio.Lock()
+        self.file_lock = CrossProcessLock(self._lock_path)
         #: the sign-in generation marker beside the lock: a sign-in or sign-out in any
         #: process replaces it, and every use of the token here first checks it
-        self._marker = self._lock_path.with_name(self._lock_path.name + ".generation")
-        self._marker_seen: tuple[int, int, int] | None = None
+        self._marker = GenerationMarker(self._lock_path)
         #: the sign-in, step by step (`%design auth`, `session.auth_status()`)
         self.record = SignInRecord(self._clock_ms)
 
@@ -129,14 +109,18 @@ class CredentialManager:
     def current(self) -> Credential | None:
         return self._cred
 
+    @property
+    def oauth(self) -> OAuthClient:
+        return self._oauth
+
     async def load_stored(self) -> Credential | None:
         """The credential, read from the store unless already held; sends nothing."""
-        async with self._lock:
-            return self._cred or await self._load()
+        async with self.lock:
+            return self._cred or await self.use_stored()
 
     async def access_token(self) -> Secret:
         await self._follow_other_processes()
-        cred = self._cred or await self._load()
+        cred = self._cred or await self.use_stored()
         if cred is None:
             raise AuthError("no_token", "Not signed in.")
         expiring = self._clock_ms() >= cred.expires_at_ms - EXPIRY_SKEW_MS
@@ -148,14 +132,14 @@ class CredentialManager:
         """The sign-in as it stands (the stored credential read if none is held): what is
         held, never its tokens, and the steps recorded so far."""
         problem = None
-        async with self._lock:
+        async with self.lock:
             try:
-                cred = self._cred or await self._load()
+                cred = self._cred or await self.use_stored()
             except CredentialStoreError as exc:
                 cred, problem = None, exc.reason
         return AuthStatus(
             now_ms=self._clock_ms(), signed_in=cred is not None,
-            client_id=cred.client_id if cred else self._client_id,
+            client_id=cred.client_id if cred else self.client_id,
             store=self._store.describe(), scopes_held=cred.scopes if cred else (),
             scopes_asked=self.record.scopes_asked,
             expires_at_ms=cred.expires_at_ms if cred else None,
@@ -173,7 +157,7 @@ class CredentialManager:
         async def refresh() -> Secret:
             if self._cred is not None and self._cred.access_token != rejected:
                 return self._cred.access_token
-            async with self._cross_process_lock(self._refresh_timeout_s):
+            async with self.file_lock.held(self.refresh_timeout_s):
                 return await self._refresh_locked(rejected, why)
 
         return await self._refreshing(refresh, why)
@@ -185,12 +169,12 @@ class CredentialManager:
         there is nothing to refresh."""
 
         async def refresh() -> Credential:
-            cred = self._cred or await self._load()
+            cred = self._cred or await self.use_stored()
             if cred is None:
                 raise AuthError("no_token", "Not signed in.")
             if cred.refresh_token is None:
                 raise AuthError("no_refresh_token", "The credential has no refresh token.")
-            async with self._cross_process_lock(self._refresh_timeout_s):
+            async with self.file_lock.held(self.refresh_timeout_s):
                 await self._refresh_locked(cred.access_token, "asked")
             assert self._cred is not None
             return self._cred
@@ -201,14 +185,14 @@ class CredentialManager:
         """`refresh()` under the manager's lock and the 5,000 ms bound, its failures
         mapped to AuthError (refresh_timeout, refresh_failed) and recorded."""
         try:
-            async with asyncio.timeout(self._refresh_timeout_s):
-                async with self._lock:
+            async with asyncio.timeout(self.refresh_timeout_s):
+                async with self.lock:
                     return await refresh()
-        except (TimeoutError, _LockBusy):
+        except (TimeoutError, LockBusy):
             self.record.add("refresh", False, WHY[why], reason="refresh_timeout")
             raise AuthError(
                 "refresh_timeout",
-                f"No new token within {self._refresh_timeout_s:g} s.",
+                f"No new token within {self.refresh_timeout_s:g} s.",
             ) from None
         except (TransportError, CredentialStoreError) as exc:
             self.record.add("refresh", False, WHY[why], reason=exc.kind)
@@ -227,9 +211,9 @@ class CredentialManager:
             ) from None
 
     async def _refresh_locked(self, rejected: Secret, why: str = "after_401") -> Secret:
-        stored = await self._read_store()
+        stored = await self.read_store()
         self._forget_if_signed_out_elsewhere(stored)
-        if self._adopt_if_written_elsewhere(stored):
+        if self.adopt_if_written_elsewhere(stored):
             adopted = self._cred
             if adopted is not None and adopted.access_token != rejected:
                 log.info("adopted a token another process refreshed")
@@ -242,9 +226,9 @@ class CredentialManager:
         self.record.asked(base.scopes)
         self._oauth.last_status = None
         fresh = await self._oauth.refresh(base, base.scopes)
-        self._adopt(fresh)
+        self.adopt(fresh)
         try:
-            await self._save(fresh)
+            await self.save(fresh)
         except CredentialStoreError as exc:
             # the old refresh token is spent: keep the new credential for this session
             log.warning("the refreshed credential could not be saved (%s)", exc.reason)
@@ -262,140 +246,32 @@ class CredentialManager:
             self.record.add("sign_out", True, "the stored credential was removed elsewhere")
             raise AuthError("no_token", "Not signed in (signed out elsewhere).")
 
-    def _marker_now(self) -> tuple[int, int, int] | None:
-        try:
-            info = self._marker.stat()
-        except OSError:
-            return None
-        return info.st_ino, info.st_mtime_ns, info.st_size
-
     async def _follow_other_processes(self) -> None:
         """Before a use of the token: when another process signed in or out since this
         manager last looked (the generation marker changed), read the store again — an
         empty store is a sign-out everywhere (AuthError no_token, the token forgotten
         here), a new credential is adopted. One stat when nothing changed."""
-        seen = self._marker_now()
-        if seen == self._marker_seen:
+        if not self._marker.changed() or self._cred is None:
             return
-        self._marker_seen = seen
-        if self._cred is None:
-            return
-        async with self._lock:
-            stored = await self._read_store()
+        async with self.lock:
+            stored = await self.read_store()
             self._forget_if_signed_out_elsewhere(stored)
-            self._adopt_if_written_elsewhere(stored)
-
-    def _bump_generation(self) -> None:
-        """Tell every other process using this store that the sign-in changed (under the
-        cross-process lock): the marker is replaced, so its inode changes."""
-        partial = self._marker.with_name(self._marker.name + ".partial")
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as out:
-            out.write(random.token_hex(8))
-        os.replace(partial, self._marker)
-        self._marker_seen = self._marker_now()
+            self.adopt_if_written_elsewhere(stored)
 
     # ---------------------------------------------------------------- Projects scopes
 
     async def ensure_project_scopes(self, *, policy_allows: bool = True) -> str | None:
         """Spec §11: add user:projects:read/write when missing. Returns the scope-upgrade
         notice when this manager's credential gained them, None when nothing was needed;
-        raises ScopeExpansionFailed(reason) otherwise."""
-        if not policy_allows:
-            raise ScopeExpansionFailed("policy_disabled")
-        async with self._lock:
-            cred = self._cred or await self._load_for_expansion()
-            if cred is None:
-                raise ScopeExpansionFailed("no_token")
-            if not missing_project_scopes(cred.scopes):
-                return None
-            self._check_expandable(cred)
-            try:
-                async with self._cross_process_lock(self._lock_timeout_s):
-                    return await self._expand_locked()
-            except _LockBusy:
-                raise ScopeExpansionFailed("lock_contended") from None
-
-    def _check_expandable(self, cred: Credential) -> None:
-        if cred.client_id != self._client_id:
-            raise ScopeExpansionFailed("custom_oauth_client")
-        if cred.refresh_token is None:
-            raise ScopeExpansionFailed("no_refresh_token")
-
-    async def _expand_locked(self) -> str:
-        try:
-            return await self._expand_recorded()
-        except ScopeExpansionFailed as exc:
-            self.record.add("refresh", False, WHY["scope_expansion"], reason=exc.reason,
-                            status=self._oauth.last_status, detail=exc.detail or None)
-            raise
-
-    async def _expand_recorded(self) -> str:
-        if self._adopt_if_written_elsewhere(await self._read_for_expansion()):
-            adopted = self._cred
-            if adopted is not None and not missing_project_scopes(adopted.scopes):
-                log.info("adopted project scopes another process added")
-                self.record.add("adopted", True, WHY["scope_expansion"] + "; another "
-                                "process had added them", expires=iso(adopted.expires_at_ms))
-                return SCOPE_UPGRADE_NOTICE
-        base = self._cred
-        if base is None:
-            raise ScopeExpansionFailed("no_token")
-        self._check_expandable(base)
-        asked = expansion_scopes(base.scopes)
-        self.record.asked(asked)
-        self._oauth.last_status = None
-        try:
-            async with asyncio.timeout(self._refresh_timeout_s):
-                fresh = await self._oauth.refresh(base, asked)
-        except (AuthError, TransportError, TimeoutError) as exc:
-            if self._adopt_if_written_elsewhere(await self._read_for_expansion()):
-                raise ScopeExpansionFailed("refreshed_elsewhere") from None
-            detail = getattr(exc, "reason", "timeout")
-            raise ScopeExpansionFailed("refresh_refused", detail) from None
-        self._adopt(fresh)
-        try:
-            await self._save(fresh)
-            kept = self._stored = await self._read_store()
-        except CredentialStoreError as exc:
-            raise ScopeExpansionFailed("save_failed", exc.reason) from None
-        if kept != fresh:
-            raise ScopeExpansionFailed("save_failed", "the store did not keep it")
-        if missing_project_scopes(fresh.scopes):
-            raise ScopeExpansionFailed("scopes_not_granted")
-        log.info("expanded the credential with the project scopes")
-        self.record.add("refresh", True, WHY["scope_expansion"], why="scope_expansion",
-                        status=self._oauth.last_status, expires=iso(fresh.expires_at_ms))
-        return SCOPE_UPGRADE_NOTICE
-
-    async def _load_for_expansion(self) -> Credential | None:
-        try:
-            return await self._load()
-        except CredentialStoreError as exc:
-            raise ScopeExpansionFailed("no_token", exc.reason) from None
-
-    async def _read_for_expansion(self) -> Credential | None:
-        try:
-            return await self._read_store()
-        except CredentialStoreError as exc:
-            raise ScopeExpansionFailed("no_token", exc.reason) from None
+        raises ScopeExpansionFailed(reason) otherwise (`scope_expansion`)."""
+        return await scope_expansion.ensure_project_scopes(self, policy_allows)
 
     # ---------------------------------------------------------------- login
 
     def begin_login(self, redirect_uri: str | None = None) -> LoginAttempt:
         """The authorize URL to open, with a fresh PKCE verifier and state; the browser
         comes back to `redirect_uri` (a loopback listener), else to the code page."""
-        verifier = Secret(pkce.verifier_from_bytes(random.token_bytes(32)))
-        state = pkce.state_from_bytes(random.token_bytes(24))
-        url = self._oauth.authorize_url_for(
-            state=state, challenge=pkce.challenge_for(verifier.reveal()), scopes=LOGIN_SCOPES,
-            redirect_uri=redirect_uri,
-        )
-        self.record.asked(LOGIN_SCOPES)
-        self.record.add("authorize_url", True, "the sign-in page to open (PKCE S256)",
-                        url=redacted_authorize_url(url), client_id=self._oauth.client_id,
-                        redirect_uri=redirect_uri or self._oauth.redirect_uri)
-        return LoginAttempt(url=url, state=state, verifier=verifier, redirect_uri=redirect_uri)
+        return credential_login.new_attempt(self._oauth, self.record, redirect_uri)
 
     async def finish_login(self, attempt: LoginAttempt, pasted: Secret | str) -> Credential:
         """Exchange the pasted `code#state` (the state must match) and save the credential."""
@@ -411,46 +287,23 @@ class CredentialManager:
         """Wait at most `timeout_s` for the browser's redirect to `listener`, exchange its
         code, save the credential, answer the browser with a page saying how it went, and
         close the listener (also on timeout, failure or cancellation)."""
-        async with listener:
-            callback = await listener.wait(timeout_s)
-            try:
-                fresh = await self.finish_redirect(attempt, callback.query)
-            except JdpError as exc:
-                await callback.answer(400, "Sign-in failed",
-                                      f"{exc.message} Return to the notebook.")
-                raise
-            await callback.answer(200, "Signed in", "You are signed in; you can close this "
-                                  "tab and return to the notebook.")
-            return fresh
+        return await credential_login.by_redirect(self.finish_redirect, attempt, listener,
+                                                  timeout_s)
 
     async def _exchange(self, attempt: LoginAttempt, code: Secret) -> Credential:
-        self._remember(code, attempt.verifier)
-        self._oauth.last_status = None
-        try:
-            fresh = await self._oauth.exchange_code(
-                code=code, verifier=attempt.verifier, state=attempt.state,
-                scopes=LOGIN_SCOPES, redirect_uri=attempt.redirect_uri,
-            )
-            await self.save_credential(fresh)
-        except JdpError as exc:
-            self.record.failed("code_exchange", "the code for a credential", exc,
-                               status=self._oauth.last_status)
-            raise
-        self.record.add("code_exchange", True, "the code for a credential",
-                        status=self._oauth.last_status, expires=iso(fresh.expires_at_ms),
-                        scopes=" ".join(fresh.scopes),
-                        can_refresh="yes" if fresh.refresh_token else "no")
-        return fresh
+        self.remember(code, attempt.verifier)
+        return await credential_login.exchange(self._oauth, self.record, attempt, code,
+                                               self.save_credential)
 
     async def save_credential(self, cred: Credential) -> None:
         """Store a credential obtained elsewhere (a login), under both locks."""
-        async with self._lock:
+        async with self.lock:
             try:
-                async with self._cross_process_lock(self._lock_timeout_s):
-                    self._adopt(cred)
-                    await self._save(cred)
-                    self._bump_generation()
-            except _LockBusy:
+                async with self.file_lock.held(self.lock_timeout_s):
+                    self.adopt(cred)
+                    await self.save(cred)
+                    self._marker.bump()
+            except LockBusy:
                 raise CredentialStoreError(
                     self._store.describe(), "locked by another process"
                 ) from None
@@ -458,122 +311,63 @@ class CredentialManager:
     # ---------------------------------------------------------------- sign-out
 
     async def sign_out(self) -> bool:
-        """Forget the credential in this session and delete it from the store, under both
-        locks (a refresh in another process cannot write it back meanwhile; afterwards it
-        finds the store empty and forgets its own), replace the generation marker (every
-        other process of this store stops using the token at its next use), then ask the
-        service to revoke it (RFC 7009; a failure is recorded, the sign-out stands). Its
-        tokens stay known for redaction. True when there was one to forget."""
-        async with self._lock:
-            try:
-                async with self._cross_process_lock(self._lock_timeout_s):
-                    held = self._cred or await self._stored_quietly()
-                    had = held is not None or await self._holds_something()
-                    await asyncio.to_thread(self._store.delete)
-                    self._cred = self._stored = None
-                    self._bump_generation()
-            except _LockBusy:
-                error = CredentialStoreError(self._store.describe(),
-                                             "locked by another process")
-                self.record.failed("sign_out", f"delete from {self._store.describe()}", error)
-                raise error from None
-            except CredentialStoreError as exc:
-                self.record.failed("sign_out", f"delete from {self._store.describe()}", exc)
-                raise
-        self.record.add("sign_out", True, f"forgotten here and deleted from "
-                        f"{self._store.describe()}" if had else "nothing was stored")
-        if held is not None:
-            await self._revoke(held)
-        return had
+        """Forget the credential here and delete it from the store, tell every other
+        process of this store, and revoke it at the service (`credential_sign_out`). True
+        when there was one to forget."""
+        return await credential_sign_out.sign_out(self)
 
-    async def _stored_quietly(self) -> Credential | None:
-        try:
-            return await self._read_store()
-        except CredentialStoreError:
-            return None
+    # ---------------------------------------------------------------- the steps of the flows
 
-    async def _revoke(self, cred: Credential) -> None:
-        try:
-            await self._oauth.revoke(cred)
-        except (AuthError, TransportError) as exc:
-            self.record.failed("revoke", "revoked at the service (RFC 7009)", exc,
-                               status=self._oauth.last_status)
-            return
-        self.record.add("revoke", True, "revoked at the service (RFC 7009)",
-                        status=self._oauth.last_status)
+    def describe_store(self) -> str:
+        return self._store.describe()
 
-    async def _holds_something(self) -> bool:
-        """Whether the store holds a credential (a malformed one counts: it is deleted)."""
-        try:
-            return await self._read_store() is not None
-        except CredentialStoreError:
-            return True
+    async def delete_stored(self) -> None:
+        """Delete the store's credential, forget it here and replace the generation
+        marker (under both locks: every other process stops using it at its next use)."""
+        await asyncio.to_thread(self._store.delete)
+        self._cred = self._stored = None
+        self._marker.bump()
 
-    # ---------------------------------------------------------------- internals
-
-    async def _load(self) -> Credential | None:
+    async def use_stored(self) -> Credential | None:
         """Read the store and use what it holds."""
-        cred = self._stored = await self._read_store()
+        cred = self._stored = await self.read_store()
         if cred is not None:
-            self._adopt(cred)
+            self.adopt(cred)
         return cred
 
-    async def _read_store(self) -> Credential | None:
-        """What the store holds now (its tokens are remembered for redaction, not used)."""
+    async def read_store(self, *, note: bool = False) -> Credential | None:
+        """What the store holds now (its tokens are remembered for redaction, not used);
+        with `note`, also what this manager last saw of the store."""
         cred = await asyncio.to_thread(self._store.load)
         if cred is not None:
-            self._remember(*cred.secrets())
+            self.remember(*cred.secrets())
+        if note:
+            self._stored = cred
         return cred
 
-    def _adopt_if_written_elsewhere(self, stored: Credential | None) -> bool:
+    def adopt_if_written_elsewhere(self, stored: Credential | None) -> bool:
         """Use `stored` if another process wrote it since this manager last read or wrote
         the store. A store still holding what this manager saw is not adopted: this
         manager's own credential is as new or newer (after a save that failed)."""
         if stored is None or stored == self._stored:
             return False
         self._stored = stored
-        self._adopt(stored)
+        self.adopt(stored)
         return True
 
-    async def _save(self, cred: Credential) -> None:
+    async def save(self, cred: Credential) -> None:
         await asyncio.to_thread(self._store.save, cred)
         self._stored = cred
 
-    def _adopt(self, cred: Credential) -> None:
+    def adopt(self, cred: Credential) -> None:
         self._cred = cred
-        self._remember(*cred.secrets())
+        self.remember(*cred.secrets())
 
-    def _remember(self, *secrets: Secret) -> None:
+    def remember(self, *secrets: Secret) -> None:
         for s in secrets:
             if s not in self._seen:
                 self._seen.append(s)
         del self._seen[:-KNOWN_SECRETS_KEPT]
-
-    @contextlib.asynccontextmanager
-    async def _cross_process_lock(self, timeout_s: float) -> AsyncIterator[None]:
-        """Poll a non-blocking filelock (a blocking acquire in a thread could still take
-        the lock after its waiter was cancelled, and then never release it)."""
-        import filelock  # here, not at import: a call that refreshes nothing never needs it
-
-        if self._file_lock is None:
-            self._lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # 0600 whatever the umask: it sits beside the credential, often in a data dir
-            self._file_lock = filelock.FileLock(str(self._lock_path), mode=0o600,
-                                                thread_local=False)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            try:
-                self._file_lock.acquire(blocking=False)
-                break
-            except filelock.Timeout:
-                if loop.time() >= deadline:
-                    raise _LockBusy() from None
-                await asyncio.sleep(LOCK_POLL_S)
-        try:
-            yield
-        finally:
-            self._file_lock.release()
 
 
 def open_credentials(

@@ -147,17 +147,17 @@ def test_a_typo_of_auth_gets_a_did_you_mean_and_the_help_names_it(shell, live, c
 # ---------------------------------------------------------------- the view alone
 
 
-class StubSession:
-    """A session whose sign-in status is given; refresh_now fails as told."""
+class StubAuth:
+    """A session's `auth` part whose sign-in status is given; refresh fails as told."""
 
     def __init__(self, status, refresh_error=None) -> None:
-        self.status, self.refresh_error, self.asked = status, refresh_error, []
+        self.shown, self.refresh_error, self.asked = status, refresh_error, []
 
-    def auth_status(self, *, discover: bool = True):
-        return self.status
+    def status(self, *, discover: bool = True):
+        return self.shown
 
-    def refresh_now(self):
-        self.asked.append("refresh_now")
+    def refresh(self):
+        self.asked.append("refresh")
         raise self.refresh_error
 
 
@@ -176,7 +176,7 @@ def a_status(**changes):
 ])
 def test_a_button_shows_only_when_it_would_work_and_a_line_says_why_not(changes, buttons,
                                                                         line):
-    view = AuthView(StubSession(a_status(**changes)))
+    view = AuthView(StubAuth(a_status(**changes)))
     assert view.buttons == buttons
     view.widget  # noqa: B018 - the buttons exist, as in a notebook
     shown = {label for label, b in view._buttons.items() if b.layout.display != "none"}
@@ -188,12 +188,12 @@ def test_a_button_shows_only_when_it_would_work_and_a_line_says_why_not(changes,
 def test_a_refresh_that_fails_says_why_with_the_sign_in_remedy():
     from jupyter_design_projects.errors import AuthError
 
-    session = StubSession(a_status(), AuthError("refresh_failed", "The token could not be "
+    session = StubAuth(a_status(), AuthError("refresh_failed", "The token could not be "
                                                                   "refreshed (invalid_grant)."))
     view = AuthView(session)
     view.widget  # noqa: B018
     view._buttons[REFRESH].click()
-    assert session.asked == ["refresh_now"] and view._said_ok is False
+    assert session.asked == ["refresh"] and view._said_ok is False
     assert "invalid_grant" in view.said and "%design login" in view.said
     assert "invalid_grant" in view._html_view.value
 
@@ -205,7 +205,7 @@ def test_what_the_service_says_in_discovery_is_shown_escaped():
 
     fields = tuple(payloads("http://127.0.0.1:9").items())
     found = (Step(0, "discovery", True, "<b>metadata</b>", fields),)
-    html_shown = AuthView(StubSession(a_status(discovery=found)))._html()
+    html_shown = AuthView(StubAuth(a_status(discovery=found)))._html()
     for tag in ("<script", "<img", "<svg", "<iframe", "<style", "<object", "<embed", "<meta",
                 "<a ", "<input", "<math", "<b>metadata"):
         assert tag not in html_shown.replace("<b>Discovery</b>", "").replace(

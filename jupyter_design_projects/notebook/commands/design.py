@@ -124,14 +124,15 @@ def rpc(call: Call) -> Any:
 
 
 def auth(call: Call) -> Any:
-    """`%design auth`: the session whose sign-in the view shows (discovery fetched then)."""
-    return call.session
+    """`%design auth`: the session's `auth` part, whose sign-in the view shows (discovery
+    fetched then)."""
+    return call.session.auth
 
 
-def auth_view(call: Call, session: Any) -> Any:
+def auth_view(call: Call, auth: Any) -> Any:
     from ..widgets.auth_view import AuthView
 
-    return AuthView(session)
+    return AuthView(auth)
 
 
 # ------------------------------------------------------------ the catalogue, for words

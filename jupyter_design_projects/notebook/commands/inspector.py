@@ -103,8 +103,8 @@ def workbench(host: NotebookHost, tool: str, clicked: Clicked) -> Inspector:
                          history=session.history)
     inspector = Inspector("design", design_operations(session), design_runner(clicked),
                           trace=session.trace, history=session.history)
-    if hasattr(session, "listen_for_notifications"):
-        session.listen_for_notifications()
-        inspector.notifications = NotificationsPane(session.notifications)
+    if hasattr(session, "notifications"):
+        session.notifications.listen()
+        inspector.notifications = NotificationsPane(session.notifications.stream)
         inspector.widget.children = (*inspector.widget.children, inspector.notifications.widget)
     return inspector

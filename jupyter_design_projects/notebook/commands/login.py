@@ -49,7 +49,7 @@ def _through_jupyter(session: Session) -> tuple[str, LoginAttempt] | None:
     base = jupyter_address()
     if embedded is None or embedded.owned or base is None:
         return None
-    attempt = session.credentials.begin_login(redirect_uri=base + CODE_PAGE)
+    attempt = session.auth.credentials.begin_login(redirect_uri=base + CODE_PAGE)
     return base + AUTHORIZE + "?" + urlsplit(attempt.url).query, attempt
 
 
@@ -65,7 +65,7 @@ def sign_in(host: NotebookHost, code: str | None, *, paste: bool = False) -> Any
         if host.login_attempt is None:
             raise BadCommand("design login", "run %design login --paste first, then "
                                              "paste the code it asks for")
-        session.login_finish(host.login_attempt, code)
+        session.auth.login_finish(host.login_attempt, code)
         host.login_attempt = None
         return views.status_outcome({"signed_in": True}, label="design login")
     if host.sign_in is not None:
@@ -79,7 +79,7 @@ def sign_in(host: NotebookHost, code: str | None, *, paste: bool = False) -> Any
     if not paste:
         timeout = host.options.login_timeout
         try:
-            url, done = session.login_start(timeout_s=timeout)
+            url, done = session.auth.login_start(timeout_s=timeout)
         except OSError as exc:
             note = (f"No loopback port for the sign-in redirect ({exc.strerror or exc}); "
                     "paste the code instead.")
@@ -89,7 +89,7 @@ def sign_in(host: NotebookHost, code: str | None, *, paste: bool = False) -> Any
             host.sign_in = SignInCard(url, done, timeout)
             display(host.sign_in.widget)
             return host.sign_in
-    url, host.login_attempt = session.login_begin()
+    url, host.login_attempt = session.auth.login_begin()
     return _ask_for_code(host, url, note)
 
 

@@ -89,11 +89,11 @@ def _note_row(record: Mapping[str, Any]) -> dict[str, Any]:
 def notifications_of(session: Any, *, listen: bool) -> Any:
     """The session's notification stream (opened first when `listen`, on a Design session
     that exists), or None for a session that has none."""
-    if session is None or not hasattr(session, "listen_for_notifications"):
+    if session is None or not hasattr(session, "notifications"):
         return None
     if listen:
-        session.listen_for_notifications(open_session=False)
-    return session.notifications
+        session.notifications.listen(open_session=False)
+    return session.notifications.stream
 
 
 class CurlOutcome(Outcome):

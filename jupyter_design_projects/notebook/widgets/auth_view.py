@@ -14,7 +14,7 @@ reaches one) and is escaped.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.sign_in_steps import KINDS, AuthStatus, Step, iso, lines, refresh_line
 from ...errors import JdpError
@@ -23,18 +23,21 @@ from ..remedies import as_magic, magic_text
 from ..views.outcome import Outcome
 from ..views.theme import colour
 
+if TYPE_CHECKING:
+    from ...session.auth import Auth
+
 COMMAND = "design auth"
 REFRESH = "Refresh now"
 SIGN_OUT = "Sign out"
 
 
 class AuthView(Outcome):
-    """The sign-in status of `session` (its `auth_status()`), with Refresh now and Sign
-    out; `.status` is the `AuthStatus` shown, `.said` what the last button did."""
+    """The sign-in status of a session's `auth` part (its `status()`), with Refresh now
+    and Sign out; `.status` is the `AuthStatus` shown, `.said` what the last button did."""
 
-    def __init__(self, session: Any, status: AuthStatus | None = None) -> None:
-        self._session = session
-        self.status = status if status is not None else session.auth_status()
+    def __init__(self, auth: Auth, status: AuthStatus | None = None) -> None:
+        self._auth = auth
+        self.status = status if status is not None else auth.status()
         super().__init__(COMMAND, self.status.to_dict())
         #: the outcome of the last button (None before any), as shown above the steps
         self.said: str | None = None
@@ -48,7 +51,7 @@ class AuthView(Outcome):
         """Refresh the token now (through the credential manager, under its locks) and
         show the new expiry; a failure is shown and kept in `.said`."""
         try:
-            status = self._session.refresh_now()
+            status = self._auth.refresh()
             self._show(status, f"Refreshed (asked by you). {status.expiry_line()}.")
         except JdpError as exc:
             self._failed(exc)
@@ -57,7 +60,7 @@ class AuthView(Outcome):
     def sign_out(self) -> AuthStatus:
         """Forget the credential here and delete it from the credential store."""
         try:
-            self._show(self._session.sign_out(), "Signed out: the credential is forgotten "
+            self._show(self._auth.sign_out(), "Signed out: the credential is forgotten "
                        f"and deleted from {self.status.store}.")
         except JdpError as exc:
             self._failed(exc)
@@ -70,7 +73,7 @@ class AuthView(Outcome):
 
     def _failed(self, error: JdpError) -> None:
         self.said, self._said_ok = magic_text(error), False
-        self.status = self._session.auth_status(discover=False)
+        self.status = self._auth.status(discover=False)
         self.data = self.status.to_dict()
         self._render()
 
