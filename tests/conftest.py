@@ -10,12 +10,12 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import clean_tree
 import pytest
-from faults_client import FaultsClient, faults
-from worker_processes import Workers, copied_credentials
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from tests import clean_tree
+from tests.faults_client import FaultsClient, faults
+from tests.worker_processes import Workers, copied_credentials
 
 TESTS = Path(__file__).resolve().parent
 #: the tests' services launch the preview browser on the first preview only: warming it
@@ -135,7 +135,7 @@ def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
 #: or fixture is added to its line.
 SLOW_KINDS: dict[str, tuple[str, ...]] = {
     # JupyterLab in Chromium, and the reference service's previews rendered in it
-    "browser": ("browser/", "server/test_design_preview.py"),
+    "browser": ("browser/", "server/design/test_preview.py"),
     "packaging": ("test_packaging.py", "test_labextension.py"),
     # the example notebooks executed (the docs build runs them too)
     "notebook": ("notebook/test_notebooks.py", "test_docs.py"),
@@ -183,7 +183,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     """tests/worker_split.py's scheduler under --worker-split; otherwise xdist's own."""
     if not config.getoption("worker_split"):
         return None
-    from worker_split import scheduler
+    from tests.worker_split import scheduler
 
     return scheduler(SERIAL_GROUPS, SLOW_KINDS)(config, log)
 

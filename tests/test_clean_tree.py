@@ -15,7 +15,7 @@ TESTS = Path(__file__).resolve().parent
 CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
-import clean_tree
+from tests import clean_tree
 
 def pytest_sessionstart(session):
     clean_tree.session_start(session)

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from worker_split import FAST_COST, KIND_COST, cost_of, unit_of
+
+from tests.worker_split import FAST_COST, KIND_COST, cost_of, unit_of
 
 TESTS = Path(__file__).resolve().parent
 
@@ -48,7 +49,7 @@ CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
 import pytest
-from worker_split import scheduler
+from tests.worker_split import scheduler
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):

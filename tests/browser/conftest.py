@@ -12,8 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from jupyter_process import jupyter_process
-from worker_processes import as_owner
+
+from tests.jupyter_process import jupyter_process
+from tests.worker_processes import as_owner
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT_EXTENSION = ROOT / "jupyter_design_projects" / "labextension"
@@ -188,7 +189,7 @@ def screenshots(request: pytest.FixtureRequest,
 def loopback_beacon():
     """A loopback HTTP server that records the path of every request it gets, for the
     hostile-content tests (`tests/hostile_content.py` holds it and the payloads)."""
-    from hostile_content import beacon
+    from tests.hostile_content import beacon
 
     with beacon() as spot:
         yield spot

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from axe_audit import audit, load_axe
+
+from tests.browser.axe_audit import audit, load_axe
 
 pytestmark = pytest.mark.browser
 

@@ -8,10 +8,10 @@ import json
 import httpx
 import nbformat
 import pytest
-from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.design_headers import DESIGN_HEADERS
 
 #: a kernel round trip, including the first Design handshake (ms)
 KERNEL_MS = 90_000

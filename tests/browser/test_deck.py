@@ -10,11 +10,11 @@ import json
 import httpx
 import nbformat
 import pytest
-from design_headers import DESIGN_HEADERS
-from panel_driver import DESIGN, LIVE_MS, open_panel, role
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.panel_driver import DESIGN, LIVE_MS, open_panel, role
+from tests.design_headers import DESIGN_HEADERS
 
 #: a kernel round trip, including the first Design handshake and a preview (ms)
 KERNEL_MS = 90_000

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hostile_content import beacon, page_of, render
+from tests.hostile_content import beacon, page_of, render
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
 from test_notifications_view import hostile_views  # noqa: E402

@@ -9,8 +9,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from design_fake import P1, client_for, write
-from design_fake import FakeDesign as Service
 
 from jupyter_design_projects.core import call_events
 from jupyter_design_projects.core.cards import ApprovalRequest
@@ -22,6 +20,8 @@ from jupyter_design_projects.design.call_history import (
     shown_arguments,
 )
 from jupyter_design_projects.errors import GateClosed, InvalidProjectsArgument
+from tests.fakes.design import P1, client_for, write
+from tests.fakes.design import FakeDesign as Service
 
 
 class Ticks:

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from nb_fakes import FakeSession
+
+from tests.fakes.session import FakeSession
 
 
 @pytest.fixture

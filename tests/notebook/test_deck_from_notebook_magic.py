@@ -14,10 +14,10 @@ from typing import Any
 
 import nbformat
 import pytest
-from faults_client import faults
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
+from tests.faults_client import faults
 
 DECK = "Quarterly Review Deck"
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"

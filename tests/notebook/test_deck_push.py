@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from faults_client import faults
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
@@ -19,6 +18,7 @@ from jupyter_design_projects.design.deck.push import Push
 from jupyter_design_projects.notebook import views
 from jupyter_design_projects.notebook.deck import DeckPush, NotebookDeck
 from jupyter_design_projects.notebook.outcome import Outcome
+from tests.faults_client import faults
 
 DECK = "Quarterly Review Deck"
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from sign_in_page import click_authorize, pasted_code
 
 from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
+from tests.sign_in_page import click_authorize, pasted_code
 
 SLIDE = "<!doctype html><html><body><h2>Next steps</h2></body></html>"
 

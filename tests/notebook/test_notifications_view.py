@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from hostile_content import payloads
 from test_inspector import fill_write
 
 from jupyter_design_projects.core.redaction import Secret
@@ -26,6 +25,7 @@ from jupyter_design_projects.notebook.inspector import inspect
 from jupyter_design_projects.notebook.notifications_pane import notifications_html
 from jupyter_design_projects.notebook.trace import TraceOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.hostile_content import payloads
 
 WAIT_S = 20.0
 

@@ -11,7 +11,6 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from hostile_content import payloads
 
 from jupyter_design_projects.core.json_tree import Limits
 from jupyter_design_projects.design.raw_rpc import RawExchange
@@ -25,6 +24,7 @@ from jupyter_design_projects.notebook.json_tree import (
 )
 from jupyter_design_projects.notebook.outcome import Outcome
 from jupyter_design_projects.notebook.rpc_view import RpcOutcome
+from tests.hostile_content import payloads
 
 #: the only tags and attributes the tree writes
 TAGS = {"div", "span", "details", "summary"}

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from keyring.backends import fail, null
-from transport_doubles import make_cred
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import CredentialStoreError
@@ -26,6 +25,7 @@ from jupyter_design_projects.transport.credentials import (
     lock_path_for,
     open_store,
 )
+from tests.transport.transport_doubles import make_cred
 
 WIRE = {
     "access_token": "at-wire-00000001",

@@ -7,13 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 
-import one_stack_worker
-from faults_client import faults
-
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.credential_manager import open_credentials
 from jupyter_design_projects.transport.credentials import FileCredentialStore
 from jupyter_design_projects.transport.http import make_client
+from tests.faults_client import faults
+from tests.transport import one_stack_worker
 
 
 def test_a_kernel_and_the_server_extension_refresh_an_expired_token_once(
