@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
 from playwright.sync_api import expect
 
 from jupyter_design_projects.core.display import MAX_TEXT_CHARS
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.lab import lab_environment, lab_page_on, running_lab
 from tests.browser.panel_driver import (
     DESIGN,
     KERNEL_MS,

@@ -253,7 +253,8 @@ def test_in_a_kernel_under_nbclient_a_change_fails_naming_yes_and_yes_sends_it(
     """nbclient runs each cell with allow_stdin False: nobody can click, so a change with
     no `--yes` fails its cell (and sends nothing); with `--yes` it is sent, journaled so."""
     import nbformat
-    from test_notebooks import run_path, text_of
+
+    from tests.notebook.notebook_runs import run_path, text_of
 
     refused = nbformat.v4.new_code_cell("%%project write claude/headless.md\nnot sent\n")
     refused.metadata["tags"] = ["raises-exception"]  # the run goes on past the failed cell

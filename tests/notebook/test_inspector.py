@@ -13,8 +13,7 @@ from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.notebook.inspector import Inspector, inspect
 from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
-
-SLIDE = "<!doctype html><html><body><h2>From the inspector</h2></body></html>"
+from tests.notebook.inspector_forms import fill_write
 
 
 @pytest.fixture
@@ -33,15 +32,6 @@ def deck_id(shell) -> str:
 def files_of(shell, project_id: str) -> set[str]:
     listing = shell.run_line_magic("design", f"list_files project_id={project_id}")
     return {f["path"] for f in listing.data}
-
-
-def fill_write(inspector: Inspector, project_id: str, path: str) -> None:
-    inspector.picker.value = "write_files"
-    form = inspector.form
-    form.editors["project_id"].input.value = project_id
-    entry = form.editors["files"].add()
-    entry.editors["path"].input.value = path
-    entry.editors["data"].input.value = SLIDE
 
 
 def test_the_catalogue_is_the_services_and_the_filter_narrows_it(shell, live) -> None:

@@ -25,7 +25,7 @@ from jupyter_design_projects.transport.credentials import (
     lock_path_for,
     open_store,
 )
-from tests.transport.transport_doubles import make_cred
+from tests.transport.transport_doubles import MemoryKeyring, make_cred
 
 WIRE = {
     "access_token": "at-wire-00000001",
@@ -159,17 +159,6 @@ def test_file_store_malformed_json_is_reported_without_its_content(tmp_path):
 
 
 # ---------------------------------------------------------------- keyring store
-
-
-class MemoryKeyring:
-    def __init__(self):
-        self.values = {}
-
-    def get_password(self, service, username):
-        return self.values.get((service, username))
-
-    def set_password(self, service, username, value):
-        self.values[(service, username)] = value
 
 
 class HangingKeyring:

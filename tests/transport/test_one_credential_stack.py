@@ -46,9 +46,8 @@ def test_the_factory_puts_a_file_stores_lock_beside_the_file(tmp_path):
 
 
 def test_the_factory_puts_the_keyring_lock_in_the_data_dir(tmp_path):
-    from test_credentials import MemoryKeyring
-
     from jupyter_design_projects.transport.credentials import KeyringCredentialStore
+    from tests.transport.transport_doubles import MemoryKeyring
 
     settings = Settings.resolve({"JDP_API_BASE_URL": "http://127.0.0.1:9"})
     store = KeyringCredentialStore(backend=MemoryKeyring())
