@@ -14,7 +14,7 @@ TESTS = Path(__file__).resolve().parent
 
 CONFTEST = f"""
 import sys
-sys.path.insert(0, {str(TESTS)!r})
+sys.path.insert(0, {str(TESTS.parent)!r})
 from tests import clean_tree
 
 def pytest_sessionstart(session):

@@ -47,7 +47,7 @@ def test_a_test_costs_what_its_slowest_kind_costs(declared):
 
 CONFTEST = f"""
 import sys
-sys.path.insert(0, {str(TESTS)!r})
+sys.path.insert(0, {str(TESTS.parent)!r})
 import pytest
 from tests.worker_split import scheduler
 
