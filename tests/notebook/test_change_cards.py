@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,8 @@ from jupyter_design_projects.server.app import DB_FILE
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
 
 
 def stored(service) -> dict[str, str]:

@@ -24,14 +24,16 @@ DECK = "Quarterly Review Deck"
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
+
+
+@pytest.fixture
+def live(live, shell, reference_service) -> Iterator[Any]:
+    """The conftest's `live`, with Design consent given and the faults reset after."""
     shell.run_line_magic("design", "consent")
-    yield magics
+    yield live
     faults(reference_service).reset()
-    magics.close()
 
 
 @pytest.fixture

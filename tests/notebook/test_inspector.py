@@ -4,25 +4,11 @@ answer the approval card inline, read the result (or the failure with its exchan
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.notebook.inspector import Inspector, inspect
 from jupyter_design_projects.notebook.outcome import Outcome, PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.notebook.inspector_forms import fill_write
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "auto"  # a click on Run is a person at the notebook
-    yield magics
-    magics.close()
 
 
 def deck_id(shell) -> str:

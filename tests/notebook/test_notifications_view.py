@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +21,6 @@ from tests.notebook.hostile_notifications import hostile_stream, hostile_views
 from tests.notebook.inspector_forms import fill_write
 
 WAIT_S = 20.0
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "auto"
-    yield magics
-    magics.close()
 
 
 def written_from_the_inspector(live: Any, path: str) -> Any:
