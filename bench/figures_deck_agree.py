@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import sys
 from pathlib import Path
 
 from .context import ROOT, Context
@@ -26,10 +25,8 @@ HEADER = ("| talk | look | slides | preview ↔ PDF: mean (least) | preview ↔ 
 
 
 def measured(browser, scratch: Path) -> list[tuple[str, str, list]]:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from deck_staged import agreement
-
     from jupyter_design_projects.design.deck import Deck
+    from tests.deck_staged import agreement
 
     found = []
     for talk, notebook in TALK_FILES.items():
@@ -66,11 +63,9 @@ def deck_agree(ctx: Context) -> list[Row]:
     from playwright.sync_api import sync_playwright
 
     from jupyter_design_projects.design.deck import export as exporting
+    from tests.deck_staged import AGREE_MIN
 
     from .report import git_head, machine
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    from deck_staged import AGREE_MIN
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=exporting.find_browser(),

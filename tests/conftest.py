@@ -10,12 +10,12 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import clean_tree
 import pytest
-from faults_client import FaultsClient, faults
-from worker_processes import Workers, copied_credentials
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from tests import clean_tree
+from tests.faults_client import FaultsClient, faults
+from tests.worker_processes import Workers, copied_credentials
 
 TESTS = Path(__file__).resolve().parent
 #: the tests' services launch the preview browser on the first preview only: warming it
@@ -93,7 +93,7 @@ def docs_build(tmp_path_factory: pytest.TempPathFactory):
     test that reads it: the docs tests and the accessibility audit of the rendered
     notebooks (SHARING_GROUPS puts them on one worker, so it is built once a run). A test
     never changes what it holds; one that changes a page restores it before it ends."""
-    from sphinx_site import built_site
+    from tests.sphinx_site import built_site
 
     return built_site(tmp_path_factory.mktemp("docs-site"))
 
@@ -153,7 +153,7 @@ def switches(service: EmbeddedService) -> Iterator[FaultsClient]:
 #: or fixture is added to its line.
 SLOW_KINDS: dict[str, tuple[str, ...]] = {
     # JupyterLab in Chromium, and the reference service's previews rendered in it
-    "browser": ("browser/", "server/test_design_preview.py"),
+    "browser": ("browser/", "server/design/test_preview.py"),
     "packaging": ("test_packaging.py", "test_labextension.py"),
     # the example notebooks executed (the docs build runs them too)
     "notebook": ("notebook/test_notebooks.py", "test_docs.py"),
@@ -208,7 +208,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Under --worker-split the controller also prints each worker's busy time at the end
     (tests/worker_split.py BusyTime)."""
     if config.getoption("worker_split") and not hasattr(config, "workerinput"):
-        from worker_split import BusyTime
+        from tests.worker_split import BusyTime
 
         config.pluginmanager.register(BusyTime(), "worker-busy-time")
 
@@ -219,7 +219,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     SHARING_GROUPS each one unit); otherwise xdist's own."""
     if not config.getoption("worker_split"):
         return None
-    from worker_split import scheduler
+    from tests.worker_split import scheduler
 
     return scheduler({**SERIAL_GROUPS, **SHARING_GROUPS}, SLOW_KINDS)(config, log)
 

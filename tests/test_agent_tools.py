@@ -14,7 +14,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from faults_client import FaultsClient
 
 from jupyter_design_projects.agent_tools import (
     CONTENT_PREVIEW_CHARS,
@@ -27,6 +26,7 @@ from jupyter_design_projects.agent_tools import (
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.faults_client import FaultsClient
 
 
 def open_session(service: EmbeddedService, tmp_path: Path, **overrides) -> Session:

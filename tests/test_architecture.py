@@ -641,12 +641,3 @@ def test_the_page_names_the_spec_and_the_protocol_by_file_name() -> None:
     assert "`000_714d699df4e9513e.txt`" in page and "`PROTOCOL.md`" in page
     assert "/work/" not in page and "shared/" not in page
 
-
-def test_every_test_module_has_a_basename_of_its_own():
-    """tests/ has no __init__.py files, so pytest imports each test module by its basename:
-    two files of one name in two folders stop the whole collection."""
-    tests = Path(__file__).resolve().parent
-    names: dict[str, list[str]] = {}
-    for path in tests.rglob("test_*.py"):
-        names.setdefault(path.name, []).append(str(path.relative_to(tests)))
-    assert {name: where for name, where in names.items() if len(where) > 1} == {}

@@ -14,8 +14,8 @@ TESTS = Path(__file__).resolve().parent
 
 CONFTEST = f"""
 import sys
-sys.path.insert(0, {str(TESTS)!r})
-import clean_tree
+sys.path.insert(0, {str(TESTS.parent)!r})
+from tests import clean_tree
 
 def pytest_sessionstart(session):
     clean_tree.session_start(session)

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from sphinx_site import DOCS, ROOT, build
 
 from jupyter_design_projects.notebook.grammar import subcommands
+from tests.sphinx_site import DOCS, ROOT, build
 
 
 def text_of(page: Path) -> str:

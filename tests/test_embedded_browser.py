@@ -15,12 +15,12 @@ from typing import Any
 
 import httpx
 import pytest
-from design_headers import DESIGN_HEADERS
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from jupyter_design_projects.errors import ServiceStartFailed
 from jupyter_design_projects.server.design.demo import PARTNER_ID
 from jupyter_design_projects.settings import Settings
+from tests.design_headers import DESIGN_HEADERS
 
 DEADLINE_S = 60.0
 

@@ -202,9 +202,8 @@ def test_the_embedded_service_answers_projects_calls_without_loading_the_mcp_sdk
     """The real `jdp-server` process, as the embedded default starts it: ready, a Projects
     and a Design REST call answered, and the SDK not loaded; the first MCP request then
     loads it and is answered by it (server/design/endpoint.py)."""
-    from design_headers import DESIGN_HEADERS
-
     from jupyter_design_projects.embedded import start_embedded
+    from tests.design_headers import DESIGN_HEADERS
 
     service = start_embedded(tmp_path / "service", extra_args=("--no-warm-browser",))
     try:

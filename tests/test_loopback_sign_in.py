@@ -18,8 +18,6 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-from sign_in_page import click_authorize, redirect_fields
-from worker_processes import as_owner
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
@@ -29,6 +27,8 @@ from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.credential_manager import LoginAttempt
 from jupyter_design_projects.transport.oauth import OAuthClient
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
+from tests.sign_in_page import click_authorize, redirect_fields
+from tests.worker_processes import as_owner
 
 #: bounds every wait on the sign-in's Future
 DONE_S = 60.0
@@ -222,7 +222,7 @@ async def _closed(port: int) -> bool:
 
 
 def test_the_paste_fallback_still_signs_in(session) -> None:
-    from sign_in_page import pasted_code
+    from tests.sign_in_page import pasted_code
 
     url, attempt = session.login_begin()
     assert parse_qs(urlsplit(url).query)["redirect_uri"][0].endswith("/oauth/code/callback")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-import mutation_score as ms
 import pytest
+
+from tests import mutation_score as ms
 
 
 @pytest.mark.parametrize(("mutant", "package"), [

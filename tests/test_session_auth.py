@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from worker_processes import as_owner
 
 from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.worker_processes import as_owner
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from functools import cached_property
 from pathlib import Path
 
 import pytest
-from worker_processes import as_owner
 
 import jupyter_design_projects.session as session_module
 from jupyter_design_projects.errors import AuthError
@@ -21,6 +20,7 @@ from jupyter_design_projects.session import Session
 from jupyter_design_projects.session.auth import Auth
 from jupyter_design_projects.session.notifications import Notifications
 from jupyter_design_projects.settings import Settings
+from tests.worker_processes import as_owner
 
 PACKAGE = Path(session_module.__file__).parent.parent
 

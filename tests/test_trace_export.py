@@ -11,9 +11,7 @@ from urllib.parse import quote, quote_plus
 
 import jsonschema
 import pytest
-from faults_client import faults
 from haralyzer import HarParser
-from worker_processes import as_owner
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES, missing_project_scopes
@@ -21,6 +19,8 @@ from jupyter_design_projects.notebook.views.trace import TraceOutcome, write_har
 from jupyter_design_projects.projects.api import REMOTE_SESSION_PATH
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.faults_client import faults
+from tests.worker_processes import as_owner
 
 SCHEMA = json.loads((Path(__file__).parent / "core" / "har_1_2.schema.json").read_text())
 

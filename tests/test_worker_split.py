@@ -10,7 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from worker_split import FAST_COST, KIND_COST, BusyTime, cost_of, unit_of
+
+from tests.worker_split import FAST_COST, KIND_COST, BusyTime, cost_of, unit_of
 
 TESTS = Path(__file__).resolve().parent
 
@@ -56,9 +57,9 @@ def test_a_test_costs_what_its_slowest_kind_costs(declared):
 
 CONFTEST = f"""
 import sys
-sys.path.insert(0, {str(TESTS)!r})
+sys.path.insert(0, {str(TESTS.parent)!r})
 import pytest
-from worker_split import scheduler
+from tests.worker_split import scheduler
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from jupyter_process import free_port, tail
+
+from tests.jupyter_process import free_port, tail
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"

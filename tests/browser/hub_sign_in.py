@@ -16,9 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hub_harness import Hub, processes_of
-from panel_driver import DESIGN, KERNEL_MS, LIVE_MS, open_panel, role
 from playwright.sync_api import expect
+
+from tests.browser.hub_harness import Hub, processes_of
+from tests.browser.panel_driver import DESIGN, KERNEL_MS, LIVE_MS, open_panel, role
 
 UI_MS = 30_000
 

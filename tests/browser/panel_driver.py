@@ -11,8 +11,9 @@ from pathlib import Path
 
 import httpx
 import nbformat
-from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
+
+from tests.design_headers import DESIGN_HEADERS
 
 PROJECT = "#jdp-project-panel"
 DESIGN = "#jdp-design-panel"

@@ -12,11 +12,11 @@ import json
 
 import nbformat
 import pytest
-from axe_audit import SEVERE, audit, load_axe
-from panel_driver import DESIGN, PROJECT, open_notebook, open_panel, set_theme
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.axe_audit import SEVERE, audit, load_axe
+from tests.browser.panel_driver import DESIGN, PROJECT, open_notebook, open_panel, set_theme
 
 pytestmark = pytest.mark.browser
 

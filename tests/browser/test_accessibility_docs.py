@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from axe_audit import audit, load_axe
+
+from tests.browser.axe_audit import audit, load_axe
 
 pytestmark = pytest.mark.browser
 

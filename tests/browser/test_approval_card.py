@@ -5,30 +5,25 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import nbformat
 import pytest
-from design_headers import DESIGN_HEADERS
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
-
-#: a kernel round trip, including the first Design handshake (ms)
-KERNEL_MS = 90_000
+from tests.browser.lab import (
+    KERNEL_MS,
+    click,
+    file_paths,
+    mcp_tool,
+    open_notebook,
+    run_cell,
+)
 
 APPROVED_PATH = "slides/90-approved-in-browser.html"
 DENIED_PATH = "slides/91-denied-in-browser.html"
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", **DESIGN_HEADERS}
 #: how many questions one write may ask (consent, then a grant or a plan)
 MAX_CARDS = 4
 
-#: the notebook is open and its kernel has started and is idle
-KERNEL_IDLE = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const kernel = panel && panel.sessionContext && panel.sessionContext.session
-    && panel.sessionContext.session.kernel;
-  return Boolean(kernel) && kernel.status === 'idle';
-}"""
 #: the state of one cell's approval card, read in the page
 CARD_STATE = """cell => {
   const buttons = [...cell.querySelectorAll('.jp-OutputArea button')];
@@ -57,56 +52,10 @@ def make_notebook(lab) -> str:
     return "cards.ipynb"
 
 
-def open_notebook(page, lab, name: str) -> None:
-    page.goto(lab.lab_url(f"lab/tree/{name}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
-
-
-def run_cell(page, index: int):
-    cell = page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
-    cell.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
-    return cell
-
-
 def settle(page, cell) -> str:
     """Wait until the card asks a question or shows its result."""
     return page.wait_for_function(CARD_STATE, arg=cell.element_handle(),
                                   timeout=KERNEL_MS).json_value()
-
-
-def click(page, button) -> None:
-    """Click, then wait until the kernel has taken the click (the button is disabled or
-    gone), so the next look at the card does not see the card as it was."""
-    handle = button.element_handle()
-    handle.click()
-    page.wait_for_function("b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
-
-
-def mcp_tool(service, name: str, arguments: dict) -> dict:
-    """A raw JSON-RPC tools/call on the service, with the stored credential."""
-    token = json.loads(service.credentials_file.read_text())["access_token"]
-    headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
-    url = f"{service.base_url}/v1/design/mcp"
-    with httpx.Client(headers=headers, timeout=30.0) as client:
-        init = client.post(url, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                       "clientInfo": {"name": "claude-cli-design-tool", "version": "1"}}})
-        session = {"Mcp-Session-Id": init.headers["mcp-session-id"]}
-        client.post(url, headers=session,
-                    json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        answer = client.post(url, headers=session, json={
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}})
-    return answer.json()["result"]
-
-
-def file_paths(service) -> set[str]:
-    result = mcp_tool(service, "list_files", {"project_id": DECK_ID})
-    assert not result.get("isError")
-    return {entry["path"] for entry in json.loads(result["content"][0]["text"])}
 
 
 @pytest.mark.browser

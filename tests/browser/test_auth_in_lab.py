@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
-from faults_client import faults
-from panel_driver import make_notebook, open_notebook, run_new_cell
 from playwright.sync_api import expect
-from test_approval_card import KERNEL_MS
+
+from tests.browser.lab import KERNEL_MS, lab_environment, lab_page_on, running_lab
+from tests.browser.panel_driver import make_notebook, open_notebook, run_new_cell
+from tests.faults_client import faults
 
 UI_MS = 30_000
 

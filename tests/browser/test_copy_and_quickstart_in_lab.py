@@ -10,7 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from playwright.sync_api import expect
-from test_approval_card import KERNEL_MS, open_notebook, run_cell
+
+from tests.browser.lab import KERNEL_MS, open_notebook, run_cell
 
 REPO = Path(__file__).resolve().parents[2]
 

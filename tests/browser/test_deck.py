@@ -10,28 +10,15 @@ import json
 import httpx
 import nbformat
 import pytest
-from design_headers import DESIGN_HEADERS
-from panel_driver import DESIGN, LIVE_MS, open_panel, role
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.lab import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell_and_wait
+from tests.browser.panel_driver import DESIGN, LIVE_MS, open_panel, role
+from tests.design_headers import DESIGN_HEADERS
 
-#: a kernel round trip, including the first Design handshake and a preview (ms)
-KERNEL_MS = 90_000
 SLIDE = "slides/80-from-the-browser.html"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
-#: the notebook is open and its kernel has started and is idle
-KERNEL_IDLE = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const kernel = panel && panel.sessionContext && panel.sessionContext.session
-    && panel.sessionContext.session.kernel;
-  return Boolean(kernel) && kernel.status === 'idle';
-}"""
-#: every preview image of the grid has loaded and has a size
-GRID_LOADED = """cell => {
-  const images = [...cell.querySelectorAll('.jdp-deck-grid img')];
-  return images.length > 0 && images.every(i => i.complete && i.naturalWidth > 0);
-}"""
 
 
 def make_notebook(lab) -> str:
@@ -46,17 +33,6 @@ def make_notebook(lab) -> str:
     )]
     nbformat.write(nb, lab.root_dir / "deck.ipynb")
     return "deck.ipynb"
-
-
-def run_cell(page, index: int):
-    """Run one cell and wait until the kernel has finished it (its prompt has a number)."""
-    cell = page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
-    cell.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_function(
-        "c => /\\[[0-9]+\\]/.test(c.querySelector('.jp-InputPrompt').textContent)",
-        arg=cell.element_handle(), timeout=KERNEL_MS)
-    return cell
 
 
 def service_file(service, path: str) -> dict:
@@ -87,12 +63,12 @@ def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_serv
     page.wait_for_function("() => window.jupyterapp !== undefined")
     page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
     for index in range(4):
-        run_cell(page, index)
+        run_cell_and_wait(page, index)
     staged = page.locator(".jp-NotebookPanel .jp-Cell").nth(3)
     expect(staged.locator(".jp-OutputArea")).to_contain_text(SLIDE)
     assert "isError" in service_file(reference_service, SLIDE)  # nothing sent before push
 
-    push = run_cell(page, 4)
+    push = run_cell_and_wait(page, 4)
     approve = push.get_by_role("button", name="Approve", exact=True)
     expect(approve).to_be_visible(timeout=KERNEL_MS)
     expect(push.locator(".jdp-card")).to_contain_text(SLIDE)

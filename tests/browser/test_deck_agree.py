@@ -14,9 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from deck_staged import AGREE_MIN, agreement
 
 from jupyter_design_projects.design.deck import Deck
+from tests.deck_staged import AGREE_MIN, agreement
 
 TALKS = Path(__file__).parents[1] / "fixtures" / "talks"
 NOTEBOOKS = {"rise-readme": "README.ipynb", "decorators": "Decorators.ipynb"}

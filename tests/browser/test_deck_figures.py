@@ -14,12 +14,12 @@ import io
 
 import nbformat
 import pytest
-from deck_staged import printed, staged_export
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
 from jupyter_design_projects.design.deck.theme import FIGURE_MIN_HEIGHT
+from tests.deck_staged import printed, staged_export
 
 SLIDE_HEIGHT = 720
 MEASURE = "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"

@@ -18,12 +18,12 @@ import io
 
 import nbformat
 import pytest
-from deck_staged import pdf_pictures, printed, staged_export
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from jupyter_design_projects.core import slide_fit
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
+from tests.deck_staged import pdf_pictures, printed, staged_export
 
 BULLETS = 30
 LONG = "slides/06-thirty-checks-before-release.html"

@@ -11,7 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from playwright.sync_api import expect
-from test_deck import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell
+
+from tests.browser.lab import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell_and_wait
 
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"
 SLIDES = 6
@@ -41,19 +42,19 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
     page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
     page.wait_for_function("() => window.jupyterapp !== undefined")
     page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
-    run_cell(page, 0)
-    created = run_cell(page, 1)  # a project of its own: its create card, clicked
+    run_cell_and_wait(page, 0)
+    created = run_cell_and_wait(page, 1)  # a project of its own: its create card, clicked
     create = created.get_by_role("button", name="Approve", exact=True)
     expect(create).to_be_visible(timeout=KERNEL_MS)
     create.click()
     expect(created.locator(".jdp-card")).to_contain_text("Browser talk")
     page.wait_for_function("c => !c.querySelector('button:not([disabled])')",
                            arg=created.element_handle(), timeout=KERNEL_MS)
-    run_cell(page, 2)
+    run_cell_and_wait(page, 2)
     staged = page.locator(".jp-NotebookPanel .jp-Cell").nth(2)
     expect(staged.locator(".jp-OutputArea")).to_contain_text("Staged 6 slide(s)")
 
-    push = run_cell(page, 3)
+    push = run_cell_and_wait(page, 3)
     approve = push.get_by_role("button", name="Approve", exact=True)
     expect(approve).to_be_visible(timeout=KERNEL_MS)
     expect(push.locator(".jdp-card")).to_contain_text("slides/01-forecasting-weekly-demand.html")
@@ -64,7 +65,7 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
         "slides/01-forecasting-weekly-demand.html")
     push.screenshot(path="/tmp/jdp-deck-from-notebook-grid.png")
 
-    exported = run_cell(page, 4)
+    exported = run_cell_and_wait(page, 4)
     expect(exported.locator(".jp-OutputArea")).to_contain_text("Wrote")
     viewer = page.context.new_page()
     try:

@@ -14,12 +14,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from deck_staged import printed, staged_export
 from PIL import Image, ImageStat
 
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.export import PAGE_HEIGHT, PAGE_WIDTH
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
+from tests.deck_staged import printed, staged_export
 
 ROOT = Path(__file__).parents[2]
 TALK = ROOT / "tests" / "fixtures" / "talks" / "rise-readme"

@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hostile_content import (
+from IPython.core.error import UsageError
+
+from tests.hostile_content import (
     Beacon,
     all_payloads,
     beacon,
@@ -23,7 +25,6 @@ from hostile_content import (
     render,
     set_hostile,
 )
-from IPython.core.error import UsageError
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
 

@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
-from faults_client import FaultsClient
-from hostile_content import all_payloads, beacon, payloads, set_hostile
-from panel_driver import (
+from playwright.sync_api import expect
+
+from jupyter_design_projects.core.display import MAX_TEXT_CHARS
+from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.lab import lab_environment, lab_page_on, running_lab
+from tests.browser.panel_driver import (
     DESIGN,
     KERNEL_MS,
     LIVE_MS,
@@ -30,10 +32,8 @@ from panel_driver import (
     run_new_cell,
     service_call,
 )
-from playwright.sync_api import expect
-
-from jupyter_design_projects.core.display import MAX_TEXT_CHARS
-from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.faults_client import FaultsClient
+from tests.hostile_content import all_payloads, beacon, payloads, set_hostile
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import nbformat
 import pytest
 from playwright.sync_api import expect
-from test_approval_card import KERNEL_MS, file_paths, open_notebook, run_cell
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.lab import KERNEL_MS, file_paths, open_notebook, run_cell
 
 FIRST = "slides/92-from-the-inspector.html"
 EDITED = "slides/93-replayed-in-the-inspector.html"

@@ -5,9 +5,9 @@ hostile keys and values, every node open, runs nothing and loads nothing."""
 from __future__ import annotations
 
 import pytest
-from hostile_content import page_of, payloads, render
 
 from jupyter_design_projects.notebook.views.json_tree import tree_html
+from tests.hostile_content import page_of, payloads, render
 
 pytestmark = [pytest.mark.browser]
 

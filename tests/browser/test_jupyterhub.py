@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RESTORED_MS
-from hub_harness import Hub, hub_users, processes_of, running_hub
-from hub_sign_in import service_url, sign_in, sign_out
-from panel_driver import DESIGN, PROJECT, open_panel, role
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.oauth import DESIGN_SCOPES, FIRST_PARTY_CLIENT_ID
+from tests.browser.hub_harness import Hub, hub_users, processes_of, running_hub
+from tests.browser.hub_sign_in import service_url, sign_in, sign_out
+from tests.browser.lab import RESTORED_MS
+from tests.browser.panel_driver import DESIGN, PROJECT, open_panel, role
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(os.geteuid() != 0,

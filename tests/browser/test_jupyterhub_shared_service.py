@@ -15,10 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import RESTORED_MS
-from hub_harness import Hub, HubUser, hub_users, processes_of, running_hub
-from panel_driver import PROJECT, open_panel, role
 from playwright.sync_api import expect
+
+from tests.browser.hub_harness import Hub, HubUser, hub_users, processes_of, running_hub
+from tests.browser.lab import RESTORED_MS
+from tests.browser.panel_driver import PROJECT, open_panel, role
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(os.geteuid() != 0,

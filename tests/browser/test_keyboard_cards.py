@@ -10,11 +10,11 @@ import re
 
 import nbformat
 import pytest
-from panel_driver import open_notebook
 from playwright.sync_api import expect
 
 from jupyter_design_projects.core.contrast import NON_TEXT_MIN, ratio
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.panel_driver import open_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +105,7 @@ def assert_visible_ring(page) -> None:
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
 def test_a_card_is_approved_and_another_denied_by_keyboard_alone(lab_page, lab, theme):
-    from panel_driver import set_theme
+    from tests.browser.panel_driver import set_theme
 
     page = lab_page
     set_theme(page, theme)

@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
-from panel_driver import make_notebook, open_notebook, run_new_cell
 from playwright.sync_api import expect
+
+from tests.browser.lab import lab_environment, lab_page_on, running_lab
+from tests.browser.panel_driver import make_notebook, open_notebook, run_new_cell
 
 #: a kernel round trip, including the first call (ms)
 KERNEL_MS = 90_000

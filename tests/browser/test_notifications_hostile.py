@@ -4,13 +4,8 @@ runs, nothing loads, nothing navigates."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from hostile_content import beacon, page_of, render
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
-from test_notifications_view import hostile_views  # noqa: E402
+from tests.hostile_content import beacon, page_of, render
+from tests.notebook.hostile_notifications import hostile_views
 
 
 def test_hostile_notifications_run_nothing_and_load_nothing(chromium) -> None:

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
-from panel_driver import DESIGN, KERNEL_MS, LIVE_MS, PROJECT, open_panel, role
 from playwright.sync_api import expect
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
+from tests.browser.lab import lab_environment, lab_page_on, running_lab
+from tests.browser.panel_driver import DESIGN, KERNEL_MS, LIVE_MS, PROJECT, open_panel, role
 
 pytestmark = pytest.mark.browser
 

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
-from faults_client import FaultsClient
-from panel_driver import DESIGN, KERNEL_MS, PROJECT, open_panel, role
 from playwright.sync_api import expect
+
+from tests.browser.lab import lab_environment, lab_page_on, running_lab
+from tests.browser.panel_driver import DESIGN, KERNEL_MS, PROJECT, open_panel, role
+from tests.faults_client import FaultsClient
 
 pytestmark = pytest.mark.browser
 

@@ -16,10 +16,10 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile_content import beacon  # the loopback beacon the hostile tests share
 from pypdf import PdfReader
 
 from jupyter_design_projects.design.deck.reveal import RevealSlide, reveal_document
+from tests.hostile_content import beacon  # the loopback beacon the hostile tests share
 
 #: Playwright's wait for one step of the deck (ms); every wait is bounded by it
 STEP_MS = 15_000

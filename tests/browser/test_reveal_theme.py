@@ -14,12 +14,12 @@ import re
 from pathlib import Path
 
 import pytest
-from deck_staged import staged_export
-from hostile_content import beacon
 
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
 from jupyter_design_projects.design.deck.reveal import RevealSlide, reveal_document
+from tests.deck_staged import staged_export
+from tests.hostile_content import beacon
 
 TALK = Path(__file__).parents[1] / "fixtures" / "talk" / "talk.ipynb"
 MAGENTA = "rgb(255, 0, 255)"

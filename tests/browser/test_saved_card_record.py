@@ -11,14 +11,14 @@ import json
 import httpx
 import nbformat
 import pytest
-from hostile_content import all_payloads
-from panel_driver import open_notebook
 from playwright.sync_api import expect
 
 from jupyter_design_projects.notebook.views.card_record import HEADING
 from jupyter_design_projects.notebook.widgets.cards import DENIED
 from jupyter_design_projects.notebook.widgets.change_card import SENT
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.panel_driver import open_notebook
+from tests.hostile_content import all_payloads
 
 pytestmark = pytest.mark.browser
 

@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import lab_environment, lab_page_on, running_lab
-from faults_client import FaultsClient
-from panel_driver import (
+from playwright.sync_api import expect
+
+from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.lab import lab_environment, lab_page_on, running_lab
+from tests.browser.panel_driver import (
     DESIGN,
     KERNEL_MS,
     LIVE_MS,
@@ -28,9 +30,7 @@ from panel_driver import (
     run_new_cell,
     service_call,
 )
-from playwright.sync_api import expect
-
-from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.faults_client import FaultsClient
 
 pytestmark = pytest.mark.browser
 

@@ -13,13 +13,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import lab_environment, running_lab
-from panel_driver import DESIGN, KERNEL_MS, LIVE_MS, open_panel, role
 from playwright.sync_api import expect
 
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.browser.lab import lab_environment, running_lab
+from tests.browser.panel_driver import DESIGN, KERNEL_MS, LIVE_MS, open_panel, role
 
 pytestmark = pytest.mark.browser
 

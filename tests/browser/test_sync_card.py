@@ -12,7 +12,8 @@ import httpx
 import nbformat
 import pytest
 from playwright.sync_api import expect
-from test_approval_card import KERNEL_IDLE, KERNEL_MS, click, run_cell
+
+from tests.browser.lab import KERNEL_IDLE, KERNEL_MS, click, run_cell
 
 N_FILES = 40
 PREFIX = "browser-kb"

@@ -8,12 +8,12 @@ import json
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
-from design_headers import DESIGN_HEADERS
-from faults_client import FaultsClient, faults
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.design.session import McpSession
 from jupyter_design_projects.transport.http import make_client
+from tests.design_headers import DESIGN_HEADERS
+from tests.faults_client import FaultsClient, faults
 
 MCP_PATH = "/v1/design/mcp"
 

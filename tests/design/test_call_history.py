@@ -6,15 +6,11 @@ ring's limit, and the diff. The real clients call the hook and keep their own me
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
-from design_fake import P1, client_for, write
-from design_fake import FakeDesign as Service
 
 from jupyter_design_projects.core import call_events
-from jupyter_design_projects.core.cards import ApprovalRequest
-from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
+from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.call_history import (
     HIDDEN,
     CallHistory,
@@ -22,52 +18,19 @@ from jupyter_design_projects.design.call_history import (
     shown_arguments,
 )
 from jupyter_design_projects.errors import GateClosed, InvalidProjectsArgument
+from tests.fakes.design import P1, FakeDesign, client_for, write
+from tests.fakes.session import DesignStandIn, ProjectsStandIn, outcome, pending
 
 
 class Ticks:
-    """A timer that moves 5 ms at each reading, and a trace mark the test sets."""
+    """A timer that moves 5 ms at each reading."""
 
     def __init__(self) -> None:
         self.now = 0.0
-        self.mark: int | None = 0
 
     def timer(self) -> float:
         self.now += 0.005
         return self.now
-
-
-class FakeDesign:
-    """Calls its observers as `DesignClient.call` / `resume` do (`core.call_events`)."""
-
-    def __init__(self, ticks: Ticks, history: CallHistory) -> None:
-        self.ticks = ticks
-        self.pending: Any = None
-        self.observers = [history]
-
-    async def call(self, operation: str, arguments: dict, **_: Any) -> Any:
-        if operation == "list":  # the client answers its own `list` without the hook
-            return DesignOutcome.of_data(operation, {})
-        tokens = call_events.started(self.observers, "design", operation, arguments)
-        self.ticks.mark = (self.ticks.mark or 0) + 2
-        if operation == "write_files":
-            self.pending = make_pending(operation)
-            result: Any = self.pending
-        else:
-            result = DesignOutcome.of_data(operation, [1, 2, 3])
-        call_events.ended(tokens, result)
-        return result
-
-    async def resume(self, pending: Any, **_: Any) -> Any:
-        tokens = call_events.resumed(self.observers, pending)
-        self.ticks.mark = (self.ticks.mark or 0) + 1
-        result = DesignOutcome.of_data(pending.operation, {"written": ["a.html"]})
-        call_events.ended(tokens, result)
-        return result
-
-
-def make_pending(operation: str) -> PendingApproval:
-    request = ApprovalRequest(kind="grant", operation=operation, title="Write?")
-    return PendingApproval(request=request, operation=operation, arguments={})
 
 
 @pytest.fixture
@@ -76,9 +39,22 @@ def ticks() -> Ticks:
 
 
 @pytest.fixture
-def history(ticks: Ticks) -> CallHistory:
-    return CallHistory(limit=3, clock=lambda: 0.0, timer=ticks.timer,
-                       trace_mark=lambda: ticks.mark)
+def client() -> DesignStandIn:
+    """The Design client's stand-in: a read answers three items, a write waits on its
+    card, and the card's answer writes one file."""
+    stand_in = DesignStandIn()
+    stand_in.script = [outcome("list_projects", [1, 2, 3])]
+    stand_in.after = [outcome("write_files", {"written": ["a.html"]})]
+    return stand_in
+
+
+@pytest.fixture
+def history(ticks: Ticks, client: DesignStandIn) -> CallHistory:
+    """The history the stand-in tells, its exchanges numbered as the trace would."""
+    history = CallHistory(limit=3, clock=lambda: 0.0, timer=ticks.timer,
+                          trace_mark=lambda: client.exchanges)
+    client.observers.append(history)
+    return history
 
 
 def test_shown_arguments_hide_every_plan_token_at_any_depth() -> None:
@@ -86,8 +62,7 @@ def test_shown_arguments_hide_every_plan_token_at_any_depth() -> None:
     assert shown == {"plan_token": HIDDEN, "files": [{"plan_token": HIDDEN, "p": 1}]}
 
 
-def test_a_read_is_recorded_with_its_summary_time_and_exchanges(history, ticks) -> None:
-    client = FakeDesign(ticks, history)
+def test_a_read_is_recorded_with_its_summary_time_and_exchanges(history, client) -> None:
     asyncio.run(client.call("list_projects", {"limit": 3}))
     (row,) = history.rows()
     assert (row["operation"], row["state"], row["summary"]) == ("list_projects", "ok",
@@ -97,12 +72,12 @@ def test_a_read_is_recorded_with_its_summary_time_and_exchanges(history, ticks) 
     assert history.get(1).result == [1, 2, 3]
 
 
-def test_a_call_waits_on_its_card_and_its_answer_settles_it(history, ticks) -> None:
-    client = FakeDesign(ticks, history)
-    pending = asyncio.run(client.call("write_files", {"plan_token": "pt_1"}))
+def test_a_call_waits_on_its_card_and_its_answer_settles_it(history, client) -> None:
+    client.script = [pending("grant")]
+    pending_call = asyncio.run(client.call("write_files", {"plan_token": "pt_1"}))
     assert history.rows()[0]["state"] == "awaiting approval"
     assert history.rows()[0]["arguments"] == '{"plan_token": "[plan token]"}'
-    asyncio.run(client.resume(pending, approved=True))
+    asyncio.run(client.resume(pending_call, approved=True))
     (row,) = history.rows()
     assert (row["state"], row["summary"]) == ("ok", "{written}")
     assert row["elapsed_ms"] == 10.0  # the call and the continuation, not the wait
@@ -110,9 +85,8 @@ def test_a_call_waits_on_its_card_and_its_answer_settles_it(history, ticks) -> N
     assert history.get(1).arguments == {"plan_token": "pt_1"}  # kept for a replay
 
 
-def test_a_card_the_history_never_saw_is_continued_and_not_recorded(history, ticks) -> None:
-    client = FakeDesign(ticks, history)
-    result = asyncio.run(client.resume(make_pending("write_files"), approved=True))
+def test_a_card_the_history_never_saw_is_continued_and_not_recorded(history, client) -> None:
+    result = asyncio.run(client.resume(pending("grant"), approved=True))
     assert result.data == {"written": ["a.html"]}
     assert len(history) == 0
 
@@ -126,30 +100,15 @@ def test_with_the_trace_off_no_exchanges_are_named(ticks) -> None:
     assert history.rows()[0]["exchanges"] == ""
 
 
-def test_the_catalogue_is_not_a_call(history, ticks) -> None:
-    client = FakeDesign(ticks, history)
+def test_the_catalogue_is_not_a_call(history, client) -> None:
     asyncio.run(client.call("list", {}))
     assert len(history) == 0
 
 
 def test_a_projects_failure_is_recorded_and_raised(history) -> None:
-    class FakeProjects:
-        def __init__(self) -> None:
-            self.observers = [history]
-
-        @call_events.observed("project")
-        async def read(self, path: str) -> dict:
-            raise InvalidProjectsArgument("read", "path", "is empty")
-
-        @call_events.observed("project")
-        async def search(self, query: str, n: int = 5) -> dict:
-            return {"hits": []}
-
-        @call_events.observed("project", "write", kept=("path",))
-        async def write_exact(self, path: str, content: str, *, guard: Any = None) -> dict:
-            return {"path": path}
-
-    client = FakeProjects()
+    client = ProjectsStandIn(observers=[history])
+    client.answers.update({"read": InvalidProjectsArgument("read", "path", "is empty"),
+                           "search": {"hits": []}, "write": {"path": "a.md"}})
     with pytest.raises(InvalidProjectsArgument):
         asyncio.run(client.read(""))
     asyncio.run(client.search("q"))
@@ -176,7 +135,7 @@ def test_a_client_with_no_observers_runs_its_method_as_it_is() -> None:
 
 
 def test_the_design_client_tells_its_observers_and_keeps_its_own_methods(history) -> None:
-    client = client_for(Service())
+    client = client_for(FakeDesign())
     client.observers.append(history)
     methods = (client.call, client.resume)
 
@@ -210,7 +169,7 @@ def test_a_diff_shows_the_changed_lines_and_nothing_for_equal_results(history) -
 
 
 def test_a_call_a_closed_gate_stopped_is_an_error_in_the_history(history) -> None:
-    client = client_for(Service(), allow_design_sync=False)
+    client = client_for(FakeDesign(), allow_design_sync=False)
     client.observers.append(history)
     with pytest.raises(GateClosed):
         asyncio.run(client.call("list_files", {"project_id": P1}))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from mcp_fake import ENDPOINT, FakeMcp, known_tools, tool
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.catalogue import Catalogue
 from jupyter_design_projects.design.session import McpSession
 from jupyter_design_projects.errors import InvalidArguments, UnknownOperation
+from tests.design.mcp_fake import ENDPOINT, FakeMcp, known_tools, tool
 
 
 def catalogue_for(fake: FakeMcp) -> Catalogue:
@@ -266,7 +266,7 @@ async def test_catalogue_hash_memory_keeps_sixty_four_agents(others: int, unchan
 
 # ---------------------------------------------------------------- the real reference service
 
-from live_design import MCP_PATH, live_session  # noqa: E402
+from tests.design.live_design import MCP_PATH, live_session  # noqa: E402
 
 
 @pytest.mark.asyncio

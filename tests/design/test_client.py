@@ -4,7 +4,6 @@ consent, and refusals."""
 import json
 
 import pytest
-from design_fake import BASE, P1, FakeDesign, answer, client_for, write
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
@@ -18,6 +17,7 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import Settings
+from tests.fakes.design import BASE, P1, FakeDesign, answer, client_for, write
 
 # --------------------------------------------------------------------- gates
 

@@ -2,10 +2,10 @@
 card, minting, reuse, grant-ineligible projects and hostile identities."""
 
 import pytest
-from design_fake import P1, P2, FakeDesign, client_for, write
 
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.errors import NeedsConsent, PermissionRefused
+from tests.fakes.design import P1, P2, FakeDesign, client_for, write
 
 # --------------------------------------------------------------------- grants
 

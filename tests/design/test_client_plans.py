@@ -2,10 +2,10 @@
 service: expiry, coverage, cards wider than shown, and one-off plans."""
 
 import pytest
-from design_fake import NOW, P1, Clock, FakeDesign, client_for, write
 
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.errors import InvalidArguments, PermissionRefused
+from tests.fakes.design import NOW, P1, Clock, FakeDesign, client_for, write
 
 # --------------------------------------------------------------------- plans
 

@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from live_design import design_http
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.settings import Settings
+from tests.design.live_design import design_http
 
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
 DECK = str(uuid.uuid5(DEMO_NAMESPACE, "project:Quarterly Review Deck"))

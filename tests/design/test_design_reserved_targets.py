@@ -12,8 +12,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from faults_client import faults
-from live_design import delta, design_http
 
 from jupyter_design_projects.core.cards import APPROVE, APPROVE_FOR_PROJECT, DENY
 from jupyter_design_projects.core.design_operations import BY_NAME
@@ -21,6 +19,8 @@ from jupyter_design_projects.design.approval import DesignOutcome, PendingApprov
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.settings import Settings
+from tests.design.live_design import delta, design_http
+from tests.faults_client import faults
 
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")
 DECK = str(uuid.uuid5(DEMO_NAMESPACE, "project:Quarterly Review Deck"))

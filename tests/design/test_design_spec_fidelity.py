@@ -14,8 +14,6 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import pytest_asyncio
-from faults_client import faults
-from live_design import FixedToken, design_http, stored_token
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.grant_watch import grant_appeared
@@ -33,6 +31,8 @@ from jupyter_design_projects.errors import (
 from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.http import make_client
+from tests.design.live_design import FixedToken, design_http, stored_token
+from tests.faults_client import faults
 
 MCP = "/v1/design/mcp"
 MISSING_VERSION = {"type": "invalid_request_error",

@@ -19,7 +19,6 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
-from design_fake import BASE, P1, Clock, FakeDesign, answer, rpc
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.core.har import har_log
@@ -30,6 +29,7 @@ from jupyter_design_projects.design.notification_stream import NotificationStrea
 from jupyter_design_projects.notebook.views.outcomes import design_outcome
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.trace import HttpTrace
+from tests.fakes.design import BASE, P1, Clock, FakeDesign, answer, rpc
 
 SECRETS = {
     "access": "at/Acc+ess tok=é~0001-live",

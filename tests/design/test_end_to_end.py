@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import pytest_asyncio
-from live_design import design_http
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
@@ -20,6 +19,7 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import Settings
+from tests.design.live_design import design_http
 
 # the demo projects the reference service seeds (server/design_demo.py derives the same ids)
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import types
 
 import pytest
-from design_fake import BASE, P1, Clock, FakeDesign
 
 from jupyter_design_projects.core.design_effects import moved_entries, moves_of_entries
 from jupyter_design_projects.core.design_inputs import Input, ListOf, Record, Text
@@ -32,6 +31,7 @@ from jupyter_design_projects.errors import InvalidArguments
 from jupyter_design_projects.notebook.views import outcomes as views
 from jupyter_design_projects.notebook.widgets import catalogue
 from jupyter_design_projects.settings import Settings
+from tests.fakes.design import BASE, P1, Clock, FakeDesign
 
 MOVE = Record("Move", (Input("from", Text(), required=True), Input("to", Text(), required=True)))
 

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from mcp_fake import ENDPOINT, FakeMcp
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.design.notification_stream import (
@@ -20,6 +19,7 @@ from jupyter_design_projects.design.notification_stream import (
     NotificationStream,
 )
 from jupyter_design_projects.design.session import McpSession
+from tests.design.mcp_fake import ENDPOINT, FakeMcp
 
 pytestmark = pytest.mark.asyncio
 

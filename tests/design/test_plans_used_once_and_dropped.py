@@ -10,7 +10,6 @@ back to the permission decision, once; any other refusal is the call's answer.""
 from __future__ import annotations
 
 import pytest
-from design_fake import P1, Clock, FakeDesign, client_for, write
 
 from jupyter_design_projects.core.design_inputs import Input, Text
 from jupyter_design_projects.core.design_operations import (
@@ -27,6 +26,7 @@ from jupyter_design_projects.core.plans import Targets
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
+from tests.fakes.design import P1, Clock, FakeDesign, client_for, write
 
 MEMBERSHIP = {
     "add_member": {"project_id": P1, "email": "maria@acme.example", "role": "editor"},

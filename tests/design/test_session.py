@@ -7,7 +7,6 @@ import json
 
 import httpx
 import pytest
-from mcp_fake import ENDPOINT, FakeMcp, rpc_result
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.session import McpSession
@@ -22,6 +21,7 @@ from jupyter_design_projects.errors import (
     UnexpectedContentType,
     UnknownOperation,
 )
+from tests.design.mcp_fake import ENDPOINT, FakeMcp, rpc_result
 
 
 def session_for(fake: FakeMcp, **options) -> McpSession:
@@ -409,9 +409,8 @@ async def test_close_forgets_the_session_and_tells_the_server() -> None:
 
 # ---------------------------------------------------------------- the real reference service
 
-from live_design import MCP_PATH, delta, live_session  # noqa: E402
-
 from jupyter_design_projects.core.results import map_result  # noqa: E402
+from tests.design.live_design import MCP_PATH, delta, live_session  # noqa: E402
 
 
 @pytest.mark.asyncio

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from jupyter_process import jupyter_process
+
+from tests.jupyter_process import jupyter_process
 
 KERNEL_DEADLINE_S = 120.0
 PREFIX = "/jupyter-design-projects/"

@@ -10,7 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import PREFIX, JupyterServer, Kernel, running_server, xsrf_headers
+
+from tests.labserver.server_harness import (
+    PREFIX,
+    JupyterServer,
+    Kernel,
+    running_server,
+    xsrf_headers,
+)
 
 LOAD = "%load_ext jupyter_design_projects\n%config DesignProjects.approval_mode = 'deny'"
 

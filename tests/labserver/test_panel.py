@@ -13,7 +13,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from faults_client import faults
 
 from jupyter_design_projects import service_file
 from jupyter_design_projects.core.owner_proof import OWNER_HEADER, PUBLIC_BASE_HEADER
@@ -26,6 +25,7 @@ from jupyter_design_projects.errors import (
 from jupyter_design_projects.labserver.failures import failure
 from jupyter_design_projects.labserver.panel import DOC_MAX_BYTES, Panel
 from jupyter_design_projects.labserver.sign_in import ATTEMPT_TTL_S, MAX_ATTEMPTS, PanelSignIn
+from tests.faults_client import faults
 
 PROJECT = "0b6f4f0e-3c2a-4d8e-9f10-7a1b2c3d4e5f"
 ORG = "1c7a5e2f-4b3d-4e9f-8a01-6b2c3d4e5f60"

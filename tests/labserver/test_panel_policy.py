@@ -9,8 +9,6 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from faults_client import faults
-from server_harness import PREFIX, JupyterServer, Kernel, running_server, xsrf_headers
 from traitlets.config import Config, LoggingConfigurable
 from traitlets.config.loader import DeferredConfigString
 
@@ -19,6 +17,14 @@ from jupyter_design_projects.labserver import failures, policy
 from jupyter_design_projects.labserver.panel import Panel
 from jupyter_design_projects.server.design.demo import DECK_ID
 from jupyter_design_projects.settings import GATES, Settings, trait_overrides
+from tests.faults_client import faults
+from tests.labserver.server_harness import (
+    PREFIX,
+    JupyterServer,
+    Kernel,
+    running_server,
+    xsrf_headers,
+)
 
 OFF = failures.OFF_BY_POLICY
 

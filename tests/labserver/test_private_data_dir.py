@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import stat
 
-from server_harness import running_server
+from tests.labserver.server_harness import running_server
 
 
 def test_the_server_extension_tightens_a_loose_data_dir(tmp_path) -> None:

@@ -15,10 +15,16 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from server_harness import PREFIX, JupyterServer, Kernel, running_server, xsrf_headers
 
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.labserver.server_harness import (
+    PREFIX,
+    JupyterServer,
+    Kernel,
+    running_server,
+    xsrf_headers,
+)
 
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from nb_fakes import FakeSession
+
+from tests.fakes.session import FakeSession
 
 
 @pytest.fixture
@@ -44,10 +45,19 @@ def pointed_at_service(reference_service, tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    """The real magics on this test's reference service, run from `tmp_path` (a module
-    whose magics need another approval mode or more defines its own `live`)."""
+def approval_mode() -> str:
+    """How the `live` magics ask a person: "auto" (cards where someone can click); a module
+    whose tests click every card overrides this fixture with "widget"."""
+    return "auto"
+
+
+@pytest.fixture
+def live(shell, pointed_at_service, approval_mode, tmp_path, monkeypatch) -> Iterator[Any]:
+    """The real magics on this test's reference service, run from `tmp_path`, asking as
+    `approval_mode` says (a module that needs more, such as consent given, overrides
+    `live` with a fixture that takes this one)."""
     monkeypatch.chdir(tmp_path)
     magics = shell.magics_manager.registry["DesignProjects"]
+    magics.approval_mode = approval_mode
     yield magics
     magics.close()

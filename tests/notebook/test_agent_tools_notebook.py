@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 import nbformat
-from test_notebooks import NOTEBOOKS, outputs, run, text_of
+
+from tests.notebook.notebook_runs import NOTEBOOKS, outputs, run, text_of
 
 
 def test_the_agent_tools_notebook_is_valid_and_has_no_stored_outputs() -> None:

@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
-from faults_client import faults
 from IPython.core.error import UsageError
-from sign_in_page import click_authorize
 
 from jupyter_design_projects.notebook.widgets.auth_view import REFRESH, SIGN_OUT, AuthView
+from tests.faults_client import faults
+from tests.sign_in_page import click_authorize
 
 DONE_S = 60.0
 
@@ -199,9 +199,8 @@ def test_a_refresh_that_fails_says_why_with_the_sign_in_remedy():
 
 
 def test_what_the_service_says_in_discovery_is_shown_escaped():
-    from hostile_content import payloads
-
     from jupyter_design_projects.core.sign_in_steps import Step
+    from tests.hostile_content import payloads
 
     fields = tuple(payloads("http://127.0.0.1:9").items())
     found = (Step(0, "discovery", True, "<b>metadata</b>", fields),)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import dataclasses
 from html.parser import HTMLParser
 
-from hostile_content import all_payloads
-from nb_fakes import outcome, pending, request
-
 from jupyter_design_projects.design.approval import PendingApproval
 from jupyter_design_projects.notebook.views import outcomes as views
 from jupyter_design_projects.notebook.views.card_record import UNANSWERED, CardRecord
 from jupyter_design_projects.notebook.widgets.cards import BATCH_ONCE, DENIED, ApprovalCard
+from tests.fakes.session import outcome, pending, request
+from tests.hostile_content import all_payloads
 
 BEACON = "http://127.0.0.1:9"
 #: elements that run script or load something when HTML is parsed

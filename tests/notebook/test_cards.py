@@ -6,7 +6,6 @@ import dataclasses
 import html
 
 import pytest
-from nb_fakes import outcome, pending, request
 
 from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.errors import (
@@ -31,6 +30,7 @@ from jupyter_design_projects.notebook.widgets.cards import (
     ApprovalCard,
     answer_line,
 )
+from tests.fakes.session import outcome, pending, request
 
 
 class Resumer:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,8 @@ from jupyter_design_projects.server.app import DB_FILE
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
 
 
 def stored(service) -> dict[str, str]:
@@ -253,7 +248,8 @@ def test_in_a_kernel_under_nbclient_a_change_fails_naming_yes_and_yes_sends_it(
     """nbclient runs each cell with allow_stdin False: nobody can click, so a change with
     no `--yes` fails its cell (and sends nothing); with `--yes` it is sent, journaled so."""
     import nbformat
-    from test_notebooks import run_path, text_of
+
+    from tests.notebook.notebook_runs import run_path, text_of
 
     refused = nbformat.v4.new_code_cell("%%project write claude/headless.md\nnot sent\n")
     refused.metadata["tags"] = ["raises-exception"]  # the run goes on past the failed cell

@@ -14,10 +14,10 @@ from typing import Any
 
 import nbformat
 import pytest
-from faults_client import faults
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.notebook.widgets.deck import DeckPush, NotebookDeck
+from tests.faults_client import faults
 
 DECK = "Quarterly Review Deck"
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"
@@ -27,15 +27,18 @@ SLIDES = ["slides/01-forecasting-weekly-demand.html", "slides/02-the-model.html"
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
+
+
+@pytest.fixture
+def live(live, shell, reference_service, tmp_path) -> Iterator[Any]:
+    """The conftest's `live`, the talk copied beside it, with Design consent given and the
+    faults reset after."""
     shutil.copytree(TALK, tmp_path / "talk")
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
     shell.run_line_magic("design", "consent")
-    yield magics
+    yield live
     faults(reference_service).reset()
-    magics.close()
 
 
 def files_of(shell, deck: NotebookDeck) -> dict[str, Any]:

@@ -4,22 +4,21 @@ create card" (against a real reference service)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
+
+
+@pytest.fixture
+def live(live, shell):
+    """The conftest's `live`, with Design consent given."""
     shell.run_line_magic("design", "consent")
-    yield magics
-    magics.close()
+    return live
 
 
 @pytest.mark.parametrize("answer", ["approve", "deny"])

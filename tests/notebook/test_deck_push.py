@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from faults_client import faults
 from IPython.core.error import UsageError
 
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
@@ -19,19 +18,22 @@ from jupyter_design_projects.design.deck.push import Push
 from jupyter_design_projects.notebook.views import outcomes as views
 from jupyter_design_projects.notebook.views.outcome import Outcome
 from jupyter_design_projects.notebook.widgets.deck import DeckPush, NotebookDeck
+from tests.faults_client import faults
 
 DECK = "Quarterly Review Deck"
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, reference_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
+
+
+@pytest.fixture
+def live(live, shell, reference_service) -> Iterator[Any]:
+    """The conftest's `live`, with Design consent given and the faults reset after."""
     shell.run_line_magic("design", "consent")
-    yield magics
+    yield live
     faults(reference_service).reset()
-    magics.close()
 
 
 @pytest.fixture

@@ -3,9 +3,6 @@ cell with one line naming the next step, and `last` keeps the failed outcome."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from IPython.core.error import UsageError
 
@@ -13,12 +10,8 @@ from jupyter_design_projects.notebook.views.outcome import Outcome
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
 
 
 def failure(shell, tool: str, line: str) -> str:

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from nb_fakes import FakeSession, pending
 
 from jupyter_design_projects.notebook.commands import run as dispatch
 from jupyter_design_projects.notebook.host import NotebookHost
 from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
+from tests.fakes.session import FakeSession, pending
 
 
 class PlainOptions:

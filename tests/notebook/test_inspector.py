@@ -4,27 +4,12 @@ answer the approval card inline, read the result (or the failure with its exchan
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.notebook.commands.run import inspect
 from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
 from jupyter_design_projects.notebook.widgets.inspector import Inspector
 from jupyter_design_projects.server.design.demo import DECK_ID
-
-SLIDE = "<!doctype html><html><body><h2>From the inspector</h2></body></html>"
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "auto"  # a click on Run is a person at the notebook
-    yield magics
-    magics.close()
+from tests.notebook.inspector_forms import fill_write
 
 
 def deck_id(shell) -> str:
@@ -34,15 +19,6 @@ def deck_id(shell) -> str:
 def files_of(shell, project_id: str) -> set[str]:
     listing = shell.run_line_magic("design", f"list_files project_id={project_id}")
     return {f["path"] for f in listing.data}
-
-
-def fill_write(inspector: Inspector, project_id: str, path: str) -> None:
-    inspector.picker.value = "write_files"
-    form = inspector.form
-    form.editors["project_id"].input.value = project_id
-    entry = form.editors["files"].add()
-    entry.editors["path"].input.value = path
-    entry.editors["data"].input.value = SLIDE
 
 
 def test_the_catalogue_is_the_services_and_the_filter_narrows_it(shell, live) -> None:

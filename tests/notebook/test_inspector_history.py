@@ -5,7 +5,6 @@ diff of two results, and a call copied as a cell, a Python line or the trace's c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,13 +20,15 @@ SLIDE = "<!doctype html><html><body><h2>Replayed</h2></body></html>"
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
+
+
+@pytest.fixture
+def live(live, shell):
+    """The conftest's `live`, with Design consent given."""
     shell.run_line_magic("design", "consent")
-    yield magics
-    magics.close()
+    return live
 
 
 def history(shell) -> Any:

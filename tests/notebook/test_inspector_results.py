@@ -5,22 +5,9 @@ tree, and a table stays a table."""
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
 
 from jupyter_design_projects.notebook.commands.run import inspect
 from jupyter_design_projects.server.design.demo import DECK_ID
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "auto"  # a click on Run is a person at the notebook
-    yield magics
-    magics.close()
 
 
 def shown_html(inspector) -> list[str]:

@@ -3,7 +3,6 @@ with its headers, shown raw and redacted; tools/call still meets its approval ca
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,12 +15,8 @@ from jupyter_design_projects.server.design.demo import DECK_ID
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
 
 
 def no_secret_in(live, outcome: Any) -> None:

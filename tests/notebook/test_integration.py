@@ -5,28 +5,27 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from sign_in_page import click_authorize, pasted_code
 
 from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
+from tests.sign_in_page import click_authorize, pasted_code
 
 SLIDE = "<!doctype html><html><body><h2>Next steps</h2></body></html>"
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    """The shell's magics pointed at a fresh reference service; progress reports recorded."""
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    magics.reports = []
-    magics.host.report_progress = lambda *report: magics.reports.append(report)
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
+
+
+@pytest.fixture
+def live(live):
+    """The conftest's `live`, its progress reports recorded."""
+    live.reports = []
+    live.host.report_progress = lambda *report: live.reports.append(report)
+    return live
 
 
 def deck_id(shell) -> str:

@@ -10,7 +10,6 @@ import warnings
 
 import pytest
 from IPython.core.error import UsageError
-from nb_fakes import FakeSession, pending
 
 from jupyter_design_projects.errors import (
     AwaitingApproval,
@@ -21,6 +20,7 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.notebook.magics import DesignProjects, load, unload
 from jupyter_design_projects.notebook.views.outcome import Outcome, PendingOutcome
+from tests.fakes.session import FakeSession, pending
 
 
 class FakeKernel:

@@ -5,38 +5,22 @@ them out and says so; and a hostile log message is rendered escaped."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import html
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from hostile_content import payloads
-from test_inspector import fill_write
 
-from jupyter_design_projects.core.redaction import Secret
-from jupyter_design_projects.design.notification_stream import NotificationStream
-from jupyter_design_projects.design.session import McpSession
 from jupyter_design_projects.notebook.commands.run import inspect
-from jupyter_design_projects.notebook.views.trace import TraceOutcome
 from jupyter_design_projects.notebook.widgets.notifications_pane import notifications_html
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.hostile_content import payloads
+from tests.notebook.hostile_notifications import hostile_stream, hostile_views
+from tests.notebook.inspector_forms import fill_write
 
 WAIT_S = 20.0
-
-
-@pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "auto"
-    yield magics
-    magics.close()
 
 
 def written_from_the_inspector(live: Any, path: str) -> Any:
@@ -110,57 +94,6 @@ def test_the_trace_never_opens_a_design_session_to_listen(shell, live) -> None:
     assert "not listening" in (table.notice or "")
     assert not live.host.session.design.session.state.has_session_id
     assert all(r["action"] != "design initialize" for r in table.tables["trace"])
-
-
-class _Hostile(httpx.AsyncByteStream):
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-
-    async def __aiter__(self):
-        yield self.body
-
-
-def hostile_stream(payload: str) -> NotificationStream:
-    """A stream that received log messages carrying `payload` everywhere a service can."""
-    body = b"data: " + json.dumps({
-        "jsonrpc": "2.0", "method": "notifications/message",
-        "params": {"level": payload, "logger": payload,
-                   "data": {payload: payload, "message": payload}}}).encode() + b"\n\n"
-    body += b"data: " + json.dumps({"jsonrpc": "2.0", "method": payload}).encode() + b"\n\n"
-    gets = [httpx.Response(200, headers={"content-type": "text/event-stream"},
-                           stream=_Hostile(body))]
-
-    def handle(request: httpx.Request) -> httpx.Response:
-        if request.method == "GET":
-            return gets.pop(0) if gets else httpx.Response(405)
-        message = json.loads(request.content)
-        if message.get("method") == "initialize":
-            return httpx.Response(200, headers={"mcp-session-id": "s1"}, json={
-                "jsonrpc": "2.0", "id": message["id"], "result": {}})
-        return httpx.Response(202)
-
-    async def run() -> NotificationStream:
-        client = httpx.AsyncClient(transport=httpx.MockTransport(handle))
-        session = McpSession(client, "http://127.0.0.1:9/v1/design/mcp")
-        stream = NotificationStream(session, client, secrets=lambda: [Secret("x" * 20)])
-        stream.start()
-        await stream.finished()
-        return stream
-
-    with concurrent.futures.ThreadPoolExecutor(1) as worker:  # a loop of its own, even
-        return worker.submit(asyncio.run, run()).result(WAIT_S)  # under Playwright's
-
-
-def hostile_views(url: str) -> list[str]:
-    """The pane and the trace outcome of streams that carried each hostile payload."""
-    out = []
-    for payload in payloads(url).values():
-        stream = hostile_stream(payload)
-        assert len(stream.records()) == 2
-        out.append(notifications_html(stream))
-        out.append(TraceOutcome([], notifications=stream.records())._repr_mimebundle_()[
-            "text/html"])
-    return out
 
 
 def test_a_hostile_log_message_is_rendered_escaped() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-from nb_fakes import CATALOGUE, PNG, image_outcome, outcome
 
 from jupyter_design_projects.errors import (
     BadCommand,
@@ -26,6 +25,7 @@ from jupyter_design_projects.notebook.views.budget import Budget, budget_of, met
 from jupyter_design_projects.notebook.views.outcome import Outcome
 from jupyter_design_projects.notebook.widgets.catalogue import CatalogueView, matches
 from jupyter_design_projects.notebook.widgets.progress import MIB, ProgressPanel, step_of
+from tests.fakes.session import CATALOGUE, PNG, image_outcome, outcome
 
 INFO = {
     "method": "project_info",

@@ -11,7 +11,6 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from hostile_content import payloads
 
 from jupyter_design_projects.core.json_tree import Limits
 from jupyter_design_projects.design.raw_rpc import RawExchange
@@ -25,6 +24,7 @@ from jupyter_design_projects.notebook.views.json_tree import (
 )
 from jupyter_design_projects.notebook.views.outcome import Outcome
 from jupyter_design_projects.notebook.widgets.inspector import whole_result
+from tests.hostile_content import payloads
 
 #: the only tags and attributes the tree writes
 TAGS = {"div", "span", "details", "summary"}

@@ -9,11 +9,11 @@ import socket
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from sign_in_page import click_authorize, pasted_code
 
 from jupyter_design_projects.notebook.views.outcome import Outcome
 from jupyter_design_projects.notebook.widgets.sign_in import SignInCard
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
+from tests.sign_in_page import click_authorize, pasted_code
 
 DONE_S = 60.0
 

@@ -6,9 +6,7 @@ fails the cell where nobody can click."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
@@ -19,12 +17,8 @@ from jupyter_design_projects.notebook.widgets.sync_view import PendingSync, card
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
 
 
 @pytest.fixture

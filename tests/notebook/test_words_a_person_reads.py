@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,12 +87,8 @@ def developer_words(texts: list[str]) -> list[str]:
 
 
 @pytest.fixture
-def live(shell, pointed_at_service, tmp_path, monkeypatch) -> Iterator[Any]:
-    monkeypatch.chdir(tmp_path)
-    magics = shell.magics_manager.registry["DesignProjects"]
-    magics.approval_mode = "widget"
-    yield magics
-    magics.close()
+def approval_mode() -> str:
+    return "widget"  # every card shown, for the test to click
 
 
 def test_the_scan_finds_each_kind_of_developer_text() -> None:

@@ -11,8 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_projects import JWT, ORG, PROJECT, WEB, FakeProjects, Scopes
-from projects_harness import Expander, StaticBearer, settings_for
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.embedded import EmbeddedService
@@ -20,6 +18,8 @@ from jupyter_design_projects.projects.client import ProjectsClient
 from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.http import make_client
+from tests.fakes.projects import JWT, ORG, PROJECT, WEB, FakeProjects, Scopes
+from tests.projects.projects_harness import Expander, StaticBearer, settings_for
 
 
 @pytest.fixture

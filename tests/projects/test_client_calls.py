@@ -10,14 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_projects import (
-    JWT,
-    PROJECT,
-    SESSION_PATH,
-    Scopes,
-    error,
-    flat,
-)
 
 from jupyter_design_projects.core.budgets import RESULT_MAX_CHARS
 from jupyter_design_projects.core.redaction import REDACTED, Secret
@@ -31,6 +23,14 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.projects import api as api_module
 from jupyter_design_projects.projects.client import FRAMING, ProjectsClient
+from tests.fakes.projects import (
+    JWT,
+    PROJECT,
+    SESSION_PATH,
+    Scopes,
+    error,
+    flat,
+)
 
 # ---------------------------------------------------------------- gates and attachment
 

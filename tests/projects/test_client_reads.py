@@ -10,14 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_projects import (
-    PROJECT,
-    ROUTES,
-    FakeProjects,
-    error,
-    flat,
-    raw_body,
-)
 
 from jupyter_design_projects.core.budgets import INLINE_MAX_BYTES, RAW_MAX_BYTES
 from jupyter_design_projects.errors import (
@@ -29,6 +21,14 @@ from jupyter_design_projects.errors import (
     ProjectsApiError,
 )
 from jupyter_design_projects.projects.reading import RAW_MAX_BASE64_CHARS, decode_raw
+from tests.fakes.projects import (
+    PROJECT,
+    ROUTES,
+    FakeProjects,
+    error,
+    flat,
+    raw_body,
+)
 
 # ---------------------------------------------------------------- info and read
 

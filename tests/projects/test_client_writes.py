@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_projects import ROUTES, FakeProjects, Scopes, error, flat
 
 from jupyter_design_projects.core.project_paths import RULE_UPLOAD
 from jupyter_design_projects.errors import (
@@ -27,6 +26,7 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.projects.journal import Journal
+from tests.fakes.projects import ROUTES, FakeProjects, Scopes, error, flat
 
 # ---------------------------------------------------------------- write and delete
 
@@ -689,10 +689,9 @@ class Progress:
 @pytest.mark.asyncio
 async def test_a_write_reports_its_upload_progress_from_zero_to_its_utf8_size(
         fake, tmp_path) -> None:
-    from fake_projects import ORG, PROJECT, WEB
-
     from jupyter_design_projects.projects.client import ProjectsClient
     from jupyter_design_projects.settings import Settings
+    from tests.fakes.projects import ORG, PROJECT, WEB
 
     progress = Progress()
     client = ProjectsClient(

@@ -13,8 +13,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from faults_client import FaultsClient
-from projects_harness import settings_for
 
 from jupyter_design_projects.core.budgets import ANSWER_MAX_BYTES
 from jupyter_design_projects.errors import (
@@ -26,6 +24,8 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.projects import api as api_module
+from tests.faults_client import FaultsClient
+from tests.projects.projects_harness import settings_for
 
 ROUTES = ["org", "remote-session"]
 

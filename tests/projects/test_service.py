@@ -12,7 +12,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from projects_harness import NOTICE, Arming
 
 from jupyter_design_projects.core.budgets import INLINE_MAX_BYTES
 from jupyter_design_projects.core.project_paths import RULE_UPLOAD
@@ -25,6 +24,7 @@ from jupyter_design_projects.errors import (
     ProjectsApiError,
     ReplaceIncomplete,
 )
+from tests.projects.projects_harness import NOTICE, Arming
 
 ROUTES = ["org", "remote-session"]
 PNG = base64.b64decode(

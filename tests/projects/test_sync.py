@@ -514,10 +514,9 @@ async def test_a_pull_that_cannot_write_a_file_stops_and_says_so(
 @pytest.mark.asyncio
 async def test_a_closed_gate_refuses_before_any_file_is_read(
         service, open_projects, state, tmp_path, monkeypatch) -> None:
-    from projects_harness import settings_for
-
     from jupyter_design_projects.errors import GateClosed
     from jupyter_design_projects.projects import sync_walk
+    from tests.projects.projects_harness import settings_for
 
     monkeypatch.setattr(sync_walk, "read_local_text",
                         lambda *a, **k: pytest.fail("a file was read"))

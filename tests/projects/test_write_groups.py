@@ -9,11 +9,11 @@ import sqlite3
 from typing import Any
 
 import pytest
-from fake_projects import error
 
 from jupyter_design_projects.errors import ProjectsApiError
 from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.projects.write_groups import Change
+from tests.fakes.projects import error
 
 
 def three(fake) -> list[Change]:

@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults_client import FaultsClient, faults
-from hostile import LoopbackServer
-from leaks import LeakScan
-from worker_processes import as_owner
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.errors import JdpError
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import FIRST_PARTY_CLIENT_ID, Settings
+from tests.faults_client import FaultsClient, faults
+from tests.reliability.hostile import LoopbackServer
+from tests.reliability.leaks import LeakScan
+from tests.worker_processes import as_owner
 
 DB_FILE = "service.sqlite3"
 FULL_SCOPES = ["user:profile", "user:inference", "user:mcp_servers", "user:file_upload",

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from battery import Live, LiveShell, Scripted, settings_for, signed_in_file
 from hypothesis import HealthCheck, settings
 
 from jupyter_design_projects.errors import JdpError
 from jupyter_design_projects.session import Session
+from tests.reliability.battery import Live, LiveShell, Scripted, settings_for, signed_in_file
 
 FULL = os.environ.get("JDP_RELIABILITY_FULL") == "1"
 HERE = Path(__file__).parent

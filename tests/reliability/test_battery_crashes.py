@@ -13,10 +13,6 @@ from pathlib import Path
 
 import filelock
 import pytest
-from battery import Live, ServiceState, settings_for, signed_in_file
-from faults_client import faults
-from kernels import Kernel, wait_until
-from worker_processes import copied_credentials
 
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.embedded import start_embedded
@@ -29,6 +25,10 @@ from jupyter_design_projects.errors import (
 from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.transport.credentials import Credential
+from tests.faults_client import faults
+from tests.reliability.battery import Live, ServiceState, settings_for, signed_in_file
+from tests.reliability.kernels import Kernel, wait_until
+from tests.worker_processes import copied_credentials
 
 DOC_BYTES = 3 * 1024 * 1024
 

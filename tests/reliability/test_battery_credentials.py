@@ -13,11 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from battery import Live, owners_view, settings_for, signed_in_file
-from faults_client import faults
-from kernels import Kernel
-from sign_in_page import pasted_code
-from worker_processes import copied_credentials
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
@@ -29,6 +24,11 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.transport.credentials import Credential
+from tests.faults_client import faults
+from tests.reliability.battery import Live, owners_view, settings_for, signed_in_file
+from tests.reliability.kernels import Kernel
+from tests.sign_in_page import pasted_code
+from tests.worker_processes import copied_credentials
 
 KERNELS = 8
 

@@ -11,13 +11,13 @@ import logging
 
 import hypothesis.strategies as st
 import pytest
-from hostile import McpScript, response
 from hypothesis import example, given
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.design.approval import DesignOutcome
 from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import DeadlineExceeded, JdpError
+from tests.reliability.hostile import McpScript, response
 
 #: no call may take longer than this (the client's own deadlines are 60 s and 30 s: the
 #: scripted answers below arrive at once, so anything near this is a hang)

@@ -14,9 +14,9 @@ import time
 import uuid
 
 import pytest
-from battery import Live, settings_for, signed_in_file
 
 from jupyter_design_projects.session import Session
+from tests.reliability.battery import Live, settings_for, signed_in_file
 
 CLIENTS = 16
 DEMO_NAMESPACE = uuid.UUID("0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60")

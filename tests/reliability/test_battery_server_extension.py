@@ -18,12 +18,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from battery import file_tokens
-from jupyter_process import jupyter_process
-from leaks import LeakScan
 
 from jupyter_design_projects.labserver import handlers
 from jupyter_design_projects.server.cli import listening_notice
+from tests.jupyter_process import jupyter_process
+from tests.reliability.battery import file_tokens
+from tests.reliability.leaks import LeakScan
 
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = ("get", "post", "put", "patch", "delete")

@@ -22,7 +22,7 @@ from jupyter_design_projects.notebook.views.outcome import PendingOutcome
 from jupyter_design_projects.server.design.demo import DECK_ID
 from jupyter_design_projects.session import Session
 
-from battery import settings_for, signed_in_file  # isort: skip
+from tests.reliability.battery import settings_for, signed_in_file  # isort: skip
 
 SLIDE = "<h1>shared state</h1>"
 GRANTS = "/v1/design/grants"

@@ -11,7 +11,6 @@ import secrets
 import time
 
 import pytest
-from hostile import LoopbackServer, McpScript, chunk, chunked_head, response
 
 from jupyter_design_projects.core.budgets import answer_max_bytes
 from jupyter_design_projects.errors import (
@@ -25,6 +24,7 @@ from jupyter_design_projects.errors import (
     TransportError,
     UnexpectedContentType,
 )
+from tests.reliability.hostile import LoopbackServer, McpScript, chunk, chunked_head, response
 
 MCP = "/v1/design/mcp"
 DESIGN_CAP = 2_080_000

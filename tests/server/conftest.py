@@ -1,6 +1,6 @@
 """In-process fixtures for the reference service: its config, the app and context, a
 TestClient with the lifespan running, bearer tokens and the demo ids; and the Design
-harness (test_design_harness.py) with an MCP session, as most Design tests start."""
+harness (tests/server/design/harness.py) with an MCP session, as most Design tests start."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
-from test_design_harness import Harness, McpClient, build_harness
 
 from jupyter_design_projects.core import owner_proof
 from jupyter_design_projects.server import oauth
 from jupyter_design_projects.server.app import DB_FILE, create_app
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
+from tests.design_headers import DESIGN_HEADERS
+from tests.server.design.harness import Harness, McpClient, build_harness
 
 ALL_SCOPES = tuple(sorted(oauth.KNOWN_SCOPES))
 

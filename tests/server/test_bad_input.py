@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from design_headers import DESIGN_HEADERS
 from starlette.routing import Match
 from starlette.testclient import TestClient
 
@@ -23,6 +22,7 @@ from jupyter_design_projects.server.app import create_app
 from jupyter_design_projects.server.context import DEMO_USER_ID, ServiceConfig, ServiceContext
 from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
 from jupyter_design_projects.server.projects import remote_session
+from tests.design_headers import DESIGN_HEADERS
 
 MAX_BODY = 64 * 1024
 OVERSIZE = b"{" + b" " * MAX_BODY + b"}"

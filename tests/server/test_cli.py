@@ -9,11 +9,11 @@ import stat
 
 import httpx
 import pytest
-from design_headers import DESIGN_HEADERS
-from faults_client import faults
 
 from jupyter_design_projects.embedded import start_embedded
 from jupyter_design_projects.server import cli
+from tests.design_headers import DESIGN_HEADERS
+from tests.faults_client import faults
 
 CLIENT = "jdp-notebook-client"
 FULL = ("user:profile user:inference user:mcp_servers user:file_upload user:design:read "

@@ -11,10 +11,10 @@ from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
-from test_oauth import authorize, pkce
 
 from jupyter_design_projects.server.design.demo import DECK_ID
 from jupyter_design_projects.server.forms import PageForm
+from tests.server.authorize_steps import authorize, pkce
 
 #: page -> (where it is posted, what the page says did not happen, how it says to get a
 #: fresh form, its byte limit)

@@ -28,10 +28,10 @@ from mcp.client.auth.utils import (
     handle_protected_resource_response,
     validate_metadata_issuer,
 )
-from sign_in_page import click_authorize, redirect_fields
 
 from jupyter_design_projects.core.owner_proof import authorize_proof
 from jupyter_design_projects.embedded import EmbeddedService
+from tests.sign_in_page import click_authorize, redirect_fields
 
 FULL_SCOPES = ("user:profile user:inference user:mcp_servers user:file_upload "
                "user:design:read user:design:write user:projects:read user:projects:write")

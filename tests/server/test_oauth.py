@@ -4,23 +4,28 @@ authentication and the first credential on disk."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import json
 import re
 import stat
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from starlette.testclient import TestClient
 
 from jupyter_design_projects.server import oauth
-
-TOKEN = "/v1/oauth/token"
-CLIENT = "jdp-notebook-client"
-BASE = "user:profile user:inference user:mcp_servers user:file_upload"
-FULL = BASE + " user:projects:read user:projects:write"
+from tests.server.authorize_steps import (
+    BASE,
+    CLIENT,
+    CODE_PAGE,
+    FULL,
+    LOOPBACK,
+    TOKEN,
+    authorize,
+    decide,
+    form_of,
+    pkce,
+    redirected,
+)
 
 
 def first_refresh_token(ctx, client_id: str = CLIENT) -> str:
@@ -114,43 +119,6 @@ def test_malformed_json_is_invalid_request(client) -> None:
 # ---------------------------------------------------------------- login with PKCE
 
 
-def pkce() -> tuple[str, str]:
-    verifier = "v" * 43 + "-._~"
-    challenge = base64.urlsafe_b64encode(
-        hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    return verifier, challenge
-
-
-LOOPBACK = "http://127.0.0.1:53682/callback"
-CODE_PAGE = "http://127.0.0.1/oauth/code/callback"
-
-
-def authorize(client: TestClient, challenge: str, **overrides: str):
-    params = {"response_type": "code", "client_id": CLIENT, "redirect_uri": LOOPBACK,
-              "scope": FULL, "state": "st4te", "code_challenge": challenge,
-              "code_challenge_method": "S256", **overrides}
-    return client.get("/oauth/authorize", params=params)
-
-
-def form_of(page: str) -> dict[str, str]:
-    """The hidden fields of the authorize page's form, as a browser would post them."""
-    return {html.unescape(name): html.unescape(value) for name, value in re.findall(
-        r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)}
-
-
-def decide(client: TestClient, page: str, decision: str = "approve", **changes: str):
-    """Click Authorize (or Deny) on the page: the POST, not following its redirect."""
-    assert page.count('type="submit"') == 2
-    form = {**form_of(page), "decision": decision, **changes}
-    return client.post("/oauth/authorize", data=form, follow_redirects=False)
-
-
-def redirected(answer) -> tuple[str, dict[str, str]]:
-    """Where the 303 sends the browser, and the fields it adds."""
-    assert answer.status_code == 303
-    parts = urlsplit(answer.headers["location"])
-    return (f"{parts.scheme}://{parts.netloc}{parts.path}",
-            {k: v[0] for k, v in parse_qs(parts.query).items()})
 
 
 def approved_code(client: TestClient, challenge: str, **overrides: str) -> str:

@@ -3,7 +3,8 @@
 import filelock
 import pytest
 import pytest_asyncio
-from transport_doubles import build_rig, make_cred
+
+from tests.transport.transport_doubles import build_rig, make_cred
 
 
 @pytest_asyncio.fixture

@@ -8,10 +8,6 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from design_headers import DESIGN_HEADERS
-from faults_client import faults
-from sign_in_page import pasted_code
-from worker_processes import copied_credentials
 
 from jupyter_design_projects.core import pkce
 from jupyter_design_projects.core.redaction import Secret
@@ -28,6 +24,10 @@ from jupyter_design_projects.transport.credential_manager import CredentialManag
 from jupyter_design_projects.transport.credentials import FileCredentialStore
 from jupyter_design_projects.transport.http import make_client, send
 from jupyter_design_projects.transport.oauth import OAuthClient
+from tests.design_headers import DESIGN_HEADERS
+from tests.faults_client import faults
+from tests.sign_in_page import pasted_code
+from tests.worker_processes import copied_credentials
 
 DESIGN_CAP = 2_080_000
 CONSENT = "/v1/design/consent"

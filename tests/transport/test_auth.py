@@ -5,7 +5,6 @@ import asyncio
 
 import httpx
 import pytest
-from transport_doubles import ORIGIN
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError, OriginNotAllowed, ResponseTooLarge
@@ -16,6 +15,7 @@ from jupyter_design_projects.transport.auth import (
     origin,
 )
 from jupyter_design_projects.transport.http import send
+from tests.transport.transport_doubles import ORIGIN
 
 
 class StubManager:

@@ -7,7 +7,6 @@ import logging
 
 import httpx
 import pytest
-from transport_doubles import MemoryStore, build_rig, make_cred
 
 from jupyter_design_projects.core import pkce
 from jupyter_design_projects.core.redaction import Secret
@@ -24,6 +23,7 @@ from jupyter_design_projects.transport.credential_manager import (
     REFRESH_TIMEOUT_MS,
     SCOPE_UPGRADE_NOTICE,
 )
+from tests.transport.transport_doubles import MemoryStore, build_rig, make_cred
 
 NOW_MS = 1_700_000_000_000
 EXPANDED = BASE_SCOPES + DESIGN_SCOPES + PROJECT_SCOPES

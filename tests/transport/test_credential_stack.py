@@ -11,7 +11,6 @@ import stat
 
 import httpx
 import pytest
-from transport_doubles import NOW_MS, FakeService, MemoryStore, build_rig, make_cred
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
@@ -21,6 +20,7 @@ from jupyter_design_projects.transport.credential_manager import open_credential
 from jupyter_design_projects.transport.credentials import FileCredentialStore
 from jupyter_design_projects.transport.http import make_client
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
+from tests.transport.transport_doubles import NOW_MS, FakeService, MemoryStore, build_rig, make_cred
 
 DEADLINE_S = 30.0
 API = "http://127.0.0.1:8123"

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from keyring.backends import fail, null
-from transport_doubles import make_cred
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import CredentialStoreError
@@ -26,6 +25,7 @@ from jupyter_design_projects.transport.credentials import (
     lock_path_for,
     open_store,
 )
+from tests.transport.transport_doubles import MemoryKeyring, make_cred
 
 WIRE = {
     "access_token": "at-wire-00000001",
@@ -159,17 +159,6 @@ def test_file_store_malformed_json_is_reported_without_its_content(tmp_path):
 
 
 # ---------------------------------------------------------------- keyring store
-
-
-class MemoryKeyring:
-    def __init__(self):
-        self.values = {}
-
-    def get_password(self, service, username):
-        return self.values.get((service, username))
-
-    def set_password(self, service, username, value):
-        self.values[(service, username)] = value
 
 
 class HangingKeyring:

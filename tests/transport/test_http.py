@@ -9,7 +9,6 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from transport_doubles import drip
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import (
@@ -19,6 +18,7 @@ from jupyter_design_projects.errors import (
     UnexpectedContentType,
 )
 from jupyter_design_projects.transport.http import make_client, retry_after_seconds, send
+from tests.transport.transport_doubles import drip
 
 URL = "http://127.0.0.1:8123/v1/design/mcp"
 DESIGN_CAP = 2_080_000

@@ -11,7 +11,6 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from transport_doubles import ORIGIN, build_rig, make_cred
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import JdpError
@@ -24,6 +23,7 @@ from jupyter_design_projects.transport.credentials import (
 from jupyter_design_projects.transport.http import make_client, send
 from jupyter_design_projects.transport.oauth import TOKEN_ANSWER_MAX_BYTES
 from jupyter_design_projects.transport.trace import HttpTrace
+from tests.transport.transport_doubles import ORIGIN, build_rig, make_cred
 
 PLANTED = "PLANTED-tok-9f8e7d6c5b4a"
 FORMS = (PLANTED, quote(PLANTED, safe=""), json.dumps(PLANTED)[1:-1])

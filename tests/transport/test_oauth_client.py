@@ -6,7 +6,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from transport_doubles import AUTHORIZE_URL, NOW_MS, TOKEN_URL, make_cred
 
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.core.scopes import BASE_SCOPES, PROJECT_SCOPES
@@ -15,6 +14,7 @@ from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.settings import FIRST_PARTY_CLIENT_ID
 from jupyter_design_projects.transport.http import make_client
 from jupyter_design_projects.transport.oauth import OAuthClient
+from tests.transport.transport_doubles import AUTHORIZE_URL, NOW_MS, TOKEN_URL, make_cred
 
 
 def oauth_answering(response, seen=None):

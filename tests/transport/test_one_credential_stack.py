@@ -7,13 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 
-import one_stack_worker
-from faults_client import faults
-
 from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.credential_manager import open_credentials
 from jupyter_design_projects.transport.credentials import FileCredentialStore
 from jupyter_design_projects.transport.http import make_client
+from tests.faults_client import faults
+from tests.transport import one_stack_worker
 
 
 def test_a_kernel_and_the_server_extension_refresh_an_expired_token_once(
@@ -47,9 +46,8 @@ def test_the_factory_puts_a_file_stores_lock_beside_the_file(tmp_path):
 
 
 def test_the_factory_puts_the_keyring_lock_in_the_data_dir(tmp_path):
-    from test_credentials import MemoryKeyring
-
     from jupyter_design_projects.transport.credentials import KeyringCredentialStore
+    from tests.transport.transport_doubles import MemoryKeyring
 
     settings = Settings.resolve({"JDP_API_BASE_URL": "http://127.0.0.1:9"})
     store = KeyringCredentialStore(backend=MemoryKeyring())

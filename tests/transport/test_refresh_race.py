@@ -5,10 +5,9 @@ stored, and every read is answered on its one retry."""
 
 import json
 
-import refresh_race_worker
-from faults_client import faults
-
 from jupyter_design_projects.server import paths
+from tests.faults_client import faults
+from tests.transport import refresh_race_worker
 
 PROCESSES = 4
 TOKEN = "POST /v1/oauth/token"

@@ -3,11 +3,10 @@ service: exactly one token request, seven adopt the stored expansion."""
 
 import json
 
-import scope_race_worker
-from faults_client import faults
-
 from jupyter_design_projects.core.scopes import PROJECT_SCOPES
 from jupyter_design_projects.transport.credential_manager import SCOPE_UPGRADE_NOTICE
+from tests.faults_client import faults
+from tests.transport import scope_race_worker
 
 PROCESSES = 8
 

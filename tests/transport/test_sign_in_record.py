@@ -11,7 +11,6 @@ import logging
 
 import httpx
 import pytest
-from transport_doubles import NOW_MS, ORIGIN, build_rig, make_cred
 
 from jupyter_design_projects.core import pkce
 from jupyter_design_projects.core.redaction import Secret
@@ -31,6 +30,7 @@ from jupyter_design_projects.transport.sign_in_record import (
     discover,
     discovery_urls,
 )
+from tests.transport.transport_doubles import NOW_MS, ORIGIN, build_rig, make_cred
 
 
 def shown(manager: CredentialManager, status) -> str:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from design_headers import DESIGN_HEADERS
-from worker_processes import copied_credentials
 
 from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.design_headers import DESIGN_HEADERS
+from tests.worker_processes import copied_credentials
 
 CONSENT = "/v1/design/consent"
 

@@ -5,12 +5,12 @@ import json
 
 import httpx
 import pytest
-from transport_doubles import ORIGIN, build_rig, drip, make_cred
 
 from jupyter_design_projects.core.redaction import REDACTED, Secret
 from jupyter_design_projects.errors import DeadlineExceeded, TransportError
 from jupyter_design_projects.transport.http import make_client, send
 from jupyter_design_projects.transport.trace import HttpTrace
+from tests.transport.transport_doubles import ORIGIN, build_rig, drip, make_cred
 
 URL = ORIGIN + "/v1/design/mcp"
 KNOWN = Secret("known-token-0001")

@@ -14,7 +14,6 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
-from transport_doubles import ORIGIN, build_rig
 
 from jupyter_design_projects.core.curl import curl_command, curl_notes
 from jupyter_design_projects.core.har import har_log
@@ -24,6 +23,7 @@ from jupyter_design_projects.notebook.views.trace import TraceOutcome, write_har
 from jupyter_design_projects.transport.credential_manager import LoginAttempt
 from jupyter_design_projects.transport.http import make_client, send
 from jupyter_design_projects.transport.trace import HttpTrace
+from tests.transport.transport_doubles import ORIGIN, build_rig
 
 #: a hostile service mints tokens with every character an encoding changes
 SECRET = "dpt_Zq/9+Xy=Wv~0123456789abcdef"

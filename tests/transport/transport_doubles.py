@@ -1,5 +1,6 @@
-"""Test doubles for the transport tests: credentials, an in-memory store, a token endpoint
-plus resource server that run inside `httpx.MockTransport`, and a never-ending answer."""
+"""Test doubles for the transport tests: credentials, an in-memory store and keyring, a
+token endpoint plus resource server that run inside `httpx.MockTransport`, and a
+never-ending answer."""
 
 from __future__ import annotations
 
@@ -43,6 +44,19 @@ def make_cred(**changes) -> Credential:
         client_id=FIRST_PARTY_CLIENT_ID,
     )
     return dataclasses.replace(cred, **changes)
+
+
+class MemoryKeyring:
+    """A keyring backend holding its passwords in a dict."""
+
+    def __init__(self):
+        self.values = {}
+
+    def get_password(self, service, username):
+        return self.values.get((service, username))
+
+    def set_password(self, service, username, value):
+        self.values[(service, username)] = value
 
 
 class MemoryStore:

@@ -22,7 +22,7 @@ from jupyter_design_projects.design.deck.from_notebook import read
 from jupyter_design_projects.design.deck.notebook_cells import sanitize
 from jupyter_design_projects.errors import ConfigError, InvalidArguments
 
-TALK = Path(__file__).parent.parent / "fixtures" / "talk"
+TALK = Path(__file__).parents[2] / "fixtures" / "talk"
 PID = "0f4b6c1e-5d0a-4c58-9b7e-2a1d3c4e5f60"
 SLIDES = ["slides/01-forecasting-weekly-demand.html", "slides/02-the-model.html",
           "slides/03-the-pipeline.html", "slides/04-weekly-demand.html",

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_design_harness import (
+
+from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
+from tests.server.design.harness import (
     DECK_ID,
     Harness,
     McpClient,
@@ -23,8 +25,6 @@ from test_design_harness import (
     files_of,
     plan,
 )
-
-from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 
 _REASON = re.compile(r"^Plan token refused \(([a-z_]+)\)")
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from test_design_harness import DECK_ID, PARTNER_ID, Harness
+
+from tests.server.design.harness import DECK_ID, PARTNER_ID, Harness
 
 CONSENT = {"consent": "agent_design_projects"}
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from design_headers import DESIGN_HEADERS
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -32,6 +31,7 @@ from jupyter_design_projects.server.design import store as design_store
 from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
 from jupyter_design_projects.server.design.gate import DesignGate
 from jupyter_design_projects.settings import Settings
+from tests.design_headers import DESIGN_HEADERS
 
 MCP = "/v1/design/mcp"
 DESIGN = frozenset({"user:design:read", "user:design:write"})

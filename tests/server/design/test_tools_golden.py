@@ -7,12 +7,11 @@ registration change that alters one schema byte fails here.
 
 A row added to the table later is served beside them with no edit here (issue 31.3: a new
 row needs no other edit); after a deliberate change to a pinned row, regenerate it with
-`PYTHONPATH=. python tests/server/test_design_tools_golden.py` and review the diff."""
+`python -m tests.server.design.test_tools_golden` (from the checkout) and review the diff."""
 
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ EXTRA = ("probe_extra_operation", "A read-only operation the table does not know
 
 def served_tools(folder: Path) -> list[dict[str, Any]]:
     """The `tools` of one tools/list answer of a fresh endpoint, with EXTRA switched on."""
-    from test_design_harness import build_harness
+    from tests.server.design.harness import build_harness
 
     with build_harness(folder) as harness:
         assert harness.ctx.extra_design_operation is not None
@@ -75,8 +74,6 @@ def test_the_golden_file_holds_table_rows_and_the_extra_operation() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     with tempfile.TemporaryDirectory() as scratch:
         GOLDEN.write_text(as_text(served_tools(Path(scratch))), encoding="utf-8")
     print(f"wrote {GOLDEN}")

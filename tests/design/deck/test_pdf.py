@@ -13,11 +13,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from deck_staged import staged_export
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from jupyter_design_projects.design.deck import Deck, pdf
 from jupyter_design_projects.design.deck import export as exporting
+from tests.deck_staged import staged_export
 
 
 def slide(source: str, kind: str = "slide"):
@@ -162,7 +162,7 @@ def test_without_pypdf_the_export_is_one_line_naming_the_extra(monkeypatch):
 def test_the_lab_extra_holds_what_export_needs():
     import tomllib
 
-    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())[
+    extras = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text())[
         "project"]["optional-dependencies"]
     names = {req.split(">")[0].split("=")[0].split("[")[0] for req in extras["lab"]}
     needs = {req.split(">")[0] for req in extras["export"]}

@@ -8,10 +8,10 @@ import json
 from typing import Any
 
 import httpx
-from design_headers import DESIGN_HEADERS
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.server.design.demo import PARTNER_ID
+from tests.design_headers import DESIGN_HEADERS
 
 
 def test_loopback_handshake_consent_plan_write_and_preview(

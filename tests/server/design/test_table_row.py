@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_design_harness import DECK_ID, Harness, build_harness, design_client
 
 from jupyter_design_projects.core.design_operations import (
     BY_NAME,
@@ -33,6 +32,7 @@ from jupyter_design_projects.core.permissions import (
 )
 from jupyter_design_projects.design.approval import DesignOutcome, PendingApproval
 from jupyter_design_projects.server.design.operations import DesignOperations
+from tests.server.design.harness import DECK_ID, Harness, build_harness, design_client
 
 #: the one row a new operation needs
 ARCHIVE = DesignOperation(

@@ -1,5 +1,7 @@
-"""Fake pipelines for the notebook layer's unit tests: scripted Design and Projects
-clients and a session that runs their coroutines (no service, no network)."""
+"""The session as the notebook layer's unit tests (and the call history's) see it: scripted
+stand-ins for the Design and Projects clients, which tell their observers as the real
+ones do, a trace, and a session that runs their coroutines (no service, no network). The
+pipelines' own tests use the in-memory services of tests/fakes/design.py and projects.py."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import asyncio
 import base64
 from typing import Any
 
+from jupyter_design_projects.core import call_events
 from jupyter_design_projects.core.cards import (
     APPROVE,
     APPROVE_FOR_PROJECT,
@@ -73,16 +76,22 @@ def image_outcome() -> DesignOutcome:
     return DesignOutcome("render_preview", MappedResult(blocks, False))
 
 
-class FakeDesign:
-    """Scripted DesignClient: `script` answers call(), `after` answers resume()."""
+class DesignStandIn:
+    """The session's Design client as the views see it, scripted: `script` answers call()
+    and `after` answers resume() (an exception is raised), else an `{"ok": True}` answer
+    and a `{"written": 1}` continuation. Like `DesignClient` it answers its own `list`, and
+    tells its `observers` each call and continuation (`core.call_events`); `exchanges`
+    counts what the trace would record (two for a call, one for a continuation)."""
 
-    def __init__(self, can_ask) -> None:
+    def __init__(self, can_ask=lambda: True, observers=()) -> None:
         self.can_ask = can_ask
+        self.observers = list(observers)
         self.script: list[Any] = []
         self.after: list[Any] = []
         self.calls: list[tuple[str, dict]] = []
         self.resumes: list[tuple[str, bool, bool]] = []
         self.asked: list[bool] = []
+        self.exchanges = 0
         self.consented = None
         #: the client's existence check finds nothing here (cards show ids)
         self.projects_seen: dict[str, str | None] = {}
@@ -91,13 +100,19 @@ class FakeDesign:
         return outcome("list", CATALOGUE)
 
     async def call(self, operation: str, arguments: dict, *, agent_key: str = "notebook"):
+        if operation == "list":  # the client's own: no call of the service, not told
+            return await self.list(agent_key=agent_key)
+        tokens = call_events.started(self.observers, "design", operation, arguments)
         self.calls.append((operation, arguments))
         self.asked.append(self.can_ask())
+        self.exchanges += 2
         answer = self.script.pop(0) if self.script else outcome(operation, {"ok": True})
-        if isinstance(answer, Exception):
-            raise answer
         if isinstance(answer, PendingApproval) and not self.can_ask():
-            raise PermissionDenied(operation, "nobody can answer; run `%design consent`")
+            answer = PermissionDenied(operation, "nobody can answer; run `%design consent`")
+        if isinstance(answer, Exception):
+            call_events.ended(tokens, error=answer)
+            raise answer
+        call_events.ended(tokens, answer)
         return answer
 
     async def project_names(self, project_ids):
@@ -109,15 +124,20 @@ class FakeDesign:
         return None
 
     async def resume(self, pending: PendingApproval, *, approved: bool, durable: bool = False):
+        tokens = call_events.resumed(self.observers, pending)
         self.resumes.append((pending.request.kind, approved, durable))
         self.asked.append(self.can_ask())
+        self.exchanges += 1
         if not approved:
-            return DesignOutcome.failed(pending.operation,
-                                        PermissionDenied(pending.operation, "denied"))
-        answer = self.after.pop(0) if self.after else outcome(pending.operation,
-                                                               {"written": 1})
+            answer: Any = DesignOutcome.failed(pending.operation,
+                                               PermissionDenied(pending.operation, "denied"))
+        else:
+            answer = self.after.pop(0) if self.after else outcome(pending.operation,
+                                                                   {"written": 1})
         if isinstance(answer, Exception):
+            call_events.ended(tokens, error=answer)
             raise answer
+        call_events.ended(tokens, answer)
         return answer
 
     async def consent(self):
@@ -130,17 +150,37 @@ class FakeDesign:
         return {"consent": self.consented, "approved_plans": [], "verified_grants": []}
 
 
-class FakeProjects:
-    def __init__(self) -> None:
+class ProjectsStandIn:
+    """The session's Projects client as the views see it: each method answers from
+    `answers` by its name (an exception is raised), else `{"method": name}`; `read`,
+    `search` and `write_exact` are observed calls, told to `observers` as the client's."""
+
+    def __init__(self, observers=()) -> None:
+        self.observers = list(observers)
         self.calls: list[tuple[str, dict]] = []
         self.answers: dict[str, Any] = {}
 
-    async def call(self, method: str, args: dict):
+    def answer(self, method: str, args: dict) -> Any:
         self.calls.append((method, args))
         answer = self.answers.get(method, {"method": method})
         if isinstance(answer, Exception):
             raise answer
         return answer
+
+    async def call(self, method: str, args: dict):
+        return self.answer(method, args)
+
+    @call_events.observed("project")
+    async def read(self, path: str) -> Any:
+        return self.answer("read", {"path": path})
+
+    @call_events.observed("project")
+    async def search(self, query: str, n: int = 5) -> Any:
+        return self.answer("search", {"query": query, "n": n})
+
+    @call_events.observed("project", "write", kept=("path",))
+    async def write_exact(self, path: str, content: str, *, guard: Any = None) -> Any:
+        return self.answer("write", {"path": path, "content": content})
 
     def history(self, limit: int = 50):
         return [{"id": 2, "at": "2025-01-01T00:00:00Z", "action": "delete", "path": "a.md",
@@ -164,8 +204,8 @@ class FakeTrace:
 
 class FakeSession:
     def __init__(self, can_ask) -> None:
-        self.design = FakeDesign(can_ask)
-        self.projects = FakeProjects()
+        self.design = DesignStandIn(can_ask)
+        self.projects = ProjectsStandIn()
         self.trace = FakeTrace()
         from jupyter_design_projects.settings import Settings
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from design_headers import DESIGN_HEADERS
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.server.design.demo import PARTNER_ID
+from tests.design_headers import DESIGN_HEADERS
 
 MCP = "/v1/design/mcp"
 WAIT_S = 20.0

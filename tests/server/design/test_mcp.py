@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from design_headers import DESIGN_HEADERS
-from test_design_harness import DECK_ID, MCP, Harness, build_harness
 
 from jupyter_design_projects.core.design_operations import BY_NAME
 from jupyter_design_projects.server.design.operations import DesignOperations
+from tests.design_headers import DESIGN_HEADERS
+from tests.server.design.harness import DECK_ID, MCP, Harness, build_harness
 
 #: name -> (readOnlyHint, destructiveHint) exactly as PROTOCOL §3's catalogue pins them
 CATALOGUE = {
@@ -304,7 +304,7 @@ def test_the_service_registers_through_the_sdk_public_surface_only() -> None:
 
 def test_get_without_a_session_is_refused_and_without_a_bearer_is_challenged(
         h: Harness) -> None:
-    """GET opens a session's event stream (tests/server/test_design_notices.py): without
+    """GET opens a session's event stream (tests/server/design/test_notices.py): without
     a session id the SDK refuses it (400), without a bearer the gate challenges it."""
     asks = {"accept": "text/event-stream", **DESIGN_HEADERS}
     answer = h.client.get(MCP, headers={"authorization": "Bearer alice", **asks})

@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from test_design_harness import (
+
+from tests.server.design.harness import (
     DECK_ID,
     PARTNER_ID,
     Harness,

@@ -25,7 +25,7 @@ from jupyter_design_projects.errors.calls import CALLS, as_call
 from jupyter_design_projects.errors.remedy import ACTIONS, Remedy
 from jupyter_design_projects.notebook.remedies import MAGICS, as_magic
 
-PACKAGE = Path(__file__).parents[1] / "jupyter_design_projects"
+PACKAGE = Path(__file__).parents[2] / "jupyter_design_projects"
 MAGIC = re.compile(r"%(design|project|config)\b")
 #: what is not "below the notebook": the notebook itself, and the Jupyter server extension
 #: beside it, whose reader is in JupyterLab where the magics are (its side panel says

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from faults_client import faults
-from worker_processes import copied_credentials
 
 from jupyter_design_projects.core.batch_progress import BatchProgress
 from jupyter_design_projects.core.plans import MAX_PLAN_PATHS
@@ -31,6 +29,8 @@ from jupyter_design_projects.design.write_journal import (
 from jupyter_design_projects.errors import DesignRpcError, NeedsConsent, TransportError
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.faults_client import faults
+from tests.worker_processes import copied_credentials
 
 SLIDES = 50
 WRITES = "mcp:tools/call:write_files"

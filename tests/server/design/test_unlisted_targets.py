@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_design_harness import DECK_ID, Harness, build_harness, design_client
 
 from jupyter_design_projects.core.cards import APPROVE, DENY, NOT_ENUMERABLE_NOTE
 from jupyter_design_projects.core.design_operations import (
@@ -34,6 +33,7 @@ from jupyter_design_projects.design.client import DesignClient
 from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.server.design.files import FileWrite
 from jupyter_design_projects.server.design.operations import DesignOperations
+from tests.server.design.harness import DECK_ID, Harness, build_harness, design_client
 
 
 def chosen_by_the_service(arguments: Mapping[str, Any]) -> Targets | None:

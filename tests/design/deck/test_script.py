@@ -15,14 +15,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from worker_processes import copied_credentials
 
 from jupyter_design_projects.agent_tools import AgentTools
 from jupyter_design_projects.errors import PermissionRefused
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from tests.worker_processes import copied_credentials
 
-TALK = Path(__file__).parent.parent / "fixtures" / "talk"
+TALK = Path(__file__).parents[2] / "fixtures" / "talk"
 
 SCRIPT = textwrap.dedent('''
     import json, sys

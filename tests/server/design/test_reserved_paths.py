@@ -7,7 +7,8 @@ stays refused even with a plan."""
 from __future__ import annotations
 
 import pytest
-from test_design_harness import (
+
+from tests.server.design.harness import (
     DECK_ID,
     Harness,
     McpClient,

@@ -1,0 +1,1 @@
+"""Tests in a real JupyterLab driven through Debian's chromium (Playwright)."""

@@ -1,0 +1,1 @@
+"""Tests of jupyter_design_projects/design/deck/: decks staged, pushed and exported."""

@@ -1,0 +1,1 @@
+"""Tests of jupyter_design_projects/errors/: the error tree, its guidance and remedies."""

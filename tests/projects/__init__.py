@@ -1,0 +1,1 @@
+"""Tests of jupyter_design_projects/projects/: the Projects pipeline."""

@@ -1,0 +1,1 @@
+"""The reliability battery: every pipeline under crashes, load, hostile servers and races."""

@@ -1,0 +1,1 @@
+"""Tests of jupyter_design_projects/server/projects/: the service's Projects API and search."""

@@ -1,0 +1,1 @@
+"""Tests of jupyter_design_projects/transport/: HTTP, sign-in, credentials and the trace."""
