@@ -92,13 +92,14 @@ def _import_httpx() -> None:
     import cost, never used in a kernel). The `None` in `sys.modules` makes that import
     fail, so httpx keeps its stub `main`; it is removed at once, so anyone may still
     `import httpx._main` afterwards."""
-    if "httpx" in sys.modules:
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
         return
-    blocked = sys.modules.setdefault("httpx._main", None) is None
+    modules: dict[str, Any] = sys.modules  # a None entry stops an import (the import system)
+    modules["httpx._main"] = None
     try:
         import httpx  # noqa: F401
     finally:
-        if blocked and sys.modules.get("httpx._main", False) is None:
+        if sys.modules.get("httpx._main", False) is None:
             del sys.modules["httpx._main"]
 
 
