@@ -25,6 +25,8 @@ the background start's thread), so that `%load_ext` stays light.
 from __future__ import annotations
 
 import inspect
+import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import (
@@ -59,9 +61,47 @@ def with_usage(tool: str):
 
 
 def _load_call_path() -> None:
-    """What the first call needs (the grammar, the registry, the views, the error tree),
-    loaded on the background start's thread rather than in the first call."""
-    from .commands import run  # noqa: F401
+    """Begin loading what the first call needs on a thread of its own, and return at once:
+    the background start goes straight on to open the session (with nothing configured,
+    to start the reference service, whose process then starts on the other core while
+    this one imports)."""
+    threading.Thread(target=_import_call_path, name="jdp-first-call-imports",
+                     daemon=True).start()
+
+
+def _import_call_path() -> None:
+    """The first call's modules: the line's path (the grammar, the registry, the
+    views, the error tree), then the Projects pipeline and its HTTP stack (httpx without
+    its command line, see `_import_httpx`; the asyncio backend its first connection
+    loads). A failure here is left for the first call to meet and report."""
+    try:
+        from .commands import run  # noqa: F401
+
+        _import_httpx()
+        import anyio._backends._asyncio  # noqa: F401
+
+        from ..projects import client  # noqa: F401
+        from ..transport import auth, credential_manager, http  # noqa: F401
+    except Exception:  # noqa: S110 - the first call imports these again and reports
+        pass
+
+
+def _import_httpx() -> None:
+    """`import httpx`, without the command line its `__init__` imports when click, rich
+    and pygments are installed (`from ._main import main`: ~90 modules, 40 % of httpx's
+    import cost, never used in a kernel). The `None` in `sys.modules` makes that import
+    fail, so httpx keeps its stub `main`; it is removed at once, so anyone may still
+    `import httpx._main` afterwards."""
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
+        return
+    modules: dict[str, Any] = sys.modules  # a None entry stops an import (the import system)
+    modules["httpx._main"] = None
+    try:
+        import httpx  # noqa: F401
+    finally:
+        if sys.modules.get("httpx._main", False) is None:
+            del sys.modules["httpx._main"]
+
 
 
 @magics_class

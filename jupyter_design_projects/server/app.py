@@ -1,7 +1,8 @@
 """The app factory of the reference service: one context, every route family, the ASGI
 wrappers (host check, body limit, faults, Design gate), envelope error handlers and the
 lifespan that runs the Design MCP endpoint (built once the service is ready, or at its
-first request: `design/endpoint.py`; the MCP SDK is not imported before)."""
+first request: `design/endpoint.py`; the MCP SDK is not imported before). The fault
+switches and routes are imported only with `--faults`: a user's service never loads them."""
 
 from __future__ import annotations
 
@@ -37,8 +38,6 @@ from .envelopes import (
     error_payload,
     send_error,
 )
-from .faults import routes as fault_routes
-from .faults import switches as faults
 from .owner import OwnerKey
 from .private_files import private_dir
 from .projects import api as projects_api
@@ -60,7 +59,9 @@ def build_context(config: ServiceConfig) -> ServiceContext:
     ctx.db.migrate(design_store.SCHEMA)
     oauth.install(ctx)
     ctx.owner = OwnerKey.create(config.data_dir)  # a new secret each run, 0600
-    if config.faults:
+    if config.faults:  # the switches load only here: a start without --faults never needs them
+        from .faults import switches as faults
+
         faults.install(ctx)
     if config.seed:
         seed.seed(ctx, config.seed)
@@ -132,6 +133,8 @@ def create_app(config: ServiceConfig) -> Starlette:
               + projects_api.routes(ctx) + remote_session.routes(ctx) + design_rest.routes(ctx)
               + design_settings.routes(ctx) + [mcp_endpoint.route])
     if ctx.faults is not None:
+        from .faults import routes as fault_routes
+
         routes += fault_routes.routes(ctx)
 
     @contextlib.asynccontextmanager
@@ -143,6 +146,8 @@ def create_app(config: ServiceConfig) -> Starlette:
                   Middleware(BodyLimit, max_bytes=config.max_body_bytes,
                              shape_of=error_shape)]
     if ctx.faults is not None:
+        from .faults import switches as faults
+
         middleware.append(Middleware(faults.FaultMiddleware, ctx=ctx))
     middleware.append(Middleware(design_gate.DesignGate, ctx=ctx))
     app = Starlette(

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import uvicorn
 
 from . import oauth, seed
@@ -26,6 +25,10 @@ STARTUP_DEADLINE_S = 60.0
 
 
 def default_data_dir() -> Path:
+    """The embedded launcher's default (it always passes --data-dir, so platformdirs loads
+    only for a bare `jdp-server`)."""
+    import platformdirs
+
     return Path(platformdirs.user_data_dir("jupyter-design-projects")) / "reference-service"
 
 
@@ -109,6 +112,19 @@ def _parent_alive(pid: int) -> bool:
     return True
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which says the moment it listens (`ready`) rather than being
+    polled for `started` (a 20 ms poll added 10 ms to every start on average)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = asyncio.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self.ready.set()
+
+
 async def serve(config: ServiceConfig, parent_pid: int | None = None) -> None:
     try:
         app = create_app(config)
@@ -117,13 +133,13 @@ async def serve(config: ServiceConfig, parent_pid: int | None = None) -> None:
     sock = _bind(config.host, config.port)
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if ":" in config.host else config.host
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
-                                           lifespan="on", timeout_graceful_shutdown=5))
+    server = _Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+                                    timeout_graceful_shutdown=5))
     task = asyncio.create_task(server.serve(sockets=[sock]))
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + STARTUP_DEADLINE_S
-    while not server.started and not task.done() and loop.time() < deadline:
-        await asyncio.sleep(0.02)
+    ready = asyncio.create_task(server.ready.wait())
+    await asyncio.wait({task, ready}, timeout=STARTUP_DEADLINE_S,
+                       return_when=asyncio.FIRST_COMPLETED)
+    ready.cancel()
     if not server.started:
         server.should_exit = True
         await task

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.design_operations import BY_NAME, DesignOperation
 from .database import Database
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+    from ..core.design_operations import DesignOperation
     from .faults.state import FaultState
 
 #: the one person of the reference service: the authorize page approves them, every token
@@ -25,6 +25,25 @@ DEMO_USER_EMAIL = "demo@acme-research.example"
 DEMO_USER_NAME = "Demo User"
 #: the browser render_preview drives (Debian's chromium); None: the fallback drawing only
 DEFAULT_PREVIEW_BROWSER = Path("/usr/bin/chromium")
+
+
+class DesignTable(Mapping[str, "DesignOperation"]):
+    """`core.design_operations.BY_NAME`, imported at its first read (a Design request):
+    a service that answers only Projects calls never loads the Design table."""
+
+    def _rows(self) -> Mapping[str, DesignOperation]:
+        from ..core.design_operations import BY_NAME
+
+        return BY_NAME
+
+    def __getitem__(self, name: str) -> DesignOperation:
+        return self._rows()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +98,7 @@ class ServiceContext:
     #: the Design operations the MCP endpoint serves and the gate reads
     #: (core.design_operations; a test may serve one more)
     design_operations: Mapping[str, DesignOperation] = dataclasses.field(
-        default_factory=lambda: BY_NAME)
+        default_factory=DesignTable)
     #: what runs them, one method per operation, made from this context (None:
     #: server/design/operations.DesignOperations)
     design_service: Callable[[ServiceContext], Any] | None = None
