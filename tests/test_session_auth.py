@@ -45,7 +45,7 @@ def test_sign_in_refresh_now_and_sign_out_from_python(session) -> None:
     failed = session.run(session.design.list())
     assert failed.is_error and isinstance(failed.error, AuthError)
     assert failed.error.reason == "no_token"
-    assert "session.login_begin()" in str(failed.error)
+    assert "session.auth.login_begin()" in str(failed.error)
     with pytest.raises(AuthError) as nothing:
         session.refresh_now()
     assert nothing.value.reason == "no_token"

@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping
 
 from .remedy import Remedy
 
-_SIGN_IN = ("sign in: `url, attempt = session.login_begin()`, open the url, then "
-            "`session.login_finish(attempt, code)` with the code the page shows")
+_SIGN_IN = ("sign in: `url, attempt = session.auth.login_begin()`, open the url, then "
+            "`session.auth.login_finish(attempt, code)` with the code the page shows")
 
 
 def _login(r: Remedy) -> str:

@@ -13,7 +13,7 @@ The words of the reason codes an error carries (gates, rules, failures) are data
 own (`reasons`). The table is keyed by class name, and this module imports no error class
 (nor does `reasons`): the root (`base`) reads it when an error is built, so the import
 runs one way only (every error module → `base` → `guidance` → `reasons`), a contract
-`lint-imports` checks. `tests/test_errors.py` checks that every class of the tree has its
+`lint-imports` checks. `tests/errors/test_errors.py` checks that every class of the tree has its
 row and every row names a class."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ _REREAD = "The previous content is kept in the project's history."
 
 # A failure's line says what went wrong; its remedy (`Guidance.remedy`) says what to do,
 # once: a reader shows them as "<line>. Next: <remedy in its words>.", so a line names no
-# command of its own (tests/test_error_lines_table.py walks every row).
+# command of its own (tests/errors/test_error_lines_table.py walks every row).
 
 #: error class name -> its line and next step; every class of the tree has a row
 GUIDANCE: Mapping[str, Guidance] = {

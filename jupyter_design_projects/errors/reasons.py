@@ -1,7 +1,7 @@
 """The words of each reason code an error carries (a gate, a scope expansion, an unknown
 operation, a sync or upload rule, a transport failure, the HTTP trace's view): what it
 means, and for most the remedy that answers it. `guidance` builds the errors' lines from
-them; `tests/test_error_lines_table.py` walks every code. Like `guidance`, this module
+them; `tests/errors/test_error_lines_table.py` walks every code. Like `guidance`, this module
 imports no error class."""
 
 from __future__ import annotations

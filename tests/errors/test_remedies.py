@@ -104,7 +104,7 @@ def test_not_signed_in_from_python_names_the_python_call(tmp_path):
             session.project.info()
     error = caught.value
     assert error.remedy == Remedy("login")
-    assert "session.login_begin()" in str(error) and "session.login_finish(" in str(error)
+    assert "session.auth.login_begin()" in str(error) and "session.auth.login_finish(" in str(error)
     assert not MAGIC.search(str(error))
     assert error.to_dict()["remedy"] == {"action": "login"}
 
@@ -113,7 +113,7 @@ def test_a_design_call_not_signed_in_from_python_names_the_python_call(tmp_path)
     with _session(tmp_path, {}) as session:
         outcome = session.design_call("list_projects")
     assert isinstance(outcome.error, AuthError) and outcome.error.remedy == Remedy("login")
-    assert "session.login_begin()" in str(outcome.error)
+    assert "session.auth.login_begin()" in str(outcome.error)
     assert not MAGIC.search(str(outcome.error))
 
 

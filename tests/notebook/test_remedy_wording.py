@@ -28,11 +28,11 @@ def not_signed_in() -> ProjectsAuthFailed:
 
 def test_not_signed_in_names_the_login_magic_through_the_magic(shell, magics):
     error = not_signed_in()
-    assert "session.login_begin()" in str(error) and not MAGIC.search(str(error))
+    assert "session.auth.login_begin()" in str(error) and not MAGIC.search(str(error))
     magics.session.projects.answers["project_info"] = error
     said = failure(shell, "project", "info")
     assert error.remedy == Remedy("login")
-    assert "Next: %design login." in said and "session.login_begin" not in said
+    assert "Next: %design login." in said and "login_begin" not in said
 
 
 def test_no_attached_project_names_the_environment_through_the_magic(shell, magics):

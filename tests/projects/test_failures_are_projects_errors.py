@@ -75,7 +75,7 @@ def test_s12_a_401_after_the_refresh_is_a_projects_api_error_with_its_status(
         "detail", 401, "org", "unauthorized_after_refresh")
     assert type(error.__cause__) is AuthError and error.cause == "auth_error"
     assert switches.counts()["POST /v1/oauth/token"] - before == 1  # one refresh, no more
-    assert error.remedy == Remedy("login") and "session.login_begin()" in str(error)
+    assert error.remedy == Remedy("login") and "session.auth.login_begin()" in str(error)
     assert_no_token(error, service)
 
 
