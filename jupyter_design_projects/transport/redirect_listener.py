@@ -96,6 +96,8 @@ class RedirectListener:
         self._server: asyncio.Server | None = None
         self._callback: asyncio.Future[Callback] = asyncio.get_running_loop().create_future()
         self._writers: set[asyncio.StreamWriter] = set()
+        #: the connections' handlers (the loop holds tasks only weakly)
+        self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
 
     @classmethod
@@ -105,7 +107,7 @@ class RedirectListener:
         listener._server = await asyncio.start_server(
             # readuntil accepts a separator that starts at `limit`: so a head of exactly
             # REQUEST_HEAD_MAX bytes, its final blank line included, is the longest read
-            listener._connection, HOST, 0, limit=REQUEST_HEAD_MAX - len(_HEAD_END))
+            listener._accepted, HOST, 0, limit=REQUEST_HEAD_MAX - len(_HEAD_END))
         listener.port = listener._server.sockets[0].getsockname()[1]
         return listener
 
@@ -157,9 +159,17 @@ class RedirectListener:
         if self._server is not None:
             self._server.close()
 
+    def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A connection, known from the moment it is accepted, not from its handler's first
+        step: a closing loop may cancel the handler before that step runs, and `close()`
+        must still end the connection (else its socket is left to the garbage collector)."""
+        self._writers.add(writer)
+        handler = asyncio.get_running_loop().create_task(self._connection(reader, writer))
+        self._handlers.add(handler)
+        handler.add_done_callback(self._handlers.discard)
+
     async def _connection(self, reader: asyncio.StreamReader,
                           writer: asyncio.StreamWriter) -> None:
-        self._writers.add(writer)
         try:
             try:
                 head = await asyncio.wait_for(reader.readuntil(_HEAD_END), READ_DEADLINE_S)

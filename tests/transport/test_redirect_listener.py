@@ -216,3 +216,27 @@ async def test_a_listener_nobody_visits_times_out_with_the_way_back():
         "login_timeout", "No answer from the sign-in page within 0.05 s; the sign-in listener "
         "is closed.")
     assert info.value.remedy == Remedy("login", paste=True)
+
+
+@pytest.mark.asyncio
+async def test_closing_ends_a_connection_whose_handler_never_ran(monkeypatch):
+    """A closing loop may cancel a connection's handler before its first step: closing the
+    listener still ends that connection (the browser sees it closed), so no socket is left
+    to the garbage collector ('unclosed transport' under load)."""
+
+    async def never_ran(self, reader, writer) -> None:
+        return  # as if cancelled before its first step: no cleanup of its own
+
+    monkeypatch.setattr(RedirectListener, "_connection", never_ran)
+    listener = await RedirectListener.open()
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        for _ in range(100):  # until the listener has accepted it
+            if listener._writers:
+                break
+            await asyncio.sleep(0.01)
+        await listener.close()
+        assert await asyncio.wait_for(reader.read(), DEADLINE_S) == b""  # closed by close()
+    finally:
+        writer.close()
+        await writer.wait_closed()
