@@ -75,7 +75,7 @@ def test_trace_records_are_redacted(tmp_path) -> None:
         records = s.trace.records()
         assert records
         text = repr(records)
-        for secret in s._secrets():
+        for secret in s.secrets():
             assert secret.reveal() not in text
         assert any(REDACTED in repr(r) for r in records)
     finally:

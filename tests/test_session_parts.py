@@ -107,7 +107,7 @@ def test_the_parts_are_built_once_and_share_the_sessions_credential(offline) -> 
     assert offline.credentials is offline.auth.credentials
     assert isinstance(offline.notifications, Notifications)
     assert offline.http is offline._client  # the one client, with the bearer auth now
-    assert offline.secrets() == offline._secrets() == []
+    assert offline.secrets() == []
 
 
 @pytest.fixture

@@ -94,7 +94,7 @@ def test_a_har_after_sign_in_scope_expansion_and_a_401_refresh_holds_no_credenti
     held = [*session.credentials.known_secrets(), plan_token]
     # the plan token the trace saw in finalize_plan's answer: every redactor of the session
     # has it (the panel's failures, the Projects API's error bodies), not only the trace's
-    assert plan_token in {s.reveal() for s in session._secrets()}
+    assert plan_token in {s.reveal() for s in session.secrets()}
     assert len(held) >= 6  # code, verifier, two access and refresh tokens at least
     path = tmp_path / "session.har"
     write_har(session.trace, str(path))

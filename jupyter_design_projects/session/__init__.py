@@ -135,8 +135,8 @@ class Session:
 
     # ------------------------------------------------------------------ parts
 
-    #: every secret the session knows, for redaction: `secrets()` (`_secrets`, its old name)
-    secrets = _secrets = building.secrets
+    #: every secret the session knows, for redaction
+    secrets = building.secrets
     #: every HTTP exchange of the session, redacted (`transport.trace`)
     trace = cached_property(building.trace)
 

@@ -35,7 +35,7 @@ def everything_shown(view: AuthView) -> str:
 
 
 def no_secret_in(live, view: AuthView, *also: str) -> None:
-    secrets = [s.reveal() for s in live.session._secrets()] + list(also)
+    secrets = [s.reveal() for s in live.session.secrets()] + list(also)
     assert len(secrets) >= 2
     shown = everything_shown(view)
     assert not [s for s in secrets if s and s in shown]

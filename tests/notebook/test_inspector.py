@@ -134,7 +134,7 @@ def test_a_failure_shows_its_wire_exchange_when_the_trace_is_on(shell, live) -> 
     wire = exchanges["data"]["text/html"]
     assert "tools/call" in wire
     assert "00000000-0000-4000-8000-00000000dead" in wire
-    secrets = [s.reveal() for s in live.session._secrets()]
+    secrets = [s.reveal() for s in live.session.secrets()]
     assert secrets
     assert not any(secret in wire for secret in secrets)
 

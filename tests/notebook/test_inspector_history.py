@@ -160,7 +160,7 @@ def test_a_call_copied_as_curl_is_its_traced_exchange_without_the_token(shell, l
     curl = shell.run_line_magic("design", f"calls --copy {n} --as curl").command
     assert '"method":"tools/call"' in curl.replace(" ", "") or "tools/call" in curl
     assert DECK_ID in curl
-    assert not any(s.reveal() in curl for s in live.session._secrets())
+    assert not any(s.reveal() in curl for s in live.session.secrets())
 
 
 def test_plan_tokens_are_never_shown_in_the_table_or_the_copies(shell, live):

@@ -21,7 +21,7 @@ def approval_mode() -> str:
 
 def no_secret_in(live, outcome: Any) -> None:
     shown = str(outcome.data) + outcome._repr_mimebundle_()["text/html"] + repr(outcome)
-    secrets = [s.reveal() for s in live.session._secrets()]
+    secrets = [s.reveal() for s in live.session.secrets()]
     assert secrets
     assert not any(secret in shown for secret in secrets)
 
