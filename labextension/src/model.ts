@@ -34,9 +34,41 @@ export interface IOutcome {
 export interface IModelOptions {
   /** whether a panel that shows this model is visible now */
   isVisible: () => boolean;
-  /** opens the login route's URL in a new tab (window.open in the page) */
-  openUrl?: (url: string) => void;
+  /**
+   * opens a tab for the sign-in page, at once, while the click still allows a new tab;
+   * the tab is sent to the login route's URL when it arrives (default: `blankTab`)
+   */
+  openTab?: () => ISignInTab;
   interval?: number;
+}
+
+/** A tab opened at a click, sent to its page once the page's URL is known. */
+export interface ISignInTab {
+  go(url: string): void;
+  close(): void;
+}
+
+/**
+ * A blank tab opened now: a browser allows a new tab only within a few seconds of the
+ * click (transient user activation, 5 s in Chromium), and asking the server for the
+ * sign-in URL may take longer on a busy server. The tab cannot reach this page (its
+ * opener is cleared before it navigates).
+ */
+export function blankTab(): ISignInTab {
+  const tab = window.open('', '_blank');
+  if (tab) {
+    tab.opener = null;
+  }
+  return {
+    go: url => {
+      if (tab && !tab.closed) {
+        tab.location.href = url;
+      } else {
+        window.open(url, '_blank', 'noopener');
+      }
+    },
+    close: () => tab?.close()
+  };
 }
 
 /**
@@ -94,8 +126,7 @@ export class PanelModel {
   constructor(api: PanelApi, options: IModelOptions) {
     this.api = api;
     this._isVisible = options.isVisible;
-    this._openUrl =
-      options.openUrl ?? (url => window.open(url, '_blank', 'noopener'));
+    this._openTab = options.openTab ?? blankTab;
     this._poll = new Poll({
       auto: false,
       factory: () => this.refresh(),
@@ -228,13 +259,17 @@ export class PanelModel {
    * the page shows a code to paste into this panel (`finishSignIn`).
    */
   async signIn(mode: SignInMode = 'redirect'): Promise<IOutcome> {
+    const tab = this._openTab(); // now, while the click allows it
     const answer = await this.api.login(mode);
+    if (isFailure(answer) || !answer.url) {
+      tab.close();
+    }
     if (isFailure(answer)) {
       return { ok: false, text: answer.message };
     }
     if (answer.url) {
       this._pasting = mode === 'paste';
-      this._openUrl(answer.url);
+      tab.go(answer.url);
       await this.refresh(true);
       return {
         ok: true,
@@ -335,7 +370,7 @@ export class PanelModel {
   }
 
   private _isVisible: () => boolean;
-  private _openUrl: (url: string) => void;
+  private _openTab: () => ISignInTab;
   private _pasting = false;
   private _poll: Poll;
   private _changed = new Signal<this, void>(this);

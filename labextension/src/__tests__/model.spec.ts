@@ -23,16 +23,27 @@ function setup(visible = { now: true }) {
     'POST journal/7/restore': answer({
       message: 'Restored guides/onboarding.md.'
     }),
-    'POST login': () => answer(loginAnswer),
+    'POST login': () => {
+      tabsAtLogin.push(tabs.opened);
+      return answer(loginAnswer);
+    },
     'POST login/finish': () => answer(finishAnswer, finishStatus)
   });
   let finishAnswer: unknown = { signed_in: true };
   let finishStatus = 200;
   let loginAnswer: unknown = { signed_in: true };
   const opened: string[] = [];
+  const tabs = { opened: 0, closed: 0 };
+  const tabsAtLogin: number[] = [];
   const model = new PanelModel(new PanelApi(send), {
     isVisible: () => visible.now,
-    openUrl: url => opened.push(url)
+    openTab: () => {
+      tabs.opened += 1;
+      return {
+        go: url => opened.push(url),
+        close: () => (tabs.closed += 1)
+      };
+    }
   });
   let changes = 0;
   model.changed.connect(() => (changes += 1));
@@ -42,6 +53,8 @@ function setup(visible = { now: true }) {
     model,
     sent,
     opened,
+    tabs,
+    tabsAtLogin,
     count,
     changes: () => changes,
     setStatus: (next: typeof current) => (current = next),
@@ -246,6 +259,25 @@ describe('PanelModel actions', () => {
     const outcome = await t.model.signIn();
     expect(t.opened).toEqual(['https://example.test/oauth/authorize?x=1']);
     expect(outcome.text).toContain('new tab');
+    t.model.dispose();
+  });
+
+  it('opens the tab at the click, before the server answers, and closes it if unused', async () => {
+    const t = setup();
+    await t.model.signIn(); // signed in by itself: the tab is not needed
+    expect(t.tabsAtLogin).toEqual([1]);
+    expect(t.tabs).toEqual({ opened: 1, closed: 1 });
+    t.setLogin({
+      error: 'unavailable',
+      message: 'The service did not answer.'
+    });
+    expect((await t.model.signIn()).ok).toBe(false);
+    expect(t.tabs).toEqual({ opened: 2, closed: 2 });
+    t.setLogin({ url: 'https://example.test/oauth/authorize?x=2' });
+    await t.model.signIn();
+    expect(t.tabsAtLogin).toEqual([1, 2, 3]);
+    expect(t.tabs).toEqual({ opened: 3, closed: 2 });
+    expect(t.opened).toEqual(['https://example.test/oauth/authorize?x=2']);
     t.model.dispose();
   });
 });
