@@ -5,22 +5,15 @@ panel's "Design file writes" (what it wrote, in which project, under which plan)
 
 from __future__ import annotations
 
-import json
-
-import httpx
 import nbformat
 import pytest
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
-from tests.browser.lab import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell_and_wait
+from tests.browser.lab import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, mcp_tool, run_cell_and_wait
 from tests.browser.panel_driver import DESIGN, LIVE_MS, open_panel, role
-from tests.design_headers import DESIGN_HEADERS
 
 SLIDE = "slides/80-from-the-browser.html"
-MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
-
-
 def make_notebook(lab) -> str:
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
@@ -37,23 +30,7 @@ def make_notebook(lab) -> str:
 
 def service_file(service, path: str) -> dict:
     """read_file on the service through a raw MCP session, with the stored credential."""
-    token = json.loads(service.credentials_file.read_text())["access_token"]
-    url = f"{service.base_url}/v1/design/mcp"
-    with httpx.Client(headers={**MCP_HEADERS, **DESIGN_HEADERS,
-                                "Authorization": f"Bearer {token}"},
-                      timeout=30.0) as client:
-        init = client.post(url, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                       "clientInfo": {"name": "deck-browser-test", "version": "1"}}})
-        session = {"Mcp-Session-Id": init.headers["mcp-session-id"]}
-        client.post(url, headers=session,
-                    json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        answer = client.post(url, headers=session, json={
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "read_file", "arguments": {"project_id": DECK_ID,
-                                                           "path": path}}})
-    return answer.json()["result"]
+    return mcp_tool(service, "read_file", {"project_id": DECK_ID, "path": path})
 
 
 @pytest.mark.browser
