@@ -15,7 +15,7 @@ import pytest
 from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from tests import clean_tree
 from tests.faults_client import FaultsClient, faults
-from tests.worker_processes import Workers, copied_credentials
+from tests.worker_processes import Workers, as_owner, copied_credentials
 
 TESTS = Path(__file__).resolve().parent
 #: the tests' services launch the preview browser on the first preview only: warming it
@@ -76,6 +76,22 @@ def module_reference_service(tmp_path_factory: pytest.TempPathFactory,
     """One reference service for a test module whose tests change its state (consent,
     grants, docs) and reset what they rely on."""
     yield from _running(tmp_path_factory, "module-reference-service", seeded_database)
+
+
+@pytest.fixture
+def session(shared_reference_service, tmp_path):
+    """A Session on the shared reference service, not signed in: its own credentials file
+    (owned by the service's user, as a kernel's is) and data dir."""
+    from jupyter_design_projects.session import Session
+    from jupyter_design_projects.settings import Settings
+
+    service = shared_reference_service
+    settings = Settings.resolve({}, {
+        "api_base_url": service.base_url, "org_uuid": service.org_uuid,
+        "project_uuid": service.project_uuid,
+        "credentials_file": str(as_owner(service, tmp_path / "credentials.json"))})
+    with Session(settings, data_dir=tmp_path / "data") as opened:
+        yield opened
 
 
 @pytest.fixture(scope="session")

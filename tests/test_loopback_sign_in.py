@@ -11,7 +11,6 @@ import os
 import socket
 import stat
 import traceback
-from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -23,26 +22,13 @@ from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.session import Session
-from jupyter_design_projects.settings import Settings
 from jupyter_design_projects.transport.credential_manager import LoginAttempt
 from jupyter_design_projects.transport.oauth import OAuthClient
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
 from tests.sign_in_page import click_authorize, redirect_fields
-from tests.worker_processes import as_owner
 
 #: bounds every wait on the sign-in's Future
 DONE_S = 60.0
-
-
-@pytest.fixture
-def session(shared_reference_service, tmp_path) -> Iterator[Session]:
-    service = shared_reference_service
-    settings = Settings.resolve({}, {
-        "api_base_url": service.base_url, "org_uuid": service.org_uuid,
-        "project_uuid": service.project_uuid,
-        "credentials_file": str(as_owner(service, tmp_path / "credentials.json"))})
-    with Session(settings, data_dir=tmp_path / "data") as opened:
-        yield opened
 
 
 def failure_of(done: Future) -> AuthError:

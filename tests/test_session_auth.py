@@ -5,26 +5,11 @@ not signed in, its remedy worded as the Python sign-in)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from jupyter_design_projects.errors import AuthError
-from jupyter_design_projects.session import Session
-from jupyter_design_projects.settings import Settings
-from tests.worker_processes import as_owner
-
-
-@pytest.fixture
-def session(shared_reference_service, tmp_path) -> Iterator[Session]:
-    service = shared_reference_service
-    settings = Settings.resolve({}, {
-        "api_base_url": service.base_url, "org_uuid": service.org_uuid,
-        "project_uuid": service.project_uuid,
-        "credentials_file": str(as_owner(service, tmp_path / "credentials.json"))})
-    with Session(settings, data_dir=tmp_path / "data") as opened:
-        yield opened
 
 
 def test_sign_in_refresh_now_and_sign_out_from_python(session) -> None:

@@ -20,7 +20,6 @@ from jupyter_design_projects.session import Session
 from jupyter_design_projects.session.auth import Auth
 from jupyter_design_projects.session.notifications import Notifications
 from jupyter_design_projects.settings import Settings
-from tests.worker_processes import as_owner
 
 PACKAGE = Path(session_module.__file__).parent.parent
 
@@ -108,17 +107,6 @@ def test_the_parts_are_built_once_and_share_the_sessions_credential(offline) -> 
     assert isinstance(offline.notifications, Notifications)
     assert offline.http is offline._client  # the one client, with the bearer auth now
     assert offline.secrets() == []
-
-
-@pytest.fixture
-def session(shared_reference_service, tmp_path) -> Iterator[Session]:
-    service = shared_reference_service
-    settings = Settings.resolve({}, {
-        "api_base_url": service.base_url, "org_uuid": service.org_uuid,
-        "project_uuid": service.project_uuid,
-        "credentials_file": str(as_owner(service, tmp_path / "credentials.json"))})
-    with Session(settings, data_dir=tmp_path / "data") as opened:
-        yield opened
 
 
 def test_the_auth_part_signs_in_refreshes_and_signs_out(session) -> None:
