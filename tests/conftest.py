@@ -284,5 +284,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A run that changed the checkout (tests/clean_tree.py) fails, saying what changed;
     under --retake-screenshots the pictures it retook are what it was asked for."""
+    from tests.jupyter_process import wait_for_stops
+
+    wait_for_stops()  # every Jupyter a test started has stopped before the checkout is read
     retake = session.config.getoption("retake_screenshots")
     clean_tree.session_finish(session, ("docs/screenshots/",) if retake else ())

@@ -1,6 +1,10 @@
 """A real `jupyter lab` or `jupyter server` on a free loopback port with a random token,
 its output in a log file, started and stopped with bounded waits: the one way the browser
-tests and the server-extension tests start Jupyter."""
+tests and the server-extension tests start Jupyter.
+
+A test does not wait for its Jupyter to stop: stopping (the server shuts its kernels down,
+up to five seconds for a kernel busy on a card) goes on in a thread while the next test
+starts, and `wait_for_stops()` (the run's end, tests/conftest.py) waits for them all."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -17,6 +22,10 @@ import httpx
 
 START_DEADLINE_S = 90.0
 STOP_GRACE_S = 10.0
+
+#: the threads stopping a Jupyter whose test has ended
+_stopping: list[threading.Thread] = []
+_stopping_lock = threading.Lock()
 
 
 def free_port() -> int:
@@ -47,12 +56,29 @@ def jupyter_process(app: str, args: Sequence[str], *, env: dict[str, str], root:
         _wait_until(process, lambda: ready(url, token), app, log_file)
         yield url, token
     finally:
-        process.terminate()
-        try:
-            process.wait(STOP_GRACE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_GRACE_S)
+        stopper = threading.Thread(target=_stop, args=(process,), name=f"stop jupyter {app}")
+        stopper.start()
+        with _stopping_lock:
+            _stopping[:] = [t for t in _stopping if t.is_alive()] + [stopper]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM (Jupyter shuts its kernels down), then SIGKILL after STOP_GRACE_S."""
+    process.terminate()
+    try:
+        process.wait(STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(STOP_GRACE_S)
+
+
+def wait_for_stops() -> int:
+    """Wait until every Jupyter started here has stopped; how many were still stopping."""
+    with _stopping_lock:
+        pending, _stopping[:] = list(_stopping), []
+    for stopper in pending:
+        stopper.join()
+    return sum(1 for _ in pending)
 
 
 def _wait_until(process: subprocess.Popen, ready: Callable[[], bool], app: str,

@@ -4,6 +4,7 @@ start them with). Every wait is bounded by a deadline."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from tests.browser.lab import (
     lab_environment,
     lab_page_on,
     running_lab,
+    settings_kept,
 )
 
 #: the pictures the docs show, retaken only under `--retake-screenshots`
@@ -28,6 +30,31 @@ def lab(reference_service, tmp_path: Path) -> Iterator[Lab]:
     """`jupyter lab` on a free loopback port, pointed at a fresh reference service."""
     with running_lab(tmp_path, lab_environment(tmp_path, reference_service)) as running:
         yield running
+
+
+#: the workspaces the tests sharing a module's JupyterLab open their pages in
+_WORKSPACES = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def module_lab(module_reference_service, tmp_path_factory: pytest.TempPathFactory
+               ) -> Iterator[Lab]:
+    """One JupyterLab for a module's tests, pointed at the module's reference service
+    (`module_reference_service`): a JupyterLab start is about 3.5 s of CPU and a test's
+    own notebook, kernel and workspace already keep it apart. A module uses it by
+    making `lab` its `shared_lab`."""
+    tmp = tmp_path_factory.mktemp("module-lab")
+    with running_lab(tmp, lab_environment(tmp, module_reference_service)) as running:
+        yield running
+
+
+@pytest.fixture
+def shared_lab(module_lab: Lab) -> Iterator[Lab]:
+    """The module's JupyterLab for one test: its pages open in a workspace of their own
+    (no tab of an earlier test comes back), and the user settings it changes (the theme)
+    are put back when it ends."""
+    with settings_kept(module_lab):
+        yield module_lab.in_workspace(f"test-{next(_WORKSPACES)}")
 
 
 @pytest.fixture(scope="module")

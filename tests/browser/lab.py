@@ -55,6 +55,12 @@ KERNEL_IDLE = """() => {
     && panel.sessionContext.session.kernel;
   return Boolean(kernel) && kernel.status === 'idle';
 }"""
+#: the notebook `open_notebook` opened has a kernel, started and idle
+NOTEBOOK_IDLE = """() => {
+  const nb = window.__jdpNotebook;
+  const kernel = nb && nb.sessionContext.session && nb.sessionContext.session.kernel;
+  return Boolean(kernel) && kernel.status === 'idle';
+}"""
 #: every preview image of the grid has loaded and has a size
 GRID_LOADED = """cell => {
   const images = [...cell.querySelectorAll('.jdp-deck-grid img')];
@@ -68,9 +74,40 @@ class Lab:
     token: str
     root_dir: Path
     log_file: Path
+    #: the JupyterLab workspace a page opens (None: the default one, which a page saves
+    #: its open tabs into and the next page restores)
+    workspace: str | None = None
 
     def lab_url(self, path: str = "lab") -> str:
+        if self.workspace is not None and (path == "lab" or path.startswith("lab/")):
+            path = f"lab/workspaces/{self.workspace}{path[len('lab'):]}"
         return f"{self.url}/{path}?token={self.token}"
+
+    @property
+    def settings_dir(self) -> Path:
+        """Its user settings (`running_lab` puts them beside the notebooks' folder)."""
+        return self.root_dir.parent / "user-settings"
+
+    def in_workspace(self, name: str) -> Lab:
+        """The same JupyterLab, its pages opening in the fresh workspace `name`: a test
+        sharing a module's JupyterLab sees none of the tabs an earlier test left open."""
+        return dataclasses.replace(self, workspace=name)
+
+
+@contextlib.contextmanager
+def settings_kept(lab: Lab) -> Iterator[None]:
+    """The lab's user settings (theme, widget-state saving) as they were before, once the
+    block ends: a test sharing a module's JupyterLab may change them for itself only."""
+    folder = lab.settings_dir
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    try:
+        yield
+    finally:
+        for path in folder.rglob("*"):
+            if path.is_file() and path not in before:
+                path.unlink()
+        for path, content in before.items():
+            path.write_bytes(content)
 
 
 def lab_environment(tmp: Path, service, *, attached: bool = True,
@@ -159,11 +196,15 @@ def lab_page_on(chromium, lab: Lab, shots: Path, path: str = "lab") -> Iterator[
         context.close()
 
 
-def open_notebook(page, lab, name: str) -> None:
-    """Open `name` from the lab's root and wait until its kernel is idle."""
-    page.goto(lab.lab_url(f"lab/tree/{name}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+def open_notebook(page, name: str) -> None:
+    """Open `name` (a path under the lab's root) in the application the page has already
+    loaded, as the file browser opens it, and wait until its kernel is idle. Loading the
+    page again at `lab/tree/<name>` would cost a second start of the whole application
+    (about 4 s of CPU in Chromium)."""
+    page.evaluate("async name => { window.__jdpNotebook = await"
+                  " window.jupyterapp.commands.execute('docmanager:open', { path: name }); }",
+                  name)
+    page.wait_for_function(NOTEBOOK_IDLE, timeout=KERNEL_MS)
 
 
 def run_cell(page, index: int):

@@ -13,6 +13,7 @@ import httpx
 import nbformat
 from playwright.sync_api import expect
 
+from tests.browser.lab import NOTEBOOK_IDLE, open_notebook  # noqa: F401 (for the panel tests)
 from tests.design_headers import DESIGN_HEADERS
 
 PROJECT = "#jdp-project-panel"
@@ -24,13 +25,6 @@ LIVE_MS = 15_000
 
 #: the input prompt of a cell that has run: `[3]:`
 RAN = re.compile(r"\[\d+\]:")
-
-#: the notebook's kernel has started and is idle
-KERNEL_IDLE = """() => {
-  const nb = window.__jdpNotebook;
-  const kernel = nb && nb.sessionContext.session && nb.sessionContext.session.kernel;
-  return Boolean(kernel) && kernel.status === 'idle';
-}"""
 
 #: run code in the notebook's kernel; resolves to its stdout, stderr and errors as text
 KERNEL_RUN = """async code => {
@@ -66,14 +60,6 @@ def make_notebook(root: Path, name: str = "panels.ipynb") -> str:
     nb.cells = [nbformat.v4.new_markdown_cell("The Project and Design panels, driven by tests.")]
     nbformat.write(nb, root / name)
     return name
-
-
-def open_notebook(page, name: str) -> None:
-    """Open the notebook from the file browser's command, remember it, wait for its kernel."""
-    page.evaluate("async name => { const app = window.jupyterapp;"
-                  " window.__jdpNotebook = await app.commands.execute("
-                  "'docmanager:open', { path: name }); }", name)
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
 
 
 def kernel_run(page, code: str) -> str:

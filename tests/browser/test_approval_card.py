@@ -61,7 +61,7 @@ def settle(page, cell) -> str:
 @pytest.mark.browser
 def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, reference_service):
     page = lab_page
-    open_notebook(page, lab, make_notebook(lab))
+    open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
 
     approved = run_cell(page, 1)

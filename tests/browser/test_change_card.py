@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.lab import KERNEL_IDLE, KERNEL_MS, click, run_cell
+from tests.browser.lab import KERNEL_MS, click, open_notebook, run_cell
 
 PATH = "browser-kb/change.md"
 
@@ -42,9 +42,7 @@ def stored(service) -> dict[str, str]:
 def test_a_write_waits_for_its_card_and_approve_writes_what_it_showed(lab_page, lab,
                                                                        reference_service):
     page = lab_page
-    page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
 
     create = run_cell(page, 1)

@@ -13,6 +13,14 @@ from playwright.sync_api import expect
 
 from tests.browser.lab import KERNEL_MS, open_notebook, run_cell
 
+
+@pytest.fixture
+def lab(shared_lab):
+    """This module's tests share one JupyterLab and its service (tests/browser/conftest.py):
+    each opens its own notebook in its own workspace and writes its own paths."""
+    return shared_lab
+
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: whether the notebook is marked modified once JupyterLab has applied its kernel's info
@@ -41,7 +49,7 @@ def make_notebook(lab) -> str:
 def test_copied_code_has_copy_and_insert_buttons_that_work(lab_page, lab):
     page = lab_page
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    open_notebook(page, lab, make_notebook(lab))
+    open_notebook(page, make_notebook(lab))
     first = run_cell(page, 0)
     expect(first.locator(".jp-OutputArea-output").last).to_contain_text(
         "Knowledge budget", timeout=KERNEL_MS)
@@ -69,6 +77,6 @@ def test_copied_code_has_copy_and_insert_buttons_that_work(lab_page, lab):
 def test_the_quickstart_opens_without_being_marked_modified(lab_page, lab):
     page = lab_page
     shutil.copy(REPO / "notebooks" / "quickstart.ipynb", lab.root_dir / "quickstart.ipynb")
-    open_notebook(page, lab, "quickstart.ipynb")
+    open_notebook(page, "quickstart.ipynb")
     assert page.evaluate(DIRTY_AFTER_KERNEL) is False
     expect(page.locator(".jp-mod-dirty")).to_have_count(0)

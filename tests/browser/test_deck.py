@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
-from tests.browser.lab import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, mcp_tool, run_cell_and_wait
+from tests.browser.lab import GRID_LOADED, KERNEL_MS, mcp_tool, open_notebook, run_cell_and_wait
 from tests.browser.panel_driver import DESIGN, LIVE_MS, open_panel, role
 
 SLIDE = "slides/80-from-the-browser.html"
@@ -36,9 +36,7 @@ def service_file(service, path: str) -> dict:
 @pytest.mark.browser
 def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_service):
     page = lab_page
-    page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    open_notebook(page, make_notebook(lab))
     for index in range(4):
         run_cell_and_wait(page, index)
     staged = page.locator(".jp-NotebookPanel .jp-Cell").nth(3)

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.lab import GRID_LOADED, KERNEL_IDLE, KERNEL_MS, run_cell_and_wait
+from tests.browser.lab import GRID_LOADED, KERNEL_MS, open_notebook, run_cell_and_wait
 
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"
 SLIDES = 6
@@ -39,9 +39,7 @@ def make_notebook(lab) -> str:
 def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
         lab_page, lab, reference_service, screenshots):
     page = lab_page
-    page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    open_notebook(page, make_notebook(lab))
     run_cell_and_wait(page, 0)
     created = run_cell_and_wait(page, 1)  # a project of its own: its create card, clicked
     create = created.get_by_role("button", name="Approve", exact=True)

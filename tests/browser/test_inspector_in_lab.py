@@ -65,7 +65,7 @@ def approve_all(page, cell, path: str) -> None:
 def test_write_files_from_the_inspector_then_a_replay_with_an_edited_path(
         lab_page, lab, reference_service):
     page = lab_page
-    open_notebook(page, lab, make_notebook(lab))
+    open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
     cell = run_cell(page, 1)
     picker = cell.locator(".jdp-inspector-picker select")

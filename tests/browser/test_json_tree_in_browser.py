@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_design_projects.notebook.views.json_tree import tree_html
+from tests.browser.lab import open_notebook
 from tests.hostile_content import page_of, payloads, render
 
 pytestmark = [pytest.mark.browser]
@@ -67,7 +68,7 @@ def test_a_saved_notebook_reopened_in_jupyterlab_keeps_the_tree_working(lab_page
     nb.cells = [cell]
     nbformat.write(nb, lab.root_dir / "saved-tree.ipynb")
     page = lab_page
-    page.goto(lab.lab_url("lab/tree/saved-tree.ipynb"))
+    open_notebook(page, "saved-tree.ipynb")
     output = page.locator(".jp-OutputArea-output .jdp-json-tree")
     output.wait_for(timeout=60_000)
     inside = output.locator('[title="$.meta.deeper.deepest"]')

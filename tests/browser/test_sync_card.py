@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.lab import KERNEL_IDLE, KERNEL_MS, click, run_cell
+from tests.browser.lab import KERNEL_MS, click, open_notebook, run_cell
 
 N_FILES = 40
 PREFIX = "browser-kb"
@@ -51,9 +51,7 @@ def synced_docs(service) -> set[str]:
 def test_one_card_approves_the_whole_batch_and_a_rerun_has_none(lab_page, lab,
                                                                  reference_service):
     page = lab_page
-    page.goto(lab.lab_url(f"lab/tree/{make_notebook(lab)}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
+    open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
 
     cell = run_cell(page, 1)

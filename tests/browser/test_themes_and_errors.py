@@ -13,17 +13,18 @@ from playwright.sync_api import expect
 
 from jupyter_design_projects.notebook.views.theme import PALETTE
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.lab import KERNEL_IDLE, KERNEL_MS, open_notebook, run_cell
 
-#: a kernel round trip, including the first session start (ms)
-KERNEL_MS = 90_000
+
+@pytest.fixture
+def lab(shared_lab):
+    """This module's tests share one JupyterLab and its service (tests/browser/conftest.py):
+    each opens its own notebook in its own workspace and writes its own paths."""
+    return shared_lab
+
+
 SCREENSHOTS = Path("/tmp")
 
-KERNEL_IDLE = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const kernel = panel && panel.sessionContext && panel.sessionContext.session
-    && panel.sessionContext.session.kernel;
-  return Boolean(kernel) && kernel.status === 'idle';
-}"""
 #: every cell has run or been skipped: no cell is queued or running ("[*]")
 RUN_ALL_SETTLED = """() => {
   const prompts = [...document.querySelectorAll('.jp-NotebookPanel .jp-InputPrompt')];
@@ -49,21 +50,8 @@ def notebook(lab, name: str, sources: list[str]) -> str:
     return name
 
 
-def open_notebook(page, lab, name: str) -> None:
-    page.goto(lab.lab_url(f"lab/tree/{name}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
-
-
 def cell(page, index: int):
     return page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
-
-
-def run_cell(page, index: int):
-    target = cell(page, index)
-    target.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
-    return target
 
 
 def write_cell(path: str) -> str:
@@ -74,7 +62,7 @@ def write_cell(path: str) -> str:
 @pytest.mark.browser
 def test_an_expected_failure_is_one_line_and_stops_run_all(lab_page, lab):
     page = lab_page
-    open_notebook(page, lab, notebook(lab, "errors.ipynb", [
+    open_notebook(page, notebook(lab, "errors.ipynb", [
         "%load_ext jupyter_design_projects",
         "%project read no-such-doc.md",
         "reached = True\nprint('after the failure')",
@@ -96,7 +84,7 @@ def test_an_expected_failure_is_one_line_and_stops_run_all(lab_page, lab):
 @pytest.mark.browser
 def test_a_card_whose_kernel_restarted_is_inert_and_says_rerun(lab_page, lab):
     page = lab_page
-    open_notebook(page, lab, notebook(lab, "stale.ipynb", [
+    open_notebook(page, notebook(lab, "stale.ipynb", [
         "%load_ext jupyter_design_projects", write_cell("slides/92-stale.html")]))
     run_cell(page, 0)
     card = run_cell(page, 1)
@@ -136,7 +124,7 @@ def css_colour(page, expression: str) -> str:
 @pytest.mark.browser
 def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
     page = lab_page
-    open_notebook(page, lab, notebook(lab, "dark.ipynb", [
+    open_notebook(page, notebook(lab, "dark.ipynb", [
         "%load_ext jupyter_design_projects",
         "%project info",
         "%project --outcome read no-such-doc.md",
@@ -175,10 +163,11 @@ def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
 
 
 @pytest.fixture
-def widget_state_saved(tmp_path: Path) -> None:
-    """JupyterLab saves widget state into the notebook (set before the lab starts), so a
-    reloaded page can draw a card from the saved state with no kernel behind it."""
-    target = (tmp_path / "user-settings" / "@jupyter-widgets" / "jupyterlab-manager"
+def widget_state_saved(lab) -> None:
+    """JupyterLab saves widget state into the notebook (set before the page loads; the
+    shared lab puts the setting back after the test), so a reloaded page can draw a card
+    from the saved state with no kernel behind it."""
+    target = (lab.settings_dir / "@jupyter-widgets" / "jupyterlab-manager"
               / "plugin.jupyterlab-settings")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps({"saveState": True}))
@@ -190,7 +179,7 @@ def test_a_card_reloaded_into_a_new_kernel_is_inert_and_says_rerun(
     page = lab_page
     name = notebook(lab, "reload.ipynb", [
         "%load_ext jupyter_design_projects", write_cell("slides/94-reload.html")])
-    open_notebook(page, lab, name)
+    open_notebook(page, name)
     run_cell(page, 0)
     card = run_cell(page, 1)
     expect(card.get_by_role("button", name="Approve", exact=True)).to_be_visible(

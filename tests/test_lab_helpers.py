@@ -1,0 +1,65 @@
+"""The helpers that let a module's browser tests share one JupyterLab (tests/browser/lab.py,
+tests/jupyter_process.py): a page opens in the test's own workspace, the settings a test
+changed are put back, and a Jupyter a test has left is stopped by the end of the run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.browser.lab import Lab, settings_kept
+from tests.jupyter_process import _stop, _stopping, _stopping_lock, wait_for_stops
+
+
+def a_lab(tmp_path: Path) -> Lab:
+    (tmp_path / "notebooks").mkdir()
+    return Lab(url="http://127.0.0.1:8888/user/a", token="t", root_dir=tmp_path / "notebooks",
+               log_file=tmp_path / "jupyter-lab.log")
+
+
+def test_a_workspace_is_in_every_lab_address_and_in_no_other(tmp_path):
+    lab = a_lab(tmp_path)
+    assert lab.lab_url() == "http://127.0.0.1:8888/user/a/lab?token=t"
+    mine = lab.in_workspace("test-7")
+    assert mine.lab_url() == "http://127.0.0.1:8888/user/a/lab/workspaces/test-7?token=t"
+    assert (mine.lab_url("lab/tree/x.ipynb")
+            == "http://127.0.0.1:8888/user/a/lab/workspaces/test-7/tree/x.ipynb?token=t")
+    assert mine.lab_url("api/status") == "http://127.0.0.1:8888/user/a/api/status?token=t"
+    assert mine.lab_url("labextensions") == lab.lab_url("labextensions")
+    assert lab.workspace is None and mine.root_dir == lab.root_dir
+
+
+def test_the_settings_a_test_changed_or_added_are_put_back(tmp_path):
+    lab = a_lab(tmp_path)
+    theme = lab.settings_dir / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+    theme.parent.mkdir(parents=True)
+    theme.write_text('{"theme": "JupyterLab Light"}')
+    added = (lab.settings_dir / "@jupyter-widgets" / "jupyterlab-manager"
+             / "plugin.jupyterlab-settings")
+    with settings_kept(lab):
+        theme.write_text('{"theme": "JupyterLab Dark"}')
+        added.parent.mkdir(parents=True)
+        added.write_text('{"saveState": true}')
+    assert theme.read_text() == '{"theme": "JupyterLab Light"}'
+    assert not added.exists()
+
+
+def test_a_jupyter_that_ignores_sigterm_is_killed_and_waited_for(monkeypatch):
+    monkeypatch.setattr("tests.jupyter_process.STOP_GRACE_S", 0.5)
+    stubborn = subprocess.Popen([sys.executable, "-c",
+                                 "import signal, time; signal.signal(signal.SIGTERM,"
+                                 " signal.SIG_IGN); print('up', flush=True); time.sleep(60)"],
+                                stdout=subprocess.PIPE)
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"up\n"
+    stubborn.stdout.close()
+    stopper = threading.Thread(target=_stop, args=(stubborn,))
+    stopper.start()
+    with _stopping_lock:
+        _stopping.append(stopper)
+    started = time.monotonic()
+    assert wait_for_stops() >= 1
+    assert stubborn.returncode == -9 and time.monotonic() - started < 30
+    assert wait_for_stops() == 0
