@@ -135,6 +135,20 @@ def shared_credentials(reference_service: EmbeddedService, tmp_path: Path) -> Pa
 
 
 @pytest.fixture
+def kernel_interrupts() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in the main thread, as it does in a kernel running a
+    cell, whatever handler an earlier test left in this worker process (a test that sends
+    the kernel's interrupt then depends on no other test); the one before is put back."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
 def workers() -> Iterator[Callable[[int], Workers]]:
     """workers(parties) -> the worker processes of one race (worker_processes.Workers),
     every one reaped when the test ends."""

@@ -121,8 +121,8 @@ class Seen:
 
 seen = Seen()
 sys.meta_path.insert(0, seen)
+%(before)s
 shell.run_line_magic("load_ext", "jupyter_design_projects")
-%s
 sys.meta_path.remove(seen)
 starting = shell.magics_manager.registry["DesignProjects"].host.lifecycle.starting
 assert starting is not None and starting.exception(timeout=60) is not None
@@ -130,10 +130,12 @@ print(json.dumps(seen.names))
 """
 
 
-def _main_thread_imports(tmp_path, extra: str = "") -> list[str]:
-    """Every module `%load_ext` (and `extra` after it) imports on the main thread."""
+def _main_thread_imports(tmp_path, before: str = "") -> list[str]:
+    """Every module `%load_ext` (and `before`, run just before it) imports on the main
+    thread. (`before` goes first: run after, it would race `%load_ext`'s background
+    start, which may import the same modules first on its own thread.)"""
     env = {**private_data(tmp_path), "JDP_API_BASE_URL": "http://example.com"}
-    done = subprocess.run([sys.executable, "-c", MAIN_THREAD_PROBE % extra],
+    done = subprocess.run([sys.executable, "-c", MAIN_THREAD_PROBE % {"before": before}],
                           capture_output=True, text=True, timeout=120, check=False, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -183,7 +183,7 @@ def test_a_push_repeated_after_a_failure_writes_only_what_is_missing(
 
 
 def test_an_interrupt_stops_the_push_after_the_write_in_flight_and_says_what_was_not(
-        shell, live, reference_service):
+        shell, live, reference_service, kernel_interrupts):
     deck = shell.run_line_magic("design", f'deck open "{DECK}"')
     for i in range(MAX_PLAN_PATHS + 5):  # two plans: 20 paths, then 5
         deck.add_markdown(f"slides/i{i:02d}.html", f"# Slide {i}\n", {})

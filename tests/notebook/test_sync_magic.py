@@ -148,7 +148,7 @@ def test_the_conflicts_line_names_the_paths_held_back(n, named) -> None:
 
 
 def test_interrupting_the_kernel_stops_after_the_write_in_flight_and_says_what_was_not(
-        shell, live, notes, monkeypatch) -> None:
+        shell, live, notes, monkeypatch, kernel_interrupts) -> None:
     import signal
     import threading
 

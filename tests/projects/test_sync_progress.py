@@ -84,7 +84,7 @@ async def test_progress_counts_each_write_when_done_with_its_bytes(
 
 
 def test_an_interrupt_stops_after_the_write_in_flight_and_says_what_was_not_written(
-        service, open_projects, state, prefix, tmp_path, loop) -> None:
+        service, open_projects, state, prefix, tmp_path, loop, kernel_interrupts) -> None:
     sizes = notes(tmp_path / "kb", GROUP_WRITES + 6)  # two groups: the stop lands in one
     journal = Journal(tmp_path / "journal.db")
     stop = threading.Event()
