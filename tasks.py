@@ -1,7 +1,7 @@
 """The README's two commands, stdlib only, from a fresh clone with Python 3.11 and pip.
 
-    python3 tasks.py test [pytest args]   install, run pytest on two workers (prints the 15
-                                          slowest tests and each worker's busy time;
+    python3 tasks.py test [pytest args]   install, run pytest on three workers (prints the
+                                          15 slowest tests and each worker's busy time;
                                           tests/worker_split.py)
     python3 tasks.py test --fast [args]   the edit-test loop: no browser, packaging, notebook
                                           or kernel-in-a-subprocess tests (tests/conftest.py)
@@ -216,17 +216,19 @@ FAST = "--fast"
 
 
 #: both tiers run on both cores (pytest-xdist). The fast tier's tests share no process
-#: state: any test on any worker. The full run shares by file, with the tests that must not
-#: run at the same time grouped on one worker (tests/worker_split.py, `--worker-split`:
-#: xdist's own `--dist loadgroup` does not group with pytest 9.2)
+#: state and are pure CPU: two workers, any test on any worker. The full run shares by
+#: file, with the tests that must not run at the same time grouped on one worker
+#: (tests/worker_split.py, `--worker-split`: xdist's own `--dist loadgroup` does not group
+#: with pytest 9.2), on three workers: its tests wait on JupyterLab, kernels and Chromium,
+#: and a third worker fills those waits (docs/testing.md, "Workers")
 FAST_WORKERS = ["-n", "2"]
-FULL_WORKERS = ["-n", "2", "--worker-split"]
+FULL_WORKERS = ["-n", "3", "--worker-split"]
 
 
 def pytest_arguments(args: list[str]) -> list[str]:
-    """pytest's arguments for `test`: on two workers unless the caller chose (`-n`); a full
-    run also prints the 15 slowest tests (unless the caller asked for durations), and
-    `--fast` passes through to tests/conftest.py."""
+    """pytest's arguments for `test`: FULL_WORKERS (FAST_WORKERS for `--fast`) unless the
+    caller chose (`-n`); a full run also prints the 15 slowest tests (unless the caller
+    asked for durations), and `--fast` passes through to tests/conftest.py."""
     chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in args)
     if FAST in args:
         return list(args) if chosen else [*FAST_WORKERS, *args]
@@ -249,7 +251,7 @@ def test(args: list[str]) -> None:
 
 def test_env() -> dict[str, str]:
     """tool_env() with bytecode caching on even where PYTHONDONTWRITEBYTECODE is set: a run
-    starts hundreds of Python processes (two workers, reference services, kernels), and
+    starts hundreds of Python processes (the workers, reference services, kernels), and
     without the caches each compiles the package and pytest rewrites every test module
     again (about half the CPU of a collection)."""
     env = tool_env()

@@ -199,17 +199,18 @@ SLOW_FIXTURES: dict[str, str] = {"reference_service": "service", "run_cli": "ker
                                  "docs_build": "notebook"}
 
 #: tests that must not run at the same time as each other, by place (as in SLOW_KINDS): in
-#: a run on two workers (`python3 tasks.py test`, `--worker-split`) each group is one unit
-#: of work that one worker runs whole, one test after another, while every other test file
-#: is a unit of its own (tests/worker_split.py). A new file in a group's folder joins it.
+#: a run on several workers (`python3 tasks.py test`, `--worker-split`) each group is one
+#: unit of work that one worker runs whole, one test after another, while every other test
+#: file is a unit of its own (tests/worker_split.py). A new file in a group's folder joins
+#: it.
 SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
     # both work in the checkout: jlpm installs, compiles and lints in labextension/, and
     # pip builds the wheel from the same tree and its extension build
     "checkout": ("test_packaging.py", "test_labextension.py"),
 }
 #: tests that share a costly session fixture (made once per worker), by place: in a run on
-#: two workers each group is one unit of work as a serial group is, so the fixture is made
-#: once a run and not once on each worker
+#: several workers each group is one unit of work as a serial group is, so the fixture is
+#: made once a run and not once on each worker
 SHARING_GROUPS: dict[str, tuple[str, ...]] = {
     # the docs site (`docs_build`: a strict Sphinx build that executes the notebooks)
     "docs-site": ("test_docs.py", "browser/test_accessibility_docs.py"),

@@ -368,7 +368,7 @@ def test_the_service_the_lab_starts_under_its_data_dir_keeps_it_private(tasks, t
 TWO = ["-n", "2"]
 
 
-SPLIT = [*TWO, "--worker-split"]
+SPLIT = ["-n", "3", "--worker-split"]
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -382,7 +382,7 @@ SPLIT = [*TWO, "--worker-split"]
     (["--durations=5"], [*SPLIT, "--durations=5"]),
     (["--durations", "3"], [*SPLIT, "--durations", "3"]),
 ])
-def test_both_tiers_run_on_two_workers_and_a_full_run_prints_the_15_slowest_tests(
+def test_the_fast_tier_runs_on_two_workers_a_full_run_on_three_and_prints_the_15_slowest(
         tasks, args, expected):
     assert tasks.pytest_arguments(args) == expected
 

@@ -1,4 +1,4 @@
-"""The two-worker run's split (tests/worker_split.py): a serial group runs whole on one
+"""The full run's split (tests/worker_split.py): a serial group runs whole on one
 worker, other files are units of their own, and the heaviest units go out first."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""How `python3 tasks.py test` shares the suite between its two pytest-xdist workers.
+"""How `python3 tasks.py test` shares the suite between its pytest-xdist workers.
 
 xdist's own `--dist loadgroup` does not group with pytest 9.2: it tags a test's node id
 by setting `item._nodeid`, which pytest 9 no longer reads (`nodeid` comes from `_id`), so
