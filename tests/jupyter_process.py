@@ -73,12 +73,12 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 def wait_for_stops() -> int:
-    """Wait until every Jupyter started here has stopped; how many were still stopping."""
+    """Wait until every Jupyter started here has stopped; how many stops it waited for."""
     with _stopping_lock:
         pending, _stopping[:] = list(_stopping), []
     for stopper in pending:
         stopper.join()
-    return sum(1 for _ in pending)
+    return len(pending)
 
 
 def _wait_until(process: subprocess.Popen, ready: Callable[[], bool], app: str,
