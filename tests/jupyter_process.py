@@ -56,20 +56,22 @@ def jupyter_process(app: str, args: Sequence[str], *, env: dict[str, str], root:
         _wait_until(process, lambda: ready(url, token), app, log_file)
         yield url, token
     finally:
-        stopper = threading.Thread(target=_stop, args=(process,), name=f"stop jupyter {app}")
+        stopper = threading.Thread(target=stop, args=(process,), name=f"stop jupyter {app}")
         stopper.start()
         with _stopping_lock:
             _stopping[:] = [t for t in _stopping if t.is_alive()] + [stopper]
 
 
-def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM (Jupyter shuts its kernels down), then SIGKILL after STOP_GRACE_S."""
+def stop(process: subprocess.Popen, grace_s: float | None = None) -> None:
+    """SIGTERM (a Jupyter server or hub then stops its kernels or servers), SIGKILL after
+    `grace_s` (STOP_GRACE_S); waited for either way."""
+    grace = STOP_GRACE_S if grace_s is None else grace_s
     process.terminate()
     try:
-        process.wait(STOP_GRACE_S)
+        process.wait(grace)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.wait(STOP_GRACE_S)
+        process.wait(grace)
 
 
 def wait_for_stops() -> int:

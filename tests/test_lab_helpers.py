@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from tests.browser.lab import Lab, settings_kept
-from tests.jupyter_process import _stop, _stopping, _stopping_lock, wait_for_stops
+from tests.jupyter_process import _stopping, _stopping_lock, stop, wait_for_stops
 
 
 def a_lab(tmp_path: Path) -> Lab:
@@ -55,7 +55,7 @@ def test_a_jupyter_that_ignores_sigterm_is_killed_and_waited_for(monkeypatch):
                                 stdout=subprocess.PIPE)
     assert stubborn.stdout is not None and stubborn.stdout.readline() == b"up\n"
     stubborn.stdout.close()
-    stopper = threading.Thread(target=_stop, args=(stubborn,))
+    stopper = threading.Thread(target=stop, args=(stubborn,))
     stopper.start()
     with _stopping_lock:
         _stopping.append(stopper)

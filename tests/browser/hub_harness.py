@@ -38,7 +38,7 @@ from typing import Any
 
 import httpx
 
-from tests.jupyter_process import free_port, tail
+from tests.jupyter_process import free_port, stop, tail
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"
@@ -368,12 +368,7 @@ def _stop(process: subprocess.Popen, uids: set[int], log_file: Path) -> None:
     """SIGTERM the hub (it stops the servers it spawned and its proxy), SIGKILL after a
     grace; then any process still running as a harness user, by pid; none may remain."""
     if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(STOP_DEADLINE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_DEADLINE_S)
+        stop(process, STOP_DEADLINE_S)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)  # the proxy, should the hub have left it
     deadline = time.monotonic() + STOP_DEADLINE_S  # a service sees its parent gone in 1 s
