@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
+
+from tests.import_probe import among, probe_answer
 
 HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn", "jupyter_server", "tornado",
          "jupyter_design_projects.server", "jupyter_design_projects.labserver")
@@ -45,10 +45,7 @@ def private_data(tmp_path) -> dict[str, str]:
 
 
 def test_load_ext_imports_no_heavy_dependency(tmp_path):
-    done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,)], capture_output=True,
-                          text=True, timeout=120, check=False, env=private_data(tmp_path))
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert probe_answer(PROBE % (HEAVY,), private_data(tmp_path)) == []
 
 
 def test_the_probe_would_see_a_heavy_import(tmp_path):
@@ -57,10 +54,7 @@ def test_the_probe_would_see_a_heavy_import(tmp_path):
                           'shell.run_line_magic("load_ext", "jupyter_design_projects")\n'
                           "import jupyter_design_projects.notebook.widgets.catalogue as c\n"
                           "c.CatalogueView([])")
-    done = subprocess.run([sys.executable, "-c", probe % (HEAVY,)], capture_output=True,
-                          text=True, timeout=120, check=False, env=private_data(tmp_path))
-    assert done.returncode == 0, done.stderr
-    assert "ipywidgets" in json.loads(done.stdout.strip().splitlines()[-1])
+    assert "ipywidgets" in probe_answer(probe % (HEAVY,), private_data(tmp_path))
 
 
 #: what `%load_ext` itself (the main thread: registering the magics, beginning the start)
@@ -135,26 +129,19 @@ def _main_thread_imports(tmp_path, before: str = "") -> list[str]:
     thread. (`before` goes first: run after, it would race `%load_ext`'s background
     start, which may import the same modules first on its own thread.)"""
     env = {**private_data(tmp_path), "JDP_API_BASE_URL": "http://example.com"}
-    done = subprocess.run([sys.executable, "-c", MAIN_THREAD_PROBE % {"before": before}],
-                          capture_output=True, text=True, timeout=120, check=False, env=env)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _among(names: list[str], prefixes: tuple[str, ...] | set[str]) -> set[str]:
-    return {m for m in names if any(m == p or m.startswith(p + ".") for p in prefixes)}
+    return probe_answer(MAIN_THREAD_PROBE % {"before": before}, env)
 
 
 def test_load_ext_itself_imports_only_the_magics_class(tmp_path):
     imported = _main_thread_imports(tmp_path)
-    assert _among(imported, NOT_ON_THE_LOAD_PATH) == set()
-    assert _among(imported, ("jupyter_design_projects",)) == ON_THE_LOAD_PATH
+    assert among(imported, NOT_ON_THE_LOAD_PATH) == set()
+    assert among(imported, ("jupyter_design_projects",)) == ON_THE_LOAD_PATH
 
 
 def test_the_main_thread_probe_would_see_a_pipeline_import(tmp_path):
     """The check above can fail: the Design client (and the HTTP stack under it) is seen."""
     found = _main_thread_imports(tmp_path, "import jupyter_design_projects.design.client")
-    assert {"jupyter_design_projects.design.client", "httpx"} <= _among(
+    assert {"jupyter_design_projects.design.client", "httpx"} <= among(
         found, NOT_ON_THE_LOAD_PATH)
 
 
@@ -174,10 +161,7 @@ print(json.dumps(sorted(m for m in set(sys.modules) - before
 
 def _bare_import_loads(tmp_path, extra: str = "") -> list[str]:
     probe = BARE_IMPORT_PROBE % (extra, NOT_ON_THE_LOAD_PATH)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120, check=False, env=private_data(tmp_path))
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return probe_answer(probe, private_data(tmp_path))
 
 
 def test_the_bare_import_loads_neither_httpx_pandas_ipywidgets_nor_a_pipeline(tmp_path):

@@ -7,10 +7,9 @@ shows that a plain `import httpx` here does load the command line, so the check 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import subprocess
-import sys
+
+from tests.import_probe import among, probe_answer
 
 #: httpx's command line brings these in when they are installed
 CLI = ("rich", "click")
@@ -35,14 +34,7 @@ def _loaded(code: str) -> set[str]:
     # a bad setting ends the background start at once: no service is started
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("JDP_", "CLAUDE_"))},
            "JDP_API_BASE_URL": "http://example.com"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
-    assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
-def _among(names: set[str], prefixes: tuple[str, ...]) -> set[str]:
-    return {m for m in names if any(m == p or m.startswith(p + ".") for p in prefixes)}
+    return set(probe_answer(code, env))
 
 
 def test_load_ext_loads_the_projects_pipeline_ahead_without_httpx_command_line():
@@ -50,8 +42,8 @@ def test_load_ext_loads_the_projects_pipeline_ahead_without_httpx_command_line()
     loaded = _loaded(PROBE)
     assert {"httpx", "jupyter_design_projects.projects.client",
             "jupyter_design_projects.notebook.commands.run", "anyio._backends._asyncio"} <= loaded
-    assert _among(loaded, CLI) == set()
-    assert _among(loaded, ("pandas", "ipywidgets")) == set()
+    assert among(loaded, CLI) == set()
+    assert among(loaded, ("pandas", "ipywidgets")) == set()
 
 
 def test_a_plain_httpx_import_here_would_load_its_command_line():

@@ -6,11 +6,10 @@ check runs in a fresh interpreter, and a second probe shows the check can fail."
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.import_probe import among, probe_answer
 
 #: never on the Projects path of a service started without --faults and --data-dir given
 OFF_THE_PROJECTS_PATH = (
@@ -49,18 +48,11 @@ def _loaded(tmp_path: Path, extra: str = "pass") -> set[str]:
     """Every module a fresh interpreter holds once the service answered a search."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JDP_", "CLAUDE_"))}
     code = PROBE.format(data_dir=str(tmp_path / "service"), extra=extra)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
-    assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
-def _among(names: set[str], prefixes: tuple[str, ...]) -> set[str]:
-    return {m for m in names if any(m == p or m.startswith(p + ".") for p in prefixes)}
+    return set(probe_answer(code, env))
 
 
 def test_a_projects_search_loads_neither_the_mcp_sdk_nor_the_design_table(tmp_path):
-    assert _among(_loaded(tmp_path), OFF_THE_PROJECTS_PATH) == set()
+    assert among(_loaded(tmp_path), OFF_THE_PROJECTS_PATH) == set()
 
 
 def test_the_probe_would_see_the_design_side_once_a_design_call_reads_its_table(tmp_path):
