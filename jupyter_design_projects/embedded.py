@@ -15,7 +15,7 @@ import selectors
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -207,10 +207,13 @@ def _owner_only_file(path: Path) -> Path:
 
 def start_embedded(data_dir: Path | None = None, *, faults: bool = False,
                    extra_args: Sequence[str] = (), warm_browser: bool | None = None,
-                   deadline_s: float = STARTUP_DEADLINE_S) -> EmbeddedService:
+                   deadline_s: float = STARTUP_DEADLINE_S,
+                   popen: Callable[..., subprocess.Popen] = subprocess.Popen) -> EmbeddedService:
     """Start `python -m jupyter_design_projects.server --seed demo` on a free loopback port.
     Its preview browser is launched on the first preview unless `warm_browser` (None: the
-    `warm_preview_browser` setting, `JDP_WARM_PREVIEW_BROWSER`) asks for it at start."""
+    `warm_preview_browser` setting, `JDP_WARM_PREVIEW_BROWSER`) asks for it at start.
+    `popen` starts the command, with `subprocess.Popen`'s arguments (the tests pass a fork
+    server's)."""
     if warm_browser is None:
         from .settings import Settings
 
@@ -233,8 +236,8 @@ def start_embedded(data_dir: Path | None = None, *, faults: bool = False,
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     with log_file.open("ab") as log:
         start = log.tell()
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=log, env=env, start_new_session=True)
+        process = popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                        stderr=log, env=env, start_new_session=True)
     deadline = time.monotonic() + deadline_s
     line = _read_line(process, deadline)
     try:

@@ -16,6 +16,7 @@ from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from tests import clean_tree
 from tests.faults_client import FaultsClient, faults
 from tests.worker_processes import Workers, as_owner, copied_credentials
+from tests.zygote import ZYGOTE
 
 TESTS = Path(__file__).resolve().parent
 #: the tests' services launch the preview browser on the first preview only: warming it
@@ -56,7 +57,8 @@ def seeded_data_dir(folder: Path, template: Path) -> Path:
 def _running(tmp_path_factory: pytest.TempPathFactory, name: str,
              template: Path) -> Iterator[EmbeddedService]:
     folder = seeded_data_dir(tmp_path_factory.mktemp(name), template)
-    service = start_embedded(folder, faults=True, extra_args=NO_WARM_BROWSER)
+    service = start_embedded(folder, faults=True, extra_args=NO_WARM_BROWSER,
+                             popen=ZYGOTE.popen)
     try:
         yield service
     finally:
@@ -302,5 +304,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from tests.jupyter_process import wait_for_stops
 
     wait_for_stops()  # every Jupyter a test started has stopped before the checkout is read
+    ZYGOTE.close()
     retake = session.config.getoption("retake_screenshots")
     clean_tree.session_finish(session, ("docs/screenshots/",) if retake else ())

@@ -1,6 +1,8 @@
 """A real `jupyter lab` or `jupyter server` on a free loopback port with a random token,
 its output in a log file, started and stopped with bounded waits: the one way the browser
-tests and the server-extension tests start Jupyter.
+tests and the server-extension tests start Jupyter. It runs as `python -m jupyterlab`
+(`python -m jupyter_server`), what the `jupyter-lab` command runs, forked from the run's
+fork server (tests/zygote.py), which has imported it once.
 
 A test does not wait for its Jupyter to stop: stopping (the server shuts its kernels down,
 up to five seconds for a kernel busy on a card) goes on in a thread while the next test
@@ -19,6 +21,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import httpx
+
+from tests.zygote import ZYGOTE
+
+#: the module each app runs as (`jupyter lab` is `jupyter-lab`, which runs this one)
+APP_MODULES = {"lab": "jupyterlab", "server": "jupyter_server"}
 
 START_DEADLINE_S = 90.0
 STOP_GRACE_S = 10.0
@@ -44,13 +51,13 @@ def jupyter_process(app: str, args: Sequence[str], *, env: dict[str, str], root:
     """Run `jupyter APP` on loopback with `args`; yield (url, token) once `ready(url,
     token)` is true (a transport error counts as not yet), and stop it on exit."""
     port, token = free_port(), secrets.token_hex(16)
-    command = [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
+    command = [sys.executable, "-m", APP_MODULES[app], "--no-browser", "--allow-root",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={root}", *args]
     with log_file.open("wb") as log:
-        process = subprocess.Popen(command, env=env, cwd=root, stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        process = ZYGOTE.popen(command, env=env, cwd=root, stdin=subprocess.DEVNULL,
+                               stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until(process, lambda: ready(url, token), app, log_file)
