@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -298,10 +299,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     clean_tree.session_start(session)
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A browser kept open from the last browser module is closed before a test that does
+    not ask for it runs outside the module that holds it (tests/browser/held_browser.py)."""
+    if "chromium" not in getattr(item, "fixturenames", ()):
+        held = sys.modules.get("tests.browser.held_browser")
+        if held is not None:
+            held.HELD.close_unless_held_by(getattr(item, "module", None))
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A run that changed the checkout (tests/clean_tree.py) fails, saying what changed;
     under --retake-screenshots the pictures it retook are what it was asked for."""
     from tests.jupyter_process import wait_for_stops
+
+    held = sys.modules.get("tests.browser.held_browser")
+    if held is not None:
+        held.HELD.close()
 
     wait_for_stops()  # every Jupyter a test started has stopped before the checkout is read
     ZYGOTE.close()

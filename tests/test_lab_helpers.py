@@ -63,3 +63,31 @@ def test_a_jupyter_that_ignores_sigterm_is_killed_and_waited_for(monkeypatch):
     assert wait_for_stops() >= 1
     assert stubborn.returncode == -9 and time.monotonic() - started < 30
     assert wait_for_stops() == 0
+
+
+class _Closing:
+    def __init__(self, log: list[str], name: str) -> None:
+        self.log, self.name = log, name
+
+    def close(self) -> None:
+        self.log.append(self.name)
+
+    def __exit__(self, *_: object) -> None:
+        self.log.append(self.name)
+
+
+def test_a_held_browser_stays_for_its_module_and_closes_for_any_other():
+    from tests.browser.held_browser import HeldBrowser
+
+    log: list[str] = []
+    held = HeldBrowser()
+    held.browser, held._playwright = _Closing(log, "browser"), _Closing(log, "driver")
+    held.holder = "module a"
+    held.close_unless_held_by("module a")  # a test of its module that does not ask for it
+    assert log == []
+    held.release()  # module a ended: the next browser module may take it over
+    held.close_unless_held_by("module b")  # a test that does not ask for it
+    assert log == ["browser", "driver"]
+    assert held.browser is None and held.holder is None
+    held.close_unless_held_by("module c")  # nothing held: nothing to close
+    assert log == ["browser", "driver"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.held_browser import HELD
 from tests.browser.lab import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     ROOT,
     Lab,
     lab_environment,
@@ -58,20 +58,14 @@ def shared_lab(module_lab: Lab) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    """Debian's chromium through Playwright's sync API, once per module: while the sync API
-    runs, its event loop is the thread's running loop, so it must be gone before the
-    asyncio tests of later modules start theirs."""
+def chromium(request: pytest.FixtureRequest) -> Iterator[object]:
+    """Debian's chromium through Playwright's sync API for a module's tests: the one the
+    last browser module used, when no other test ran between (tests/browser/held_browser.py
+    says why no asyncio test may run while it is open)."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (tasks.py test does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    yield HELD.open(request.module)
+    HELD.release()
 
 
 @pytest.fixture
