@@ -3,9 +3,11 @@ extension, when the extension needs a rebuild, and how `jupyter lab` is started.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -435,3 +437,34 @@ def test_screenshots_retakes_only_the_pictures_into_the_docs(tasks, monkeypatch)
     assert ran == [["-n", "0", "-m", "screenshots", "--retake-screenshots", "-x"]]
     assert tasks.COMMANDS["screenshots"] is tasks.screenshots
     assert tasks.COMMANDS["lock"] is tasks.lock_command
+
+
+def test_a_fresh_install_warms_the_caches_while_the_extension_builds(tasks, sandbox,
+                                                                     monkeypatch):
+    root, out, calls = sandbox
+
+    @contextlib.contextmanager
+    def beside(command):
+        calls.append(["beside", *command])
+        yield
+        calls.append(["waited"])
+
+    monkeypatch.setattr(tasks, "beside", beside)
+    tasks.install("test", beside_build=["warm"])
+    assert [c[0] if c[0] in ("beside", "waited") else c[-1] for c in calls] == [
+        str(root / "requirements.lock"), "beside", ".", "waited"]
+    assert calls[1] == ["beside", "warm"]
+    calls.clear()
+    tasks.install("test", beside_build=["warm"])  # nothing changed: no install, no warming
+    assert calls == []
+
+
+def test_beside_waits_for_its_command_and_kills_one_past_its_deadline(tasks, tmp_path):
+    done, late = tmp_path / "done", tmp_path / "late"
+    write_after = "import sys, time; time.sleep(float(sys.argv[1])); open(sys.argv[2], 'w')"
+    with tasks.beside([sys.executable, "-c", write_after, "0.2", str(done)]):
+        pass
+    assert done.exists()  # waited for
+    with tasks.beside([sys.executable, "-c", write_after, "30", str(late)], deadline_s=0.5):
+        pass
+    assert not late.exists()  # killed at its deadline, not waited out
