@@ -193,7 +193,7 @@ SLOW_KINDS: dict[str, tuple[str, ...]] = {
     # kernels, Jupyter servers and other Python processes the test starts
     "kernel": ("labserver/", "reliability/test_battery_crashes.py",
                "reliability/test_battery_server_extension.py", "test_load_time.py",
-               "test_bench_harness.py"),
+               "test_bench_harness.py", "test_worker_split.py", "test_architecture.py"),
     # a reference service started for the test (the battery: one per module)
     "service": ("reliability/", "server/test_cli.py", "test_embedded.py",
                 "test_session_lifecycle.py"),
@@ -281,6 +281,14 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under --fast the slow kinds are left out. A worker under --worker-split collects the
+    files with the most tests of a slow kind first (the controller sees only places, not
+    the fixtures that make a test slow: tests/worker_split.py)."""
+    if config.getoption("worker_split") and hasattr(config, "workerinput"):
+        from tests.worker_split import slow_files_first
+
+        items[:] = slow_files_first(items, lambda item: any(
+            item.get_closest_marker(kind) for kind in SLOW_KINDS))
     if not config.getoption("fast"):
         return
     kept, dropped = [], []

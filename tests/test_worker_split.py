@@ -111,3 +111,18 @@ def test_each_worker_s_busy_time_and_last_end_are_reported():
         busy.pytest_runtest_logreport(report(worker, start, stop))
     assert busy.lines() == ["gw0: busy 10 s, last test ended at 11 s",
                             "gw1: busy 6 s, last test ended at 6 s"]
+
+
+def test_the_files_with_the_most_slow_tests_are_collected_first_each_kept_whole():
+    from types import SimpleNamespace
+
+    from tests.worker_split import slow_files_first
+
+    def test(path: str, slow: bool) -> SimpleNamespace:
+        return SimpleNamespace(path=path, slow=slow, name=f"{path}:{slow}")
+
+    items = [test("a", False), test("a", False), test("b", True), test("b", False),
+             test("c", True), test("c", True), test("d", False)]
+    order = [(t.path, t.slow) for t in slow_files_first(items, lambda t: t.slow)]
+    assert order == [("c", True), ("c", True), ("b", True), ("b", False),
+                     ("a", False), ("a", False), ("d", False)]

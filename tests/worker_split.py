@@ -12,7 +12,10 @@ which the controller can read from a node id alone (it never sees markers):
   JupyterLab, browser or reference service starts once, on one worker;
 - the units start heaviest first (longest-processing-time first), by the slow kinds
   of their places (SLOW_KINDS): the long browser and notebook files are not left to the
-  end, where one worker would run them while the other idles.
+  end, where one worker would run them while the other idles;
+- the units of no slow place keep the order the workers collected them in, which
+  (`slow_files_first`) puts first the files with the most tests that take a slow fixture
+  (a fresh reference service: SLOW_FIXTURES), which the controller cannot see.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from xdist.scheduler import LoadScopeScheduling
 
 #: a test's estimated cost by its slowest kind (seconds on this machine, roughly: a browser
 #: test drives a page on a running JupyterLab, a notebook test executes a notebook, a
-#: packaging test builds a wheel or runs jlpm); a test of no slow kind costs FAST_COST
+#: packaging test builds a wheel or runs jlpm); a test of no slow place costs FAST_COST,
+#: nothing, so such units keep their collected order (`slow_files_first`)
 KIND_COST = {"packaging": 40.0, "notebook": 20.0, "browser": 12.0, "kernel": 4.0,
              "service": 1.0}
-FAST_COST = 0.05
+FAST_COST = 0.0
 
 
 def at(relative: str, places: tuple[str, ...]) -> bool:
@@ -55,6 +59,16 @@ def cost_of(nodeid: str, kinds: Mapping[str, tuple[str, ...]]) -> float:
     relative = relative_path(nodeid)
     return max((KIND_COST[k] for k, places in kinds.items()
                 if k in KIND_COST and at(relative, places)), default=FAST_COST)
+
+
+def slow_files_first(items: list[Any], slow: Callable[[Any], bool]) -> list[Any]:
+    """`items` with each file's tests kept together and in order, the files with the most
+    `slow` tests first (the others in their order)."""
+    files: dict[Any, list[Any]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    ordered = sorted(files.values(), key=lambda tests: -sum(1 for t in tests if slow(t)))
+    return [item for tests in ordered for item in tests]
 
 
 def scheduler(groups: Mapping[str, tuple[str, ...]],
