@@ -129,9 +129,9 @@ class Zygote:
         if stdout == subprocess.PIPE:
             read_end, pipe_write = os.pipe()
             stdout = pipe_write
-        out = stdout if stdout is not None else sys.stdout.fileno()
-        err = out if stderr == subprocess.STDOUT else (
-            stderr if stderr is not None else sys.stderr.fileno())
+        out = stdout if stdout is not None else 1  # this process's own streams, by fd:
+        err = out if stderr == subprocess.STDOUT else (  # pytest may have swapped sys.stdout
+            stderr if stderr is not None else 2)
         null = os.open(os.devnull, os.O_RDONLY)
         request = json.dumps({"module": module, "args": list(args), "env": dict(env),
                               "cwd": str(cwd), "new_session": new_session}).encode()
