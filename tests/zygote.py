@@ -179,8 +179,12 @@ class Zygote:
                 self._sock.shutdown(socket.SHUT_RDWR)  # wakes the reader; the server sees EOF
                 self._sock.close()
                 self._sock = None
-            if self._server is not None:
-                self._server.wait(10)
+            if self._server is not None:  # it stops when its socket closes
+                try:
+                    self._server.wait(10)
+                except subprocess.TimeoutExpired:
+                    self._server.kill()
+                    self._server.wait()
                 self._server = None
 
 
