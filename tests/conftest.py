@@ -210,6 +210,8 @@ SERIAL_GROUPS: dict[str, tuple[str, ...]] = {
     # both work in the checkout: jlpm installs, compiles and lints in labextension/, and
     # pip builds the wheel from the same tree and its extension build
     "checkout": ("test_packaging.py", "test_labextension.py"),
+    # both make the same system users (jdphub-alice and -bob) and write in their homes
+    "hub-users": ("browser/test_jupyterhub.py", "browser/test_jupyterhub_shared_service.py"),
 }
 #: tests that share a costly session fixture (made once per worker), by place: in a run on
 #: several workers each group is one unit of work as a serial group is, so the fixture is

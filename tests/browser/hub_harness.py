@@ -115,8 +115,9 @@ def _until(check: Callable[[], Any], what: str, deadline_s: float = START_DEADLI
 @contextlib.contextmanager
 def hub_users(names: list[str]) -> Iterator[list[HubUser]]:
     """System users `jdphub-<name>` with homes (0755, as many distributions make them) in a
-    folder of this harness's: made with `useradd --system` when absent (needs root), and
-    removed, homes included, afterwards. The venv must be readable by them."""
+    folder of this harness's: made with `useradd --system` (needs root), and removed,
+    homes included, afterwards. One a killed run left, with nothing running as it, is
+    made again with an empty home. The venv must be readable by them."""
     base = Path(tempfile.mkdtemp(prefix="jdp-hub-homes-"))
     os.chmod(base, 0o755)
     users: list[HubUser] = []
@@ -125,8 +126,15 @@ def hub_users(names: list[str]) -> Iterator[list[HubUser]]:
             login = USER_PREFIX + name
             made = False
             try:
-                pwd.getpwnam(login)
+                left = pwd.getpwnam(login)
             except KeyError:
+                left = None
+            if left is not None and not processes_of({left.pw_uid}):
+                # a killed run's user, its home and data still there: made again, clean
+                subprocess.run(["userdel", "--remove", login], capture_output=True,
+                               timeout=60, check=False)
+                left = None
+            if left is None:
                 home = base / login
                 subprocess.run(["useradd", "--system", "--create-home", "--home-dir",
                                 str(home), "--shell", "/usr/sbin/nologin", "--user-group",
