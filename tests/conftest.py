@@ -282,6 +282,11 @@ def pytest_itemcollected(item: pytest.Item) -> None:
             item.add_marker(kind)
 
 
+def is_slow(item: pytest.Item) -> bool:
+    """Whether a collected test is of a slow kind (its markers, set as it was collected)."""
+    return any(item.get_closest_marker(kind) for kind in SLOW_KINDS)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under --fast the slow kinds are left out. A worker under --worker-split collects the
     files with the most tests of a slow kind first (the controller sees only places, not
@@ -289,14 +294,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if config.getoption("worker_split") and hasattr(config, "workerinput"):
         from tests.worker_split import slow_files_first
 
-        items[:] = slow_files_first(items, lambda item: any(
-            item.get_closest_marker(kind) for kind in SLOW_KINDS))
+        items[:] = slow_files_first(items, is_slow)
     if not config.getoption("fast"):
         return
     kept, dropped = [], []
     for item in items:
-        slow = any(item.get_closest_marker(kind) for kind in SLOW_KINDS)
-        (dropped if slow else kept).append(item)
+        (dropped if is_slow(item) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
