@@ -15,6 +15,7 @@ from tests.browser.lab import (
     CHROMIUM,
     ROOT,
     Lab,
+    RunningTest,
     lab_environment,
     lab_page_on,
     running_lab,
@@ -23,6 +24,18 @@ from tests.browser.lab import (
 
 #: the pictures the docs show, retaken only under `--retake-screenshots`
 DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Keeps `RunningTest` (whether the test running now has failed) for `lab_page_on`,
+    which saves the page's last state only then: the call's report comes before the
+    teardown that closes a fixture's page."""
+    report = yield
+    if report.when == "setup":
+        RunningTest.failed = False
+    RunningTest.failed = RunningTest.failed or report.failed
+    return report
 
 
 @pytest.fixture

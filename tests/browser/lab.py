@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from tests.browser.waits import wait_until
 from tests.design_headers import DESIGN_HEADERS
 from tests.jupyter_process import jupyter_process
 from tests.worker_processes import as_owner
@@ -176,23 +177,35 @@ def running_lab(tmp: Path, env: dict[str, str], base_url: str = "/") -> Iterator
         yield Lab(url=url + base, token=token, root_dir=root_dir, log_file=log_file)
 
 
+class RunningTest:
+    """Whether the test running now has failed so far (tests/browser/conftest.py sets it
+    from each of its reports)."""
+
+    failed = False
+
+
 @contextlib.contextmanager
 def lab_page_on(chromium, lab: Lab, shots: Path, path: str = "lab") -> Iterator[object]:
-    """A page on JupyterLab, returned once the application has restored its layout. The
-    last state of the page is saved as a screenshot in `shots`, for failures."""
+    """A page on JupyterLab, returned once the application has restored its layout. When
+    the test fails, the last state of the page is saved as a screenshot in `shots` (a
+    picture is about 0.3 CPU-seconds, so a passing test takes none)."""
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(UI_MS)
+    failed = True
     try:
         page.goto(lab.lab_url(path))
-        page.wait_for_function("() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
+        wait_until(page, "() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
         page.evaluate("() => { window.jupyterapp.restored.then(() => {"
                       " window.__jdpRestored = true; }); }")
-        page.wait_for_function("() => window.__jdpRestored === true", timeout=RESTORED_MS)
+        wait_until(page, "() => window.__jdpRestored === true", timeout=RESTORED_MS)
         yield page
+        failed = RunningTest.failed
     finally:
-        page.screenshot(path=str(shots / "last-page.png"))
-        print(f"last page: {shots / 'last-page.png'}; lab log: {lab.log_file}")
+        if failed:
+            page.screenshot(path=str(shots / "last-page.png"))
+            print(f"last page: {shots / 'last-page.png'}")
+        print(f"lab log: {lab.log_file}")
         context.close()
 
 
@@ -204,7 +217,7 @@ def open_notebook(page, name: str) -> None:
     page.evaluate("async name => { window.__jdpNotebook = await"
                   " window.jupyterapp.commands.execute('docmanager:open', { path: name }); }",
                   name)
-    page.wait_for_function(NOTEBOOK_IDLE, timeout=KERNEL_MS)
+    wait_until(page, NOTEBOOK_IDLE, timeout=KERNEL_MS)
 
 
 def run_cell(page, index: int):
@@ -220,7 +233,8 @@ def run_cell_and_wait(page, index: int):
     cell = page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
     cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function(
+    wait_until(
+        page,
         "c => /\\[[0-9]+\\]/.test(c.querySelector('.jp-InputPrompt').textContent)",
         arg=cell.element_handle(), timeout=KERNEL_MS)
     return cell
@@ -231,7 +245,7 @@ def click(page, button) -> None:
     gone), so the next look at the card does not see the card as it was."""
     handle = button.element_handle()
     handle.click()
-    page.wait_for_function("b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
+    wait_until(page, "b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
 
 
 def mcp_tool(service, name: str, arguments: dict) -> dict:
