@@ -491,6 +491,16 @@ def test_an_error_outcome_shows_its_message_once_and_its_fields_as_words():
         assert escape("{'") not in bundle[mime]
 
 
+def test_a_failed_calls_df_says_why_it_failed_and_a_plain_results_says_use_data():
+    error = ProjectsApiError("create doc", 502, "bad gateway")
+    with pytest.raises(AttributeError) as failed:
+        _ = views.failed_outcome("project write", error).df
+    assert str(failed.value).startswith("project write failed, so it has no table: ")
+    assert error.message in str(failed.value)
+    with pytest.raises(AttributeError, match=r"^project delete has no table; use \.data$"):
+        _ = Outcome("project delete", {"deleted": "a.md"}).df
+
+
 def test_the_trace_table_shows_the_newest_exchange_first() -> None:
     from jupyter_design_projects.notebook.views.trace import TraceOutcome
 

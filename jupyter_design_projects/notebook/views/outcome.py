@@ -87,7 +87,11 @@ class Outcome:
 
     @property
     def df(self):
-        """The main table as a pandas DataFrame (the first of `.tables`)."""
+        """The main table as a pandas DataFrame (the first of `.tables`). A call that
+        failed has none, and the error says why it failed, not only that."""
+        if not self.tables and self.is_error:
+            raise AttributeError(f"{self.label} failed, so it has no table: "
+                                 f"{self.notice or 'its error is in .data'}")
         if not self.tables:
             raise AttributeError(f"{self.label} has no table; use .data")
         return self.frame(next(iter(self.tables)))
