@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 from jupyter_design_projects.design.deck import export as exporting
-from tests.browser.waits import wait_until
 
 
 def staged_export(deck) -> exporting.Export:
@@ -108,14 +107,13 @@ def reveal_pictures(chromium, document: str, folder, count: int) -> list:
     try:
         page = context.new_page()
         page.goto(path.as_uri())
-        wait_until(page, "() => window.Reveal && Reveal.isReady()")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
         page.evaluate("() => Reveal.configure({margin: 0, controls: false, progress: false,"
                       " slideNumber: false, transition: 'none'})")
         for number in range(count):
             page.evaluate("n => { Reveal.slide(n, 0, 99); }", number)
             # the slide shown, its pictures loaded, its fragments faded in all the way
-            wait_until(
-                page,
+            page.wait_for_function(
                 "n => Reveal.getIndices().h === n && [...document.querySelectorAll("
                 "'section.present img')].every(i => i.complete) && [...document"
                 ".querySelectorAll('section.present .fragment')].every(f => "

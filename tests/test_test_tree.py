@@ -2,9 +2,8 @@
 that holds Python an __init__.py of its own; a folder of tests mirrors a folder of the
 package, or is one of the few named here; no module imports a test module or a conftest,
 nor a helper of tests/ by its bare name (helpers import by package path); and the places
-tests/conftest.py declares (slow kinds, serial groups) all exist; and a page is waited on
-only through tests/browser/waits.py, which re-evaluates a condition on a timer and not on
-every animation frame. Each rule is also run on a small bad tree, so it is seen to fail."""
+tests/conftest.py declares (slow kinds, serial groups) all exist. Each rule is also run
+on a small bad tree, so it is seen to fail."""
 
 from __future__ import annotations
 
@@ -21,8 +20,6 @@ PACKAGE = TESTS.parent / "jupyter_design_projects"
 NOT_MIRRORS = {"browser", "reliability", "fakes", "fixtures"}
 #: data the tests read (notebooks, talks, the scripts that made them): not test code
 DATA = "fixtures"
-#: the one module that calls Playwright's `wait_for_function` (its `wait_until`)
-WAITS = Path("browser") / "waits.py"
 
 
 def python_files(root: Path) -> Iterator[Path]:
@@ -82,21 +79,6 @@ def unmirrored_folders(root: Path, package: Path) -> list[str]:
     return found
 
 
-def frame_waits(root: Path) -> list[str]:
-    """`file:line` for each call of a `wait_for_function` outside WAITS: Playwright's
-    default re-evaluates the condition on every animation frame, which keeps Chromium
-    drawing for as long as the wait lasts."""
-    found = []
-    for path in python_files(root):
-        if path.relative_to(root) == WAITS:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "wait_for_function"):
-                found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
-    return found
-
-
 # ---------------------------------------------------------------- the real tree
 
 
@@ -110,10 +92,6 @@ def test_no_module_imports_a_test_module_a_conftest_or_a_helper_by_its_bare_name
 
 def test_every_folder_of_tests_mirrors_a_folder_of_the_package():
     assert unmirrored_folders(TESTS, PACKAGE) == []
-
-
-def test_pages_are_waited_on_only_through_wait_until():
-    assert (TESTS / WAITS).is_file() and frame_waits(TESTS) == []
 
 
 def test_the_places_conftest_declares_exist(request: pytest.FixtureRequest):
@@ -151,14 +129,6 @@ def test_the_small_good_tree_breaks_no_rule(tree: Path, tmp_path: Path):
     assert folders_without_init(tree) == []
     assert wrong_imports(tree) == []
     assert unmirrored_folders(tree, tmp_path / "package") == []
-    assert frame_waits(tree) == []
-
-
-def test_a_wait_on_every_frame_is_named(tree: Path):
-    write(tree, {"browser/__init__.py": "",
-                 "browser/waits.py": "def wait_until(p, e):\n    p.wait_for_function(e)\n",
-                 "browser/test_c.py": "def test_c(page):\n    page.wait_for_function('1')\n"})
-    assert frame_waits(tree) == ["tests/browser/test_c.py:2"]
 
 
 def test_a_folder_without_init_is_named(tree: Path):

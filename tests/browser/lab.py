@@ -17,7 +17,6 @@ import httpx
 import pytest
 
 from jupyter_design_projects.server.design.demo import DECK_ID
-from tests.browser.waits import wait_until
 from tests.design_headers import DESIGN_HEADERS
 from tests.jupyter_process import jupyter_process
 from tests.worker_processes import as_owner
@@ -195,10 +194,10 @@ def lab_page_on(chromium, lab: Lab, shots: Path, path: str = "lab") -> Iterator[
     failed = True
     try:
         page.goto(lab.lab_url(path))
-        wait_until(page, "() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
+        page.wait_for_function("() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
         page.evaluate("() => { window.jupyterapp.restored.then(() => {"
                       " window.__jdpRestored = true; }); }")
-        wait_until(page, "() => window.__jdpRestored === true", timeout=RESTORED_MS)
+        page.wait_for_function("() => window.__jdpRestored === true", timeout=RESTORED_MS)
         yield page
         failed = RunningTest.failed
     finally:
@@ -217,7 +216,7 @@ def open_notebook(page, name: str) -> None:
     page.evaluate("async name => { window.__jdpNotebook = await"
                   " window.jupyterapp.commands.execute('docmanager:open', { path: name }); }",
                   name)
-    wait_until(page, NOTEBOOK_IDLE, timeout=KERNEL_MS)
+    page.wait_for_function(NOTEBOOK_IDLE, timeout=KERNEL_MS)
 
 
 def run_cell(page, index: int):
@@ -233,8 +232,7 @@ def run_cell_and_wait(page, index: int):
     cell = page.locator(".jp-NotebookPanel .jp-Cell").nth(index)
     cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
-    wait_until(
-        page,
+    page.wait_for_function(
         "c => /\\[[0-9]+\\]/.test(c.querySelector('.jp-InputPrompt').textContent)",
         arg=cell.element_handle(), timeout=KERNEL_MS)
     return cell
@@ -245,7 +243,7 @@ def click(page, button) -> None:
     gone), so the next look at the card does not see the card as it was."""
     handle = button.element_handle()
     handle.click()
-    wait_until(page, "b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
+    page.wait_for_function("b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
 
 
 def mcp_tool(service, name: str, arguments: dict) -> dict:

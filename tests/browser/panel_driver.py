@@ -14,7 +14,6 @@ import nbformat
 from playwright.sync_api import expect
 
 from tests.browser.lab import NOTEBOOK_IDLE, open_notebook  # noqa: F401 (for the panel tests)
-from tests.browser.waits import wait_until
 from tests.design_headers import DESIGN_HEADERS
 
 PROJECT = "#jdp-project-panel"
@@ -102,8 +101,8 @@ def service_call(service, method: str, path: str, body: dict | None = None) -> h
 def set_theme(page, theme: str) -> None:
     page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme',"
                   " { theme })", theme)
-    wait_until(page, "theme => document.body.dataset.jpThemeName === theme"
-                     " && !document.querySelector('#jupyterlab-splash')", arg=theme)
+    page.wait_for_function("theme => document.body.dataset.jpThemeName === theme"
+                           " && !document.querySelector('#jupyterlab-splash')", arg=theme)
 
 
 def screenshot(page, folder: Path, name: str, panel: str | None = None) -> Path:

@@ -17,7 +17,6 @@ from playwright.sync_api import expect
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.browser.axe_audit import SEVERE, audit, load_axe
 from tests.browser.panel_driver import DESIGN, PROJECT, open_notebook, open_panel, set_theme
-from tests.browser.waits import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -67,10 +66,9 @@ def answer(page, index: int, label: str) -> None:
             return
         handle = button.first.element_handle()
         handle.click()
-        wait_until(page, "b => b.disabled || !b.isConnected", arg=handle,
-                         timeout=KERNEL_MS)
-        wait_until(
-            page,
+        page.wait_for_function("b => b.disabled || !b.isConnected", arg=handle,
+                               timeout=KERNEL_MS)
+        page.wait_for_function(
             "([cell, label]) => ![...cell.querySelectorAll('button')].some("
             " b => b.textContent.trim() === label && b.disabled)",
             arg=[cell(page, index).element_handle(), label], timeout=KERNEL_MS)

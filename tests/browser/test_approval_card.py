@@ -18,7 +18,6 @@ from tests.browser.lab import (
     open_notebook,
     run_cell,
 )
-from tests.browser.waits import wait_until
 
 APPROVED_PATH = "slides/90-approved-in-browser.html"
 DENIED_PATH = "slides/91-denied-in-browser.html"
@@ -55,8 +54,8 @@ def make_notebook(lab) -> str:
 
 def settle(page, cell) -> str:
     """Wait until the card asks a question or shows its result."""
-    return wait_until(page, CARD_STATE, arg=cell.element_handle(),
-                            timeout=KERNEL_MS).json_value()
+    return page.wait_for_function(CARD_STATE, arg=cell.element_handle(),
+                                  timeout=KERNEL_MS).json_value()
 
 
 @pytest.mark.browser

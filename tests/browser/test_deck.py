@@ -12,7 +12,6 @@ from playwright.sync_api import expect
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.browser.lab import GRID_LOADED, KERNEL_MS, mcp_tool, open_notebook, run_cell_and_wait
 from tests.browser.panel_driver import DESIGN, LIVE_MS, open_panel, role
-from tests.browser.waits import wait_until
 
 SLIDE = "slides/80-from-the-browser.html"
 def make_notebook(lab) -> str:
@@ -49,7 +48,7 @@ def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_serv
     expect(approve).to_be_visible(timeout=KERNEL_MS)
     expect(push.locator(".jdp-card")).to_contain_text(SLIDE)
     approve.click()
-    wait_until(page, GRID_LOADED, arg=push.element_handle(), timeout=KERNEL_MS)
+    page.wait_for_function(GRID_LOADED, arg=push.element_handle(), timeout=KERNEL_MS)
     expect(push.locator(".jdp-deck-grid figcaption")).to_contain_text(SLIDE)
     expect(push.locator(".jp-Cell-outputArea")).to_contain_text("Pushed 1 file(s) in 1 plan(s).")
     push.screenshot(path="/tmp/jdp-deck-push.png")

@@ -19,7 +19,6 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
 from jupyter_design_projects.design.deck.theme import FIGURE_MIN_HEIGHT
-from tests.browser.waits import wait_until
 from tests.deck_staged import printed, staged_export
 
 SLIDE_HEIGHT = 720
@@ -140,10 +139,10 @@ def test_a_figure_fills_the_room_left_in_the_reveal_export(figures_deck, chromiu
     try:
         page = context.new_page()
         page.goto(path.as_uri() + f"#/{number - 1}")
-        wait_until(page, "n => window.Reveal && Reveal.isReady() && "
-                         "Reveal.getIndices().h === n", arg=number - 1)
+        page.wait_for_function("n => window.Reveal && Reveal.isReady() && "
+                               "Reveal.getIndices().h === n", arg=number - 1)
         page.evaluate("() => Reveal.configure({margin: 0})")  # drawn at scale 1
-        wait_until(page, "() => Reveal.getScale() === 1")
+        page.wait_for_function("() => Reveal.getScale() === 1")
         height, content = figure_and_overflow(page, "section.present")
     finally:
         context.close()

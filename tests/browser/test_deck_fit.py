@@ -23,7 +23,6 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from jupyter_design_projects.core import slide_fit
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
-from tests.browser.waits import wait_until
 from tests.deck_staged import pdf_pictures, printed, staged_export
 
 BULLETS = 30
@@ -176,10 +175,10 @@ def test_every_bullet_can_be_seen_in_the_reveal_export(dark, chromium, tmp_path)
         page = context.new_page()
         for number in (5, 6):
             page.goto(path.as_uri() + f"#/{number}")
-            wait_until(page, "n => window.Reveal && Reveal.isReady() && "
-                             "Reveal.getIndices().h === n", arg=number)
+            page.wait_for_function("n => window.Reveal && Reveal.isReady() && "
+                                   "Reveal.getIndices().h === n", arg=number)
             page.evaluate("() => Reveal.configure({margin: 0})")
-            wait_until(page, "() => Reveal.getScale() === 1")
+            page.wait_for_function("() => Reveal.getScale() === 1")
             seen += bullets_inside(page, "section.present")
     finally:
         context.close()

@@ -13,7 +13,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.lab import GRID_LOADED, KERNEL_MS, open_notebook, run_cell_and_wait
-from tests.browser.waits import wait_until
 
 TALK = Path(__file__).parent.parent / "fixtures" / "talk"
 SLIDES = 6
@@ -47,8 +46,8 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
     expect(create).to_be_visible(timeout=KERNEL_MS)
     create.click()
     expect(created.locator(".jdp-card")).to_contain_text("Browser talk")
-    wait_until(page, "c => !c.querySelector('button:not([disabled])')",
-                     arg=created.element_handle(), timeout=KERNEL_MS)
+    page.wait_for_function("c => !c.querySelector('button:not([disabled])')",
+                           arg=created.element_handle(), timeout=KERNEL_MS)
     run_cell_and_wait(page, 2)
     staged = page.locator(".jp-NotebookPanel .jp-Cell").nth(2)
     expect(staged.locator(".jp-OutputArea")).to_contain_text("Staged 6 slide(s)")
@@ -58,7 +57,7 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
     expect(approve).to_be_visible(timeout=KERNEL_MS)
     expect(push.locator(".jdp-card")).to_contain_text("slides/01-forecasting-weekly-demand.html")
     approve.click()
-    wait_until(page, GRID_LOADED, arg=push.element_handle(), timeout=KERNEL_MS)
+    page.wait_for_function(GRID_LOADED, arg=push.element_handle(), timeout=KERNEL_MS)
     expect(push.locator(".jdp-deck-grid img")).to_have_count(SLIDES)
     expect(push.locator(".jdp-deck-grid figcaption").first).to_contain_text(
         "slides/01-forecasting-weekly-demand.html")

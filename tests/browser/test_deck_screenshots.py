@@ -19,7 +19,6 @@ from PIL import Image, ImageStat
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.export import PAGE_HEIGHT, PAGE_WIDTH
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
-from tests.browser.waits import wait_until
 from tests.deck_staged import printed, staged_export
 
 ROOT = Path(__file__).parents[2]
@@ -83,14 +82,14 @@ def test_the_talks_reveal_slide_is_retaken_for_the_docs(talk_export, chromium, t
         page.on("request", lambda r: None if r.url.startswith(("file:", "data:"))
                 else remote.append(r.url))
         page.goto(path.as_uri() + f"#/{SLIDE - 1}")
-        wait_until(page, "n => window.Reveal && Reveal.isReady() && "
-                         "Reveal.getIndices().h === n", arg=SLIDE - 1)
+        page.wait_for_function("n => window.Reveal && Reveal.isReady() && "
+                               "Reveal.getIndices().h === n", arg=SLIDE - 1)
         section = page.locator("section.present")
-        wait_until(page, "s => [...s.querySelectorAll('img')].every("
-                         "i => i.complete && i.naturalWidth > 0)",
-                         arg=section.element_handle())
-        wait_until(page, "s => getComputedStyle(s).opacity === '1'",
-                         arg=section.element_handle())  # the slide transition ended
+        page.wait_for_function("s => [...s.querySelectorAll('img')].every("
+                               "i => i.complete && i.naturalWidth > 0)",
+                               arg=section.element_handle())
+        page.wait_for_function("s => getComputedStyle(s).opacity === '1'",
+                               arg=section.element_handle())  # the slide transition ended
         shown = section.inner_text()
         images = section.locator("img").count()
         shot = page.screenshot()

@@ -32,7 +32,6 @@ from tests.browser.panel_driver import (
     run_new_cell,
     service_call,
 )
-from tests.browser.waits import wait_until
 from tests.faults_client import FaultsClient
 from tests.hostile_content import all_payloads, beacon, payloads, set_hostile
 
@@ -157,7 +156,7 @@ def test_both_panels_and_notebook_outputs_show_a_hostile_service_as_text(hostile
     # the control: a cell whose output is one payload as HTML does reach the beacon
     run_new_cell(page, "from IPython.display import HTML; "
                        f"HTML({payloads(spot.url)['onerror']!r})")
-    wait_until(page, "() => window.__pwned === 1")
+    page.wait_for_function("() => window.__pwned === 1")
     deadline = time.monotonic() + LIVE_MS / 1000
     while "/onerror" not in spot.hits and time.monotonic() < deadline:
         page.wait_for_timeout(50)  # a bounded poll: the beacon answers another thread

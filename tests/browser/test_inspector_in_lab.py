@@ -10,7 +10,6 @@ from playwright.sync_api import expect
 
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.browser.lab import KERNEL_MS, file_paths, open_notebook, run_cell
-from tests.browser.waits import wait_until
 
 FIRST = "slides/92-from-the-inspector.html"
 EDITED = "slides/93-replayed-in-the-inspector.html"
@@ -50,15 +49,15 @@ def approve_all(page, cell, path: str) -> None:
     result shows."""
     output = cell.locator(".jdp-inspector-output").first.element_handle()
     for _ in range(MAX_CARDS):
-        state = wait_until(page, CARD_STATE, arg=[output, path],
-                                 timeout=KERNEL_MS).json_value()
+        state = page.wait_for_function(CARD_STATE, arg=[output, path],
+                                       timeout=KERNEL_MS).json_value()
         if state == "done":
             return
         button = cell.locator(".jdp-inspector-output .jdp-card-box", has_text=path).last \
             .get_by_role("button", name="Approve", exact=True).element_handle()
         button.click()
-        wait_until(page, "b => b.disabled || !b.isConnected", arg=button,
-                         timeout=KERNEL_MS)
+        page.wait_for_function("b => b.disabled || !b.isConnected", arg=button,
+                               timeout=KERNEL_MS)
     raise AssertionError("the call kept asking")
 
 
@@ -88,7 +87,7 @@ def test_write_files_from_the_inspector_then_a_replay_with_an_edited_path(
     expect(history.locator("option", has_text="write_files")).to_have_count(1)
     drawn = field(cell, "files-0-path").element_handle()
     history.select_option(index=1)
-    wait_until(page, "e => !e.isConnected", arg=drawn, timeout=KERNEL_MS)  # redrawn
+    page.wait_for_function("e => !e.isConnected", arg=drawn, timeout=KERNEL_MS)  # redrawn
     expect(field(cell, "files-0-path")).to_have_value(FIRST)
     field(cell, "files-0-path").fill(EDITED)
     field(cell, "files-0-path").press("Tab")

@@ -27,7 +27,6 @@ from tests.browser.hub_harness import Hub, hub_users, processes_of, running_hub
 from tests.browser.hub_sign_in import service_url, sign_in, sign_out
 from tests.browser.lab import RESTORED_MS
 from tests.browser.panel_driver import DESIGN, PROJECT, open_panel, role
-from tests.browser.waits import wait_until
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(os.geteuid() != 0,
@@ -91,14 +90,14 @@ def pages(hub: Hub, chromium, tmp_path_factory) -> Iterator[dict[str, Any]]:
             page.set_default_timeout(RESTORED_MS)
             page.goto(hub.user_url(name, "lab"))
             try:
-                wait_until(page, "() => window.jupyterapp !== undefined")
+                page.wait_for_function("() => window.jupyterapp !== undefined")
             except Exception:
                 page.screenshot(path=str(shots / f"{name}.png"))
                 raise AssertionError(f"no JupyterLab at {page.url} (shot in {shots}); "
                                      f"blocked: {hub.blocked[:5]}") from None
             page.evaluate("() => window.jupyterapp.restored.then(() => {"
                           " window.__jdpRestored = true; })")
-            wait_until(page, "() => window.__jdpRestored === true")
+            page.wait_for_function("() => window.__jdpRestored === true")
             opened[name] = page
         yield opened
     finally:

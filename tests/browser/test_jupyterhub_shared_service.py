@@ -20,7 +20,6 @@ from playwright.sync_api import expect
 from tests.browser.hub_harness import Hub, HubUser, hub_users, processes_of, running_hub
 from tests.browser.lab import RESTORED_MS
 from tests.browser.panel_driver import PROJECT, open_panel, role
-from tests.browser.waits import wait_until
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(os.geteuid() != 0,
@@ -92,7 +91,7 @@ def test_one_shared_service_each_person_their_own_project_and_no_embedded_servic
             page = hub.log_in(context, name)
             page.set_default_timeout(RESTORED_MS)
             page.goto(hub.user_url(name, "lab"))
-            wait_until(page, "() => window.jupyterapp !== undefined")
+            page.wait_for_function("() => window.jupyterapp !== undefined")
             panel = open_panel(page, PROJECT)
             expect(role(panel, "project-name")).to_have_text(project)
         finally:

@@ -15,7 +15,6 @@ from playwright.sync_api import expect
 from jupyter_design_projects.core.contrast import NON_TEXT_MIN, ratio
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.browser.panel_driver import open_notebook
-from tests.browser.waits import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -89,8 +88,7 @@ def tab_to(page, label: str, cell: int, key: str = "Tab") -> None:
 def enter_and_hear(page, cell: int, said: str) -> dict:
     """Press Enter; the focus lands on the card's status line, which says `said`."""
     page.keyboard.press("Enter")
-    wait_until(
-        page,
+    page.wait_for_function(
         "([cell, said]) => { const a = document.activeElement;"
         " return a && a.classList.contains('jdp-card-status')"
         " && a.closest('.jp-Cell') === document.querySelectorAll("

@@ -19,7 +19,6 @@ import pytest
 from pypdf import PdfReader
 
 from jupyter_design_projects.design.deck.reveal import RevealSlide, reveal_document
-from tests.browser.waits import wait_until
 from tests.hostile_content import beacon  # the loopback beacon the hostile tests share
 
 #: Playwright's wait for one step of the deck (ms); every wait is bounded by it
@@ -75,7 +74,7 @@ def open_deck(chromium, tmp_path: Path):
         page = context.new_page()
         page.set_default_timeout(STEP_MS)
         page.goto(path.as_uri() + query)
-        wait_until(page, READY)
+        page.wait_for_function(READY)
         return Opened(page, context, remote, answered)
 
     yield opened
@@ -89,8 +88,8 @@ def visible(page) -> list[str]:
 
 def press_until(page, key: str, expected: list[str]) -> None:
     page.keyboard.press(key)
-    wait_until(page, f"expected => JSON.stringify(({VISIBLE_FRAGMENTS})()) === "
-                     "JSON.stringify(expected)", arg=expected)
+    page.wait_for_function(f"expected => JSON.stringify(({VISIBLE_FRAGMENTS})()) === "
+                           "JSON.stringify(expected)", arg=expected)
 
 
 def test_right_and_space_step_the_fragments_in_order(open_deck):
@@ -98,18 +97,18 @@ def test_right_and_space_step_the_fragments_in_order(open_deck):
     page = deck.page
     assert page.evaluate("Reveal.getIndices().h") == 0
     page.keyboard.press("ArrowRight")
-    wait_until(page, "() => Reveal.getIndices().h === 1")
+    page.wait_for_function("() => Reveal.getIndices().h === 1")
     assert visible(page) == []
     press_until(page, "ArrowRight", ["alpha"])
     press_until(page, "Space", ["alpha", "beta"])
     press_until(page, "ArrowRight", ["alpha", "beta", "gamma"])
     press_until(page, "ArrowLeft", ["alpha", "beta"])
     # the step back fades the third fragment out (a CSS transition)
-    wait_until(page, "() => getComputedStyle(document.querySelectorAll("
-                     "'section.present .fragment')[2]).opacity === '0'")
+    page.wait_for_function("() => getComputedStyle(document.querySelectorAll("
+                           "'section.present .fragment')[2]).opacity === '0'")
     press_until(page, "ArrowRight", ["alpha", "beta", "gamma"])
     page.keyboard.press("ArrowRight")
-    wait_until(page, "() => Reveal.getIndices().h === 2")
+    page.wait_for_function("() => Reveal.getIndices().h === 2")
     assert deck.remote == []
 
 
@@ -126,10 +125,10 @@ def test_escape_shows_the_overview_and_closes_it(open_deck):
     deck = open_deck(reveal_document(SLIDES, title="Talk"))
     page = deck.page
     page.keyboard.press("Escape")
-    wait_until(page, "() => Reveal.isOverview()")
+    page.wait_for_function("() => Reveal.isOverview()")
     assert page.evaluate("document.querySelector('.reveal').classList.contains('overview')")
     page.keyboard.press("Escape")
-    wait_until(page, "() => !Reveal.isOverview()")
+    page.wait_for_function("() => !Reveal.isOverview()")
     assert deck.remote == []
 
 
@@ -152,7 +151,7 @@ def test_print_pdf_gives_one_page_per_slide_with_its_fragments_shown(open_deck):
     deck = open_deck(reveal_document(SLIDES, title="Decks you can hand out", author="Ada"),
                      query="?print-pdf")
     page = deck.page
-    wait_until(page, "() => document.querySelectorAll('.pdf-page').length === 3")
+    page.wait_for_function("() => document.querySelectorAll('.pdf-page').length === 3")
     pdf = PdfReader(io.BytesIO(page.pdf(prefer_css_page_size=True, print_background=True)))
     # the theme sets headings in capitals
     texts = [" ".join(p.extract_text().lower().split()) for p in pdf.pages]
@@ -175,14 +174,14 @@ def test_s_opens_the_speaker_view_with_the_notes_offline(open_deck):
         page.keyboard.press("s")
     speaker = popup_info.value
     notes = "() => document.querySelector('.speaker-controls-notes .value').textContent"
-    wait_until(speaker, f"() => ({notes})().includes('Welcome everyone')")
-    wait_until(speaker, "() => document.querySelectorAll('#current-slide iframe')"
-                        ".length === 1")
+    speaker.wait_for_function(f"() => ({notes})().includes('Welcome everyone')")
+    speaker.wait_for_function("() => document.querySelectorAll('#current-slide iframe')"
+                              ".length === 1")
     [current] = [f for f in speaker.frames if "postMessageEvents=true" in f.url]
-    wait_until(current, READY)
+    current.wait_for_function(READY)
     page.keyboard.press("ArrowRight")
-    wait_until(speaker, f"() => ({notes})().includes('Take the steps slowly')")
-    wait_until(current, "() => Reveal.getIndices().h === 1")
+    speaker.wait_for_function(f"() => ({notes})().includes('Take the steps slowly')")
+    current.wait_for_function("() => Reveal.getIndices().h === 1")
     assert speaker.evaluate("window.__violations") == []
     assert page.evaluate("window.__violations") == []
     assert deck.remote == []
@@ -267,8 +266,8 @@ def test_hostile_content_runs_no_script_and_loads_nothing_under_the_policy(open_
         with page.expect_popup() as popup_info:
             page.keyboard.press("s")
         speaker = popup_info.value
-        wait_until(speaker, "() => document.querySelector("
-                            "'.speaker-controls-notes .value').innerHTML.length > 0")
+        speaker.wait_for_function("() => document.querySelector("
+                                  "'.speaker-controls-notes .value').innerHTML.length > 0")
         visit_everything(page)
         speaker.wait_for_load_state("networkidle")
         printed = open_deck(hostile_deck(url), block=False, query="?print-pdf")

@@ -18,7 +18,6 @@ import pytest
 from jupyter_design_projects.design.deck import Deck
 from jupyter_design_projects.design.deck.html_deck import REVEAL, html_document
 from jupyter_design_projects.design.deck.reveal import RevealSlide, reveal_document
-from tests.browser.waits import wait_until
 from tests.deck_staged import staged_export
 from tests.hostile_content import beacon
 
@@ -58,7 +57,7 @@ def opened(chromium, document: str, folder: Path, query: str = "#/4"):
         " e => window.__violations.push(e.violatedDirective));")
     page = context.new_page()
     page.goto(path.as_uri() + query)
-    wait_until(page, READY)
+    page.wait_for_function(READY)
     page.wait_for_load_state("networkidle")
     return context, page
 

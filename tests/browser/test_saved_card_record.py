@@ -18,7 +18,6 @@ from jupyter_design_projects.notebook.widgets.cards import DENIED
 from jupyter_design_projects.notebook.widgets.change_card import SENT
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.browser.panel_driver import open_notebook
-from tests.browser.waits import wait_until
 from tests.hostile_content import all_payloads
 
 pytestmark = pytest.mark.browser
@@ -44,7 +43,7 @@ def make_notebook(root, hostile: str) -> str:
 def click(page, cell, label: str) -> None:
     handle = cell.get_by_role("button", name=label, exact=True).element_handle()
     handle.click()
-    wait_until(page, "b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
+    page.wait_for_function("b => b.disabled || !b.isConnected", arg=handle, timeout=KERNEL_MS)
 
 
 def records(path) -> dict[int, dict]:
@@ -82,7 +81,7 @@ def test_a_saved_notebook_shows_what_its_cards_asked_and_answered(lab_page, lab,
     expect(cells.nth(2).locator(".jdp-card-status")).to_contain_text(SENT, timeout=KERNEL_MS)
     expect(cells.nth(3).locator(".jdp-card-status")).to_contain_text(DENIED)
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-    wait_until(page, "() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
 
     saved = records(lab.root_dir / name)
     assert set(saved) == {2, 3}
@@ -95,7 +94,7 @@ def test_a_saved_notebook_shows_what_its_cards_asked_and_answered(lab_page, lab,
     forget_kernels(lab)
     page.evaluate("() => { window.__pwned = undefined; }")
     page.reload()
-    wait_until(page, "() => window.jupyterapp !== undefined", timeout=KERNEL_MS)
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=KERNEL_MS)
     page.evaluate("async () => { await window.jupyterapp.restored; }")
     open_notebook(page, name)
     cells = page.locator(".jp-NotebookPanel .jp-Cell")

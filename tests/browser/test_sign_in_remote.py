@@ -20,7 +20,6 @@ from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
 from tests.browser.lab import lab_environment, running_lab
 from tests.browser.panel_driver import DESIGN, KERNEL_MS, LIVE_MS, open_panel, role
-from tests.browser.waits import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -65,11 +64,11 @@ def remote(chromium, service, lab_tmp: Path) -> Iterator[tuple[object, object, l
         page.set_default_timeout(UI_MS)
         try:
             page.goto(lab.lab_url())
-            wait_until(page, "() => window.jupyterapp !== undefined",
-                             timeout=RESTORED_MS)
+            page.wait_for_function("() => window.jupyterapp !== undefined",
+                                   timeout=RESTORED_MS)
             page.evaluate("() => window.jupyterapp.restored.then(() => {"
                           " window.__jdpRestored = true; })")
-            wait_until(page, "() => window.__jdpRestored === true", timeout=RESTORED_MS)
+            page.wait_for_function("() => window.__jdpRestored === true", timeout=RESTORED_MS)
             yield page, lab, aborted
         finally:
             page.screenshot(path=str(lab_tmp / "last-page.png"))

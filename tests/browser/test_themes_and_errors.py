@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 from jupyter_design_projects.notebook.views.theme import PALETTE
 from jupyter_design_projects.server.design.demo import DECK_ID
 from tests.browser.lab import KERNEL_IDLE, KERNEL_MS, open_notebook, run_cell
-from tests.browser.waits import wait_until
 
 
 @pytest.fixture
@@ -69,7 +68,7 @@ def test_an_expected_failure_is_one_line_and_stops_run_all(lab_page, lab):
         "reached = True\nprint('after the failure')",
     ]))
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    wait_until(page, RUN_ALL_SETTLED, timeout=KERNEL_MS)
+    page.wait_for_function(RUN_ALL_SETTLED, timeout=KERNEL_MS)
     failed = cell(page, 1)
     error = failed.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
     expect(error).to_contain_text("UsageError: No doc or upload at 'no-such-doc.md'",
@@ -99,7 +98,7 @@ def test_a_card_whose_kernel_restarted_is_inert_and_says_rerun(lab_page, lab):
 
     page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session"
                   ".kernel.restart()")
-    wait_until(page, KERNEL_IDLE, timeout=KERNEL_MS)
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
     expect(stale).to_be_visible(timeout=KERNEL_MS)
     expect(stale).to_contain_text("re-run the cell")
     assert approve.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
@@ -133,8 +132,8 @@ def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
     ]))
     page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme',"
                   " {theme: 'JupyterLab Dark'})")
-    wait_until(page, "() => document.body.dataset.jpThemeLight === 'false'",
-                     timeout=KERNEL_MS)
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'",
+                           timeout=KERNEL_MS)
     for index in range(4):
         run_cell(page, index)
     info, failed, card = cell(page, 1), cell(page, 2), cell(page, 3)
@@ -186,17 +185,17 @@ def test_a_card_reloaded_into_a_new_kernel_is_inert_and_says_rerun(
     expect(card.get_by_role("button", name="Approve", exact=True)).to_be_visible(
         timeout=KERNEL_MS)
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-    wait_until(page, "() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
-                     timeout=KERNEL_MS)
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty",
+                           timeout=KERNEL_MS)
     saved = nbformat.read(lab.root_dir / name, as_version=4)
     assert "application/vnd.jupyter.widget-state+json" in saved.metadata.get("widgets", {})
     # a new kernel, then the page reloaded: the card is drawn from the saved state
     page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session"
                   ".kernel.restart()")
-    wait_until(page, KERNEL_IDLE, timeout=KERNEL_MS)
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
     page.reload()
-    wait_until(page, "() => window.jupyterapp !== undefined")
-    wait_until(page, KERNEL_IDLE, timeout=KERNEL_MS)
+    page.wait_for_function("() => window.jupyterapp !== undefined")
+    page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_MS)
     card = cell(page, 1)
     stale = card.locator(".jdp-card-stale")
     expect(stale).to_be_visible(timeout=KERNEL_MS)
