@@ -1,6 +1,7 @@
 """The helpers that let a module's browser tests share one JupyterLab (tests/browser/lab.py,
 tests/jupyter_process.py): a page opens in the test's own workspace, the settings a test
-changed are put back, and a Jupyter a test has left is stopped by the end of the run."""
+changed are put back, a Jupyter a test has left is stopped by the end of the run, and a
+page keeps its last picture only when its test failed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import threading
 import time
 from pathlib import Path
 
-from tests.browser.lab import Lab, settings_kept
+import pytest
+
+from tests.browser.lab import Lab, RunningTest, lab_page_on, settings_kept
 from tests.jupyter_process import _stopping, _stopping_lock, stop, wait_for_stops
 
 
@@ -91,3 +94,59 @@ def test_a_held_browser_stays_for_its_module_and_closes_for_any_other():
     assert held.browser is None and held.holder is None
     held.close_unless_held_by("module c")  # nothing held: nothing to close
     assert log == ["browser", "driver"]
+
+
+class FakePage:
+    """The part of a Playwright page `lab_page_on` drives, recording its pictures."""
+
+    def __init__(self, shots: list[str]) -> None:
+        self.shots = shots
+
+    def set_default_timeout(self, ms: float) -> None:
+        pass
+
+    def goto(self, url: str) -> None:
+        pass
+
+    def wait_for_function(self, expression: str, timeout: float | None = None) -> None:
+        pass
+
+    def evaluate(self, expression: str) -> None:
+        pass
+
+    def screenshot(self, path: str) -> None:
+        self.shots.append(Path(path).name)
+
+
+class FakeBrowser:
+    def __init__(self) -> None:
+        self.shots: list[str] = []
+        self.closed = 0
+
+    def new_context(self, viewport: dict) -> FakeBrowser:
+        return self
+
+    def new_page(self) -> FakePage:
+        return FakePage(self.shots)
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_a_lab_page_keeps_its_last_picture_only_when_its_test_failed(tmp_path):
+    browser, lab = FakeBrowser(), a_lab(tmp_path)
+    try:
+        RunningTest.failed = False  # a passing test (the page a fixture's)
+        with lab_page_on(browser, lab, tmp_path):
+            pass
+        assert browser.shots == [] and browser.closed == 1
+        RunningTest.failed = True  # its call failed before the fixture's teardown
+        with lab_page_on(browser, lab, tmp_path):
+            pass
+        assert browser.shots == ["last-page.png"] and browser.closed == 2
+        RunningTest.failed = False  # a test's own block raised
+        with pytest.raises(AssertionError), lab_page_on(browser, lab, tmp_path):
+            raise AssertionError("the card never came")
+        assert browser.shots == ["last-page.png"] * 2 and browser.closed == 3
+    finally:
+        RunningTest.failed = False
