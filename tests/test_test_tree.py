@@ -2,8 +2,10 @@
 that holds Python an __init__.py of its own; a folder of tests mirrors a folder of the
 package, or is one of the few named here; no module imports a test module or a conftest,
 nor a helper of tests/ by its bare name (helpers import by package path); and the places
-tests/conftest.py declares (slow kinds, serial groups) all exist. Each rule is also run
-on a small bad tree, so it is seen to fail."""
+tests/conftest.py declares (slow kinds, serial groups) all exist; and no test writes to a
+fixed path in /tmp (another person's run on the same host may own it: a test writes in
+its own temporary folder). Each rule is also run on a small bad tree, so it is seen to
+fail."""
 
 from __future__ import annotations
 
@@ -79,6 +81,21 @@ def unmirrored_folders(root: Path, package: Path) -> list[str]:
     return found
 
 
+def fixed_tmp_writes(root: Path) -> list[str]:
+    """`file:line` for each call given a `path=` that is a literal under /tmp (a picture a
+    test saves, say): on a shared host the file may be another person's, and the write
+    then fails; a test's own temporary folder is its alone."""
+    found = []
+    for path in python_files(root):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and any(
+                    k.arg == "path" and isinstance(k.value, ast.Constant)
+                    and isinstance(k.value.value, str) and k.value.value.startswith("/tmp/")
+                    for k in node.keywords):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    return found
+
+
 # ---------------------------------------------------------------- the real tree
 
 
@@ -92,6 +109,10 @@ def test_no_module_imports_a_test_module_a_conftest_or_a_helper_by_its_bare_name
 
 def test_every_folder_of_tests_mirrors_a_folder_of_the_package():
     assert unmirrored_folders(TESTS, PACKAGE) == []
+
+
+def test_no_test_writes_to_a_fixed_path_in_tmp():
+    assert fixed_tmp_writes(TESTS) == []
 
 
 def test_the_places_conftest_declares_exist(request: pytest.FixtureRequest):
@@ -129,6 +150,14 @@ def test_the_small_good_tree_breaks_no_rule(tree: Path, tmp_path: Path):
     assert folders_without_init(tree) == []
     assert wrong_imports(tree) == []
     assert unmirrored_folders(tree, tmp_path / "package") == []
+    assert fixed_tmp_writes(tree) == []
+
+
+def test_a_write_to_a_fixed_path_in_tmp_is_named(tree: Path):
+    write(tree, {"core/test_d.py": "def test_d(page, tmp_path):\n"
+                 "    page.screenshot(path=str(tmp_path / 'a.png'))\n"
+                 "    page.screenshot(path='/tmp/jdp-a.png')\n"})
+    assert fixed_tmp_writes(tree) == ["tests/core/test_d.py:3"]
 
 
 def test_a_folder_without_init_is_named(tree: Path):

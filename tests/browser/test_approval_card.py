@@ -59,7 +59,8 @@ def settle(page, cell) -> str:
 
 
 @pytest.mark.browser
-def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, reference_service):
+def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, reference_service,
+                                                         tmp_path):
     page = lab_page
     open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
@@ -73,7 +74,7 @@ def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, referenc
         click(page, approved.get_by_role("button", name="Approve", exact=True))
     assert settle(page, approved) == "done"
     expect(approved.locator(".widget-output")).to_contain_text(APPROVED_PATH)
-    approved.screenshot(path="/tmp/jdp-approval-card.png")
+    approved.screenshot(path=str(tmp_path / "jdp-approval-card.png"))
     read = mcp_tool(reference_service, "read_file", {"project_id": DECK_ID, "path": APPROVED_PATH})
     assert not read.get("isError")
     assert f"<h1>{APPROVED_PATH}</h1>" in read["content"][0]["text"].replace("&lt;", "<").replace(
@@ -86,6 +87,6 @@ def test_approve_writes_the_file_and_deny_writes_nothing(lab_page, lab, referenc
     assert settle(page, denied) == "done"
     # the refusal in words (the reason code stays in `.error`, not in what a person reads)
     expect(denied.locator(".widget-output")).to_contain_text("so nothing was sent")
-    denied.screenshot(path="/tmp/jdp-denied-card.png")
+    denied.screenshot(path=str(tmp_path / "jdp-denied-card.png"))
     assert DENIED_PATH not in file_paths(reference_service)
     assert APPROVED_PATH in file_paths(reference_service)

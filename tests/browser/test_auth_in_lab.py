@@ -66,7 +66,7 @@ def test_signed_out_then_the_sign_in_step_by_step(chromium, signed_out_lab, tmp_
         expect(url_step).to_contain_text("chars)")  # state and code_challenge shortened
         expect(after.locator(".jdp-auth-step.jdp-auth-code_exchange")).to_contain_text("ok")
         expect(after.get_by_role("button", name="Refresh now")).to_be_visible()
-        page.screenshot(path="/tmp/jdp-auth-after-sign-in.png")
+        page.screenshot(path=str(tmp_path / "jdp-auth-after-sign-in.png"))
         stored = json.loads((tmp_path / "not-signed-in" / "credentials.json").read_text())
         assert not [t for t in (stored["access_token"], stored["refresh_token"])
                     if t in after.inner_html()]
@@ -100,7 +100,7 @@ def test_after_a_401_then_refresh_now_then_sign_out(chromium, lab, reference_ser
         expect(view.locator(".jdp-auth-last-refresh")).to_contain_text(
             f"asked by you (Refresh now); new expiry {new_expiry}")
         expect(view.locator(".jdp-auth-step.jdp-auth-refresh")).to_have_count(2)
-        view.screenshot(path="/tmp/jdp-auth-refreshed.png")
+        view.screenshot(path=str(tmp_path / "jdp-auth-refreshed.png"))
         after = stored_token(reference_service)
         assert after != before
         assert before not in view.inner_html() and after not in view.inner_html()

@@ -40,7 +40,7 @@ def stored(service) -> dict[str, str]:
 
 @pytest.mark.browser
 def test_a_write_waits_for_its_card_and_approve_writes_what_it_showed(lab_page, lab,
-                                                                       reference_service):
+                                                                       reference_service, tmp_path):
     page = lab_page
     open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
@@ -62,7 +62,7 @@ def test_a_write_waits_for_its_card_and_approve_writes_what_it_showed(lab_page, 
     diff = replace.locator(".jdp-card-box .jdp-change-diff")
     expect(diff).to_contain_text("-beta")
     expect(diff).to_contain_text("+gamma")
-    replace.screenshot(path="/tmp/jdp-change-card.png")
+    replace.screenshot(path=str(tmp_path / "jdp-change-card.png"))
     click(page, approve)
     expect(replace.locator(".widget-output")).to_contain_text(f"Replaced {PATH}",
                                                                timeout=KERNEL_MS)

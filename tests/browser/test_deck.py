@@ -34,7 +34,7 @@ def service_file(service, path: str) -> dict:
 
 
 @pytest.mark.browser
-def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_service):
+def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_service, tmp_path):
     page = lab_page
     open_notebook(page, make_notebook(lab))
     for index in range(4):
@@ -51,7 +51,7 @@ def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_serv
     page.wait_for_function(GRID_LOADED, arg=push.element_handle(), timeout=KERNEL_MS)
     expect(push.locator(".jdp-deck-grid figcaption")).to_contain_text(SLIDE)
     expect(push.locator(".jp-Cell-outputArea")).to_contain_text("Pushed 1 file(s) in 1 plan(s).")
-    push.screenshot(path="/tmp/jdp-deck-push.png")
+    push.screenshot(path=str(tmp_path / "jdp-deck-push.png"))
     written = service_file(reference_service, SLIDE)
     assert not written.get("isError")
     assert "Pushed with" in written["content"][0]["text"]
@@ -66,4 +66,4 @@ def test_stage_push_approve_then_the_previews_grid(lab_page, lab, reference_serv
     expect(role(entry, "write-authority")).to_contain_text(
         "Under an approved plan for 1 write(s) and 0 delete(s)")
     expect(role(design, "journal")).to_contain_text("Project doc writes")
-    design.screenshot(path="/tmp/jdp-design-writes.png")
+    design.screenshot(path=str(tmp_path / "jdp-design-writes.png"))

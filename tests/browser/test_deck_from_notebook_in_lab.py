@@ -37,7 +37,7 @@ def make_notebook(lab) -> str:
 
 @pytest.mark.browser
 def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
-        lab_page, lab, reference_service, screenshots):
+        lab_page, lab, reference_service, screenshots, tmp_path):
     page = lab_page
     open_notebook(page, make_notebook(lab))
     run_cell_and_wait(page, 0)
@@ -61,7 +61,7 @@ def test_from_notebook_push_grid_then_the_html_export_moves_with_arrow_keys(
     expect(push.locator(".jdp-deck-grid img")).to_have_count(SLIDES)
     expect(push.locator(".jdp-deck-grid figcaption").first).to_contain_text(
         "slides/01-forecasting-weekly-demand.html")
-    push.screenshot(path="/tmp/jdp-deck-from-notebook-grid.png")
+    push.screenshot(path=str(tmp_path / "jdp-deck-from-notebook-grid.png"))
 
     exported = run_cell_and_wait(page, 4)
     expect(exported.locator(".jp-OutputArea")).to_contain_text("Wrote")

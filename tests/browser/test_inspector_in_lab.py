@@ -63,7 +63,7 @@ def approve_all(page, cell, path: str) -> None:
 
 @pytest.mark.browser
 def test_write_files_from_the_inspector_then_a_replay_with_an_edited_path(
-        lab_page, lab, reference_service):
+        lab_page, lab, reference_service, tmp_path):
     page = lab_page
     open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
@@ -80,7 +80,7 @@ def test_write_files_from_the_inspector_then_a_replay_with_an_edited_path(
     cell.locator(".jdp-inspector-run").click()
     approve_all(page, cell, FIRST)
     expect(cell.locator(".jdp-inspector-output")).to_contain_text(f"Wrote 1 file(s): {FIRST}")
-    cell.screenshot(path="/tmp/jdp-inspector-write.png")
+    cell.screenshot(path=str(tmp_path / "jdp-inspector-write.png"))
     assert FIRST in file_paths(reference_service)
 
     history = cell.locator(".jdp-inspector-history select")

@@ -47,14 +47,14 @@ def test_login_link_authorize_and_the_redirect_sign_in_the_kernel(chromium, sign
         sign_in = opened.value
         sign_in.set_default_timeout(UI_MS)
         expect(sign_in.locator("#redirect")).to_contain_text("http://127.0.0.1:")
-        sign_in.screenshot(path="/tmp/jdp-sign-in-page.png")
+        sign_in.screenshot(path=str(tmp_path / "jdp-sign-in-page.png"))
         sign_in.locator("#authorize").click()
         expect(sign_in.locator("#message")).to_contain_text("you can close this tab")
         assert sign_in.url.startswith("http://127.0.0.1:") and "/callback?" in sign_in.url
         sign_in.close()
         expect(cell.locator(".jdp-sign-in-status")).to_contain_text("Signed in",
                                                                     timeout=KERNEL_MS)
-        cell.screenshot(path="/tmp/jdp-sign-in-card.png")
+        cell.screenshot(path=str(tmp_path / "jdp-sign-in-card.png"))
         listed = run_new_cell(page, "r = %design list\nprint('catalogue error:', r.is_error)")
         expect(listed.locator(".jp-OutputArea-output")).to_contain_text(
             "catalogue error: False", timeout=KERNEL_MS)

@@ -101,7 +101,7 @@ def test_project_panel_shows_the_project_its_budget_and_its_files(page, service)
     expect(role(panel, "state")).to_have_count(0)
 
 
-def test_search_shows_hits(page):
+def test_search_shows_hits(page, tmp_path):
     panel = open_panel(page, PROJECT)
     role(panel, "search-input").fill("incident")
     role(panel, "search-button").click()
@@ -116,7 +116,7 @@ def test_search_shows_hits(page):
         assert not clipped, text
         assert not MARKDOWN.search(text), text
         assert len(text) <= SNIPPET_CHARS and (text.endswith("…") or len(text) < SNIPPET_CHARS)
-    panel.screenshot(path="/tmp/jdp-search-hits.png")
+    panel.screenshot(path=str(tmp_path / "jdp-search-hits.png"))
 
 
 def test_the_search_placeholder_fits_the_default_sidebar_width(page):

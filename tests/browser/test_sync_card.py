@@ -49,7 +49,7 @@ def synced_docs(service) -> set[str]:
 
 @pytest.mark.browser
 def test_one_card_approves_the_whole_batch_and_a_rerun_has_none(lab_page, lab,
-                                                                 reference_service):
+                                                                 reference_service, tmp_path):
     page = lab_page
     open_notebook(page, make_notebook(lab))
     run_cell(page, 0)
@@ -75,7 +75,7 @@ def test_one_card_approves_the_whole_batch_and_a_rerun_has_none(lab_page, lab,
     bar = cell.locator(".widget-hprogress .progress-bar")
     expect(bar).to_have_attribute("style", re.compile(r"width: 100%"), timeout=KERNEL_MS)
     expect(bar).to_have_class(re.compile("progress-bar-success"))
-    cell.screenshot(path="/tmp/jdp-sync-card.png")
+    cell.screenshot(path=str(tmp_path / "jdp-sync-card.png"))
     assert len(synced_docs(reference_service)) == N_FILES
 
     rerun = run_cell(page, 2)

@@ -5,7 +5,6 @@ outcomes, meters and cards take their colours from the theme (a dark-theme scree
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -22,8 +21,6 @@ def lab(shared_lab):
     each opens its own notebook in its own workspace and writes its own paths."""
     return shared_lab
 
-
-SCREENSHOTS = Path("/tmp")
 
 #: every cell has run or been skipped: no cell is queued or running ("[*]")
 RUN_ALL_SETTLED = """() => {
@@ -60,7 +57,7 @@ def write_cell(path: str) -> str:
 
 
 @pytest.mark.browser
-def test_an_expected_failure_is_one_line_and_stops_run_all(lab_page, lab):
+def test_an_expected_failure_is_one_line_and_stops_run_all(lab_page, lab, tmp_path):
     page = lab_page
     open_notebook(page, notebook(lab, "errors.ipynb", [
         "%load_ext jupyter_design_projects",
@@ -78,11 +75,11 @@ def test_an_expected_failure_is_one_line_and_stops_run_all(lab_page, lab):
     assert "Traceback" not in text and len(text.strip().splitlines()) == 1
     # Run All stopped at the failed cell: the next one never ran
     expect(cell(page, 2).locator(".jp-OutputArea-output")).to_have_count(0)
-    failed.screenshot(path=str(SCREENSHOTS / "jdp-error-line.png"))
+    failed.screenshot(path=str(tmp_path / "jdp-error-line.png"))
 
 
 @pytest.mark.browser
-def test_a_card_whose_kernel_restarted_is_inert_and_says_rerun(lab_page, lab):
+def test_a_card_whose_kernel_restarted_is_inert_and_says_rerun(lab_page, lab, tmp_path):
     page = lab_page
     open_notebook(page, notebook(lab, "stale.ipynb", [
         "%load_ext jupyter_design_projects", write_cell("slides/92-stale.html")]))
@@ -106,7 +103,7 @@ def test_a_card_whose_kernel_restarted_is_inert_and_says_rerun(lab_page, lab):
     # every view of the card is disconnected, and none draws ipywidgets' broken-link icon
     assert card.locator(".jupyter-widgets-disconnected").count() >= CARD_VIEWS
     assert card.evaluate(BROKEN_LINK_ICONS) == 0
-    card.screenshot(path=str(SCREENSHOTS / "jdp-stale-card.png"))
+    card.screenshot(path=str(tmp_path / "jdp-stale-card.png"))
 
 
 def css_colour(page, expression: str) -> str:
@@ -122,7 +119,7 @@ def css_colour(page, expression: str) -> str:
 
 
 @pytest.mark.browser
-def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
+def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab, tmp_path):
     page = lab_page
     open_notebook(page, notebook(lab, "dark.ipynb", [
         "%load_ext jupyter_design_projects",
@@ -159,7 +156,7 @@ def test_outcomes_meters_and_cards_follow_the_dark_theme(lab_page, lab):
     # nothing is drawn in the light theme's fixed colours
     assert css_colour(page, PALETTE["title"][0]) != brand and css_colour(
         page, "#e0e0e0") != css_colour(page, "var(--jp-layout-color3)")
-    page.locator(".jp-NotebookPanel").screenshot(path=str(SCREENSHOTS / "jdp-dark-theme.png"))
+    page.locator(".jp-NotebookPanel").screenshot(path=str(tmp_path / "jdp-dark-theme.png"))
 
 
 @pytest.fixture
@@ -175,7 +172,7 @@ def widget_state_saved(lab) -> None:
 
 @pytest.mark.browser
 def test_a_card_reloaded_into_a_new_kernel_is_inert_and_says_rerun(
-        widget_state_saved, lab_page, lab):
+        widget_state_saved, lab_page, lab, tmp_path):
     page = lab_page
     name = notebook(lab, "reload.ipynb", [
         "%load_ext jupyter_design_projects", write_cell("slides/94-reload.html")])
@@ -203,4 +200,4 @@ def test_a_card_reloaded_into_a_new_kernel_is_inert_and_says_rerun(
     button = card.locator(".jdp-card-buttons button").first
     assert button.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
     assert card.evaluate(BROKEN_LINK_ICONS) == 0
-    card.screenshot(path=str(SCREENSHOTS / "jdp-reloaded-card.png"))
+    card.screenshot(path=str(tmp_path / "jdp-reloaded-card.png"))
