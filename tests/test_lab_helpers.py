@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.lab import Lab, RunningTest, lab_page_on, settings_kept
+from tests.browser.lab import Failures, Lab, lab_page_on, settings_kept
 from tests.jupyter_process import _stopping, _stopping_lock, stop, wait_for_stops
 
 
@@ -133,20 +133,26 @@ class FakeBrowser:
         self.closed += 1
 
 
-def test_a_lab_page_keeps_its_last_picture_only_when_its_test_failed(tmp_path):
+def test_a_lab_page_keeps_its_last_picture_only_when_a_test_failed_while_it_was_open(
+        tmp_path):
     browser, lab = FakeBrowser(), a_lab(tmp_path)
+    before = Failures.count
     try:
-        RunningTest.failed = False  # a passing test (the page a fixture's)
-        with lab_page_on(browser, lab, tmp_path):
+        with lab_page_on(browser, lab, tmp_path):  # its test passed
             pass
         assert browser.shots == [] and browser.closed == 1
-        RunningTest.failed = True  # its call failed before the fixture's teardown
+        with lab_page_on(browser, lab, tmp_path):  # its test's call failed before teardown
+            Failures.count += 1
+        assert browser.shots == ["last-page.png"] and browser.closed == 2
+        with lab_page_on(browser, lab, tmp_path):  # a module's page: an early test of the
+            Failures.count += 1  # module failed, the later ones passed
+        assert browser.shots == ["last-page.png"] * 2 and browser.closed == 3
+        with pytest.raises(AssertionError), lab_page_on(browser, lab, tmp_path):
+            raise AssertionError("the card never came")  # a test's own block raised
+        assert browser.shots == ["last-page.png"] * 3 and browser.closed == 4
+        Failures.count += 1  # a failure before the page opened is not its
         with lab_page_on(browser, lab, tmp_path):
             pass
-        assert browser.shots == ["last-page.png"] and browser.closed == 2
-        RunningTest.failed = False  # a test's own block raised
-        with pytest.raises(AssertionError), lab_page_on(browser, lab, tmp_path):
-            raise AssertionError("the card never came")
-        assert browser.shots == ["last-page.png"] * 2 and browser.closed == 3
+        assert browser.shots == ["last-page.png"] * 3 and browser.closed == 5
     finally:
-        RunningTest.failed = False
+        Failures.count = before

@@ -14,8 +14,8 @@ from tests.browser.held_browser import HELD
 from tests.browser.lab import (
     CHROMIUM,
     ROOT,
+    Failures,
     Lab,
-    RunningTest,
     lab_environment,
     lab_page_on,
     running_lab,
@@ -28,13 +28,12 @@ DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """Keeps `RunningTest` (whether the test running now has failed) for `lab_page_on`,
-    which saves the page's last state only then: the call's report comes before the
-    teardown that closes a fixture's page."""
+    """Counts the failed reports (`Failures`) for `lab_page_on`, which saves a page's last
+    state only when one came while it was open: a call's report comes before the teardown
+    that closes a test's page, and a module's page closes after its last test's call."""
     report = yield
-    if report.when == "setup":
-        RunningTest.failed = False
-    RunningTest.failed = RunningTest.failed or report.failed
+    if report.failed:
+        Failures.count += 1
     return report
 
 

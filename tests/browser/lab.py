@@ -176,22 +176,24 @@ def running_lab(tmp: Path, env: dict[str, str], base_url: str = "/") -> Iterator
         yield Lab(url=url + base, token=token, root_dir=root_dir, log_file=log_file)
 
 
-class RunningTest:
-    """Whether the test running now has failed so far (tests/browser/conftest.py sets it
-    from each of its reports)."""
+class Failures:
+    """How many reports of this worker's browser tests have failed so far
+    (tests/browser/conftest.py counts them), so a page can tell whether a test failed
+    while it was open."""
 
-    failed = False
+    count = 0
 
 
 @contextlib.contextmanager
 def lab_page_on(chromium, lab: Lab, shots: Path, path: str = "lab") -> Iterator[object]:
     """A page on JupyterLab, returned once the application has restored its layout. When
-    the test fails, the last state of the page is saved as a screenshot in `shots` (a
-    picture is about 0.3 CPU-seconds, so a passing test takes none)."""
+    a test fails while it is open (the test holding it, or any of a module's tests when
+    the page is a module's), its last state is saved as a screenshot in `shots` (a
+    picture is about 0.3 CPU-seconds, so a page whose tests passed takes none)."""
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(UI_MS)
-    failed = True
+    failures, failed = Failures.count, True
     try:
         page.goto(lab.lab_url(path))
         page.wait_for_function("() => window.jupyterapp !== undefined", timeout=RESTORED_MS)
@@ -199,7 +201,7 @@ def lab_page_on(chromium, lab: Lab, shots: Path, path: str = "lab") -> Iterator[
                       " window.__jdpRestored = true; }); }")
         page.wait_for_function("() => window.__jdpRestored === true", timeout=RESTORED_MS)
         yield page
-        failed = RunningTest.failed
+        failed = Failures.count > failures
     finally:
         if failed:
             page.screenshot(path=str(shots / "last-page.png"))
