@@ -1,7 +1,7 @@
 """The helpers that let a module's browser tests share one JupyterLab (tests/browser/lab.py,
 tests/jupyter_process.py): a page opens in the test's own workspace, the settings a test
 changed are put back, a Jupyter a test has left is stopped by the end of the run, and a
-page keeps its last picture only when its test failed."""
+page keeps its last picture only when a test failed while it was open."""
 
 from __future__ import annotations
 
