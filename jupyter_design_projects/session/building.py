@@ -114,8 +114,7 @@ def history(session: SessionShape) -> CallHistory:
     from ..design.call_history import CallHistory
 
     def trace_mark() -> int | None:
-        rows = session.trace.records() if session.trace.enabled else []
-        return rows[-1]["n"] if rows else (0 if session.trace.enabled else None)
+        return session.trace.newest if session.trace.enabled else None
 
     return CallHistory(trace_mark=trace_mark)
 

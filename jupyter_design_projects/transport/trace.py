@@ -145,6 +145,19 @@ class HttpTrace:
             with self._lock:
                 self._seen.add(found)
 
+    def __len__(self) -> int:
+        """The exchanges the ring holds now."""
+        with self._lock:
+            return len(self._rows)
+
+    @property
+    def newest(self) -> int:
+        """The number of the newest exchange the ring holds (0 when it holds none): what
+        a call history marks a call's exchanges with, read without redacting a row (a
+        mark taken through `records()` redacted the whole ring twice a call)."""
+        with self._lock:
+            return self._rows[-1]["n"] if self._rows else 0
+
     def records(self) -> list[dict[str, Any]]:
         """The exchanges, oldest first, redacted with every secret known now."""
         redact = self._known()

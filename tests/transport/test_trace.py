@@ -191,6 +191,42 @@ async def test_clear_forgets_the_exchanges_and_the_drop_count_but_not_the_number
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("exchanges", "cleared", "newest", "held"), [
+    (0, False, 0, 0), (1, False, 1, 1), (3, False, 3, 3), (7, False, 7, 3), (3, True, 0, 0)])
+async def test_the_newest_number_and_the_count_follow_the_ring(exchanges, cleared, newest,
+                                                               held):
+    trace = HttpTrace(True, lambda: [], limit=3)
+    async with traced_client(ok, trace) as client:
+        for _ in range(exchanges):
+            await call(client)
+    if cleared:
+        trace.clear()
+    assert trace.newest == newest and len(trace) == held == len(trace.records())
+    assert trace.newest == (trace.records()[-1]["n"] if trace.records() else 0)
+
+
+@pytest.mark.asyncio
+async def test_the_newest_number_is_read_without_redacting_the_ring():
+    """A call history reads it twice a call: through `records()` that redacted every row
+    the ring holds (up to 500) each time."""
+    asked: list[int] = []
+
+    def known() -> list[Secret]:
+        asked.append(1)
+        return [KNOWN]
+
+    trace = HttpTrace(True, known)
+    async with traced_client(ok, trace) as client:
+        for _ in range(3):
+            await call(client)
+    before = len(asked)
+    assert (trace.newest, len(trace)) == (3, 3)
+    assert len(asked) == before
+    trace.records()
+    assert len(asked) == before + 1  # showing the rows still redacts them with what is known
+
+
+@pytest.mark.asyncio
 async def test_a_smaller_ring_keeps_the_newest():
     trace = HttpTrace(True, lambda: [], limit=5)
     async with traced_client(ok, trace) as client:
