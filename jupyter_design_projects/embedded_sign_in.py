@@ -31,10 +31,11 @@ async def click_authorize(url: str) -> None:
     with a redirect."""
     import httpx
 
+    from .transport.http import loopback_tls
     from .transport.redirect_listener import follow_to_listener, post_form
 
-    async with httpx.AsyncClient(follow_redirects=False, trust_env=False,
-                                 timeout=10.0) as browser:
+    async with httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=10.0,
+                                 verify=loopback_tls()) as browser:
         page = await browser.get(url)
     form = form_fields(page.text)
     if page.status_code != 200 or not form:

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+from jupyter_design_projects.transport.http import loopback_tls
+
 
 class FaultsClient:
     """Each call is one short-lived request: nothing to close, nothing leaks."""
@@ -15,7 +17,7 @@ class FaultsClient:
         self.base_url = base_url.rstrip("/")
 
     def _request(self, method: str, route: str, body: dict[str, Any] | None = None) -> Any:
-        with httpx.Client(base_url=self.base_url, timeout=30.0) as http:
+        with httpx.Client(base_url=self.base_url, timeout=30.0, verify=loopback_tls()) as http:
             answer = http.request(method, f"/_faults/{route}", json=body)
         answer.raise_for_status()
         return answer.json()

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from jupyter_design_projects.transport.http import loopback_tls
+
 
 @dataclasses.dataclass
 class Beacon:
@@ -96,7 +98,7 @@ def set_hostile(base_url: str, payload: str | None, *, names: bool = False,
     body: dict[str, Any] = {"names": names, "keep": list(keep)}
     if payload is not None:
         body["payload"] = payload
-    with httpx.Client(base_url=base_url, timeout=30.0) as http_client:
+    with httpx.Client(base_url=base_url, timeout=30.0, verify=loopback_tls()) as http_client:
         answer = http_client.post("/_faults/hostile", json=body)
     answer.raise_for_status()
     return answer.json()

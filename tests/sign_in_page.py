@@ -11,6 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from jupyter_design_projects.transport.http import loopback_tls
+
 DEADLINE_S = 30.0
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
@@ -25,7 +27,7 @@ def click_authorize(url: str, decision: str = "approve", *, follow: bool = True,
                     **changes: str) -> httpx.Response:
     """Open `url`, click the decision's button and (with `follow`) go where the service
     sends the browser; the last answer the browser got."""
-    with httpx.Client(timeout=DEADLINE_S, trust_env=False) as browser:
+    with httpx.Client(timeout=DEADLINE_S, trust_env=False, verify=loopback_tls()) as browser:
         page = browser.get(url)
         assert page.status_code == 200, page.text
         return browser.post(page.url.copy_with(query=None),

@@ -94,3 +94,30 @@ async def test_a_page_that_cannot_be_authorized_fails_as_login_failed(
             await click_authorize(url)
     assert failed.value.reason == "login_failed"
     assert len(served.requests) == requests  # and no listener was followed
+
+
+@pytest.mark.asyncio
+async def test_the_page_is_read_by_a_client_that_loads_no_ca_and_refuses_any_tls(monkeypatch
+                                                                                  ) -> None:
+    """The page is on loopback and plain http: the client loads no CA file (httpx's
+    default context reads one for each client made), so a TLS connection opened by
+    mistake would refuse every certificate."""
+    import ssl
+
+    import httpx
+
+    made: list[object] = []
+
+    class Recording(httpx.AsyncClient):
+        def __init__(self, **kwargs) -> None:
+            made.append(kwargs.get("verify", True))
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(httpx, "AsyncClient", Recording)
+    page = Page(PAGE)
+    async with page.serving() as url:
+        await click_authorize(url)
+    (verify,) = made
+    assert isinstance(verify, ssl.SSLContext)
+    assert verify.verify_mode == ssl.CERT_REQUIRED and verify.check_hostname
+    assert verify.cert_store_stats()["x509_ca"] == 0

@@ -59,4 +59,6 @@ def tls_context(settings: Settings) -> Literal[True] | ssl.SSLContext:
             settings.oauth_authorize_url)
     if any(url.startswith("https:") for url in urls):
         return True
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verify_mode CERT_REQUIRED, no CA
+    from ..transport.http import loopback_tls
+
+    return loopback_tls()

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from jupyter_design_projects.server.design.demo import DECK_ID
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.design_headers import DESIGN_HEADERS
 from tests.jupyter_process import jupyter_process
 from tests.worker_processes import as_owner
@@ -253,7 +254,7 @@ def mcp_tool(service, name: str, arguments: dict) -> dict:
     token = json.loads(service.credentials_file.read_text())["access_token"]
     headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
     url = f"{service.base_url}/v1/design/mcp"
-    with httpx.Client(headers=headers, timeout=30.0) as client:
+    with httpx.Client(headers=headers, timeout=30.0, verify=loopback_tls()) as client:
         init = client.post(url, json={
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-03-26", "capabilities": {},

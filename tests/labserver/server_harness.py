@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.jupyter_process import jupyter_process
 
 KERNEL_DEADLINE_S = 120.0
@@ -32,7 +33,7 @@ class JupyterServer:
 
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """A token-authenticated request (as a script or jupyter_client would send it)."""
-        with httpx.Client(timeout=60.0) as client:
+        with httpx.Client(timeout=60.0, verify=loopback_tls()) as client:
             return client.request(method, self.url + path,
                                   headers={"Authorization": f"token {self.token}"}, **kwargs)
 
@@ -40,7 +41,7 @@ class JupyterServer:
     def browser(self) -> Iterator[httpx.Client]:
         """A client signed in with the login form, holding the `_xsrf` cookie as a browser
         does; send `xsrf_headers(client)` with each change, as JupyterLab does."""
-        with httpx.Client(base_url=self.url, timeout=60.0) as client:
+        with httpx.Client(base_url=self.url, timeout=60.0, verify=loopback_tls()) as client:
             client.get("/login")
             answer = client.post("/login", data={"password": self.token,
                                                  "_xsrf": client.cookies.get("_xsrf", "")})
