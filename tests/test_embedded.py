@@ -8,13 +8,15 @@ import pytest
 
 from jupyter_design_projects import embedded
 from jupyter_design_projects.errors import ServiceStartFailed
+from jupyter_design_projects.transport.http import loopback_tls
 
 
 def test_start_reads_the_line_and_stop_ends_the_process(tmp_path) -> None:
     service = embedded.start_embedded(tmp_path)
     try:
         assert service.running
-        assert httpx.get(service.base_url + "/api/organizations").status_code == 401
+        assert httpx.get(service.base_url + "/api/organizations",
+                         verify=loopback_tls()).status_code == 401
         assert service.credentials_file.parent == tmp_path.resolve()
     finally:
         service.stop()

@@ -20,6 +20,7 @@ from jupyter_design_projects.embedded import EmbeddedService, start_embedded
 from jupyter_design_projects.errors import ServiceStartFailed
 from jupyter_design_projects.server.design.demo import PARTNER_ID
 from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.design_headers import DESIGN_HEADERS
 
 DEADLINE_S = 60.0
@@ -75,7 +76,7 @@ class Design:
         self.headers = {**self.auth, "accept": "application/json, text/event-stream",
                         "content-type": "application/json", "accept-encoding": "identity"}
         self.http = httpx.Client(base_url=service.base_url, timeout=DEADLINE_S,
-                                 headers=DESIGN_HEADERS)
+                                 headers=DESIGN_HEADERS, verify=loopback_tls())
         init = self.rpc("initialize", {"protocolVersion": "2025-03-26", "capabilities": {},
                                        "clientInfo": {"name": "claude-cli-design-tool",
                                                       "version": "1"}})

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.import_probe import among, probe_answer
 
 HEAVY = ("pandas", "ipywidgets", "mcp", "starlette", "uvicorn", "jupyter_server", "tornado",
@@ -196,7 +197,8 @@ def test_the_embedded_service_answers_projects_calls_without_loading_the_mcp_sdk
         assert service.process is not None
         auth = {"Authorization": "Bearer " + json.loads(
             service.credentials_file.read_text())["access_token"], **DESIGN_HEADERS}
-        with httpx.Client(base_url=service.base_url, timeout=60.0, headers=auth) as client:
+        with httpx.Client(base_url=service.base_url, timeout=60.0, headers=auth,
+                          verify=loopback_tls()) as client:
             # a Projects route (403: a new user's first credential has no project scope
             # until the client expands it) and a Design REST route, both answered
             projects = client.get(f"/api/organizations/{service.org_uuid}/projects")

@@ -23,6 +23,7 @@ from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.errors.remedy import Remedy
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.transport.credential_manager import LoginAttempt
+from jupyter_design_projects.transport.http import loopback_tls
 from jupyter_design_projects.transport.oauth import OAuthClient
 from jupyter_design_projects.transport.redirect_listener import RedirectListener
 from tests.sign_in_page import click_authorize, redirect_fields
@@ -64,7 +65,7 @@ def started(session: Session, timeout_s: float = DONE_S) -> tuple[LoginAttempt, 
 def deliver(attempt: LoginAttempt, fields: dict[str, str]) -> httpx.Response:
     """The browser arriving at the listener with `fields` in the query."""
     return httpx.get(f"{attempt.redirect_uri}?{urlencode(fields)}", timeout=DONE_S,
-                     trust_env=False)
+                     trust_env=False, verify=loopback_tls())
 
 
 def stored(session: Session) -> dict | None:
@@ -90,7 +91,8 @@ def test_authorize_redirects_to_the_listener_which_stores_the_credential(session
 def test_other_paths_get_404_and_the_listener_keeps_waiting(session) -> None:
     url, done = session.login_start(timeout_s=DONE_S)
     port = listener_port(url)
-    favicon = httpx.get(f"http://127.0.0.1:{port}/favicon.ico", timeout=DONE_S)
+    favicon = httpx.get(f"http://127.0.0.1:{port}/favicon.ico", timeout=DONE_S,
+                        verify=loopback_tls())
     assert favicon.status_code == 404 and not done.done()
     click_authorize(url)
     done.result(timeout=DONE_S)
@@ -121,7 +123,7 @@ def test_a_redirect_uri_that_is_not_loopback_is_refused_by_the_service(session) 
     for elsewhere in ("https://evil.example/callback", "http://localhost:8080/callback",
                       "http://127.0.0.1@evil.example/callback"):
         page = httpx.get(parts._replace(query=urlencode(
-            {**query, "redirect_uri": elsewhere})).geturl(), timeout=DONE_S)
+            {**query, "redirect_uri": elsewhere})).geturl(), timeout=DONE_S, verify=loopback_tls())
         assert page.status_code == 400 and "location" not in page.headers
         assert "<form" not in page.text and "loopback" in page.text
 

@@ -96,6 +96,27 @@ def fixed_tmp_writes(root: Path) -> list[str]:
     return found
 
 
+#: httpx's calls that build a client, and so its TLS context
+HTTPX_CLIENTS = frozenset({"Client", "AsyncClient", "get", "post", "put", "patch", "delete",
+                           "head", "options", "request", "stream"})
+
+
+def default_tls_clients(root: Path) -> list[str]:
+    """`file:line` for each httpx client a test builds with httpx's default TLS context
+    (no `verify=` and no `transport=`): that context loads the CA file, 20 to 60 ms of CPU
+    for each client, and every test talks plain http to loopback, where
+    `verify=loopback_tls()` loads none and fails closed."""
+    found = []
+    for path in python_files(root):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "httpx"
+                    and node.func.attr in HTTPX_CLIENTS
+                    and not any(k.arg in ("verify", "transport", None) for k in node.keywords)):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    return found
+
+
 # ---------------------------------------------------------------- the real tree
 
 
@@ -113,6 +134,10 @@ def test_every_folder_of_tests_mirrors_a_folder_of_the_package():
 
 def test_no_test_writes_to_a_fixed_path_in_tmp():
     assert fixed_tmp_writes(TESTS) == []
+
+
+def test_no_test_builds_an_httpx_client_that_loads_the_ca_file():
+    assert default_tls_clients(TESTS) == []
 
 
 def test_the_places_conftest_declares_exist(request: pytest.FixtureRequest):
@@ -151,6 +176,17 @@ def test_the_small_good_tree_breaks_no_rule(tree: Path, tmp_path: Path):
     assert wrong_imports(tree) == []
     assert unmirrored_folders(tree, tmp_path / "package") == []
     assert fixed_tmp_writes(tree) == []
+    assert default_tls_clients(tree) == []
+
+
+def test_an_httpx_client_with_the_default_tls_context_is_named(tree: Path):
+    write(tree, {"core/test_e.py": "import httpx\n"
+                 "def test_e(url, mock, tls):\n"
+                 "    httpx.get(url, verify=tls)\n"
+                 "    httpx.Client(transport=mock)\n"
+                 "    httpx.get(url)\n"
+                 "    httpx.AsyncClient(timeout=5)\n"})
+    assert default_tls_clients(tree) == ["tests/core/test_e.py:5", "tests/core/test_e.py:6"]
 
 
 def test_a_write_to_a_fixed_path_in_tmp_is_named(tree: Path):

@@ -38,6 +38,7 @@ from typing import Any
 
 import httpx
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.jupyter_process import free_port, stop, tail
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,7 +178,8 @@ class Hub:
     @property
     def api(self) -> httpx.Client:
         return httpx.Client(base_url=f"{self.public_url}/hub/api", timeout=30.0,
-                            headers={"Authorization": f"token {self.api_token}"})
+                            headers={"Authorization": f"token {self.api_token}"},
+                            verify=loopback_tls())
 
     def user_url(self, name: str, path: str = "") -> str:
         return f"{self.public_url}/user/{self.users[name].name}/{path}"
@@ -244,7 +246,7 @@ async def _kernel_output(server_url: str, token: str, code: str) -> str:
     from tornado.websocket import websocket_connect
 
     headers = {"Authorization": f"token {token}"}
-    async with httpx.AsyncClient(timeout=60.0, headers=headers) as http:
+    async with httpx.AsyncClient(timeout=60.0, headers=headers, verify=loopback_tls()) as http:
         answer = await http.post(f"{server_url}api/kernels", json={"name": "python3"})
         assert answer.status_code == 201, answer.text
         kernel = answer.json()["id"]
@@ -356,7 +358,8 @@ def running_hub(logs: Path, users: list[HubUser], environment: dict[str, str] | 
             if process.poll() is not None:
                 raise AssertionError(f"jupyterhub exited:\n{tail(log_file)}")
             try:
-                return httpx.get(f"{hub.public_url}/hub/api/", timeout=5.0).status_code == 200
+                return httpx.get(f"{hub.public_url}/hub/api/", timeout=5.0,
+                                 verify=loopback_tls()).status_code == 200
             except httpx.TransportError:
                 return False
 

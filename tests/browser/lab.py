@@ -164,7 +164,7 @@ def running_lab(tmp: Path, env: dict[str, str], base_url: str = "/") -> Iterator
     base = base_url.rstrip("/")
 
     def serving(url: str, token: str) -> bool:
-        with httpx.Client(timeout=5.0) as client:
+        with httpx.Client(timeout=5.0, verify=loopback_tls()) as client:
             return client.get(f"{url}{base}/api/status",
                               params={"token": token}).status_code == 200
 

@@ -13,6 +13,7 @@ import httpx
 import nbformat
 from playwright.sync_api import expect
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.browser.lab import NOTEBOOK_IDLE, open_notebook  # noqa: F401 (for the panel tests)
 from tests.design_headers import DESIGN_HEADERS
 
@@ -94,7 +95,7 @@ def access_token(service) -> str:
 def service_call(service, method: str, path: str, body: dict | None = None) -> httpx.Response:
     """What a kernel's own REST call does, sent straight to the service."""
     headers = {"Authorization": f"Bearer {access_token(service)}", **DESIGN_HEADERS}
-    with httpx.Client(timeout=30.0) as client:
+    with httpx.Client(timeout=30.0, verify=loopback_tls()) as client:
         return client.request(method, f"{service.base_url}{path}", json=body, headers=headers)
 
 

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.browser.lab import KERNEL_MS, click, open_notebook, run_cell
 
 PATH = "browser-kb/change.md"
@@ -32,7 +33,8 @@ def stored(service) -> dict[str, str]:
     token = json.loads(service.credentials_file.read_text())["access_token"]
     base = (f"{service.base_url}/api/organizations/{service.org_uuid}/projects/"
             f"{service.project_uuid}")
-    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30.0) as client:
+    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30.0,
+                      verify=loopback_tls()) as client:
         docs = client.get(f"{base}/detail").json()["documents"]
         return {d["file_name"]: client.get(f"{base}/docs/{d['uuid']}").json()["content"]
                 for d in docs if d["file_name"] == PATH}

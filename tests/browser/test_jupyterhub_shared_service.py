@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.browser.hub_harness import Hub, HubUser, hub_users, processes_of, running_hub
 from tests.browser.lab import RESTORED_MS
 from tests.browser.panel_driver import PROJECT, open_panel, role
@@ -62,7 +63,7 @@ def second_project(service, data_dir: Path) -> str:
     token = json.loads(service.credentials_file.read_text())["access_token"]
     answer = httpx.post(f"{service.base_url}/api/organizations/{service.org_uuid}/projects",
                         headers={"Authorization": f"Bearer {token}"}, timeout=30.0,
-                        json={"name": "Bob's Field Notes"})
+                        json={"name": "Bob's Field Notes"}, verify=loopback_tls())
     assert answer.status_code == 201, answer.text
     return answer.json()["uuid"]
 

@@ -17,6 +17,7 @@ from jupyter_design_projects.notebook.views.card_record import HEADING
 from jupyter_design_projects.notebook.widgets.cards import DENIED
 from jupyter_design_projects.notebook.widgets.change_card import SENT
 from jupyter_design_projects.server.design.demo import DECK_ID
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.browser.panel_driver import open_notebook
 from tests.hostile_content import all_payloads
 
@@ -59,7 +60,8 @@ def records(path) -> dict[int, dict]:
 
 def forget_kernels(lab) -> None:
     """End every session and kernel, as a restart or a day's break would."""
-    with httpx.Client(base_url=lab.url, params={"token": lab.token}, timeout=30) as http:
+    with httpx.Client(base_url=lab.url, params={"token": lab.token}, timeout=30,
+                      verify=loopback_tls()) as http:
         for session in http.get("/api/sessions").json():
             http.delete(f"/api/sessions/{session['id']}").raise_for_status()
 

@@ -13,6 +13,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.browser.lab import KERNEL_MS, click, open_notebook, run_cell
 
 N_FILES = 40
@@ -41,7 +42,8 @@ def synced_docs(service) -> set[str]:
     token = json.loads(service.credentials_file.read_text())["access_token"]
     url = (f"{service.base_url}/api/organizations/{service.org_uuid}/projects/"
            f"{service.project_uuid}/detail")
-    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30.0) as client:
+    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30.0,
+                      verify=loopback_tls()) as client:
         detail = client.get(url).json()
     return {d["file_name"] for d in detail["documents"]
             if d["file_name"].startswith(PREFIX + "/")}

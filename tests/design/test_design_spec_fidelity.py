@@ -30,7 +30,7 @@ from jupyter_design_projects.errors import (
 )
 from jupyter_design_projects.server.design.demo import DECK_ID, PARTNER_ID
 from jupyter_design_projects.settings import Settings
-from jupyter_design_projects.transport.http import make_client
+from jupyter_design_projects.transport.http import loopback_tls, make_client
 from tests.design.live_design import FixedToken, design_http, stored_token
 from tests.faults_client import faults
 
@@ -105,7 +105,7 @@ def test_design_request_without_anthropic_version_is_a_400_spec_s5(reference_ser
     auth = {"authorization": f"Bearer {stored_token(service).reveal()}",
             "accept": "application/json, text/event-stream"}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    with httpx.Client(base_url=service.base_url, timeout=30.0) as raw:
+    with httpx.Client(base_url=service.base_url, timeout=30.0, verify=loopback_tls()) as raw:
         missing = raw.post(route, headers=auth, json=body) if route == MCP else raw.get(
             route, headers=auth)
         assert missing.status_code == 400
@@ -298,7 +298,8 @@ async def test_grant_ineligible_404_is_answered_and_named_spec_s8(reference_serv
 async def grant_on_settings_page(service: EmbeddedService, project_id: str) -> None:
     """What a person does in Design settings outside the notebook: load the page, press
     Grant (a form post with the page's token)."""
-    async with httpx.AsyncClient(base_url=service.base_url, timeout=30.0) as browser:
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=30.0,
+                                 verify=loopback_tls()) as browser:
         await browser.get(service.settings_link())  # the owner's link leaves the cookie
         page = await browser.get("/design/settings")
         token = re.search(r'name="form_token" value="([^"]+)"', page.text)

@@ -142,8 +142,10 @@ ROUTES = [("GET", "status"), ("GET", "project/files"), ("GET", "project/search?q
 def test_every_route_refuses_a_request_without_login(server, method, route):
     import httpx
 
+    from jupyter_design_projects.transport.http import loopback_tls
+
     answer = httpx.request(method, server.url + PREFIX + route,
-                           json={} if method == "POST" else None, timeout=30)
+                           json={} if method == "POST" else None, timeout=30, verify=loopback_tls())
     assert answer.status_code == 403
 
 

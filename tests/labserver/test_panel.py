@@ -25,6 +25,7 @@ from jupyter_design_projects.errors import (
 from jupyter_design_projects.labserver.failures import failure
 from jupyter_design_projects.labserver.panel import DOC_MAX_BYTES, Panel
 from jupyter_design_projects.labserver.sign_in import ATTEMPT_TTL_S, MAX_ATTEMPTS, PanelSignIn
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.faults_client import faults
 
 PROJECT = "0b6f4f0e-3c2a-4d8e-9f10-7a1b2c3d4e5f"
@@ -284,7 +285,8 @@ async def test_sign_in_begins_through_the_public_address_and_a_paste_finishes_it
     query = urlsplit(begun["url"]).query
     owner = {OWNER_HEADER: reference_service.owner_secret().reveal(),
              PUBLIC_BASE_HEADER: base}
-    with httpx.Client(base_url=reference_service.base_url, headers=owner) as browser:
+    with httpx.Client(base_url=reference_service.base_url, headers=owner,
+                      verify=loopback_tls()) as browser:
         page = browser.get("/oauth/authorize?" + query)
         fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
                                  page.text))

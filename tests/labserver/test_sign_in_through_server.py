@@ -18,6 +18,7 @@ import pytest
 
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.labserver.server_harness import (
     PREFIX,
     JupyterServer,
@@ -132,7 +133,8 @@ def test_a_bad_login_request_is_refused_clearly(server, body) -> None:
 @pytest.mark.parametrize("route", ["oauth/authorize", "oauth/callback", "design/settings",
                                    "oauth/code/callback"])
 def test_the_proxied_pages_need_a_jupyter_login(server, route) -> None:
-    answer = httpx.get(server.url + PREFIX + route, follow_redirects=False, timeout=30)
+    answer = httpx.get(server.url + PREFIX + route, follow_redirects=False, timeout=30,
+                       verify=loopback_tls())
     assert answer.status_code in (302, 403)
     assert "form_token" not in answer.text
 

@@ -14,6 +14,7 @@ import httpx
 from jupyter_design_projects.core.redaction import Secret
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.transport.http import loopback_tls
 
 FULL_SCOPES = ("user:profile user:inference user:mcp_servers user:file_upload "
                "user:design:read user:design:write user:projects:read user:projects:write")
@@ -46,7 +47,7 @@ class Expander:
         if "user:projects:write" in stored["scopes"]:
             self.auth.token = Secret(stored["access_token"])
             return None
-        async with httpx.AsyncClient() as plain:
+        async with httpx.AsyncClient(verify=loopback_tls()) as plain:
             answer = await plain.post(self.service.base_url + "/v1/oauth/token", json={
                 "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
                 "client_id": stored["client_id"], "scope": FULL_SCOPES})

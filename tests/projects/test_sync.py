@@ -26,6 +26,7 @@ from jupyter_design_projects.errors import (
 from jupyter_design_projects.projects.journal import Journal
 from jupyter_design_projects.projects.sync import SyncRequest, apply_sync, plan_sync, run_sync
 from jupyter_design_projects.projects.sync_state import SyncState
+from jupyter_design_projects.transport.http import loopback_tls
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + b"\x00" * 64
 
@@ -150,7 +151,8 @@ async def raw_patch(service: EmbeddedService, client, path: str, content: str) -
     doc = detail.doc(path)
     token = client.expander.auth.token.reveal()
     headers = {"Authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(base_url=service.base_url, headers=headers) as http:
+    async with httpx.AsyncClient(base_url=service.base_url, headers=headers,
+                                 verify=loopback_tls()) as http:
         orgs = (await http.get("/api/organizations")).json()
         answer = await http.patch(
             f"/api/organizations/{orgs[0]['uuid']}/projects/{client.project_uuid}"

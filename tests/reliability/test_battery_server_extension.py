@@ -21,6 +21,7 @@ import pytest
 
 from jupyter_design_projects.labserver import handlers
 from jupyter_design_projects.server.cli import listening_notice
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.jupyter_process import jupyter_process
 from tests.reliability.battery import file_tokens
 from tests.reliability.leaks import LeakScan
@@ -86,7 +87,8 @@ def jupyter(module_reference_service, tmp_path_factory):
     env.pop("CLAUDE_SESSION_JWT", None)
 
     def up(base: str, token: str) -> bool:
-        return httpx.get(f"{base}/api/status", params={"token": token}).status_code == 200
+        return httpx.get(f"{base}/api/status", params={"token": token},
+                         verify=loopback_tls()).status_code == 200
 
     with jupyter_process("server", [], env=env, root=tmp, log_file=tmp / "server.log",
                          ready=up) as (base, token):
@@ -105,7 +107,7 @@ def test_the_extension_registers_routes_under_its_own_prefix__threat_route_colli
 
 @pytest.mark.parametrize(("path", "method"), CASES)
 def test_no_login_is_refused__threat_unauthenticated_api(jupyter, path, method):
-    answer = httpx.request(method.upper(), jupyter["base"] + path, json={})
+    answer = httpx.request(method.upper(), jupyter["base"] + path, json={}, verify=loopback_tls())
     if method == "get" and answer.status_code == 302:
         # a browser page (the proxied sign-in and settings pages, the callback): Jupyter
         # sends a browser with no login to its login page, and nothing else
@@ -123,7 +125,8 @@ def test_a_logged_in_answer_never_carries_a_token__threat_token_disclosure(
     # the query every GET route may need (a search text, a seeded doc); others ignore it
     query = {"q": "release", "n": 5, "path": "release-process.md"} if method == "get" else None
     answer = httpx.request(method.upper(), jupyter["base"] + path, json={}, params=query,
-                           headers={"Authorization": f"token {jupyter['token']}"}, timeout=60)
+                           headers={"Authorization": f"token {jupyter['token']}"}, timeout=60,
+                           verify=loopback_tls())
     assert answer.status_code < 500
     if method == "get":
         # a sign-in page opened without its query is a 400 page, not a failure
@@ -140,7 +143,7 @@ def test_an_unsafe_method_without_xsrf_is_refused__threat_csrf(jupyter, path, me
     """Logged in by cookie (as a browser is), an unsafe request without the XSRF token is
     refused before the handler runs, whatever the handler (a route without such a method
     answers 405 after the same check)."""
-    with httpx.Client(base_url=jupyter["base"]) as browser:
+    with httpx.Client(base_url=jupyter["base"], verify=loopback_tls()) as browser:
         browser.get("/login")
         page = browser.get("/login").text
         xsrf = browser.cookies.get("_xsrf")

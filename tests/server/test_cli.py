@@ -12,6 +12,7 @@ import pytest
 
 from jupyter_design_projects.embedded import start_embedded
 from jupyter_design_projects.server import cli
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.design_headers import DESIGN_HEADERS
 from tests.faults_client import faults
 
@@ -25,7 +26,7 @@ def expand(service) -> str:
     stored = json.loads(service.credentials_file.read_text())
     answer = httpx.post(service.base_url + "/v1/oauth/token", json={
         "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
-        "client_id": CLIENT, "scope": FULL})
+        "client_id": CLIENT, "scope": FULL}, verify=loopback_tls())
     assert answer.status_code == 200
     body = answer.json()
     stored.update(access_token=body["access_token"], refresh_token=body["refresh_token"],
@@ -49,9 +50,11 @@ def test_the_first_projects_call_needs_the_scope_expansion(reference_service) ->
     url = (f"{service.base_url}/api/organizations/{service.org_uuid}/projects/"
            f"{service.project_uuid}/detail")
     stored = json.loads(service.credentials_file.read_text())
-    before = httpx.get(url, headers={"authorization": f"Bearer {stored['access_token']}"})
+    before = httpx.get(url, headers={"authorization": f"Bearer {stored['access_token']}"},
+                       verify=loopback_tls())
     assert before.status_code == 403
-    after = httpx.get(url, headers={"authorization": f"Bearer {expand(service)}"})
+    after = httpx.get(url, headers={"authorization": f"Bearer {expand(service)}"},
+                      verify=loopback_tls())
     assert after.status_code == 200 and after.json()["name"] == "Team Handbook"
 
 
@@ -61,7 +64,8 @@ def test_every_route_family_answers_over_loopback(reference_service) -> None:
     auth = {"authorization": f"Bearer {token}"}
     # the first MCP request loads the SDK in the service (seconds on a loaded machine)
     with httpx.Client(base_url=service.base_url, timeout=60,
-                      headers={"accept-encoding": "identity", **DESIGN_HEADERS}) as h:
+                      headers={"accept-encoding": "identity", **DESIGN_HEADERS},
+                      verify=loopback_tls()) as h:
         assert h.get("/api/organizations", headers=auth).json()[0]["uuid"] == service.org_uuid
         search = h.get(f"/api/organizations/{service.org_uuid}/projects/"
                        f"{service.project_uuid}/kb/search",
@@ -91,7 +95,8 @@ def test_a_restart_keeps_data_ids_and_the_credential(tmp_path) -> None:
         created = httpx.post(
             f"{first.base_url}/api/organizations/{first.org_uuid}/projects/"
             f"{first.project_uuid}/docs", headers={"authorization": f"Bearer {token}"},
-            json={"file_name": "claude/kept.md", "content": "survives restarts"})
+            json={"file_name": "claude/kept.md", "content": "survives restarts"},
+            verify=loopback_tls())
         assert created.status_code == 201
         credential = first.credentials_file.read_text()
     finally:
@@ -102,12 +107,13 @@ def test_a_restart_keeps_data_ids_and_the_credential(tmp_path) -> None:
         assert second.credentials_file.read_text() == credential
         doc = httpx.get(f"{second.base_url}/api/organizations/{second.org_uuid}/projects/"
                         f"{second.project_uuid}/docs/{created.json()['uuid']}",
-                        headers={"authorization": f"Bearer {token}"})
+                        headers={"authorization": f"Bearer {token}"}, verify=loopback_tls())
         assert doc.json()["content"] == "survives restarts"
         names = [d["file_name"] for d in httpx.get(
             f"{second.base_url}/api/organizations/{second.org_uuid}/projects/"
             f"{second.project_uuid}/detail",
-            headers={"authorization": f"Bearer {token}"}).json()["documents"]]
+            headers={"authorization": f"Bearer {token}"},
+            verify=loopback_tls()).json()["documents"]]
         assert names.count("glossary.md") == 1  # seeded once, not again
     finally:
         second.stop()
@@ -118,7 +124,7 @@ def test_sigterm_stops_the_service(tmp_path) -> None:
     service.stop()
     assert service.process.returncode is not None
     with pytest.raises(httpx.TransportError):
-        httpx.get(service.base_url + "/api/organizations", timeout=2)
+        httpx.get(service.base_url + "/api/organizations", timeout=2, verify=loopback_tls())
 
 
 @pytest.mark.parametrize("argv", [["--port", "70000"], ["--seed", "nope"],
@@ -151,8 +157,10 @@ def test_the_faults_client_drives_a_service(reference_service) -> None:
     switch = faults(service)
     try:
         switch.fail("/api/organizations", status=529, count=1)
-        assert httpx.get(service.base_url + "/api/organizations").status_code == 529
-        assert httpx.get(service.base_url + "/api/organizations").status_code == 401
+        assert httpx.get(service.base_url + "/api/organizations",
+                         verify=loopback_tls()).status_code == 529
+        assert httpx.get(service.base_url + "/api/organizations",
+                         verify=loopback_tls()).status_code == 401
         assert switch.counts()["GET /api/organizations"] == 2
         assert switch.drop_mcp_sessions() >= 0
         assert switch.expire_tokens() >= 0
@@ -171,7 +179,7 @@ def test_eight_concurrent_refreshes_of_one_token_have_exactly_one_winner(
     def refresh(_: int) -> int:
         return httpx.post(service.base_url + "/v1/oauth/token", json={
             "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
-            "client_id": CLIENT, "scope": FULL}, timeout=30).status_code
+            "client_id": CLIENT, "scope": FULL}, timeout=30, verify=loopback_tls()).status_code
 
     with ThreadPoolExecutor(8) as pool:
         statuses = sorted(pool.map(refresh, range(8)))

@@ -31,6 +31,7 @@ from mcp.client.auth.utils import (
 
 from jupyter_design_projects.core.owner_proof import authorize_proof
 from jupyter_design_projects.embedded import EmbeddedService
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.sign_in_page import click_authorize, redirect_fields
 
 FULL_SCOPES = ("user:profile user:inference user:mcp_servers user:file_upload "
@@ -48,7 +49,7 @@ def signed_in(service: EmbeddedService) -> dict[str, str]:
     stored = json.loads(Path(service.credentials_file).read_text())
     answer = httpx.post(service.base_url + "/v1/oauth/token", json={
         "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
-        "client_id": stored["client_id"], "scope": FULL_SCOPES})
+        "client_id": stored["client_id"], "scope": FULL_SCOPES}, verify=loopback_tls())
     answer.raise_for_status()
     body = answer.json()
     stored.update(access_token=body["access_token"], refresh_token=body["refresh_token"],
@@ -61,7 +62,8 @@ def signed_in(service: EmbeddedService) -> dict[str, str]:
 
 
 def test_organizations_carry_capabilities(service) -> None:
-    orgs = httpx.get(service.base_url + "/api/organizations", headers=signed_in(service)).json()
+    orgs = httpx.get(service.base_url + "/api/organizations", headers=signed_in(service),
+                     verify=loopback_tls()).json()
     assert [set(o) for o in orgs] == [{"uuid", "name", "capabilities"}]
     assert orgs[0]["capabilities"] == ["chat", "claude_pro"]
 
@@ -69,7 +71,7 @@ def test_organizations_carry_capabilities(service) -> None:
 def test_a_bearer_client_lists_creates_updates_uploads_and_deletes(service) -> None:
     """The script an existing claude.ai Projects client runs, with no other adapter."""
     auth = signed_in(service)
-    with httpx.Client(base_url=service.base_url, headers=auth) as web:
+    with httpx.Client(base_url=service.base_url, headers=auth, verify=loopback_tls()) as web:
         org = next(o["uuid"] for o in web.get("/api/organizations").json()
                    if "chat" in o["capabilities"])
         listed = web.get(f"/api/organizations/{org}/projects")
@@ -116,8 +118,8 @@ def test_every_doc_of_a_project_comes_with_its_content(service) -> None:
     auth = signed_in(service)
     base = (f"{service.base_url}/api/organizations/{service.org_uuid}"
             f"/projects/{service.project_uuid}")
-    docs = httpx.get(f"{base}/docs", headers=auth).json()
-    detail = httpx.get(f"{base}/detail", headers=auth).json()
+    docs = httpx.get(f"{base}/docs", headers=auth, verify=loopback_tls()).json()
+    detail = httpx.get(f"{base}/detail", headers=auth, verify=loopback_tls()).json()
     assert sorted(d["uuid"] for d in docs) == sorted(d["uuid"] for d in detail["documents"])
     assert all(d["content"] for d in docs)
 
@@ -129,7 +131,7 @@ def test_every_doc_of_a_project_comes_with_its_content(service) -> None:
 def test_the_org_routes_need_a_bearer(service, method, tail, body, status) -> None:
     url = (f"{service.base_url}/api/organizations/{service.org_uuid}/projects"
            + tail.format(project=service.project_uuid))
-    answer = httpx.request(method, url, json=body)
+    answer = httpx.request(method, url, json=body, verify=loopback_tls())
     assert answer.status_code == status
     assert answer.json()["error"]["type"] == "authentication_error"
 
@@ -138,23 +140,27 @@ def test_a_read_only_token_cannot_create_or_update(service) -> None:
     stored = json.loads(Path(service.credentials_file).read_text())
     answer = httpx.post(service.base_url + "/v1/oauth/token", json={
         "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
-        "client_id": stored["client_id"], "scope": "user:profile user:projects:read"})
+        "client_id": stored["client_id"], "scope": "user:profile user:projects:read"},
+        verify=loopback_tls())
     body = answer.json()
     stored.update(access_token=body["access_token"], refresh_token=body["refresh_token"])
     Path(service.credentials_file).write_text(json.dumps(stored))
     auth = {"Authorization": f"Bearer {body['access_token']}"}
     org = f"{service.base_url}/api/organizations/{service.org_uuid}/projects"
-    assert httpx.get(org, headers=auth).status_code == 200
-    assert httpx.post(org, headers=auth, json={"name": "x"}).status_code == 403
+    assert httpx.get(org, headers=auth, verify=loopback_tls()).status_code == 200
+    assert httpx.post(org, headers=auth, json={"name": "x"},
+                      verify=loopback_tls()).status_code == 403
     assert httpx.put(f"{org}/{service.project_uuid}", headers=auth,
-                     json={"name": "x"}).status_code == 403
+                     json={"name": "x"}, verify=loopback_tls()).status_code == 403
 
 
 def test_a_session_token_sees_only_its_project_and_cannot_create(service) -> None:
     auth = {"Authorization": f"Bearer {service.session_jwt}"}
     org = f"{service.base_url}/api/organizations/{service.org_uuid}/projects"
-    assert [p["uuid"] for p in httpx.get(org, headers=auth).json()] == [service.project_uuid]
-    assert httpx.post(org, headers=auth, json={"name": "x"}).status_code == 403
+    assert [p["uuid"] for p in httpx.get(org, headers=auth,
+                                         verify=loopback_tls()).json()] == [service.project_uuid]
+    assert httpx.post(org, headers=auth, json={"name": "x"},
+                      verify=loopback_tls()).status_code == 403
 
 
 # ---------------------------------------------------------------- standard MCP clients
@@ -205,7 +211,7 @@ async def test_the_mcp_sdk_discovers_the_authorize_and_token_endpoints(service) 
                                   "/.well-known/oauth-protected-resource/v1/design/mcp",
                                   "/.well-known/oauth-authorization-server"])
 def test_the_well_known_documents_need_no_token(service, path) -> None:
-    answer = httpx.get(service.base_url + path)
+    answer = httpx.get(service.base_url + path, verify=loopback_tls())
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/json")
 
@@ -234,7 +240,7 @@ async def test_a_client_signs_in_through_the_discovered_endpoints(service) -> No
     code = fields["code"]
     # the first MCP request builds the service's endpoint (the SDK's import: up to seconds
     # on a loaded machine), past httpx's default 5 s
-    with httpx.Client(timeout=60.0) as http:
+    with httpx.Client(timeout=60.0, verify=loopback_tls()) as http:
         token = http.post(str(server.token_endpoint), json={
             "grant_type": "authorization_code", "code": code, "code_verifier": verifier,
             "client_id": client_id, "redirect_uri": redirect, "state": state})

@@ -21,6 +21,7 @@ from jupyter_design_projects.server.database import Database
 from jupyter_design_projects.server.private_files import private_dir, private_file
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.transport.http import loopback_tls
 
 FULL = ("user:profile user:inference user:mcp_servers user:file_upload user:design:read "
         "user:design:write user:projects:read user:projects:write")
@@ -86,7 +87,7 @@ def test_the_cli_data_dir_is_0700_and_every_file_in_it_0600(tmp_path, run_cli) -
     stored = json.loads(Path(info["credentials_file"]).read_text())
     answer = httpx.post(info["base_url"] + "/v1/oauth/token", json={  # a write: WAL
         "grant_type": "refresh_token", "refresh_token": stored["refresh_token"],
-        "client_id": stored["client_id"], "scope": FULL})
+        "client_id": stored["client_id"], "scope": FULL}, verify=loopback_tls())
     assert answer.status_code == 200
     found = assert_private(data_dir)
     assert {"service.sqlite3", "service.sqlite3-wal", "service.sqlite3-shm",

@@ -15,6 +15,7 @@ import pytest
 from jupyter_design_projects.errors import AuthError
 from jupyter_design_projects.session import Session
 from jupyter_design_projects.settings import Settings
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.design_headers import DESIGN_HEADERS
 from tests.worker_processes import copied_credentials
 
@@ -38,7 +39,8 @@ def consent_status(session: Session) -> int:
 
 def raw_status(service, access_token: str) -> int:
     return httpx.get(service.base_url + CONSENT, headers={
-        **DESIGN_HEADERS, "authorization": f"Bearer {access_token}"}).status_code
+        **DESIGN_HEADERS, "authorization": f"Bearer {access_token}"},
+        verify=loopback_tls()).status_code
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import httpx
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.server.design.demo import PARTNER_ID
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.design_headers import DESIGN_HEADERS
 
 
@@ -21,7 +22,7 @@ def test_loopback_handshake_consent_plan_write_and_preview(
     headers = {**auth, "accept": "application/json, text/event-stream",
                "content-type": "application/json", "accept-encoding": "identity"}
     with httpx.Client(base_url=reference_service.base_url, timeout=30.0,
-                      headers=DESIGN_HEADERS) as http:
+                      headers=DESIGN_HEADERS, verify=loopback_tls()) as http:
         def rpc(method: str, params: dict[str, Any] | None = None) -> httpx.Response:
             body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
             if params is not None:

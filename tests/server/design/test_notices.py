@@ -15,6 +15,7 @@ import pytest
 
 from jupyter_design_projects.embedded import EmbeddedService
 from jupyter_design_projects.server.design.demo import PARTNER_ID
+from jupyter_design_projects.transport.http import loopback_tls
 from tests.design_headers import DESIGN_HEADERS
 
 MCP = "/v1/design/mcp"
@@ -29,7 +30,7 @@ class Listening:
         self.base = service.base_url
         self.headers = {**DESIGN_HEADERS, "authorization": f"Bearer {token}",
                         "accept": "application/json, text/event-stream"}
-        self.http = httpx.Client(base_url=self.base, timeout=30.0)
+        self.http = httpx.Client(base_url=self.base, timeout=30.0, verify=loopback_tls())
         self.raw = bytearray()
         self.messages: list[dict[str, Any]] = []
         self.changed = threading.Condition()
@@ -47,7 +48,8 @@ class Listening:
 
     def _read(self) -> None:
         headers = {**self.headers, "accept": "text/event-stream"}
-        with httpx.stream("GET", self.base + MCP, headers=headers, timeout=60.0) as answer:
+        with httpx.stream("GET", self.base + MCP, headers=headers, timeout=60.0,
+                          verify=loopback_tls()) as answer:
             with self.changed:
                 self.status = answer.status_code
                 self.changed.notify_all()
@@ -90,7 +92,8 @@ def listening(service: EmbeddedService) -> Iterator[Listening]:
     session = Listening(service)
     token = json.loads(service.credentials_file.read_text())["access_token"]
     httpx.post(service.base_url + "/v1/design/consent", json={"consent": "agent_design_projects"},
-               headers={**DESIGN_HEADERS, "authorization": f"Bearer {token}"})
+               headers={**DESIGN_HEADERS, "authorization": f"Bearer {token}"},
+               verify=loopback_tls())
     try:
         yield session
     finally:
@@ -143,12 +146,13 @@ def test_set_level_refuses_a_level_that_is_not_one(listening: Listening) -> None
 def test_a_catalogue_change_is_told_to_the_session(listening: Listening,
                                                    service: EmbeddedService) -> None:
     switch = service.base_url + "/_faults/design-operation"
-    assert httpx.post(switch, json={"name": "notices_extra"}).json() == {"changed": True}
+    assert httpx.post(switch, json={"name": "notices_extra"},
+                      verify=loopback_tls()).json() == {"changed": True}
     try:
         (message,) = listening.wait_for(1)
         assert message == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
     finally:
-        httpx.post(switch, json={"name": "notices_extra", "remove": True})
+        httpx.post(switch, json={"name": "notices_extra", "remove": True}, verify=loopback_tls())
     listening.wait_for(2)  # and once more as it leaves
 
 
@@ -169,7 +173,7 @@ async def test_the_official_sdk_client_hears_a_log_message(service: EmbeddedServ
 
     headers = {**DESIGN_HEADERS, "authorization": f"Bearer {token}"}
     httpx.post(service.base_url + "/v1/design/consent", headers=headers,
-               json={"consent": "agent_design_projects"})
+               json={"consent": "agent_design_projects"}, verify=loopback_tls())
     async with httpx2.AsyncClient(headers=headers, timeout=30.0) as http, \
             streamable_http_client(service.base_url + MCP, http_client=http) as streams:
         async with ClientSession(streams[0], streams[1], logging_callback=on_log) as mcp:
