@@ -144,4 +144,31 @@ def magic(ctx: Context) -> list[Row]:
     return rows
 
 
-FIGURES = {"session": session, "magic": magic}
+def trace(ctx: Context) -> list[Row]:
+    """A Projects search with the HTTP trace on and its ring full (`TRACE_LIMIT`
+    exchanges kept, as a long session's is), against the same search with the trace off,
+    interleaved (neither changes what the ring holds): what a call pays for being traced,
+    which must not grow with what the trace holds."""
+    from jupyter_design_projects.core.trace_limits import TRACE_LIMIT
+
+    calls = ctx.n(500, 40)
+    with embedded_session(ctx) as s:
+
+        def traced(on: bool):
+            def call() -> object:
+                s.trace.enabled = on
+                return s.run(s.projects.search(QUERY, N))
+            return call
+
+        for _ in range(TRACE_LIMIT):
+            traced(True)()
+        assert len(s.trace) == TRACE_LIMIT
+        times = interleaved_medians({"on": traced(True), "off": traced(False)}, calls)
+        assert len(s.trace) == TRACE_LIMIT
+    ours, base = times["on"], times["off"]
+    return [Row(f"Projects search with the trace on and {TRACE_LIMIT} exchanges kept, "
+                f"median of {calls}", ms(ours), f"trace off {ms(base)}", ratio(ours, base),
+                "≤ 1.3×", ours / base <= 1.3, "trace")]
+
+
+FIGURES = {"session": session, "magic": magic, "trace": trace}
