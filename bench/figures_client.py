@@ -162,9 +162,9 @@ def trace(ctx: Context) -> list[Row]:
 
         for _ in range(TRACE_LIMIT):
             traced(True)()
-        assert len(s.trace) == TRACE_LIMIT
+        assert s.trace.held == TRACE_LIMIT
         times = interleaved_medians({"on": traced(True), "off": traced(False)}, calls)
-        assert len(s.trace) == TRACE_LIMIT
+        assert s.trace.held == TRACE_LIMIT
     ours, base = times["on"], times["off"]
     return [Row(f"Projects search with the trace on and {TRACE_LIMIT} exchanges kept, "
                 f"median of {calls}", ms(ours), f"trace off {ms(base)}", ratio(ours, base),

@@ -145,8 +145,10 @@ class HttpTrace:
             with self._lock:
                 self._seen.add(found)
 
-    def __len__(self) -> int:
-        """The exchanges the ring holds now."""
+    @property
+    def held(self) -> int:
+        """How many exchanges the ring holds now (a property, not `len()`: an empty trace
+        must not read as a missing one where code asks `if trace`)."""
         with self._lock:
             return len(self._rows)
 

@@ -136,7 +136,7 @@ def trace_command(trace: Any, args: Mapping[str, Any], session: Any = None) -> O
 def _clear(trace: Any, stream: Any = None) -> Outcome:
     """Forget the recorded exchanges, and the notifications kept beside them (the stream
     goes on listening)."""
-    count = len(trace)
+    count = trace.held
     trace.clear()
     if stream is None:
         return Outcome("design trace --clear", {"cleared": count},
