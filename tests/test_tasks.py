@@ -389,6 +389,72 @@ def test_the_fast_tier_runs_on_two_workers_a_full_run_on_three_and_prints_the_15
     assert tasks.pytest_arguments(args) == expected
 
 
+def _test_command(tasks, monkeypatch, *, chromium):
+    """`tasks.test` with its installs and exec replaced: `chromium` stands in for
+    ensure_chromium; returns what ran, in order."""
+    calls: list[str] = []
+    monkeypatch.setattr(tasks, "ensure_venv", lambda: None)
+    monkeypatch.setattr(tasks, "ensure_chromium", chromium)
+    monkeypatch.setattr(tasks, "ensure_http_proxy", lambda env: calls.append("proxy"))
+    monkeypatch.setattr(tasks.os, "chdir", lambda path: None)
+    monkeypatch.setattr(tasks.os, "execve", lambda *args: calls.append("pytest"))
+    return calls
+
+
+def test_chromium_is_installed_while_the_python_install_runs(tasks, monkeypatch):
+    import threading
+    apt_running, install_done = threading.Event(), threading.Event()
+
+    def chromium():
+        apt_running.set()
+        # the Python install has not ended: it waits for this one to have started
+        assert not install_done.is_set()
+
+    calls = _test_command(tasks, monkeypatch, chromium=chromium)
+
+    def install(extras, beside_build=None):
+        assert apt_running.wait(10), "apt-get did not start beside the install"
+        calls.append("install")
+        install_done.set()
+
+    monkeypatch.setattr(tasks, "install", install)
+    tasks.test([])
+    assert calls == ["install", "proxy", "pytest"]
+
+
+def test_a_failed_apt_get_shows_its_output_and_stops_before_pytest(
+        tasks, monkeypatch, capsys):
+    calls = _test_command(tasks, monkeypatch, chromium=tasks.ensure_chromium)
+    monkeypatch.setattr(tasks, "install", lambda extras, beside_build=None: None)
+    monkeypatch.setattr(tasks, "CHROMIUM", Path("/nonexistent/chromium"))
+    monkeypatch.setattr(tasks.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(tasks.shutil, "which", lambda name: f"/usr/bin/{name}")
+    ran = []
+
+    def apt(command, **kwargs):
+        ran.append(command[:2])
+        return tasks.subprocess.CompletedProcess(command, 100, "E: Unable to locate package",
+                                                 "")
+
+    monkeypatch.setattr(tasks.subprocess, "run", apt)
+    with pytest.raises(tasks.subprocess.CalledProcessError):
+        tasks.test([])
+    assert ran == [["apt-get", "update"]]
+    assert "E: Unable to locate package" in capsys.readouterr().out
+    assert calls == []  # neither the proxy nor pytest
+
+
+def test_the_fast_tier_installs_no_browser(tasks, monkeypatch):
+    def chromium():
+        raise AssertionError("the fast tier runs no browser")
+
+    calls = _test_command(tasks, monkeypatch, chromium=chromium)
+    monkeypatch.setattr(tasks, "install", lambda extras, beside_build=None: calls.append(
+        "install"))
+    tasks.test(["--fast"])
+    assert calls == ["install", "pytest"]
+
+
 def test_a_test_run_writes_bytecode_caches_even_where_the_caller_said_not_to(
         tasks, monkeypatch):
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
