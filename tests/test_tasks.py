@@ -8,6 +8,7 @@ import importlib.util
 import os
 import stat
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -402,7 +403,6 @@ def _test_command(tasks, monkeypatch, *, chromium):
 
 
 def test_chromium_is_installed_while_the_python_install_runs(tasks, monkeypatch):
-    import threading
     apt_running, install_done = threading.Event(), threading.Event()
 
     def chromium():
