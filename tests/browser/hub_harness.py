@@ -18,6 +18,7 @@ oauth/callback`) is one more method on `Hub` driving `page` under `hub.user_url(
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -232,7 +233,6 @@ class Hub:
 def asyncio_run(work: Any) -> Any:
     """`work` run to its end on a thread of its own (Playwright's sync API holds this
     thread's event loop)."""
-    import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1) as pool:
@@ -240,8 +240,6 @@ def asyncio_run(work: Any) -> Any:
 
 
 async def _kernel_output(server_url: str, token: str, code: str) -> str:
-    import asyncio
-
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
@@ -254,32 +252,50 @@ async def _kernel_output(server_url: str, token: str, code: str) -> str:
             socket = await websocket_connect(HTTPRequest(
                 f"ws{server_url[4:]}api/kernels/{kernel}/channels", headers=headers,
                 request_timeout=60.0))
-            msg_id = secrets.token_hex(8)
-            socket.write_message(json.dumps({
-                "channel": "shell", "parent_header": {}, "metadata": {}, "buffers": [],
-                "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
-                           "session": secrets.token_hex(8), "version": "5.3", "date": ""},
-                "content": {"code": code, "silent": False, "store_history": False,
-                            "user_expressions": {}, "allow_stdin": False}}))
-            out, deadline = "", time.monotonic() + START_DEADLINE_S
-            while time.monotonic() < deadline:
-                raw = await asyncio.wait_for(socket.read_message(),
-                                             max(0.1, deadline - time.monotonic()))
-                assert raw is not None, "the kernel's channels closed"
-                msg = json.loads(raw)
-                if msg.get("parent_header", {}).get("msg_id") != msg_id:
-                    continue
-                kind = msg["header"]["msg_type"]
-                if kind == "stream":
-                    out += msg["content"]["text"]
-                elif kind == "error":
-                    out += f"{msg['content']['ename']}: {msg['content']['evalue']}\n"
-                elif kind == "status" and msg["content"]["execution_state"] == "idle":
-                    socket.close()
-                    return out
-            raise AssertionError(f"the kernel did not finish within {START_DEADLINE_S:g} s")
+            try:
+                return await _executed(socket, code)
+            finally:
+                await _closed(socket)
         finally:
             await http.delete(f"{server_url}api/kernels/{kernel}")
+
+
+async def _executed(socket, code: str) -> str:
+    """Run `code` over the kernel's open channels; its stream output and errors."""
+    msg_id = secrets.token_hex(8)
+    socket.write_message(json.dumps({
+        "channel": "shell", "parent_header": {}, "metadata": {}, "buffers": [],
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
+                   "session": secrets.token_hex(8), "version": "5.3", "date": ""},
+        "content": {"code": code, "silent": False, "store_history": False,
+                    "user_expressions": {}, "allow_stdin": False}}))
+    out, deadline = "", time.monotonic() + START_DEADLINE_S
+    while time.monotonic() < deadline:
+        raw = await asyncio.wait_for(socket.read_message(),
+                                     max(0.1, deadline - time.monotonic()))
+        assert raw is not None, "the kernel's channels closed"
+        msg = json.loads(raw)
+        if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        kind = msg["header"]["msg_type"]
+        if kind == "stream":
+            out += msg["content"]["text"]
+        elif kind == "error":
+            out += f"{msg['content']['ename']}: {msg['content']['evalue']}\n"
+        elif kind == "status" and msg["content"]["execution_state"] == "idle":
+            return out
+    raise AssertionError(f"the kernel did not finish within {START_DEADLINE_S:g} s")
+
+
+async def _closed(socket) -> None:
+    """Close the channels and wait (bounded) until tornado has closed the TCP stream:
+    `close()` only starts the closing handshake, and a connection left open when its loop
+    ends (a failed assertion above, say) is a socket for the garbage collector, which
+    fails a later, innocent test with a ResourceWarning."""
+    socket.close()
+    with contextlib.suppress(TimeoutError):
+        while await asyncio.wait_for(socket.read_message(), 10.0) is not None:
+            pass
 
 
 def hub_config(tmp: Path, users: list[HubUser], public_port: int, token: str,
