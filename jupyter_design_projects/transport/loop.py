@@ -19,6 +19,9 @@ T = TypeVar("T")
 CLOSE_TIMEOUT_S = 5.0
 #: how many times close() looks again for tasks started while the last ones were ending
 CANCEL_ROUNDS = 10
+#: loop turns close() lets pass before each look: a connection accepted in the turn
+#: close() starts in becomes a task one turn later and a transport the turn after that
+SETTLE_TURNS = 3
 
 
 class BackgroundLoop:
@@ -115,9 +118,14 @@ class BackgroundLoop:
     async def _cancel_all(self) -> None:
         """Cancel every task, and the ones that start while those end (a connection a
         listener accepted just before it closed starts its handler then): each gets to run
-        its cleanup, so no socket is left to the garbage collector. Bounded rounds."""
+        its cleanup, so no socket is left to the garbage collector. Before each look the
+        loop turns SETTLE_TURNS times, so work already queued has started: a task cancelled
+        before its first step never runs its cleanup (an accepted connection's task then
+        leaves the socket it was handed). Bounded rounds."""
         me = asyncio.current_task()
         for _ in range(CANCEL_ROUNDS):
+            for _turn in range(SETTLE_TURNS):
+                await asyncio.sleep(0)
             tasks = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
             if not tasks:
                 break

@@ -257,3 +257,24 @@ def test_close_also_cancels_a_task_started_while_the_others_end():
     assert started.wait(5)
     background.close()
     assert cleaned.is_set()  # the late task ran its cleanup before the loop stopped
+
+
+def test_close_lets_work_queued_before_it_start_then_cancels_it_with_its_cleanup():
+    """As a connection accepted in the turn close() begins: its task is made a turn later
+    and would be cancelled before its first step, never running the cleanup that closes
+    the socket it was handed (a clean run failed an innocent test with that socket)."""
+    background = BackgroundLoop()
+    cleaned = threading.Event()
+
+    async def handler() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cleaned.set()
+
+    def accepted() -> None:  # a turn after the listener's callback, as asyncio's accept
+        background.loop.create_task(handler())
+
+    background.loop.call_soon_threadsafe(background.loop.call_soon, accepted)
+    background.close()
+    assert cleaned.is_set()
