@@ -34,6 +34,11 @@ _HEAD_END = b"\r\n\r\n"
 READ_DEADLINE_S = 10.0
 #: how long the browser's request is held open while the caller exchanges the code
 ANSWER_DEADLINE_S = 30.0
+#: loop turns between no longer accepting and closing the server: asyncio accepts a
+#: connection in one turn, builds its transport in the next and hands it over in the
+#: third, and a server closed before the build leaves that socket open (Python 3.11's
+#: `Server._attach` asserts the server still has its sockets)
+SETTLE_TURNS = 3
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -94,6 +99,7 @@ class Callback:
 class RedirectListener:
     def __init__(self) -> None:
         self._server: asyncio.Server | None = None
+        self._accepting = True
         self._callback: asyncio.Future[Callback] = asyncio.get_running_loop().create_future()
         self._writers: set[asyncio.StreamWriter] = set()
         #: the connections' handlers (the loop holds tasks only weakly)
@@ -117,7 +123,7 @@ class RedirectListener:
 
     @property
     def listening(self) -> bool:
-        return self._server is not None and self._server.is_serving()
+        return self._server is not None and self._accepting and self._server.is_serving()
 
     async def wait(self, timeout_s: float) -> Callback:
         """The first GET of the callback path; AuthError(login_timeout) after `timeout_s`.
@@ -131,10 +137,12 @@ class RedirectListener:
                 "listener is closed.",
             ) from None
         finally:
-            self._stop_accepting()
+            await self._stop_accepting()
 
     async def close(self) -> None:
-        self._stop_accepting()
+        await self._stop_accepting()
+        if self._server is not None:
+            self._server.close()  # also when a second cancellation cut the one above short
         if self._callback.done() and not self._callback.cancelled():
             await self._callback.result().answer(
                 503, "Sign-in stopped", "The notebook stopped waiting for this sign-in. "
@@ -155,9 +163,18 @@ class RedirectListener:
     async def __aexit__(self, *exc: Any) -> None:
         await self.close()
 
-    def _stop_accepting(self) -> None:
-        if self._server is not None:
-            self._server.close()
+    async def _stop_accepting(self) -> None:
+        """Accept no more connections: stop reading the listening socket, let the
+        connections already accepted reach `_accepted` (SETTLE_TURNS), then close it."""
+        if self._server is None or not self._accepting:
+            return
+        self._accepting = False
+        loop = asyncio.get_running_loop()
+        for sock in self._server.sockets:
+            loop.remove_reader(sock.fileno())
+        for _ in range(SETTLE_TURNS):
+            await asyncio.sleep(0)
+        self._server.close()
 
     def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A connection, known from the moment it is accepted, not from its handler's first
